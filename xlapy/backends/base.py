@@ -1,0 +1,136 @@
+"""The one interface every backend implements: Platform, Compiler, Executable, TransferManager.
+
+  platform = get_platform("cpu")                 # registry by name
+  exe = platform.compiler.compile(module)        # Module -> Executable
+  out = exe.run(*arrays)                         # NumPy in, NumPy out
+
+Results mirror the entry root's shape: an array for an array root, a (nested) tuple of arrays
+for a tuple root. `Executable.run_leaves` returns the flattened list instead.
+
+Argument checking is shared here so every backend rejects bad inputs the same way: wrong
+count, shape or dtype raise InputError naming the parameter.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xlapy.errors import InputError, XlapyError
+from xlapy.hlo.ir import Module
+from xlapy.hlo.shapes import Shape
+
+
+class TransferManager:
+    """Moves arrays between host and the platform's memory. Host platforms keep NumPy
+    arrays; they only make them contiguous and of the right dtype."""
+
+    def to_device(self, array: np.ndarray, shape: Shape):
+        return np.ascontiguousarray(array)
+
+    def to_host(self, buffer) -> np.ndarray:
+        return buffer
+
+
+class Executable:
+    """A compiled module. Subclasses implement `_execute(list_of_arrays) -> tree`."""
+
+    def __init__(self, module: Module, platform_name: str):
+        self.module = module
+        self.platform_name = platform_name
+        entry = module.entry
+        self.parameter_shapes: list[Shape] = [p.shape for p in entry.parameters]
+        self.parameter_names: list[str] = [p.name for p in entry.parameters]
+        self.result_shape: Shape = entry.root.shape
+
+    def check_arguments(self, args: Sequence) -> list[np.ndarray]:
+        """Convert and validate arguments against the entry parameters."""
+        n = len(self.parameter_shapes)
+        if len(args) != n:
+            raise InputError(f"{self.module.name} takes {n} argument(s) "
+                             f"({', '.join(self.parameter_names)}), got {len(args)}")
+        out = []
+        for i, (a, shape) in enumerate(zip(args, self.parameter_shapes)):
+            out.append(check_argument(a, shape, f"argument {i} ({self.parameter_names[i]})"))
+        return out
+
+    def run(self, *args):
+        return self._execute(self.check_arguments(args))
+
+    __call__ = run
+
+    def run_leaves(self, *args) -> list[np.ndarray]:
+        return flatten(self.run(*args))
+
+    def _execute(self, args: list):
+        raise NotImplementedError
+
+
+def check_argument(a, shape: Shape, what: str):
+    if shape.is_tuple:
+        if not isinstance(a, (tuple, list)) or len(a) != len(shape.tuple_shapes):
+            raise InputError(f"{what}: expected a tuple of {len(shape.tuple_shapes)} arrays "
+                             f"for shape {shape}")
+        return tuple(check_argument(x, s, f"{what}[{j}]")
+                     for j, (x, s) in enumerate(zip(a, shape.tuple_shapes)))
+    arr = np.asarray(a)
+    if arr.dtype != shape.dtype:
+        raise InputError(f"{what}: expected dtype {shape.element_type.name} ({shape.dtype}), "
+                         f"got {arr.dtype}")
+    if arr.shape != shape.dims:
+        raise InputError(f"{what}: expected shape {list(shape.dims)}, got {list(arr.shape)}")
+    return np.ascontiguousarray(arr)
+
+
+def flatten(tree) -> list[np.ndarray]:
+    if isinstance(tree, (tuple, list)):
+        return [leaf for t in tree for leaf in flatten(t)]
+    return [tree]
+
+
+class Compiler:
+    def compile(self, module: Module) -> Executable:
+        raise NotImplementedError
+
+
+class Platform:
+    name: str = "?"
+    compiler: Compiler
+    transfer_manager: TransferManager = TransferManager()
+
+
+_FACTORIES: dict[str, Callable[[], Platform]] = {}
+_INSTANCES: dict[str, Platform] = {}
+
+
+def register_platform(name: str, factory: Callable[[], Platform]) -> None:
+    _FACTORIES[name] = factory
+
+
+def _load_builtin_platforms() -> None:
+    # Importing a backend package registers it.
+    import xlapy.backends.interpreter  # noqa: F401
+    try:
+        import xlapy.backends.cpu  # noqa: F401
+    except ImportError:
+        pass
+
+
+def get_platform(name: str | None = None) -> Platform:
+    """The platform called `name` (default: XLAPY_PLATFORM, else cpu if built, else
+    interpreter)."""
+    _load_builtin_platforms()
+    if name is None:
+        name = os.environ.get("XLAPY_PLATFORM") or ("cpu" if "cpu" in _FACTORIES else "interpreter")
+    if name not in _FACTORIES:
+        raise XlapyError(f"unknown backend '{name}'; available: {', '.join(sorted(_FACTORIES))}")
+    if name not in _INSTANCES:
+        _INSTANCES[name] = _FACTORIES[name]()
+    return _INSTANCES[name]
+
+
+def list_platforms() -> list[str]:
+    _load_builtin_platforms()
+    return sorted(_FACTORIES)

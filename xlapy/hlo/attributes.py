@@ -1,0 +1,249 @@
+"""Typed values of instruction attributes and their HLO text forms.
+
+An instruction keeps its attributes in `instr.attrs`, a dict in print order, keyed by the
+attribute's text name. Values are plain Python where possible:
+
+  int lists (dimensions=, *_dims=, slice_sizes=, ...)  -> tuple[int, ...]
+  ints / bools / identifiers (index=, is_stable=, direction=, kind=) -> int / bool / str
+  quoted strings (custom_call_target=)                  -> str
+  computations (to_apply=, calls=, body=, ...)         -> Computation (a list for
+                                                           branch_computations=)
+  slice=       -> SliceSpec     padding=    -> PaddingConfig
+  window=      -> Window        dim_labels= -> ConvDimensionNumbers
+  metadata=    -> kept on the instruction as `instr.metadata` (a dict), not in attrs
+  anything else (backend_config=, sharding=, frontend_attributes=, operand_precision=, and
+  attributes xlapy does not know) -> Raw(text), printed back verbatim.
+
+ATTRIBUTE_KINDS maps every attribute name the parser understands to its kind; a name not
+listed is parsed as Raw with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Raw(str):
+    """Attribute text kept verbatim (printed back exactly as parsed)."""
+
+    def __repr__(self) -> str:
+        return f"Raw({str.__repr__(self)})"
+
+
+@dataclass(frozen=True)
+class SliceSpec:
+    """slice={[start:limit:stride], ...}"""
+
+    starts: tuple[int, ...]
+    limits: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def __str__(self) -> str:
+        parts = []
+        for s, l, st in zip(self.starts, self.limits, self.strides):
+            parts.append(f"[{s}:{l}]" if st == 1 else f"[{s}:{l}:{st}]")
+        return "{" + ", ".join(parts) + "}"
+
+
+@dataclass(frozen=True)
+class PaddingConfig:
+    """padding=lo_hi[_interior]x... ; interior is printed for all dims if any is nonzero."""
+
+    lows: tuple[int, ...]
+    highs: tuple[int, ...]
+    interiors: tuple[int, ...]
+
+    def __str__(self) -> str:
+        interior = any(self.interiors)
+        parts = []
+        for lo, hi, it in zip(self.lows, self.highs, self.interiors):
+            parts.append(f"{lo}_{hi}_{it}" if interior else f"{lo}_{hi}")
+        return "x".join(parts)
+
+
+@dataclass(frozen=True)
+class Window:
+    """window={size=2x2 stride=2x2 pad=0_0x0_0 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x0}
+
+    Each field is a per-dimension tuple; only non-default fields are printed, like XLA."""
+
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    pad_low: tuple[int, ...]
+    pad_high: tuple[int, ...]
+    lhs_dilate: tuple[int, ...]
+    rhs_dilate: tuple[int, ...]
+    rhs_reversal: tuple[int, ...]
+
+    @staticmethod
+    def make(size, stride=None, pad_low=None, pad_high=None, lhs_dilate=None, rhs_dilate=None,
+             rhs_reversal=None) -> "Window":
+        n = len(size)
+        return Window(tuple(size), tuple(stride or (1,) * n), tuple(pad_low or (0,) * n),
+                      tuple(pad_high or (0,) * n), tuple(lhs_dilate or (1,) * n),
+                      tuple(rhs_dilate or (1,) * n), tuple(rhs_reversal or (0,) * n))
+
+    @property
+    def rank(self) -> int:
+        return len(self.size)
+
+    def __str__(self) -> str:
+        if not self.size:
+            return "{}"
+        x = lambda t: "x".join(map(str, t))  # noqa: E731
+        parts = [f"size={x(self.size)}"]
+        if any(s != 1 for s in self.stride):
+            parts.append(f"stride={x(self.stride)}")
+        if any(self.pad_low) or any(self.pad_high):
+            parts.append("pad=" + "x".join(f"{lo}_{hi}" for lo, hi in zip(self.pad_low, self.pad_high)))
+        if any(d != 1 for d in self.lhs_dilate):
+            parts.append(f"lhs_dilate={x(self.lhs_dilate)}")
+        if any(d != 1 for d in self.rhs_dilate):
+            parts.append(f"rhs_dilate={x(self.rhs_dilate)}")
+        if any(self.rhs_reversal):
+            parts.append(f"rhs_reversal={x(self.rhs_reversal)}")
+        return "{" + " ".join(parts) + "}"
+
+
+@dataclass(frozen=True)
+class ConvDimensionNumbers:
+    """dim_labels=b01f_01io->b01f : which dimension of input/kernel/output is which."""
+
+    input_batch: int
+    input_feature: int
+    input_spatial: tuple[int, ...]
+    kernel_input_feature: int
+    kernel_output_feature: int
+    kernel_spatial: tuple[int, ...]
+    output_batch: int
+    output_feature: int
+    output_spatial: tuple[int, ...]
+
+    @staticmethod
+    def parse(text: str) -> "ConvDimensionNumbers":
+        """Raise ValueError on malformed labels (the parser turns it into a ParseError)."""
+        try:
+            lhs, rest = text.split("_", 1)
+            rhs, out = rest.split("->")
+        except ValueError:
+            raise ValueError(f"malformed dim_labels '{text}', expected e.g. b01f_01io->b01f")
+
+        def labels(s, letters):
+            found = {c: None for c in letters}
+            spatial = {}
+            for i, c in enumerate(s):
+                if c in found and found[c] is None:
+                    found[c] = i
+                elif c.isdigit() and int(c) not in spatial:
+                    spatial[int(c)] = i
+                else:
+                    raise ValueError(f"malformed dim_labels '{text}': unexpected '{c}' in '{s}'")
+            if any(v is None for v in found.values()) or sorted(spatial) != list(range(len(spatial))):
+                raise ValueError(f"malformed dim_labels '{text}': '{s}' needs each of "
+                                 f"{'/'.join(letters)} once and spatial dims 0..n-1")
+            return [found[c] for c in letters], tuple(spatial[k] for k in range(len(spatial)))
+
+        (ib, if_), isp = labels(lhs, "bf")
+        (ki, ko), ksp = labels(rhs, "io")
+        (ob, of), osp = labels(out, "bf")
+        if not (len(isp) == len(ksp) == len(osp)):
+            raise ValueError(f"malformed dim_labels '{text}': spatial dimension counts differ")
+        return ConvDimensionNumbers(ib, if_, isp, ki, ko, ksp, ob, of, osp)
+
+    def __str__(self) -> str:
+        def render(rank, named, spatial):
+            chars = ["?"] * rank
+            for c, i in named:
+                chars[i] = c
+            for k, i in enumerate(spatial):
+                chars[i] = str(k)
+            return "".join(chars)
+
+        n = len(self.input_spatial) + 2
+        lhs = render(n, [("b", self.input_batch), ("f", self.input_feature)], self.input_spatial)
+        rhs = render(n, [("i", self.kernel_input_feature), ("o", self.kernel_output_feature)],
+                     self.kernel_spatial)
+        out = render(n, [("b", self.output_batch), ("f", self.output_feature)], self.output_spatial)
+        return f"{lhs}_{rhs}->{out}"
+
+
+INT_LIST_ATTRS = (
+    "dimensions", "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
+    "rhs_batch_dims", "slice_sizes", "dynamic_slice_sizes", "offset_dims",
+    "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+    "start_indices_batching_dims", "update_window_dims", "inserted_window_dims",
+    "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims",
+)
+INT_ATTRS = ("index", "iota_dimension", "feature_group_count", "batch_group_count",
+             "index_vector_dim", "exponent_bits", "mantissa_bits", "k")
+BOOL_ATTRS = ("indices_are_sorted", "unique_indices", "is_stable", "largest",
+              "custom_call_has_side_effect")
+IDENT_ATTRS = ("direction", "type", "kind", "api_version", "custom_call_schedule")
+STRING_ATTRS = ("custom_call_target", "opaque")
+
+ATTRIBUTE_KINDS: dict[str, str] = {
+    **{n: "ints" for n in INT_LIST_ATTRS},
+    **{n: "int" for n in INT_ATTRS},
+    **{n: "bool" for n in BOOL_ATTRS},
+    **{n: "ident" for n in IDENT_ATTRS},
+    **{n: "string" for n in STRING_ATTRS},
+    "to_apply": "computation", "calls": "computation", "condition": "computation",
+    "body": "computation", "select": "computation", "scatter": "computation",
+    "true_computation": "computation", "false_computation": "computation",
+    "branch_computations": "computations",
+    "slice": "slice", "padding": "padding", "window": "window", "dim_labels": "dim_labels",
+    "metadata": "metadata",
+    # Known, but kept verbatim: xlapy does not interpret them.
+    "backend_config": "raw", "sharding": "raw", "frontend_attributes": "raw",
+    "operand_precision": "raw", "precision_config": "raw", "algorithm": "raw",
+    "result_accuracy": "raw", "output_to_operand_aliasing": "raw",
+    "operand_layout_constraints": "raw", "control-predecessors": "raw", "statistics": "raw",
+    "schedule": "raw", "distribution": "raw", "origin": "raw", "rng_algorithm": "raw",
+}
+
+COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
+COMPARISON_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
+FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
+
+
+def format_attr_value(value) -> str:
+    """Text of an attribute value (computations print as %name)."""
+    from xlapy.hlo.ir import Computation  # local: ir imports this module
+
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Computation):
+        return "%" + value.name
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Computation):
+        return "{" + ", ".join("%" + c.name for c in value) + "}"
+    if isinstance(value, tuple):
+        return "{" + ",".join(map(str, value)) + "}"
+    if isinstance(value, (SliceSpec, PaddingConfig, Window, ConvDimensionNumbers)):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"cannot print attribute value {value!r}")
+
+
+def quote(s: str) -> str:
+    """A C-style double-quoted string, as XLA prints metadata and targets."""
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 32:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
