@@ -190,7 +190,7 @@ ATTRIBUTE_KINDS: dict[str, str] = {
     "to_apply": "computation", "calls": "computation", "condition": "computation",
     "body": "computation", "select": "computation", "scatter": "computation",
     "true_computation": "computation", "false_computation": "computation",
-    "branch_computations": "computations",
+    "branch_computations": "computations", "called_computations": "computations",
     "slice": "slice", "padding": "padding", "window": "window", "dim_labels": "dim_labels",
     "metadata": "metadata",
     # Known, but kept verbatim: xlapy does not interpret them.

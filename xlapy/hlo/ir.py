@@ -5,7 +5,8 @@ Invariants kept by the mutating methods (and checked by the verifier):
   - `users` lists, without duplicates, the instructions of the same computation that have
     this instruction as an operand; operands and users change only through
     `set_operand`, `replace_operands`, `replace_all_uses_with` and `Computation` methods;
-  - instruction names are unique within a module (`Module.unique_name` makes new ones);
+  - instruction names are unique within a computation (XLA's parser scopes them so);
+    `Module.unique_name` makes new names unique within the whole module;
   - a computation's `parameters[i]` is its `parameter(i)`;
   - `Module.computations` lists callees before their callers, the entry last.
 

@@ -114,6 +114,7 @@ _ROWS = [
     OpInfo("convolution", 2, "linalg"),
     # control and calls
     OpInfo("sort", None, "control"),
+    OpInfo("topk", 1, "control"),
     OpInfo("while", 1, "control"),
     OpInfo("conditional", None, "control"),
     OpInfo("call", None, "control"),
@@ -131,7 +132,8 @@ ELEMENTWISE = frozenset(r.name for r in _ROWS if r.elementwise)
 # Attribute names whose values name computations; the printer, parser and module-walking
 # code use this one list.
 COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatter",
-                     "true_computation", "false_computation", "branch_computations")
+                     "true_computation", "false_computation", "branch_computations",
+                     "called_computations")
 
 
 def opinfo(name: str) -> OpInfo:

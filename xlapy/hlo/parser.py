@@ -648,12 +648,13 @@ class _Builder:
         if len(entries) > 1:
             raise self.p.error("more than one ENTRY computation", entries[1].pos)
         entry = entries[0] if entries else self.order[-1]
-        names: dict[str, int] = {}
-        for r in self.order:
+        for r in self.order:  # names are scoped per computation, as in XLA's parser
+            names: dict[str, int] = {}
             for ir in r.instrs:
                 if ir.name in names:
-                    raise self.p.error(f"instruction name {ir.name} is used twice "
-                                       f"(first at line {self.p.line_col(names[ir.name])[0]})", ir.pos)
+                    raise self.p.error(f"instruction name {ir.name} is used twice in computation "
+                                       f"{r.name} (first at line {self.p.line_col(names[ir.name])[0]})",
+                                       ir.pos)
                 names[ir.name] = ir.pos
         for r in self.order:
             self.computation(r.name, r.pos)

@@ -1,0 +1,5 @@
+import sys
+
+from xlapy.tools.main import main
+
+sys.exit(main())

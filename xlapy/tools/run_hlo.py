@@ -1,0 +1,121 @@
+"""`python -m xlapy run-hlo`: run an HLO module on a backend, like XLA's run_hlo_module.
+
+  python -m xlapy run-hlo FILE [--input IN.npz | --random-inputs [--seed N]]
+                               [--output OUT.npz] [--backend cpu|interpreter]
+                               [--compare BACKEND] [--rtol R --atol A]
+
+Inputs are the arrays of IN.npz in order (arr_0, arr_1, ... as np.savez writes them), one
+per entry parameter (a tuple-shaped parameter takes its leaves in order). Outputs are the
+leaves of the result in order. With --compare, the module also runs on BACKEND and the
+per-output max error is reported; a mismatch exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+
+import numpy as np
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.tools.compare import compare_outputs, random_inputs
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="HLO text file")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--input", help="npz file with one array per parameter (arr_0, arr_1, ...)")
+    src.add_argument("--random-inputs", action="store_true",
+                     help="generate deterministic random inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
+    p.add_argument("--output", help="write the result leaves to this npz file")
+    p.add_argument("--backend", default=None, help="backend to run on (default: cpu, if built)")
+    p.add_argument("--compare", metavar="BACKEND", help="also run on BACKEND and compare")
+    p.add_argument("--rtol", type=float, default=None, help="relative tolerance for --compare")
+    p.add_argument("--atol", type=float, default=None, help="absolute tolerance for --compare")
+    p.add_argument("--quiet", action="store_true", help="print only errors and the comparison")
+
+
+def _load_inputs(path: str) -> list[np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            keys = list(z.keys())
+            def order(k):
+                m = re.fullmatch(r"arr_(\d+)", k)
+                return (0, int(m.group(1))) if m else (1, keys.index(k))
+            return [z[k] for k in sorted(keys, key=order)]
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}")
+
+
+def _group_for_parameters(arrays: list, shapes) -> list:
+    """Regroup flat npz arrays into one value per parameter (tuple params take leaves)."""
+    out, i = [], 0
+
+    def take(shape):
+        nonlocal i
+        if shape.is_tuple:
+            return tuple(take(s) for s in shape.tuple_shapes)
+        if i >= len(arrays):
+            i += 1
+            return None
+        a = arrays[i]
+        i += 1
+        return a
+
+    for s in shapes:
+        out.append(take(s))
+    n_leaves = sum(len(s.leaves()) for s in shapes)
+    if len(arrays) != n_leaves:
+        from xlapy.errors import InputError
+        raise InputError(f"the input file has {len(arrays)} arrays, the module's parameters "
+                         f"take {n_leaves}")
+    return out
+
+
+def _describe(arr) -> str:
+    a = np.asarray(arr)
+    flat = a.reshape(-1)
+    head = ", ".join(str(x) for x in flat[:6]) + (", ..." if flat.size > 6 else "")
+    return f"{a.dtype}{list(a.shape)} [{head}]"
+
+
+def run(args) -> int:
+    from xlapy.hlo.parser import parse_file
+    try:
+        module = parse_file(args.file)
+    except OSError as e:
+        raise SystemExit(f"xlapy run-hlo: error: cannot read {args.file}: {e.strerror}")
+    shapes = [p.shape for p in module.entry.parameters]
+    if args.input:
+        inputs = _group_for_parameters(_load_inputs(args.input), shapes)
+    elif args.random_inputs or not shapes:
+        inputs = random_inputs(shapes, args.seed)
+    else:
+        raise SystemExit("xlapy run-hlo: error: the module takes parameters: give --input "
+                         "IN.npz or --random-inputs")
+    platform = get_platform(args.backend)
+    t0 = time.perf_counter()
+    exe = platform.compiler.compile(module)
+    t1 = time.perf_counter()
+    result = flatten(exe.run(*inputs))
+    t2 = time.perf_counter()
+    if not args.quiet:
+        print(f"{module.name} on {platform.name}: compile {1e3 * (t1 - t0):.1f} ms, "
+              f"run {1e3 * (t2 - t1):.1f} ms")
+        for i, r in enumerate(result):
+            print(f"  output {i}: {_describe(r)}")
+    if args.output:
+        np.savez(args.output, *result)
+    if args.compare:
+        other = get_platform(args.compare)
+        reference = flatten(other.compiler.compile(module).run(*inputs))
+        reports = compare_outputs(reference, result, args.rtol, args.atol)
+        print(f"compare {platform.name} against {other.name}:")
+        for r in reports:
+            print("  " + r.line())
+        if not all(r.ok for r in reports):
+            return 1
+    return 0
