@@ -1,0 +1,15 @@
+"""The cpu backend: HLO -> LLVM IR -> native code for the host, run in-process."""
+
+from xlapy.backends.base import Platform, register_platform
+from xlapy.backends.cpu import gemm  # noqa: F401  (registers the dot emitter)
+from xlapy.backends.cpu.compiler import CpuCompiler
+
+
+class CpuPlatform(Platform):
+    name = "cpu"
+
+    def __init__(self):
+        self.compiler = CpuCompiler()
+
+
+register_platform("cpu", CpuPlatform)

@@ -1,0 +1,138 @@
+"""The cpu backend's compiler: HLO module -> native code in this process.
+
+Stages: clone the module (the caller's stays untouched); run the cpu pass pipeline; emit
+LLVM IR (program.py, kernels.py, the elemental emitter); optimize and generate machine code
+for the host CPU (jit.py); load it. Results are cached twice:
+  - in memory, keyed by the module's fingerprint (its text without metadata), the options
+    and the target;
+  - on disk (~/.cache/xlapy, or XLAPY_CACHE_DIR; XLAPY_DISABLE_CACHE=1 turns it off): the
+    object code and what the executable needs to run it, so another process that compiles
+    the same module skips LLVM entirely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import pickle
+import threading
+
+from xlapy.backends.base import Compiler
+from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
+from xlapy.flags import flags
+from xlapy.hlo.ir import Module
+
+CODEGEN_VERSION = "1"  # bump when generated code changes meaning, to invalidate disk caches
+
+
+def default_num_threads() -> int:
+    value = os.environ.get("XLAPY_NUM_THREADS")
+    if value:
+        try:
+            n = int(value)
+        except ValueError:
+            from xlapy.errors import XlapyError
+            raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, got '{value}'")
+        return max(n, 1)
+    return os.cpu_count() or 1
+
+
+def cache_dir() -> pathlib.Path | None:
+    if os.environ.get("XLAPY_DISABLE_CACHE", "") not in ("", "0"):
+        return None
+    root = os.environ.get("XLAPY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xlapy")
+    return pathlib.Path(root)
+
+
+class CpuCompiler(Compiler):
+    def __init__(self):
+        self._memory: dict[str, CpuExecutable] = {}
+        self._lock = threading.Lock()
+        self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
+
+    def fingerprint(self, module: Module, num_threads: int, threshold: int) -> str:
+        h = hashlib.sha256()
+        h.update(module.to_string(print_metadata=False).encode())
+        h.update(f"|{num_threads}|{threshold}|{CODEGEN_VERSION}|".encode())
+        h.update(jit.target_description().encode())
+        return h.hexdigest()
+
+    def compile(self, module: Module, num_threads: int | None = None,
+                parallel_threshold: int = 100_000) -> CpuExecutable:
+        from xlapy.hlo.verifier import verify
+        verify(module)
+        num_threads = num_threads or default_num_threads()
+        key = self.fingerprint(module, num_threads, parallel_threshold)
+        with self._lock:
+            exe = self._memory.get(key)
+            if exe is not None:
+                self.stats["memory_hits"] += 1
+                return exe
+        spec = self._load_from_disk(key)
+        if spec is not None:
+            self.stats["disk_hits"] += 1
+        else:
+            spec = self._compile(module, num_threads, parallel_threshold)
+            self.stats["compiles"] += 1
+            self._store_on_disk(key, spec)
+        exe = CpuExecutable(module, spec)
+        with self._lock:
+            self._memory[key] = exe
+        return exe
+
+    def _compile(self, module: Module, num_threads: int, threshold: int) -> ExecutableSpec:
+        from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+        from xlapy.backends.cpu.program import ModuleEmitter
+        optimized = run_cpu_pipeline(module.clone())
+        emitter = ModuleEmitter(optimized, num_threads, threshold, use_gomp=jit.gomp_available())
+        text = emitter.emit("xlapy_entry")
+        dump = _dumper(optimized)
+        if dump:
+            dump("ir-no-opt.ll", text)
+        obj = jit.compile_to_object(text, dump)
+        return ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
+
+    def _load_from_disk(self, key: str) -> ExecutableSpec | None:
+        root = cache_dir()
+        if root is None:
+            return None
+        path = root / f"{key}.xlapy"
+        try:
+            with open(path, "rb") as f:
+                spec = pickle.load(f)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError):
+            return None
+        return spec if isinstance(spec, ExecutableSpec) else None
+
+    def _store_on_disk(self, key: str, spec: ExecutableSpec) -> None:
+        root = cache_dir()
+        if root is None:
+            return
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = root / f"{key}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as f:
+                pickle.dump(spec, f)
+            os.replace(tmp, root / f"{key}.xlapy")
+        except OSError:
+            pass  # a read-only or full cache directory only costs a recompile
+
+
+_dump_counter = [0]
+
+
+def _dumper(module: Module):
+    fl = flags()
+    if not fl.xla_dump_to:
+        return None
+    root = pathlib.Path(fl.xla_dump_to)
+    root.mkdir(parents=True, exist_ok=True)
+    _dump_counter[0] += 1
+    prefix = f"module_{_dump_counter[0]:04d}.{module.name}"
+
+    def dump(suffix: str, text: str):
+        (root / f"{prefix}.{suffix}").write_text(text)
+    return dump

@@ -1,0 +1,139 @@
+"""Running compiled code: argument marshalling, the arena, results as NumPy arrays.
+
+An ExecutableSpec is everything needed to run a compiled module (the object code, arena
+size, parameter and result leaf shapes); it is what the disk cache stores. CpuExecutable
+loads the object code into this process and calls its entry function
+
+    void xlapy_entry(ptr params, ptr outs, ptr arena)
+
+with arrays of leaf pointers. ctypes releases the GIL for the duration of the call.
+Arrays whose layout is not row-major cross the boundary physically transposed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlapy.backends.base import Executable
+from xlapy.backends.cpu.jit import LoadedObject
+from xlapy.backends.cpu.trampoline import MAX_LEAVES, trampoline
+from xlapy.hlo.ir import Module
+from xlapy.hlo.shapes import Shape
+
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@dataclass
+class ExecutableSpec:
+    obj: bytes
+    arena_size: int
+    param_shapes: list          # entry parameter shapes (may be tuples)
+    result_shape: Shape
+    entry_symbol: str = "xlapy_entry"
+
+    @staticmethod
+    def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
+        return ExecutableSpec(obj, arena_size, [p.shape for p in module.entry.parameters],
+                              module.entry.root.shape)
+
+
+def _major_to_minor(shape: Shape) -> list[int]:
+    return list(reversed(shape.minor_to_major))
+
+
+class CpuExecutable(Executable):
+    def __init__(self, module: Module, spec: ExecutableSpec):
+        super().__init__(module, "cpu")
+        self.spec = spec
+        self._code = LoadedObject(spec.obj)
+        self._fn = _ENTRY(self._code.address(spec.entry_symbol))
+        self._param_leaves = [leaf for s in spec.param_shapes for leaf in s.leaves()]
+        self._out_leaves = spec.result_shape.leaves()
+        self._arena = self._new_arena()
+        self._arena_ptr = self._arena.ctypes.data
+        self._lock = threading.Lock()
+        self._entry_addr = self._code.address(spec.entry_symbol)
+        # Fast path: flat row-major parameters and results, through the native trampoline.
+        self._fast_params = [(tuple(s.dims), s.dtype) for s in spec.param_shapes
+                             if not s.is_tuple and s.has_default_layout]
+        self._fast_outs = [(tuple(s.dims), s.dtype) for s in self._out_leaves]
+        flat = (len(self._fast_params) == len(spec.param_shapes)
+                and all(s.has_default_layout for s in self._out_leaves)
+                and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
+        self._trampoline = trampoline() if flat else None
+        self._result_is_tuple = spec.result_shape.is_tuple
+
+    def _new_arena(self):
+        raw = np.empty(self.spec.arena_size + 64, dtype=np.uint8)
+        offset = (-raw.ctypes.data) % 64
+        return raw[offset:offset + self.spec.arena_size] if self.spec.arena_size else raw
+
+    def run(self, *args):
+        tramp = self._trampoline
+        if tramp is not None and len(args) == len(self._fast_params):
+            for a, (dims, dtype) in zip(args, self._fast_params):
+                if (type(a) is not np.ndarray or a.dtype != dtype or a.shape != dims
+                        or not a.flags.c_contiguous):
+                    break
+            else:
+                outs = tuple([np.empty(dims, dtype) for dims, dtype in self._fast_outs])
+                if self._lock.acquire(blocking=False):
+                    try:
+                        tramp(args, outs, self._arena_ptr, self._entry_addr)
+                    finally:
+                        self._lock.release()
+                else:
+                    tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr)
+                if self._result_is_tuple:
+                    return _unflatten(self.spec.result_shape, outs)
+                return outs[0]
+        return self._execute(self.check_arguments(args))
+
+    __call__ = run
+
+    def _execute(self, args: list):
+        leaves = []
+        for a in args:
+            if isinstance(a, tuple):
+                from xlapy.backends.base import flatten
+                leaves.extend(flatten(a))
+            else:
+                leaves.append(a)
+        ptrs = []
+        keep = []
+        for a, shape in zip(leaves, self._param_leaves):
+            if not shape.has_default_layout:
+                a = np.ascontiguousarray(np.transpose(a, _major_to_minor(shape)))
+                keep.append(a)
+            ptrs.append(a.ctypes.data)
+        outs, views = [], []
+        for shape in self._out_leaves:
+            order = _major_to_minor(shape)
+            phys = np.empty([shape.dims[d] for d in order], dtype=shape.dtype)
+            outs.append(phys)
+            views.append(phys if shape.has_default_layout else np.transpose(phys, np.argsort(order)))
+        params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+        out_ptrs = (ctypes.c_void_p * max(len(outs), 1))(*[o.ctypes.data for o in outs])
+        if self._lock.acquire(blocking=False):
+            try:
+                self._fn(params, out_ptrs, self._arena.ctypes.data)
+            finally:
+                self._lock.release()
+        else:  # another thread is running this executable: use a private arena
+            arena = self._new_arena()
+            self._fn(params, out_ptrs, arena.ctypes.data)
+        return _unflatten(self.spec.result_shape, views)
+
+
+def _unflatten(shape: Shape, leaves: list):
+    it = iter(leaves)
+
+    def build(s):
+        if s.is_tuple:
+            return tuple(build(x) for x in s.tuple_shapes)
+        return next(it)
+    return build(shape)

@@ -1,0 +1,126 @@
+"""dot through BLAS gemm (scipy's OpenBLAS, called directly from generated code).
+
+Handled: f32 and f64 dots with at most one free dimension per operand and exactly one
+contracting dimension, any number of batch dimensions provided they are the most-major
+dimensions of each operand and of the output (in the same order). Each matrix may be
+row- or column-major; the transposes become gemm's trans flags. Batch dimensions loop
+around gemm. Everything else falls back to the elemental dot (elemental_reduce.py).
+
+BLAS is column-major. For a row-major output C (M x N) we compute C^T = B^T A^T, i.e.
+gemm(op_b, op_a, N, M, K, 1, B, ldb, A, lda, 0, C, N); for a column-major output we compute
+C = A B directly.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.cpu.program import custom_emitter
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.loops import c64, for_range
+
+_GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm"}
+
+
+def _matrix(shape, batch, rows, cols):
+    """(n_rows, n_cols, row_major) of the 2-D matrix inside `shape` after `batch` dims, or
+    None when its layout is not a plain contiguous matrix after the batch dims."""
+    m2m = list(reversed(shape.minor_to_major))  # major -> minor
+    if m2m[:len(batch)] != list(batch):
+        return None
+    inner = [d for d in m2m[len(batch):] if shape.dims[d] != 1]
+    nr = shape.dims[rows] if rows is not None else 1
+    nc = shape.dims[cols] if cols is not None else 1
+    if len(inner) <= 1:
+        return nr, nc, True if not inner or inner[0] == cols else False
+    # two non-trivial inner dims: the more minor decides
+    if set(inner) != {d for d in (rows, cols) if d is not None}:
+        return None
+    return nr, nc, inner[-1] == cols
+
+
+def gemm_plan(instr):
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    t = out.element_type.name
+    if t not in _GEMM or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
+    if len(lc) != 1 or len(rc) != 1:
+        return None
+    lfree = [d for d in range(lhs.rank) if d not in lb and d not in lc]
+    rfree = [d for d in range(rhs.rank) if d not in rb and d not in rc]
+    if len(lfree) > 1 or len(rfree) > 1:
+        return None
+    nb = len(lb)
+    lm = _matrix(lhs, lb, lfree[0] if lfree else None, lc[0])
+    rm = _matrix(rhs, rb, rc[0], rfree[0] if rfree else None)
+    om = _matrix(out, list(range(nb)), nb if lfree else None,
+                 nb + len(lfree) if rfree else None)
+    if lm is None or rm is None or om is None:
+        return None
+    m, k, lhs_rm = lm
+    _, n, rhs_rm = rm
+    batch = 1
+    for d in lb:
+        batch *= lhs.dims[d]
+    return dict(t=t, m=m, n=n, k=k, lhs_rm=lhs_rm, rhs_rm=rhs_rm, out_rm=om[2], batch=batch)
+
+
+@custom_emitter("dot")
+def emit_dot(pe, instr, dest, operands) -> bool:
+    plan = gemm_plan(instr)
+    if plan is None:
+        return False
+    b = pe.b
+    t = plan["t"]
+    fty = T.F32 if t == "f32" else T.F64
+    esize = 4 if t == "f32" else 8
+    name = _GEMM[t]
+    gemm = pe.llmod.globals.get(name) or ir.Function(
+        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 13), name)
+    m, n, k = plan["m"], plan["n"], plan["k"]
+    out_ptr, lhs_ptr, rhs_ptr = dest[0], operands[0], operands[1]
+    if m == 0 or n == 0:
+        return True
+    if plan["out_rm"]:
+        # C^T (N x M, col-major, ld N) = B^T (N x K) * A^T (K x M)
+        first, second = rhs_ptr, lhs_ptr
+        first_elems, second_elems = k * n, m * k
+        ta = "N" if plan["rhs_rm"] else "T"
+        lda = n if plan["rhs_rm"] else k
+        tb = "N" if plan["lhs_rm"] else "T"
+        ldb = k if plan["lhs_rm"] else m
+        rows, cols, ldc = n, m, n
+    else:
+        # C (M x N, col-major, ld M) = A (M x K) * B (K x N)
+        first, second = lhs_ptr, rhs_ptr
+        first_elems, second_elems = m * k, k * n
+        ta = "T" if plan["lhs_rm"] else "N"
+        lda = k if plan["lhs_rm"] else m
+        tb = "T" if plan["rhs_rm"] else "N"
+        ldb = n if plan["rhs_rm"] else k
+        rows, cols, ldc = m, n, m
+
+    def const_slot(ty, value):
+        slot = pe.alloca(ty)
+        b.store(ir.Constant(ty, value), slot)
+        return slot
+
+    ta_s, tb_s = const_slot(T.I8, ord(ta)), const_slot(T.I8, ord(tb))
+    ints = [const_slot(T.I32, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
+    alpha, beta = const_slot(fty, 1.0), const_slot(fty, 0.0)
+
+    def call(a_ptr, b_ptr, c_ptr):
+        b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,
+                      ints[4], beta, c_ptr, ints[5]])
+
+    if plan["batch"] == 1:
+        call(first, second, out_ptr)
+        return True
+    with for_range(b, 0, plan["batch"], name="batch") as i:
+        def at(p, elems):
+            return b.gep(p, [b.mul(i, c64(elems * esize))], source_etype=T.I8)
+        call(at(first, first_elems), at(second, second_elems), at(out_ptr, m * n))
+    return True

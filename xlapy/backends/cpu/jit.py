@@ -1,0 +1,142 @@
+"""LLVM for the host CPU: target machine, optimization pipeline, object code, loading.
+
+  tm = target_machine()                    host CPU name and features (llvmlite), -O3
+  obj = compile_to_object(llvm_ir_text)    parse, verify, optimize (new pass manager), emit
+  lib = load_object(obj)                   MCJIT engine holding the code; lib.address(name)
+
+External symbols the generated code calls are registered with LLVM before loading, by
+name, so cached object files stay valid across processes (addresses differ per process):
+  xlapy_sgemm / xlapy_dgemm     BLAS gemm inside scipy (scipy.linalg.cython_blas)
+  GOMP_parallel, omp_get_*      libgomp's fork-join thread pool (when available)
+
+Optimization flags: -O3 with loop and SLP vectorization, for the host's features; no
+fast-math flags are ever put on instructions, so results follow IEEE semantics.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import threading
+import warnings
+
+import llvmlite.binding as llvm
+
+from xlapy.errors import LoweringError
+
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _init() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+    _register_symbols()
+
+
+@functools.lru_cache(maxsize=None)
+def target_machine():
+    _init()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=3, reloc="pic", codemodel="jitdefault", jit=True)
+
+
+def target_description() -> str:
+    """Identifies the code generation target (part of every cache key)."""
+    _init()
+    return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|"
+            f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}")
+
+
+def _capsule_pointer(capsule) -> int:
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+    get_ptr.restype = ctypes.c_void_p
+    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return get_ptr(capsule, get_name(capsule))
+
+
+GOMP_AVAILABLE = False
+
+
+def _register_symbols() -> None:
+    global GOMP_AVAILABLE
+    from scipy.linalg import cython_blas
+    for name in ("sgemm", "dgemm"):
+        llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_blas.__pyx_capi__[name]))
+    path = ctypes.util.find_library("gomp")
+    if path:
+        try:
+            llvm.load_library_permanently(path)
+            GOMP_AVAILABLE = llvm.address_of_symbol("GOMP_parallel") is not None
+        except RuntimeError:
+            GOMP_AVAILABLE = False
+    if not GOMP_AVAILABLE:
+        warnings.warn("xlapy: libgomp was not found; compiled kernels run on one thread "
+                      "(install libgomp1 to use all cores)", RuntimeWarning, stacklevel=2)
+
+
+def gomp_available() -> bool:
+    _init()
+    return GOMP_AVAILABLE
+
+
+def optimize(module_ref) -> None:
+    tm = target_machine()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pm = pb.getModulePassManager()
+    pm.run(module_ref, pb)
+
+
+def parse_ir(text: str):
+    _init()
+    try:
+        mod = llvm.parse_assembly(text)
+        mod.verify()
+    except RuntimeError as e:
+        raise LoweringError(f"LLVM rejected the generated IR: {e}\n  This is a bug in xlapy; "
+                            "rerun with XLAPY_FLAGS=--xla_dump_to=DIR and report the dump") from None
+    tm = target_machine()
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    return mod
+
+
+def compile_to_object(text: str, dump=None) -> bytes:
+    """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR before and
+    after optimization and the assembly, when given."""
+    with _lock:  # llvmlite's global context is not thread safe
+        mod = parse_ir(text)
+        optimize(mod)
+        tm = target_machine()
+        if dump is not None:
+            dump("ir-with-opt.ll", str(mod))
+            dump("s", tm.emit_assembly(mod))
+        return tm.emit_object(mod)
+
+
+class LoadedObject:
+    """Machine code loaded into this process (kept alive as long as this object is)."""
+
+    def __init__(self, obj: bytes):
+        _init()
+        with _lock:
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            self.engine.finalize_object()
+
+    def address(self, name: str) -> int:
+        addr = self.engine.get_function_address(name)
+        if not addr:
+            raise LoweringError(f"symbol {name} is missing from the compiled object")
+        return addr

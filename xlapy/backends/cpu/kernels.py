@@ -1,0 +1,166 @@
+"""Loop kernels: one LLVM function per elemental instruction (or loop fusion).
+
+  void kernel(ptr out_0, ..., ptr in_0, ..., i64 start, i64 end)
+
+computes the output elements whose most-major (physical) index lies in [start, end), by
+composing the elemental generators of the instruction (or of its fused computation) inside
+one loop nest. All pointer arguments are `noalias` (buffer assignment never lets an output
+share memory with an input of the same kernel), which lets LLVM vectorize without runtime
+alias checks.
+
+A parallel kernel also gets a wrapper `void kernel.par(ptr ctx)` for libgomp's
+GOMP_parallel: ctx holds the pointers and the outer trip count; each thread computes its
+contiguous chunk of the outer dimension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
+from xlapy.backends.llvm.loops import c64, linear_of, loop_nest
+from xlapy.hlo.ir import Instruction
+from xlapy.hlo.shapes import Shape
+
+# Importing the rule modules registers the elemental rules.
+from xlapy.backends.llvm import elemental_data, elemental_ops, elemental_reduce  # noqa: F401,E402
+
+
+@dataclass
+class Kernel:
+    function: ir.Function
+    wrapper: ir.Function | None
+    n_out: int
+    n_in: int
+    outer: int       # trip count of the outermost loop (the parallel dimension)
+    cost: int        # rough work estimate (element operations) for the threading decision
+
+
+def output_leaves(shape: Shape) -> list[Shape]:
+    return shape.leaves()
+
+
+def _outer_trip_count(shape: Shape) -> int:
+    if shape.rank == 0:
+        return 1
+    return shape.dims[shape.minor_to_major[-1]]
+
+
+def _inner_work(instr: Instruction) -> int:
+    """Per-output-element work of the instructions with inner loops."""
+    work = 1
+    comps = [instr.fused_computation] if instr.opcode == "fusion" else []
+    instrs = list(comps[0].instructions) if comps else [instr]
+    for i in instrs:
+        if i.opcode in ("reduce", "reduce-window", "dot", "convolution"):
+            if i.opcode == "reduce":
+                inner = i.operands[0].shape.size // max(i.shape.leaves()[0].size, 1)
+            elif i.opcode == "reduce-window":
+                inner = 1
+                for s in i.attrs["window"].size:
+                    inner *= s
+            elif i.opcode == "dot":
+                inner = 1
+                for d in i.attrs.get("lhs_contracting_dims", ()):
+                    inner *= i.operands[0].shape.dims[d]
+            else:
+                w = i.attrs["window"]
+                inner = i.operands[1].shape.dims[i.attrs["dim_labels"].kernel_input_feature]
+                for s in w.size:
+                    inner *= s
+            work = max(work, inner)
+    return work
+
+
+def kernel_cost(instr: Instruction) -> tuple[int, int]:
+    """(outer trip count, work estimate) of the loop kernel for instr."""
+    loop_shape = output_leaves(instr.shape)[0]
+    return _outer_trip_count(loop_shape), loop_shape.size * _inner_work(instr)
+
+
+def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool) -> Kernel:
+    out_shapes = output_leaves(instr.shape)
+    in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
+    fty = ir.FunctionType(T.VOID, [T.PTR] * (len(out_shapes) + len(in_shapes)) + [T.I64, T.I64])
+    fn = ir.Function(module, fty, name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    for a in fn.args[:-2]:
+        a.add_attribute("noalias")
+    outs = fn.args[:len(out_shapes)]
+    ins = list(fn.args[len(out_shapes):-2])
+    start, end = fn.args[-2], fn.args[-1]
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    em = ElementalEmitter(b, module)
+
+    it = iter(ins)
+
+    def gen_for(shape: Shape):
+        if shape.is_tuple:
+            return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
+        return ArrayInput(em, next(it), shape)
+
+    operand_gens = [gen_for(op.shape) for op in instr.operands]
+    if instr.opcode == "fusion":
+        comp = instr.fused_computation
+        gens = em.generators(comp, operand_gens)
+        root_gen = gens[id(comp.root)]
+    else:
+        root_gen = em.make_gen(instr, operand_gens)
+
+    loop_shape = out_shapes[0]
+    if any(s.dims != loop_shape.dims for s in out_shapes):
+        raise lowering_error(instr, "a multi-output kernel needs outputs of equal dimensions")
+    with loop_nest(b, loop_shape, start, end) as index:
+        with em.scope():
+            value = root_gen(index)
+            values = list(_flatten(value)) if instr.shape.is_tuple else [value]
+            for out_ptr, shape, v in zip(outs, out_shapes, values):
+                addr = b.gep(out_ptr, [linear_of(b, shape, index)], inbounds=True,
+                             source_etype=T.storage_type(shape.element_type))
+                T.store(b, v, addr, shape.element_type)
+    b.ret_void()
+    outer, cost = kernel_cost(instr)
+    wrapper = _parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
+    return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
+
+
+def _flatten(v):
+    if isinstance(v, tuple):
+        for x in v:
+            yield from _flatten(x)
+    else:
+        yield v
+
+
+def gomp_functions(module: ir.Module):
+    def get(name, fty):
+        fn = module.globals.get(name)
+        return fn if fn is not None else ir.Function(module, fty, name)
+    gp = get("GOMP_parallel", ir.FunctionType(T.VOID, [T.PTR, T.PTR, T.I32, T.I32]))
+    tn = get("omp_get_thread_num", ir.FunctionType(T.I32, []))
+    nt = get("omp_get_num_threads", ir.FunctionType(T.I32, []))
+    return gp, tn, nt
+
+
+def _parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer: int):
+    """void kernel.par(ptr ctx): ctx = [ptr x n_ptrs]; computes this thread's chunk."""
+    _, tn, nt = gomp_functions(module)
+    w = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR]), kernel.name + ".par")
+    w.linkage = "internal"
+    b = ir.IRBuilder(w.append_basic_block("entry"))
+    ctx = w.args[0]
+    ptrs = [b.load(b.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(n_ptrs)]
+    t = b.sext(b.call(tn, []), T.I64)
+    nthreads = b.sext(b.call(nt, []), T.I64)
+    chunk = b.sdiv(b.add(c64(outer), b.sub(nthreads, c64(1))), nthreads)
+    s = b.mul(t, chunk)
+    e = b.add(s, chunk)
+    e = b.select(b.icmp_signed("<", e, c64(outer)), e, c64(outer))
+    with b.if_then(b.icmp_signed("<", s, e)):
+        b.call(kernel, ptrs + [s, e])
+    b.ret_void()
+    return w

@@ -1,0 +1,362 @@
+"""Program emission: one native function per non-fused computation.
+
+  void program(ptr params, ptr outs, ptr arena)
+
+`params` and `outs` are arrays of pointers to the leaf arrays of the computation's
+parameters and of its result; `arena` is the executable's preallocated scratch memory.
+The function runs the computation's instructions in schedule order:
+
+  parameter, constant, tuple, get-tuple-element, bitcast   no code: pointers are passed along
+  elemental ops and loop fusions                           a loop kernel (kernels.py), run on
+                                                           the calling thread or split across
+                                                           threads with GOMP_parallel when big
+  dot (f32/f64, gemm-compatible layouts)                   BLAS gemm (gemm.py)
+  sort, scatter, select-and-scatter, ...                   dedicated emitters (CUSTOM_EMITTERS)
+  while / conditional / call                               native control flow calling the
+                                                           callee computations' programs
+
+Every intermediate array lives in the arena at the offset buffer assignment gave it. An
+array-shaped instruction that is a leaf of the root writes straight into the caller's
+output; other root leaves are copied there at the end. `while` keeps its state in two
+arena slots and swaps them each iteration (the body reads one and writes the other).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from llvmlite import ir
+
+from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
+from xlapy.backends.cpu.kernels import emit_kernel, gomp_functions, kernel_cost
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import literal_global, lowering_error
+from xlapy.backends.llvm.loops import c64
+from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.shapes import Shape
+
+ALIAS_OPS = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast",
+                       "optimization-barrier", "after-all"})
+
+# opcode -> emitter(pe, instr, dest_leaves, operand_trees) -> bool (False: not handled,
+# use the generic loop kernel). Filled by gemm.py, sort.py, scatter.py, ...
+CUSTOM_EMITTERS: dict[str, Callable] = {}
+
+
+def custom_emitter(*opcodes):
+    def register(fn):
+        for op in opcodes:
+            CUSTOM_EMITTERS[op] = fn
+        return fn
+    return register
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def leaf_sizes(shape: Shape) -> list[int]:
+    return [s.byte_size for s in shape.leaves()]
+
+
+def tree_size(shape: Shape) -> int:
+    return sum(_align(max(n, 1)) for n in leaf_sizes(shape))
+
+
+def flatten(tree) -> list:
+    if isinstance(tree, tuple):
+        return [leaf for t in tree for leaf in flatten(t)]
+    return [tree]
+
+
+def unflatten(shape: Shape, leaves: list):
+    it = iter(leaves)
+
+    def build(s):
+        if s.is_tuple:
+            return tuple(build(x) for x in s.tuple_shapes)
+        return next(it)
+    return build(shape)
+
+
+class ModuleEmitter:
+    """Emits the LLVM module for a whole HLO module."""
+
+    def __init__(self, module, num_threads: int, parallel_threshold: int, use_gomp: bool):
+        self.hlo = module
+        self.llmod = ir.Module(name=module.name)
+        self.num_threads = num_threads
+        self.parallel_threshold = parallel_threshold
+        self.use_gomp = use_gomp and num_threads > 1
+        self.arena_size = 0
+        self._programs: dict[int, ir.Function] = {}
+        self._names: set[str] = set()
+
+    def unique(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c in "._" else "_" for c in base)
+        name, n = base, 0
+        while name in self._names:
+            n += 1
+            name = f"{base}.{n}"
+        self._names.add(name)
+        return name
+
+    def program(self, comp: Computation, name: str | None = None) -> ir.Function:
+        fn = self._programs.get(id(comp))
+        if fn is None:
+            fn = ProgramEmitter(self, comp, name or self.unique("prog." + comp.name)).emit()
+            self._programs[id(comp)] = fn
+        return fn
+
+    def emit(self, entry_name: str = "xlapy_entry") -> str:
+        fn = self.program(self.hlo.entry, entry_name)
+        fn.linkage = "external"
+        return str(self.llmod)
+
+
+class ProgramEmitter:
+    def __init__(self, me: ModuleEmitter, comp: Computation, name: str):
+        self.me = me
+        self.comp = comp
+        self.llmod = me.llmod
+        fty = ir.FunctionType(T.VOID, [T.PTR, T.PTR, T.PTR])
+        self.fn = ir.Function(self.llmod, fty, name)
+        self.fn.linkage = "internal"
+        self.fn.attributes.add("nounwind")
+        self.params_tbl, self.outs_tbl, self.arena = self.fn.args
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.vals: dict[int, object] = {}
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def alloca(self, ty, count=None):
+        b = self.b
+        entry = self.fn.entry_basic_block
+        saved = b.block
+        if entry.instructions:
+            b.position_before(entry.instructions[0])
+        else:
+            b.position_at_end(entry)
+        slot = b.alloca(ty, size=count)
+        b.position_at_end(saved)
+        return slot
+
+    def table(self, ptrs: list):
+        """A stack array of pointers holding `ptrs`."""
+        tbl = self.alloca(T.PTR, c64(max(len(ptrs), 1)))
+        for k, p in enumerate(ptrs):
+            self.b.store(p, self.b.gep(tbl, [c64(k)], source_etype=T.PTR))
+        return tbl
+
+    def table_entry(self, tbl, k: int):
+        return self.b.load(self.b.gep(tbl, [c64(k)], source_etype=T.PTR), typ=T.PTR)
+
+    def arena_ptr(self, offset: int):
+        return self.b.gep(self.arena, [c64(offset)], inbounds=True, source_etype=T.I8)
+
+    def memcpy(self, dst, src, nbytes: int):
+        if nbytes == 0:
+            return
+        fn = self.llmod.declare_intrinsic("llvm.memcpy", [T.PTR, T.PTR, T.I64])
+        self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
+
+    def copy_tree(self, shape: Shape, dst_leaves: list, src_leaves: list):
+        for d, s, n in zip(dst_leaves, src_leaves, leaf_sizes(shape)):
+            self.memcpy(d, s, n)
+
+    # ---- emission --------------------------------------------------------------------------
+    def emit(self) -> ir.Function:
+        comp = self.comp
+        schedule = comp.post_order()
+        self.direct = self._direct_outputs()
+        defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct  # noqa: E731
+
+        def size_of(i: Instruction) -> int:
+            size = tree_size(i.shape)
+            return 2 * size if i.opcode == "while" else size
+
+        base = self.me.arena_size
+        self.assignment = assign_buffers(comp, schedule, defines, size_of, base=base)
+        self.me.arena_size = base + self.assignment.size
+        n_param_leaves = 0
+        self.param_leaf_start = []
+        for p in comp.parameters:
+            self.param_leaf_start.append(n_param_leaves)
+            n_param_leaves += len(p.shape.leaves())
+        for instr in schedule:
+            self.vals[id(instr)] = self.emit_instruction(instr)
+        # copy root leaves that are not already in place
+        root_leaves = flatten(self.vals[id(comp.root)])
+        for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
+            if k not in self.direct.values():
+                self.memcpy(self.table_entry(self.outs_tbl, k), ptr, shape.byte_size)
+        self.b.ret_void()
+        return self.fn
+
+    def _direct_outputs(self) -> dict[int, int]:
+        """id(instr) -> output leaf index, for array kernels that are root leaves once."""
+        leaves: list = []
+
+        def walk(i: Instruction):
+            if i.opcode == "tuple":
+                for o in i.operands:
+                    walk(o)
+            elif i.shape.is_tuple:
+                leaves.extend([None] * len(i.shape.leaves()))
+            else:
+                leaves.append(i)
+
+        walk(self.comp.root)
+        count: dict[int, int] = {}
+        for i in leaves:
+            if i is not None:
+                count[id(i)] = count.get(id(i), 0) + 1
+        out = {}
+        for k, i in enumerate(leaves):
+            if i is not None and count[id(i)] == 1 and i.opcode not in ALIAS_OPS \
+                    and i.opcode != "while":
+                out[id(i)] = k
+        return out
+
+    def dest_leaves(self, instr: Instruction) -> list:
+        if id(instr) in self.direct:
+            return [self.table_entry(self.outs_tbl, self.direct[id(instr)])]
+        offset = self.assignment.offset(instr)
+        out = []
+        for n in leaf_sizes(instr.shape):
+            out.append(self.arena_ptr(offset))
+            offset += _align(max(n, 1))
+        return out
+
+    def emit_instruction(self, instr: Instruction):
+        op = instr.opcode
+        if op == "parameter":
+            k0 = self.param_leaf_start[instr.parameter_number]
+            n = len(instr.shape.leaves())
+            return unflatten(instr.shape, [self.table_entry(self.params_tbl, k0 + j) for j in range(n)])
+        if op == "constant":
+            return self._constant(instr)
+        if op == "tuple":
+            return tuple(self.vals[id(o)] for o in instr.operands)
+        if op == "get-tuple-element":
+            return self.vals[id(instr.operands[0])][instr.attrs["index"]]
+        if op in ("bitcast", "optimization-barrier"):
+            return self.vals[id(instr.operands[0])]
+        if op == "after-all":
+            return ()
+        if op == "while":
+            return self._while(instr)
+        dest = self.dest_leaves(instr)
+        operands = [self.vals[id(o)] for o in instr.operands]
+        if op == "conditional":
+            self._conditional(instr, dest, operands)
+        elif op == "call":
+            self._call(instr.attrs["to_apply"], operands, dest)
+        elif op == "custom-call":
+            raise lowering_error(instr, f"unsupported custom-call target "
+                                        f"'{instr.attrs.get('custom_call_target')}'")
+        elif op in CUSTOM_EMITTERS and CUSTOM_EMITTERS[op](self, instr, dest, operands):
+            pass
+        else:
+            self.run_kernel(instr, dest, operands)
+        return unflatten(instr.shape, dest)
+
+    def _constant(self, instr: Instruction):
+        if instr.literal is ELIDED:
+            raise lowering_error(instr, "constant was printed as {...}; its value is unknown")
+
+        def build(lit, shape, name):
+            if shape.is_tuple:
+                return tuple(build(l, s, f"{name}.{k}")
+                             for k, (l, s) in enumerate(zip(lit, shape.tuple_shapes)))
+            g = literal_global(self.llmod, lit, shape, name)
+            return self.b.gep(g, [c64(0), c64(0)], source_etype=g.value_type)
+
+        return build(instr.literal, instr.shape, f"const.{instr.name}")
+
+    # ---- kernels -----------------------------------------------------------------------------
+    def run_kernel(self, instr: Instruction, dest: list, operands: list):
+        me = self.me
+        ptrs = dest + [p for t in operands for p in flatten(t)]
+        name = me.unique(f"k.{instr.name}")
+        outer, cost = kernel_cost(instr)
+        parallel = me.use_gomp and outer >= 2 and cost >= me.parallel_threshold
+        kernel = emit_kernel(self.llmod, instr, name, parallel=parallel)
+        if parallel:
+            gp, _, _ = gomp_functions(self.llmod)
+            ctx = self.table(ptrs)
+            nthreads = min(me.num_threads, outer)
+            self.b.call(gp, [kernel.wrapper, ctx, ir.Constant(T.I32, nthreads),
+                             ir.Constant(T.I32, 0)])
+        else:
+            self.b.call(kernel.function, ptrs + [c64(0), c64(outer)])
+
+    # ---- control flow ------------------------------------------------------------------------
+    def _call(self, comp: Computation, operands: list, dest: list):
+        fn = self.me.program(comp)
+        params = self.table([p for t in operands for p in flatten(t)])
+        outs = self.table(dest)
+        self.b.call(fn, [params, outs, self.arena])
+
+    def _conditional(self, instr: Instruction, dest: list, operands: list):
+        b = self.b
+        sel = instr.operands[0]
+        if "branch_computations" in instr.attrs:
+            branches = list(instr.attrs["branch_computations"])
+            idx = b.load(operands[0], typ=T.storage_type(sel.shape.element_type))
+            idx = b.sext(idx, T.I64) if idx.type.width < 64 else idx
+            n = len(branches)
+            bad = b.or_(b.icmp_signed("<", idx, c64(0)), b.icmp_signed(">=", idx, c64(n)))
+            idx = b.select(bad, c64(n - 1), idx)  # out of range -> last branch
+        else:
+            branches = [instr.attrs["true_computation"], instr.attrs["false_computation"]]
+            pred = b.trunc(b.load(operands[0], typ=T.I8), T.I1)
+            idx = b.select(pred, c64(0), c64(1))
+        done = self.fn.append_basic_block("cond.done")
+        switch = b.switch(idx, done)
+        for k, comp in enumerate(branches):
+            blk = self.fn.append_basic_block(f"cond.branch{k}")
+            switch.add_case(c64(k), blk)
+            b.position_at_end(blk)
+            self._call(comp, [operands[k + 1]], dest)
+            b.branch(done)
+        b.position_at_end(done)
+
+    def _while(self, instr: Instruction):
+        b = self.b
+        shape = instr.shape
+        sizes = leaf_sizes(shape)
+        offset = self.assignment.offset(instr)
+        half = tree_size(shape)
+        a_leaves, b_leaves = [], []
+        off = offset
+        for n in sizes:
+            a_leaves.append(self.arena_ptr(off))
+            b_leaves.append(self.arena_ptr(off + half))
+            off += _align(max(n, 1))
+        init = flatten(self.vals[id(instr.operands[0])])
+        self.copy_tree(shape, a_leaves, init)
+        cur = self.table(a_leaves)
+        nxt = self.table(b_leaves)
+        pred_slot = self.alloca(T.I8)
+        pred_tbl = self.table([pred_slot])
+        cond_fn = self.me.program(instr.attrs["condition"])
+        body_fn = self.me.program(instr.attrs["body"])
+        header = self.fn.append_basic_block("while.cond")
+        body = self.fn.append_basic_block("while.body")
+        exit_ = self.fn.append_basic_block("while.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        b.call(cond_fn, [cur, pred_tbl, self.arena])
+        go = b.trunc(b.load(pred_slot, typ=T.I8), T.I1)
+        b.cbranch(go, body, exit_)
+        b.position_at_end(body)
+        b.call(body_fn, [cur, nxt, self.arena])
+        for k in range(len(sizes)):
+            pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
+            pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
+            vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
+            b.store(vn, pc)
+            b.store(vc, pn)
+        b.branch(header)
+        b.position_at_end(exit_)
+        return unflatten(shape, [self.table_entry(cur, k) for k in range(len(sizes))])

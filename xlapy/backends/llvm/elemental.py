@@ -1,0 +1,198 @@
+"""The elemental emitter: for each opcode, a rule producing the LLVM value of ONE output
+element, given generators for its operands' elements.
+
+A generator is a callable `gen(index) -> value` where `index` is a list of i64 LLVM values
+(one per logical dimension of the instruction's shape) and the value is in the "value form"
+of types.py (a Python tuple of values for tuple-shaped instructions). Composing the
+generators of a fused computation's instructions yields the generator of the whole fusion:
+one loop nest, no intermediate arrays. Nothing here is CPU specific; the CPU backend
+(and later the GPU backend) supplies the loops around it and the generators of kernel
+inputs (ArrayInput, reading a buffer).
+
+Rules live in elemental_ops.py (arithmetic, comparisons, conversions), elemental_data.py
+(data movement and indexing) and elemental_reduce.py (reductions, dot, convolution),
+each registered with @elemental_rule(opcode, ...) where it is defined. Signature:
+    rule(em: ElementalEmitter, instr, operand_gens: list[Gen], index: list) -> value
+
+Generated values are cached per (instruction, index) so an operand used twice is computed
+once. Rules that open loops (reduce, dot, ...) must wrap the loop in `em.scope()`: values
+created inside a loop do not dominate the code after it, so the cache entries made inside
+are dropped when the loop ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable
+
+import numpy as np
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.loops import c64, linear_of
+from xlapy.errors import LoweringError
+from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.shapes import Shape
+
+ELEMENTAL_RULES: dict[str, Callable] = {}
+
+
+def elemental_rule(*opcodes: str):
+    def register(fn):
+        for op in opcodes:
+            if op in ELEMENTAL_RULES:
+                raise RuntimeError(f"two elemental rules for {op}")
+            ELEMENTAL_RULES[op] = fn
+        return fn
+    return register
+
+
+class Gen:
+    """Generator of an array's elements."""
+
+    def __init__(self, fn: Callable, shape: Shape):
+        self.fn = fn
+        self.shape = shape
+
+    def __call__(self, index):
+        return self.fn(index)
+
+
+class TupleGen(Gen):
+    """Generator of a tuple: get-tuple-element selects an element generator without
+    computing the others."""
+
+    def __init__(self, elements: list[Gen], shape: Shape):
+        super().__init__(lambda index: tuple(g(index) for g in elements), shape)
+        self.elements = elements
+
+
+class ArrayInput(Gen):
+    """Elements of an array in memory: `ptr` points at the first element."""
+
+    def __init__(self, em: "ElementalEmitter", ptr, shape: Shape):
+        self.ptr = ptr
+        t = shape.element_type
+
+        def load(index):
+            b = em.b
+            addr = b.gep(ptr, [linear_of(b, shape, index)], inbounds=True,
+                         source_etype=T.storage_type(t))
+            return T.load(b, addr, t)
+
+        super().__init__(load, shape)
+
+
+def lowering_error(instr: Instruction, what: str) -> LoweringError:
+    return LoweringError(f"{instr.where()}{what}: {instr}\n  To see the HLO and LLVM IR, rerun "
+                         "with XLAPY_FLAGS=--xla_dump_to=DIR")
+
+
+class ElementalEmitter:
+    def __init__(self, builder: ir.IRBuilder, module: ir.Module):
+        self.b = builder
+        self.module = module
+        self._scopes: list[dict] = [{}]
+        self._globals: dict[int, ir.GlobalVariable] = {}
+
+    # ---- caching ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def scope(self):
+        self._scopes.append({})
+        try:
+            yield
+        finally:
+            self._scopes.pop()
+
+    def _lookup(self, key):
+        for s in reversed(self._scopes):
+            if key in s:
+                return s[key]
+        return None
+
+    @staticmethod
+    def _index_key(index):
+        return tuple(v.constant if isinstance(v, ir.Constant) else id(v) for v in index)
+
+    # ---- generators ------------------------------------------------------------------------
+    def generators(self, comp: Computation, param_gens: list[Gen]) -> dict[int, Gen]:
+        """Generators for every instruction of `comp`, its parameters bound to param_gens."""
+        gens: dict[int, Gen] = {}
+        for instr in comp.post_order():
+            if instr.opcode == "parameter":
+                gens[id(instr)] = param_gens[instr.parameter_number]
+            else:
+                gens[id(instr)] = self.make_gen(instr, [gens[id(o)] for o in instr.operands])
+        return gens
+
+    def make_gen(self, instr: Instruction, operand_gens: list[Gen]) -> Gen:
+        if instr.opcode == "tuple":
+            return TupleGen(operand_gens, instr.shape)
+        rule = ELEMENTAL_RULES.get(instr.opcode)
+        if rule is None:
+            raise lowering_error(instr, f"opcode {instr.opcode} has no elemental lowering")
+
+        def gen(index):
+            key = (id(instr), self._index_key(index))
+            cached = self._lookup(key)
+            if cached is not None:
+                return cached
+            value = rule(self, instr, operand_gens, index)
+            self._scopes[-1][key] = value
+            return value
+
+        return Gen(gen, instr.shape)
+
+    def call_scalar(self, comp: Computation, args: list):
+        """Inline a computation on scalar values (reducers, comparators, map functions).
+        Returns a value, or a tuple for a tuple-shaped root."""
+        gens = self.generators(comp, [Gen(lambda index, v=v: v, p.shape)
+                                      for v, p in zip(args, comp.parameters)])
+        root = gens[id(comp.root)]
+        with self.scope():
+            out = root([])
+        return out
+
+    def alloca(self, ty: ir.Type, name: str = ""):
+        """A stack slot in the function's entry block (so mem2reg turns it into registers)."""
+        b = self.b
+        entry = b.function.entry_basic_block
+        saved = b.block
+        if entry.instructions:
+            b.position_before(entry.instructions[0])
+        else:
+            b.position_at_end(entry)
+        slot = b.alloca(ty, name=name)
+        b.position_at_end(saved)
+        return slot
+
+    # ---- constants -------------------------------------------------------------------------
+    def constant_global(self, instr: Instruction) -> ir.GlobalVariable:
+        """A module-level constant array holding the literal in storage form."""
+        g = self._globals.get(id(instr))
+        if g is not None:
+            return g
+        if instr.literal is ELIDED:
+            raise lowering_error(instr, "constant was printed as {...}; its value is unknown")
+        g = literal_global(self.module, instr.literal, instr.shape, f"const.{instr.name}")
+        self._globals[id(instr)] = g
+        return g
+
+
+def literal_global(module: ir.Module, literal, shape: Shape, name: str) -> ir.GlobalVariable:
+    """A private constant global with the literal's bytes in storage form, physical order."""
+    arr = np.asarray(literal)
+    # physical order: transpose logical dims to major-to-minor order
+    order = list(reversed(shape.minor_to_major))
+    phys = np.ascontiguousarray(np.transpose(arr, order) if arr.ndim else arr)
+    data = phys.astype(np.uint8) if shape.element_type.is_pred else phys
+    raw = bytearray(data.tobytes())
+    ty = ir.ArrayType(T.I8, len(raw))
+    name = module.get_unique_name(name)
+    g = ir.GlobalVariable(module, ty, name)
+    g.global_constant = True
+    g.linkage = "private"
+    g.unnamed_addr = True
+    g.align = 64
+    g.initializer = ir.Constant(ty, raw)
+    return g

@@ -1,0 +1,325 @@
+"""Elemental rules for data movement and indexing: each maps an output index to operand
+indices (no data is moved until a loop stores the final value).
+
+  broadcast       out[i] = in[i[dimensions]]
+  reshape         via the logical row-major linear index
+  bitcast         via the PHYSICAL linear index (layouts of both shapes)
+  transpose       out[i] = in[i permuted back]
+  slice           in[start + i*stride]
+  concatenate     select the operand whose range holds i[d]
+  pad             edge/interior padding: the operand element if i maps onto one, else the pad value
+  reverse         in[d-1-i] on the reversed dims
+  iota            i[iota_dimension] converted to the element type
+  dynamic-slice   starts clamped to [0, dim - size] (XLA semantics), read at start + i
+  dynamic-update-slice  the update element where i lies in the (clamped) window, else operand
+  gather          XLA's general gather with clamped starts (see _gather)
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import TupleGen, elemental_rule, lowering_error
+from xlapy.backends.llvm.elemental_ops import convert_value
+from xlapy.backends.llvm.loops import c64, index_of, linear_of, row_major_index_of
+
+
+def _row_major_linear(b, dims, index):
+    total = None
+    stride = 1
+    for d in reversed(range(len(dims))):
+        if dims[d] != 1:
+            term = index[d] if stride == 1 else b.mul(index[d], c64(stride), flags=["nsw", "nuw"])
+            total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
+        stride *= dims[d]
+    return c64(0) if total is None else total
+
+
+@elemental_rule("copy", "optimization-barrier")
+def _identity(em, instr, gens, index):
+    return gens[0](index)
+
+
+@elemental_rule("constant")
+def _constant(em, instr, gens, index):
+    t = instr.shape.element_type
+    if instr.shape.rank == 0 and instr.literal is not None and not isinstance(instr.literal, tuple):
+        try:
+            return T.const(t, instr.literal.reshape(()).item() if hasattr(instr.literal, "reshape")
+                           else instr.literal)
+        except AttributeError:
+            pass
+    g = em.constant_global(instr)
+    b = em.b
+    addr = b.gep(g, [c64(0), c64(0)], inbounds=True, source_etype=g.value_type)
+    addr = b.gep(addr, [linear_of(b, instr.shape, index)], inbounds=True,
+                 source_etype=T.storage_type(t))
+    return T.load(b, addr, t)
+
+
+@elemental_rule("broadcast")
+def _broadcast(em, instr, gens, index):
+    return gens[0]([index[d] for d in instr.attrs["dimensions"]])
+
+
+@elemental_rule("reshape")
+def _reshape(em, instr, gens, index):
+    b = em.b
+    src = instr.operands[0].shape
+    if src.dims == instr.shape.dims:
+        return gens[0](index)
+    linear = _row_major_linear(b, instr.shape.dims, index)
+    return gens[0](row_major_index_of(b, src.dims, linear))
+
+
+@elemental_rule("bitcast")
+def _bitcast(em, instr, gens, index):
+    b = em.b
+    src = instr.operands[0].shape
+    linear = linear_of(b, instr.shape, index)
+    return gens[0](index_of(b, src, linear))
+
+
+@elemental_rule("transpose")
+def _transpose(em, instr, gens, index):
+    perm = instr.attrs["dimensions"]
+    src_index = [None] * len(perm)
+    for out_d, in_d in enumerate(perm):
+        src_index[in_d] = index[out_d]
+    return gens[0](src_index)
+
+
+@elemental_rule("slice")
+def _slice(em, instr, gens, index):
+    b = em.b
+    sl = instr.attrs["slice"]
+    src = []
+    for d, i in enumerate(index):
+        v = i if sl.strides[d] == 1 else b.mul(i, c64(sl.strides[d]), flags=["nsw", "nuw"])
+        src.append(v if sl.starts[d] == 0 else b.add(v, c64(sl.starts[d]), flags=["nsw", "nuw"]))
+    return gens[0](src)
+
+
+@elemental_rule("reverse")
+def _reverse(em, instr, gens, index):
+    b = em.b
+    dims = set(instr.attrs["dimensions"])
+    src = [b.sub(c64(instr.shape.dims[d] - 1), i) if d in dims else i for d, i in enumerate(index)]
+    return gens[0](src)
+
+
+@elemental_rule("iota")
+def _iota(em, instr, gens, index):
+    t = instr.shape.element_type
+    from xlapy.hlo.shapes import S64
+    return convert_value(em, index[instr.attrs["iota_dimension"]], S64, t)
+
+
+@elemental_rule("concatenate")
+def _concatenate(em, instr, gens, index):
+    """Chained selects between operands; each operand's load happens in its own block so
+    only one operand is read per element."""
+    b = em.b
+    d = instr.attrs["dimensions"][0]
+    if len(gens) == 1:
+        return gens[0](index)
+    fn = b.function
+    merge = fn.append_basic_block("concat.merge")
+    incoming = []
+    offset = 0
+    for k, (g, op) in enumerate(zip(gens, instr.operands)):
+        size = op.shape.dims[d]
+        last = k == len(gens) - 1
+        if not last:
+            this = fn.append_basic_block(f"concat.{k}")
+            nxt = fn.append_basic_block(f"concat.next{k}")
+            b.cbranch(b.icmp_signed("<", index[d], c64(offset + size)), this, nxt)
+            b.position_at_end(this)
+        local = list(index)
+        local[d] = b.sub(index[d], c64(offset)) if offset else index[d]
+        with em.scope():
+            v = g(local)
+        incoming.append((v, b.block))
+        b.branch(merge)
+        if not last:
+            b.position_at_end(nxt)
+        offset += size
+    b.position_at_end(merge)
+    phi = b.phi(incoming[0][0].type)
+    for v, blk in incoming:
+        phi.add_incoming(v, blk)
+    return phi
+
+
+@elemental_rule("pad")
+def _pad(em, instr, gens, index):
+    b = em.b
+    cfg = instr.attrs["padding"]
+    src_shape = instr.operands[0].shape
+    in_bounds = ir.Constant(T.I1, 1)
+    src = []
+    for d, i in enumerate(index):
+        lo, it = cfg.lows[d], cfg.interiors[d]
+        shifted = b.sub(i, c64(lo)) if lo else i
+        stride = it + 1
+        if stride == 1:
+            q = shifted
+            ok = b.icmp_signed(">=", shifted, c64(0))
+        else:
+            q = b.sdiv(shifted, c64(stride))
+            ok = b.and_(b.icmp_signed(">=", shifted, c64(0)),
+                        b.icmp_signed("==", b.srem(shifted, c64(stride)), c64(0)))
+        ok = b.and_(ok, b.icmp_signed("<", q, c64(src_shape.dims[d])))
+        in_bounds = b.and_(in_bounds, ok)
+        src.append(q)
+    pad_value = gens[1]([])
+    fn = b.function
+    take = fn.append_basic_block("pad.operand")
+    merge = fn.append_basic_block("pad.merge")
+    entry = b.block
+    b.cbranch(in_bounds, take, merge)
+    b.position_at_end(take)
+    with em.scope():
+        v = gens[0](src)
+    take_end = b.block
+    b.branch(merge)
+    b.position_at_end(merge)
+    phi = b.phi(v.type)
+    phi.add_incoming(v, take_end)
+    phi.add_incoming(pad_value, entry)
+    return phi
+
+
+def _clamped_starts(em, gens, first, operand_shape, sizes, index_empty=()):
+    """Start indices (operands first..) as i64, clamped to [0, dim - size]."""
+    b = em.b
+    starts = []
+    for d, size in enumerate(sizes):
+        g = gens[first + d]
+        t = g.shape.element_type
+        v = g(list(index_empty))
+        v = b.sext(v, T.I64) if t.is_signed and t.bits < 64 else (
+            b.zext(v, T.I64) if t.bits < 64 else v)
+        hi = operand_shape.dims[d] - size
+        if t.is_signed:
+            v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
+            v = b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+        else:
+            v = b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
+        starts.append(v)
+    return starts
+
+
+@elemental_rule("dynamic-slice")
+def _dynamic_slice(em, instr, gens, index):
+    b = em.b
+    shape = instr.operands[0].shape
+    starts = _clamped_starts(em, gens, 1, shape, instr.attrs["dynamic_slice_sizes"])
+    return gens[0]([b.add(s, i) for s, i in zip(starts, index)])
+
+
+@elemental_rule("dynamic-update-slice")
+def _dynamic_update_slice(em, instr, gens, index):
+    b = em.b
+    shape = instr.operands[0].shape
+    upd = instr.operands[1].shape
+    starts = _clamped_starts(em, gens, 2, shape, upd.dims)
+    inside = ir.Constant(T.I1, 1)
+    local = []
+    for s, i, size in zip(starts, index, upd.dims):
+        rel = b.sub(i, s)
+        inside = b.and_(inside, b.icmp_unsigned("<", rel, c64(size)))  # 0 <= rel < size
+        local.append(rel)
+    fn = b.function
+    take = fn.append_basic_block("dus.update")
+    keep = fn.append_basic_block("dus.operand")
+    merge = fn.append_basic_block("dus.merge")
+    b.cbranch(inside, take, keep)
+    b.position_at_end(take)
+    with em.scope():
+        u = gens[1](local)
+    take_end = b.block
+    b.branch(merge)
+    b.position_at_end(keep)
+    with em.scope():
+        o = gens[0](index)
+    keep_end = b.block
+    b.branch(merge)
+    b.position_at_end(merge)
+    phi = b.phi(u.type)
+    phi.add_incoming(u, take_end)
+    phi.add_incoming(o, keep_end)
+    return phi
+
+
+@elemental_rule("get-tuple-element")
+def _gte(em, instr, gens, index):
+    g = gens[0]
+    k = instr.attrs["index"]
+    if isinstance(g, TupleGen):
+        return g.elements[k](index)
+    return g(index)[k]
+
+
+@elemental_rule("map")
+def _map(em, instr, gens, index):
+    args = [g(index) for g in gens]
+    return em.call_scalar(instr.attrs["to_apply"], args)
+
+
+@elemental_rule("call")
+def _call(em, instr, gens, index):
+    comp = instr.attrs["to_apply"]
+    if instr.shape.is_tuple or any(p.shape.rank for p in comp.parameters) or instr.shape.rank:
+        raise lowering_error(instr, "only scalar calls can be emitted elementally")
+    return em.call_scalar(comp, [g(index) for g in gens])
+
+
+@elemental_rule("gather")
+def _gather(em, instr, gens, index):
+    """XLA gather. Output dims split into batch dims (not in offset_dims) and offset dims.
+    The start vector comes from the indices at the batch index (index_vector_dim inserted);
+    each start is clamped to [0, operand_dim - slice_size]."""
+    b = em.b
+    a = instr.attrs
+    operand, indices = instr.operands[0].shape, instr.operands[1].shape
+    offset_dims = list(a.get("offset_dims", ()))
+    collapsed = set(a.get("collapsed_slice_dims", ()))
+    start_index_map = list(a.get("start_index_map", ()))
+    op_batching = list(a.get("operand_batching_dims", ()))
+    idx_batching = list(a.get("start_indices_batching_dims", ()))
+    ivd = a["index_vector_dim"]
+    sizes = a["slice_sizes"]
+    batch_out_dims = [d for d in range(instr.shape.rank) if d not in offset_dims]
+    batch_index = [index[d] for d in batch_out_dims]
+
+    def indices_at(k):
+        idx = list(batch_index)
+        if ivd < indices.rank:
+            idx.insert(ivd, c64(k))
+        return idx
+
+    t = indices.element_type
+    full_start = [c64(0)] * operand.rank
+    for k, od in enumerate(start_index_map):
+        v = gens[1](indices_at(k))
+        v = (b.sext(v, T.I64) if t.is_signed else b.zext(v, T.I64)) if t.bits < 64 else v
+        hi = operand.dims[od] - sizes[od]
+        if t.is_signed:
+            v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
+            v = b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+        else:
+            v = b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
+        full_start[od] = v
+    # batching dims: operand_batching_dims[i] takes the batch index of the indices' dim
+    # start_indices_batching_dims[i] (indices dims without index_vector_dim -> batch dims)
+    idx_dims_wo_ivd = [d for d in range(indices.rank) if d != ivd]
+    for od, idd in zip(op_batching, idx_batching):
+        full_start[od] = batch_index[idx_dims_wo_ivd.index(idd)]
+    # offset dims map, in order, to operand dims that are neither collapsed nor batching
+    window_dims = [d for d in range(operand.rank) if d not in collapsed and d not in op_batching]
+    src = list(full_start)
+    for k, od in enumerate(window_dims):
+        src[od] = b.add(full_start[od], index[offset_dims[k]])
+    return gens[0](src)

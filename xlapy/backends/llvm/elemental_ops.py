@@ -1,0 +1,455 @@
+"""Elemental rules for arithmetic, logic, comparisons and conversions (XLA semantics).
+
+No fast-math flags anywhere: NaN, Inf, signed zeros and subnormals behave as IEEE says.
+  maximum/minimum   llvm.maximum/llvm.minimum: NaN-propagating, -0 < +0 (what XLA does)
+  integer divide    truncates; x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN  (no UB reaches LLVM)
+  integer remainder sign of dividend; x%0 = x, INT_MIN%-1 = 0
+  shifts            amount >= width: shl/lshr give 0, ashr gives the sign fill
+  float -> int      saturating, NaN -> 0 (llvm.fptosi.sat / fptoui.sat)
+  x -> pred         x != 0 (NaN -> true)
+  f16/bf16 math     widened to f32, computed, rounded back per operation
+Transcendentals call the vectorizable polynomial implementations of math.py (inlined),
+never libm, so loops containing them vectorize.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
+from xlapy.hlo.shapes import PrimitiveType
+
+
+def _intrinsic(em, name: str, ty: ir.Type, nargs: int = 1, ret: ir.Type | None = None):
+    fn_ty = ir.FunctionType(ret or ty, [ty] * nargs)
+    return em.module.declare_intrinsic(name, [ty], fn_ty)
+
+
+def _call_intrinsic(em, name, *args, ret=None):
+    return em.b.call(_intrinsic(em, name, args[0].type, len(args), ret), list(args))
+
+
+def _math(em, name: str, *args):
+    from xlapy.backends.llvm.math import math_function
+    fn = math_function(em.module, name, args[0].type)
+    return em.b.call(fn, list(args))
+
+
+def _elem_type(instr) -> PrimitiveType:
+    return instr.shape.element_type
+
+
+def _operand_type(instr, i=0) -> PrimitiveType:
+    return instr.operands[i].shape.element_type
+
+
+def _float_unary(em, t: PrimitiveType, v, fn):
+    """Apply fn to a float value of type t, computing in f32 for f16/bf16."""
+    x = T.to_float(em.b, v, t)
+    return T.from_float(em.b, fn(x), t)
+
+
+# ---- unary ---------------------------------------------------------------------------------
+
+_FLOAT_INTRINSIC = {
+    "floor": "llvm.floor", "ceil": "llvm.ceil", "round-nearest-afz": "llvm.round",
+    "round-nearest-even": "llvm.roundeven", "sqrt": "llvm.sqrt",
+}
+_FLOAT_MATH = {
+    "exponential": "exp", "exponential-minus-one": "expm1", "log": "log",
+    "log-plus-one": "log1p", "logistic": "logistic", "cbrt": "cbrt", "sine": "sin",
+    "cosine": "cos", "tan": "tan", "tanh": "tanh", "erf": "erf",
+}
+
+
+@elemental_rule(*_FLOAT_INTRINSIC)
+def _float_intrinsic_rule(em, instr, gens, index):
+    name = _FLOAT_INTRINSIC[instr.opcode]
+    return _float_unary(em, _elem_type(instr), gens[0](index),
+                        lambda x: _call_intrinsic(em, name, x))
+
+
+@elemental_rule(*_FLOAT_MATH)
+def _float_math_rule(em, instr, gens, index):
+    return _float_unary(em, _elem_type(instr), gens[0](index),
+                        lambda x: _math(em, _FLOAT_MATH[instr.opcode], x))
+
+
+@elemental_rule("rsqrt")
+def _rsqrt(em, instr, gens, index):
+    b = em.b
+    return _float_unary(em, _elem_type(instr), gens[0](index),
+                        lambda x: b.fdiv(ir.Constant(x.type, 1.0),
+                                         _call_intrinsic(em, "llvm.sqrt", x)))
+
+
+@elemental_rule("abs")
+def _abs(em, instr, gens, index):
+    t, v, b = _elem_type(instr), gens[0](index), em.b
+    if t.is_float:
+        return _float_unary(em, t, v, lambda x: _call_intrinsic(em, "llvm.fabs", x))
+    if not t.is_signed:
+        return v
+    return b.select(b.icmp_signed("<", v, ir.Constant(v.type, 0)), b.neg(v), v)
+
+
+@elemental_rule("negate")
+def _negate(em, instr, gens, index):
+    t, v, b = _elem_type(instr), gens[0](index), em.b
+    if t.name == "bf16":
+        return b.xor(v, ir.Constant(T.I16, 0x8000))
+    return b.fneg(v) if t.is_float else b.neg(v)
+
+
+@elemental_rule("sign")
+def _sign(em, instr, gens, index):
+    t, v, b = _elem_type(instr), gens[0](index), em.b
+    if t.is_float:
+        def sign(x):
+            zero = ir.Constant(x.type, 0.0)
+            one = _call_intrinsic(em, "llvm.copysign", ir.Constant(x.type, 1.0), x)
+            keep = b.or_(b.fcmp_unordered("uno", x, x), b.fcmp_ordered("oeq", x, zero))
+            return b.select(keep, x, one)  # NaN -> NaN, +-0 -> +-0
+        return _float_unary(em, t, v, sign)
+    zero = ir.Constant(v.type, 0)
+    if not t.is_signed:
+        return b.zext(b.icmp_unsigned("!=", v, zero), v.type)
+    pos = b.zext(b.icmp_signed(">", v, zero), v.type)
+    neg = b.zext(b.icmp_signed("<", v, zero), v.type)
+    return b.sub(pos, neg)
+
+
+@elemental_rule("not")
+def _not(em, instr, gens, index):
+    v = gens[0](index)
+    return em.b.xor(v, ir.Constant(v.type, -1 if v.type.width > 1 else 1))
+
+
+@elemental_rule("is-finite")
+def _is_finite(em, instr, gens, index):
+    t = _operand_type(instr)
+    x = T.to_float(em.b, gens[0](index), t)
+    ax = _call_intrinsic(em, "llvm.fabs", x)
+    return em.b.fcmp_ordered("<", ax, ir.Constant(x.type, float("inf")))
+
+
+@elemental_rule("popcnt")
+def _popcnt(em, instr, gens, index):
+    return _call_intrinsic(em, "llvm.ctpop", gens[0](index))
+
+
+@elemental_rule("count-leading-zeros")
+def _clz(em, instr, gens, index):
+    v = gens[0](index)
+    fn = em.module.declare_intrinsic("llvm.ctlz", [v.type],
+                                     ir.FunctionType(v.type, [v.type, T.I1]))
+    return em.b.call(fn, [v, ir.Constant(T.I1, 0)])
+
+
+# ---- binary --------------------------------------------------------------------------------
+
+_FLOAT_BINARY = {"add": "fadd", "subtract": "fsub", "multiply": "fmul", "divide": "fdiv",
+                 "remainder": "frem"}
+_INT_BINARY = {"add": "add", "subtract": "sub", "multiply": "mul"}
+_BITWISE = {"and": "and_", "or": "or_", "xor": "xor"}
+
+
+def _float_binary(em, t, x, y, fn):
+    b = em.b
+    return T.from_float(b, fn(T.to_float(b, x, t), T.to_float(b, y, t)), t)
+
+
+@elemental_rule("add", "subtract", "multiply", "divide", "remainder")
+def _arith(em, instr, gens, index):
+    t, b = _elem_type(instr), em.b
+    x, y = gens[0](index), gens[1](index)
+    if t.is_float:
+        op = getattr(b, _FLOAT_BINARY[instr.opcode])
+        return _float_binary(em, t, x, y, op)
+    if t.is_pred:
+        if instr.opcode in ("add", "subtract"):
+            return b.xor(x, y) if instr.opcode == "subtract" else b.or_(x, y)
+        if instr.opcode == "multiply":
+            return b.and_(x, y)
+        raise lowering_error(instr, "divide/remainder of pred is not defined")
+    if instr.opcode in _INT_BINARY:
+        return getattr(b, _INT_BINARY[instr.opcode])(x, y)
+    return _int_divrem(em, t, x, y, instr.opcode == "divide")
+
+
+def _int_divrem(em, t, x, y, is_div):
+    b = em.b
+    ty = x.type
+    zero, one, ones = ir.Constant(ty, 0), ir.Constant(ty, 1), ir.Constant(ty, -1)
+    y_zero = b.icmp_unsigned("==", y, zero)
+    if t.is_signed:
+        int_min = ir.Constant(ty, 1 << (ty.width - 1))
+        overflow = b.and_(b.icmp_unsigned("==", x, int_min), b.icmp_unsigned("==", y, ones))
+        bad = b.or_(y_zero, overflow)
+        safe = b.select(bad, one, y)
+        q = b.sdiv(x, safe) if is_div else b.srem(x, safe)
+        if is_div:
+            return b.select(y_zero, ones, b.select(overflow, int_min, q))
+        return b.select(y_zero, x, b.select(overflow, zero, q))
+    safe = b.select(y_zero, one, y)
+    q = b.udiv(x, safe) if is_div else b.urem(x, safe)
+    return b.select(y_zero, ones if is_div else x, q)
+
+
+@elemental_rule("maximum", "minimum")
+def _maxmin(em, instr, gens, index):
+    t, b = _elem_type(instr), em.b
+    x, y = gens[0](index), gens[1](index)
+    is_max = instr.opcode == "maximum"
+    if t.is_float:
+        name = "llvm.maximum" if is_max else "llvm.minimum"
+        return _float_binary(em, t, x, y, lambda a, c: _call_intrinsic(em, name, a, c))
+    if t.is_pred:
+        return b.or_(x, y) if is_max else b.and_(x, y)
+    cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
+    return b.select(cmp(">" if is_max else "<", x, y), x, y)
+
+
+@elemental_rule("and", "or", "xor")
+def _bitwise(em, instr, gens, index):
+    return getattr(em.b, _BITWISE[instr.opcode])(gens[0](index), gens[1](index))
+
+
+@elemental_rule("shift-left", "shift-right-logical", "shift-right-arithmetic")
+def _shift(em, instr, gens, index):
+    b = em.b
+    x, y = gens[0](index), gens[1](index)
+    width = ir.Constant(x.type, x.type.width)
+    in_range = b.icmp_unsigned("<", y, width)
+    safe = b.select(in_range, y, ir.Constant(x.type, 0))
+    if instr.opcode == "shift-left":
+        return b.select(in_range, b.shl(x, safe), ir.Constant(x.type, 0))
+    if instr.opcode == "shift-right-logical":
+        return b.select(in_range, b.lshr(x, safe), ir.Constant(x.type, 0))
+    fill = b.ashr(x, ir.Constant(x.type, x.type.width - 1))
+    return b.select(in_range, b.ashr(x, safe), fill)
+
+
+@elemental_rule("power")
+def _power(em, instr, gens, index):
+    t, b = _elem_type(instr), em.b
+    x, y = gens[0](index), gens[1](index)
+    if t.is_float:
+        return _float_binary(em, t, x, y, lambda a, c: _math(em, "pow", a, c))
+    if t.is_pred:
+        return b.or_(x, b.xor(y, ir.Constant(T.I1, 1)))  # x**0 = 1; 0**1 = 0; 1**y = 1
+    # Exponentiation by squaring over every bit of |y| (unrolled: no data-dependent trip
+    # count, so it vectorizes). Negative exponents: 1 for x==1, +-1 for x==-1, else 0.
+    ty = x.type
+    one, zero = ir.Constant(ty, 1), ir.Constant(ty, 0)
+    acc, base, e = one, x, y
+    for _ in range(ty.width):
+        bit = b.trunc(e, T.I1)
+        acc = b.select(bit, b.mul(acc, base), acc)
+        base = b.mul(base, base)
+        e = b.lshr(e, one)
+    if not t.is_signed:
+        return acc
+    neg = b.icmp_signed("<", y, zero)
+    is_one = b.icmp_signed("==", x, one)
+    is_mone = b.icmp_signed("==", x, ir.Constant(ty, -1))
+    odd = b.trunc(y, T.I1)
+    neg_result = b.select(is_one, one, b.select(is_mone, b.select(odd, ir.Constant(ty, -1), one),
+                                                zero))
+    return b.select(neg, neg_result, acc)
+
+
+@elemental_rule("atan2")
+def _atan2(em, instr, gens, index):
+    t = _elem_type(instr)
+    return _float_binary(em, t, gens[0](index), gens[1](index),
+                         lambda a, c: _math(em, "atan2", a, c))
+
+
+# ---- comparisons, select, clamp --------------------------------------------------------------
+
+_ICMP = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def total_order_key(b, v, t: PrimitiveType):
+    """Signed-integer key ordering floats as -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN."""
+    bits = b.bitcast(v, ir.IntType(t.bits)) if t.name != "bf16" else v
+    ity = bits.type
+    sign_mask = b.ashr(bits, ir.Constant(ity, ity.width - 1))  # all ones if negative
+    flip = b.lshr(sign_mask, ir.Constant(ity, 1))              # 0x7ff.. if negative
+    return b.xor(bits, flip)
+
+
+def compare_values(em, t: PrimitiveType, x, y, direction: str, cmp_type: str | None):
+    b = em.b
+    if t.is_float:
+        if cmp_type == "TOTALORDER":
+            kx, ky = total_order_key(b, x, t), total_order_key(b, y, t)
+            return b.icmp_signed(_ICMP[direction], kx, ky)
+        x, y = T.to_float(b, x, t), T.to_float(b, y, t)
+        if direction == "NE":  # the only comparison that is true for NaN operands
+            return b.fcmp_unordered("!=", x, y)
+        return b.fcmp_ordered(_ICMP[direction], x, y)
+    signed = t.is_signed and not t.is_pred if cmp_type is None else cmp_type == "SIGNED"
+    fn = b.icmp_signed if signed else b.icmp_unsigned
+    return fn(_ICMP[direction], x, y)
+
+
+@elemental_rule("compare")
+def _compare(em, instr, gens, index):
+    return compare_values(em, _operand_type(instr), gens[0](index), gens[1](index),
+                          instr.attrs["direction"], instr.attrs.get("type"))
+
+
+@elemental_rule("select")
+def _select(em, instr, gens, index):
+    pred_idx = [] if instr.operands[0].shape.rank == 0 else index
+    return em.b.select(gens[0](pred_idx), gens[1](index), gens[2](index))
+
+
+@elemental_rule("clamp")
+def _clamp(em, instr, gens, index):
+    t, b = _elem_type(instr), em.b
+    lo = gens[0]([] if instr.operands[0].shape.rank == 0 else index)
+    x = gens[1](index)
+    hi = gens[2]([] if instr.operands[2].shape.rank == 0 else index)
+    if t.is_float:
+        def clamp(a, l, h):
+            return _call_intrinsic(em, "llvm.minimum", _call_intrinsic(em, "llvm.maximum", a, l), h)
+        return T.from_float(b, clamp(*(T.to_float(b, v, t) for v in (x, lo, hi))), t)
+    cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
+    x = b.select(cmp("<", x, lo), lo, x)
+    return b.select(cmp(">", x, hi), hi, x)
+
+
+# ---- conversions -------------------------------------------------------------------------
+
+def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
+    b = em.b
+    if src == dst:
+        return v
+    if dst.is_pred:
+        if src.is_float:
+            x = T.to_float(b, v, src)
+            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+        return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
+    if src.is_pred:
+        if dst.is_float:
+            return T.from_float(b, b.uitofp(v, T.compute_float_type(dst)), dst)
+        return b.zext(v, T.value_type(dst))
+    if src.is_float and dst.is_float:
+        x = T.to_float(b, v, src)
+        if dst.name == "f64":
+            return b.fpext(x, T.F64) if x.type != T.F64 else x
+        if dst.name == "f32":
+            return b.fptrunc(x, T.F32) if x.type == T.F64 else x
+        if dst.name == "f16":
+            return b.fptrunc(x, T.F16)
+        if x.type == T.F64:  # f64 -> bf16: round once, directly from double
+            return _f64_to_bf16(em, x)
+        return T.f32_to_bf16_bits(b, x)
+    if src.is_float:  # float -> int: saturating, NaN -> 0
+        x = T.to_float(b, v, src)
+        name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
+        dty = T.value_type(dst)
+        fn = em.module.declare_intrinsic(name, [dty, x.type], ir.FunctionType(dty, [x.type]))
+        return b.call(fn, [x])
+    if dst.is_float:  # int -> float
+        fty = T.compute_float_type(dst) if dst.name != "f16" else T.F32
+        if dst.name in ("f16", "bf16") and src.bits > 16:
+            fty = T.F64  # round once from a wider exact-ish source (ints <= 2^53 exact)
+        f = b.sitofp(v, fty) if src.is_signed else b.uitofp(v, fty)
+        if dst.name == "bf16":
+            return _f64_to_bf16(em, f) if fty == T.F64 else T.f32_to_bf16_bits(b, f)
+        if dst.name == "f16":
+            return b.fptrunc(f, T.F16)
+        return f
+    # int -> int
+    dty = T.value_type(dst)
+    if dst.bits < src.bits:
+        return b.trunc(v, dty)
+    if dst.bits > src.bits:
+        return b.sext(v, dty) if src.is_signed else b.zext(v, dty)
+    return v
+
+
+def _f64_to_bf16(em, x):
+    """Round a double to bf16 once (RNE), avoiding double rounding through f32."""
+    b = em.b
+    bits = b.bitcast(x, T.I64)
+    # bf16 keeps the top 7 mantissa bits of 52: round at bit 45.
+    lsb = b.and_(b.lshr(bits, ir.Constant(T.I64, 45)), ir.Constant(T.I64, 1))
+    r = b.add(bits, b.add(ir.Constant(T.I64, (1 << 44) - 1), lsb))
+    as_f32 = b.fptrunc(b.bitcast(b.and_(r, ir.Constant(T.I64, ~((1 << 45) - 1))), T.F64), T.F32)
+    is_nan = b.fcmp_unordered("uno", x, x)
+    nan16 = ir.Constant(T.I16, 0x7FC0)
+    return b.select(is_nan, nan16, T.f32_to_bf16_bits(b, as_f32))
+
+
+@elemental_rule("convert")
+def _convert(em, instr, gens, index):
+    return convert_value(em, gens[0](index), _operand_type(instr), _elem_type(instr))
+
+
+@elemental_rule("bitcast-convert")
+def _bitcast_convert(em, instr, gens, index):
+    src, dst, b = _operand_type(instr), _elem_type(instr), em.b
+    if src.bits == dst.bits:
+        v = gens[0](index)
+        if src.is_pred:
+            v = b.zext(v, T.I8)
+        out = b.bitcast(v, T.storage_type(dst))
+        return b.trunc(out, T.I1) if dst.is_pred else out
+    if src.bits > dst.bits:  # one source element -> several: the new minor dim picks a part
+        v = b.bitcast(gens[0](index[:-1]), ir.IntType(src.bits))
+        shift = b.mul(index[-1], ir.Constant(T.I64, dst.bits))
+        if src.bits < 64:
+            shift = b.trunc(shift, v.type)
+        part = b.trunc(b.lshr(v, shift), ir.IntType(dst.bits))
+        return b.bitcast(part, T.storage_type(dst))
+    # several source elements (the operand's minor dim) -> one
+    n = dst.bits // src.bits
+    acc = ir.Constant(ir.IntType(dst.bits), 0)
+    for k in range(n):
+        part = b.bitcast(gens[0](index + [ir.Constant(T.I64, k)]), ir.IntType(src.bits))
+        wide = b.zext(part, ir.IntType(dst.bits))
+        acc = b.or_(acc, b.shl(wide, ir.Constant(wide.type, k * src.bits)))
+    return b.bitcast(acc, T.storage_type(dst))
+
+
+@elemental_rule("reduce-precision")
+def _reduce_precision(em, instr, gens, index):
+    t = _elem_type(instr)
+    e_bits, m_bits = instr.attrs["exponent_bits"], instr.attrs["mantissa_bits"]
+    return _float_unary(em, t, gens[0](index),
+                        lambda x: reduce_precision(em, x, e_bits, m_bits))
+
+
+def reduce_precision(em, x, exponent_bits: int, mantissa_bits: int):
+    """XLA's ReducePrecision: round the mantissa to nearest even, then clamp the exponent
+    range (overflow -> inf, underflow -> signed zero); NaN stays NaN."""
+    b = em.b
+    is_f64 = x.type == T.F64
+    ity = T.I64 if is_f64 else T.I32
+    src_m, src_e = (52, 11) if is_f64 else (23, 8)
+    c = lambda v: ir.Constant(ity, v)  # noqa: E731
+    bits = b.bitcast(x, ity)
+    if mantissa_bits < src_m:
+        drop = src_m - mantissa_bits
+        last = b.and_(b.lshr(bits, c(drop)), c(1))
+        bias = b.add(c((1 << (drop - 1)) - 1), last)
+        bits = b.and_(b.add(bits, bias), c(~((1 << drop) - 1) & ((1 << ity.width) - 1)))
+    if exponent_bits < src_e:
+        sign = b.and_(bits, c(1 << (ity.width - 1)))
+        exp_bias = (1 << (src_e - 1)) - 1
+        new_bias = (1 << (exponent_bits - 1)) - 1
+        max_exp = exp_bias + new_bias
+        min_exp = exp_bias - new_bias
+        exp = b.and_(b.lshr(bits, c(src_m)), c((1 << src_e) - 1))
+        overflow = b.icmp_signed(">", exp, c(max_exp))
+        underflow = b.icmp_signed("<=", exp, c(min_exp))
+        inf = b.or_(sign, c(((1 << src_e) - 1) << src_m))
+        bits = b.select(overflow, inf, b.select(underflow, sign, bits))
+    out = b.bitcast(bits, x.type)
+    return b.select(b.fcmp_unordered("uno", x, x), x, out)

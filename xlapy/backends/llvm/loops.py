@@ -1,0 +1,128 @@
+"""Loop emission helpers: counted loops and loop nests over array shapes.
+
+`for_range(b, start, stop)` is a context manager yielding the induction variable (i64); the
+body is emitted inside the `with` block and the builder is left after the loop. Loops are
+written in the canonical form LLVM's loop passes and vectorizer expect (preheader, header
+with a phi, single latch, exit). Trip counts are i64: index arithmetic is 64-bit.
+
+`index_of(b, shape, linear)` and `linear_of(b, shape, index)` convert between a logical
+multi-index and the physical linear offset given the shape's layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from llvmlite import ir
+
+from xlapy.backends.llvm.types import I64
+from xlapy.hlo.shapes import Shape
+
+
+def c64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+@contextlib.contextmanager
+def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i"):
+    """Emit `for (i = start; i < stop; i += step)`; yields i."""
+    if isinstance(start, int):
+        start = c64(start)
+    if isinstance(stop, int):
+        stop = c64(stop)
+    fn = b.function
+    pre = b.block
+    header = fn.append_basic_block(f"{name}.header")
+    body = fn.append_basic_block(f"{name}.body")
+    exit_ = fn.append_basic_block(f"{name}.exit")
+    b.branch(header)
+    b.position_at_end(header)
+    i = b.phi(I64, name=name)
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
+    b.position_at_end(body)
+    yield i
+    nxt = b.add(i, c64(step), name=f"{name}.next", flags=["nsw"])
+    latch = b.block
+    i.add_incoming(nxt, latch)
+    b.branch(header)
+    b.position_at_end(exit_)
+
+
+def strides(shape: Shape) -> list[int]:
+    """Element strides of each logical dimension under the shape's layout."""
+    st = [0] * shape.rank
+    acc = 1
+    for d in shape.minor_to_major:
+        st[d] = acc
+        acc *= shape.dims[d]
+    return st
+
+
+def linear_of(b: ir.IRBuilder, shape: Shape, index) -> ir.Value:
+    """Physical linear element offset of a logical multi-index (list of i64 values)."""
+    st = strides(shape)
+    total = None
+    for d in range(shape.rank):
+        if shape.dims[d] == 1:
+            continue
+        term = index[d] if st[d] == 1 else b.mul(index[d], c64(st[d]), flags=["nsw", "nuw"])
+        total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
+    return c64(0) if total is None else total
+
+
+def index_of(b: ir.IRBuilder, shape: Shape, linear) -> list:
+    """Logical multi-index of a physical linear offset."""
+    index = [None] * shape.rank
+    rem = linear
+    for d in reversed(shape.minor_to_major):  # major to minor
+        stride = 1
+        for dd in shape.minor_to_major:
+            if dd == d:
+                break
+            stride *= shape.dims[dd]
+        if shape.dims[d] == 1:
+            index[d] = c64(0)
+            continue
+        if stride == 1:
+            index[d] = rem
+        else:
+            index[d] = b.udiv(rem, c64(stride))
+            rem = b.urem(rem, c64(stride))
+    return index
+
+
+def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:
+    """Multi-index of a row-major linear offset over `dims`."""
+    index = [None] * len(dims)
+    rem = linear
+    for d in range(len(dims)):
+        stride = 1
+        for dd in dims[d + 1:]:
+            stride *= dd
+        if dims[d] == 1:
+            index[d] = c64(0)
+        elif stride == 1:
+            index[d] = rem
+        else:
+            index[d] = b.udiv(rem, c64(stride))
+            rem = b.urem(rem, c64(stride))
+    return index
+
+
+@contextlib.contextmanager
+def loop_nest(b: ir.IRBuilder, shape: Shape, outer_start=None, outer_stop=None, name="d"):
+    """Loops over every element of `shape` in physical order (major outermost). Yields the
+    logical multi-index. The outermost loop runs over [outer_start, outer_stop) of the
+    most-major dimension when given (for splitting work across threads)."""
+    order = list(reversed(shape.minor_to_major))  # major -> minor
+    index = [c64(0)] * shape.rank
+    with contextlib.ExitStack() as stack:
+        for k, d in enumerate(order):
+            lo, hi = 0, shape.dims[d]
+            if k == 0 and outer_start is not None:
+                lo, hi = outer_start, outer_stop
+            if shape.dims[d] == 1 and not (k == 0 and outer_start is not None):
+                continue
+            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"{name}{d}"))
+        yield index

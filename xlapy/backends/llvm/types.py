@@ -1,0 +1,115 @@
+"""HLO element types as LLVM types, and conversions between storage and compute forms.
+
+Each HLO element type has a *storage* type (how it sits in memory) and a *value* type (how
+the elemental emitter holds it in registers):
+
+  type    storage   value    arithmetic done in
+  pred    i8        i1       -
+  sN/uN   iN        iN       iN (wrapping; signedness comes from the HLO type)
+  f16     half      half     float (converted per op, rounded back: what XLA CPU does)
+  bf16    i16       i16      float (bits; converted with explicit round-to-nearest-even)
+  f32     float     float    float
+  f64     double    double   double
+
+bf16 is handled as raw bits rather than LLVM's `bfloat` so that no soft-float runtime
+helpers are needed on any target, and the conversion code vectorizes.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.hlo.shapes import PrimitiveType
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I16 = ir.IntType(16)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+F16 = ir.HalfType()
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+PTR = ir.PointerType()
+VOID = ir.VoidType()
+
+
+def storage_type(t: PrimitiveType) -> ir.Type:
+    if t.is_pred:
+        return I8
+    if t.name == "bf16":
+        return I16
+    if t.name == "f16":
+        return F16
+    if t.name == "f32":
+        return F32
+    if t.name == "f64":
+        return F64
+    return ir.IntType(t.bits)
+
+
+def value_type(t: PrimitiveType) -> ir.Type:
+    return I1 if t.is_pred else storage_type(t)
+
+
+def compute_float_type(t: PrimitiveType) -> ir.Type:
+    """The float type arithmetic on t is done in (f16 and bf16 widen to float)."""
+    return F64 if t.name == "f64" else F32
+
+
+def const(t: PrimitiveType, value) -> ir.Constant:
+    """An LLVM constant of HLO type t in value form."""
+    if t.is_pred:
+        return ir.Constant(I1, int(bool(value)))
+    if t.name == "bf16":
+        import numpy as np
+        import ml_dtypes
+        bits = int(np.array(value, dtype=ml_dtypes.bfloat16).view(np.uint16))
+        return ir.Constant(I16, bits)
+    if t.is_float:
+        return ir.Constant(value_type(t), float(value))
+    v = int(value)
+    if v < 0:
+        v &= (1 << t.bits) - 1
+    return ir.Constant(value_type(t), v)
+
+
+def load(b: ir.IRBuilder, ptr, t: PrimitiveType):
+    v = b.load(ptr, typ=storage_type(t))
+    return b.trunc(v, I1) if t.is_pred else v
+
+
+def store(b: ir.IRBuilder, value, ptr, t: PrimitiveType):
+    if t.is_pred:
+        value = b.zext(value, I8)
+    return b.store(value, ptr)
+
+
+def to_float(b: ir.IRBuilder, v, t: PrimitiveType):
+    """A float-typed value (value form of t) widened to its compute type."""
+    if t.name == "bf16":
+        return b.bitcast(b.shl(b.zext(v, I32), ir.Constant(I32, 16)), F32)
+    if t.name == "f16":
+        return b.fpext(v, F32)
+    return v
+
+
+def from_float(b: ir.IRBuilder, v, t: PrimitiveType):
+    """A compute-type float rounded (to nearest even) into the value form of t."""
+    if t.name == "bf16":
+        return f32_to_bf16_bits(b, v)
+    if t.name == "f16":
+        return b.fptrunc(v, F16)
+    if t.name == "f32" and v.type == F64:
+        return b.fptrunc(v, F32)
+    return v
+
+
+def f32_to_bf16_bits(b: ir.IRBuilder, v):
+    """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN."""
+    bits = b.bitcast(v, I32)
+    lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+    rounded = b.add(bits, b.add(ir.Constant(I32, 0x7FFF), lsb))
+    is_nan = b.fcmp_unordered("uno", v, v)
+    quiet = b.or_(bits, ir.Constant(I32, 0x00400000))
+    out = b.select(is_nan, quiet, rounded)
+    return b.trunc(b.lshr(out, ir.Constant(I32, 16)), I16)

@@ -1,0 +1,54 @@
+"""Debug and tuning flags, read from the XLAPY_FLAGS environment variable with XLA's names.
+
+  XLAPY_FLAGS="--xla_dump_to=/tmp/dump --xla_dump_hlo_as_text"
+
+Unknown flags raise an XlapyError naming them (a typo should not be silently ignored).
+`flags()` re-reads the environment each time it is called, so tests can set it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+
+from xlapy.errors import XlapyError
+
+
+@dataclass
+class Flags:
+    xla_dump_to: str | None = None
+    xla_dump_hlo_as_text: bool = False
+    xla_dump_hlo_as_dot: bool = False
+    xla_dump_hlo_as_html: bool = False
+    xla_dump_hlo_pass_re: str | None = None
+    xla_disable_hlo_passes: list[str] = field(default_factory=list)
+    xla_generate_hlo_graph: str | None = None
+
+
+_BOOL = {"true": True, "1": True, "false": False, "0": False}
+
+
+def parse_flags(text: str) -> Flags:
+    f = Flags()
+    for tok in shlex.split(text or ""):
+        if not tok.startswith("--"):
+            raise XlapyError(f"XLAPY_FLAGS: expected --name[=value], got '{tok}'")
+        name, _, value = tok[2:].partition("=")
+        if not hasattr(f, name):
+            known = ", ".join("--" + k for k in Flags.__dataclass_fields__)
+            raise XlapyError(f"XLAPY_FLAGS: unknown flag --{name}; known flags: {known}")
+        current = getattr(f, name)
+        if isinstance(current, bool):
+            if value and value.lower() not in _BOOL:
+                raise XlapyError(f"XLAPY_FLAGS: --{name} takes true or false, got '{value}'")
+            setattr(f, name, _BOOL.get(value.lower(), True) if value else True)
+        elif isinstance(current, list):
+            setattr(f, name, [v for v in value.split(",") if v])
+        else:
+            setattr(f, name, value)
+    return f
+
+
+def flags() -> Flags:
+    return parse_flags(os.environ.get("XLAPY_FLAGS", ""))
