@@ -3,7 +3,7 @@
 Input: a computation, its schedule (a list of its instructions, operands first), and a
 backend's answer to two questions: which instructions define new buffers (`defines`), and
 how many bytes each needs (`size_of`). Instructions that only alias their operands (tuple,
-get-tuple-element, bitcast, optimization-barrier, parameter, constant) define none.
+get-tuple-element, bitcast, opt-barrier, parameter, constant) define none.
 
 Algorithm: liveness over the schedule. A buffer is live from the position of its defining
 instruction to the last position at which it, or any alias of it, is used; buffers that
@@ -23,7 +23,7 @@ from typing import Callable
 from xlapy.hlo.ir import Computation, Instruction
 
 ALIGN = 64
-ALIASING_OPCODES = frozenset({"tuple", "get-tuple-element", "bitcast", "optimization-barrier"})
+ALIASING_OPCODES = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
 
 
 def _align(n: int) -> int:

@@ -7,7 +7,12 @@ from xlapy.hlo.shapes import (BF16, F16, F32, F64, PRED, PRIMITIVE_TYPES, S8, S1
                               TOKEN, U8, U16, U32, U64, Layout, PrimitiveType, Shape,
                               primitive_type, scalar)
 
+from xlapy.hlo.shape_inference import infer_shape  # noqa: E402  (after ir/parser: no cycle)
+from xlapy.hlo.verifier import verify  # noqa: E402
+from xlapy.hlo.builder import Builder  # noqa: E402
+
 __all__ = [
+    "Builder", "infer_shape", "verify",
     "ELIDED", "Computation", "Instruction", "Module", "module_diff", "modules_equal",
     "OPCODES", "OpInfo", "parse", "parse_file", "parse_shape",
     "BF16", "F16", "F32", "F64", "PRED", "PRIMITIVE_TYPES", "S8", "S16", "S32", "S64", "TOKEN",

@@ -42,7 +42,7 @@ _ROWS = [
     OpInfo("get-tuple-element", 1, "structure"),
     OpInfo("copy", 1, "structure", elementwise=True),
     OpInfo("bitcast", 1, "structure"),
-    OpInfo("optimization-barrier", 1, "structure"),
+    OpInfo("opt-barrier", 1, "structure"),
     OpInfo("after-all", None, "structure"),
     # unary elementwise
     OpInfo("abs", 1, "unary", True),

@@ -25,9 +25,10 @@ Results carry no layout (layout assignment is a separate concern); compare them 
 
 Each opcode's rule is registered with @shape_rule(...) where it is defined, in the topic
 modules shape_rules_elementwise.py, shape_rules_data.py, shape_rules_indexing.py,
-shape_rules_linalg.py and shape_rules_control.py (imported at the end of this module so that
-importing `infer_shape` fills the registry). A rule is `rule(op: OpContext) -> Shape`;
-OpContext gives typed access to the operands and attributes and builds the error messages.
+shape_rules_linalg.py, shape_rules_reduction.py and shape_rules_control.py (imported at the
+end of this module so that importing `infer_shape` fills the registry). A rule is
+`rule(op: OpContext) -> Shape`; OpContext gives typed access to the operands and
+attributes and builds the error messages.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Callable, Sequence
 from xlapy.errors import ShapeError
 from xlapy.hlo import attributes as A
 from xlapy.hlo.opcodes import OPCODES
-from xlapy.hlo.shapes import PRED, TOKEN, PrimitiveType, Shape
+from xlapy.hlo.shapes import PrimitiveType, Shape
 
 SHAPE_RULES: dict[str, Callable[["OpContext"], Shape]] = {}
 
@@ -314,7 +315,8 @@ from xlapy.hlo import shape_rules_elementwise  # noqa: E402,F401
 from xlapy.hlo import shape_rules_data  # noqa: E402,F401
 from xlapy.hlo import shape_rules_indexing  # noqa: E402,F401
 from xlapy.hlo import shape_rules_linalg  # noqa: E402,F401
+from xlapy.hlo import shape_rules_reduction  # noqa: E402,F401
 from xlapy.hlo import shape_rules_control  # noqa: E402,F401
 
 __all__ = ["SHAPE_RULES", "NEEDS_DECLARED", "OpContext", "infer_shape",
-           "infer_instruction_shape", "shape_rule", "PRED", "TOKEN"]
+           "infer_instruction_shape", "shape_rule"]

@@ -5,7 +5,7 @@
                               dims, recursively for tuples) or be ELIDED ({...})
   iota                        declared array of rank >= 1, numeric type, iota_dimension < rank
   tuple / get-tuple-element   (s0, s1, ...) / the index-th element of a tuple operand
-  copy, optimization-barrier  the operand's shape
+  copy, opt-barrier  the operand's shape
   bitcast                     declared array with the operand's byte size
   after-all                   token operands -> token[]
   broadcast                   declared output; dimensions[i] is the output dimension that
@@ -92,7 +92,7 @@ def get_tuple_element(op: OpContext) -> Shape:
     return s.tuple_shapes[i].without_layout()
 
 
-@shape_rule("copy", "optimization-barrier")
+@shape_rule("copy", "opt-barrier")
 def same_as_operand(op: OpContext) -> Shape:
     return op.shapes[0].without_layout()
 

@@ -182,7 +182,8 @@ def bitcast_convert(op: OpContext) -> Shape:
         return Shape.array(new, s.dims)
     big, small = max(old.bits, new.bits), min(old.bits, new.bits)
     if big % small:
-        raise op.fail(f"cannot bitcast between bit widths {old.bits} and {new.bits}: {old} -> {new}")
+        raise op.fail(f"cannot bitcast between bit widths {old.bits} and {new.bits}: "
+                      f"{old} -> {new}")
     ratio = big // small
     if old.bits > new.bits:
         return Shape.array(new, s.dims + (ratio,))

@@ -36,7 +36,7 @@ from xlapy.hlo.ir import ELIDED, Computation, Instruction
 from xlapy.hlo.shapes import Shape
 
 ALIAS_OPS = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast",
-                       "optimization-barrier", "after-all"})
+                       "opt-barrier", "after-all"})
 
 # opcode -> emitter(pe, instr, dest_leaves, operand_trees) -> bool (False: not handled,
 # use the generic loop kernel). Filled by gemm.py, sort.py, scatter.py, ...
@@ -239,7 +239,7 @@ class ProgramEmitter:
             return tuple(self.vals[id(o)] for o in instr.operands)
         if op == "get-tuple-element":
             return self.vals[id(instr.operands[0])][instr.attrs["index"]]
-        if op in ("bitcast", "optimization-barrier"):
+        if op in ("bitcast", "opt-barrier"):
             return self.vals[id(instr.operands[0])]
         if op == "after-all":
             return ()

@@ -36,7 +36,7 @@ def _row_major_linear(b, dims, index):
     return c64(0) if total is None else total
 
 
-@elemental_rule("copy", "optimization-barrier")
+@elemental_rule("copy", "opt-barrier")
 def _identity(em, instr, gens, index):
     return gens[0](index)
 

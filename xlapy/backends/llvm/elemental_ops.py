@@ -239,12 +239,13 @@ def _power(em, instr, gens, index):
         return _float_binary(em, t, x, y, lambda a, c: _math(em, "pow", a, c))
     if t.is_pred:
         return b.or_(x, b.xor(y, ir.Constant(T.I1, 1)))  # x**0 = 1; 0**1 = 0; 1**y = 1
-    # Exponentiation by squaring over every bit of |y| (unrolled: no data-dependent trip
-    # count, so it vectorizes). Negative exponents: 1 for x==1, +-1 for x==-1, else 0.
+    # Exponentiation by squaring over the low 6 bits of y, as XLA:CPU does (so 2**64 == 1
+    # for s64); unrolled, so it vectorizes. Negative exponents: 1 for x==1, +-1 for x==-1,
+    # else 0.
     ty = x.type
     one, zero = ir.Constant(ty, 1), ir.Constant(ty, 0)
     acc, base, e = one, x, y
-    for _ in range(ty.width):
+    for _ in range(min(ty.width, 6)):
         bit = b.trunc(e, T.I1)
         acc = b.select(bit, b.mul(acc, base), acc)
         base = b.mul(base, base)

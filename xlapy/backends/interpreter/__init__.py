@@ -1,0 +1,13 @@
+"""The NumPy reference interpreter backend ("interpreter")."""
+
+from xlapy.backends.base import register_platform
+from xlapy.backends.interpreter.evaluator import (EVAL_RULES, Evaluator, InterpreterPlatform,
+                                                   eval_rule, evaluate)
+
+# Importing the rule modules fills EVAL_RULES.
+from xlapy.backends.interpreter import (control, data, elementwise, indexing,  # noqa: F401,E402
+                                         linalg, reduction)
+
+register_platform("interpreter", InterpreterPlatform)
+
+__all__ = ["EVAL_RULES", "Evaluator", "InterpreterPlatform", "eval_rule", "evaluate"]
