@@ -1,0 +1,1 @@
+"""The tracing frontend: primitives, jit, autodiff."""

@@ -1,0 +1,252 @@
+"""The tracing core: abstract values, primitives, traces and tracers.
+
+A Primitive is one operation (add, dot_general, reduce_sum, scan, ...). Each concern is a
+rule registered on the primitive by a decorator where the primitive is defined:
+
+    add_p = Primitive("add")
+    @add_p.def_impl            # eager: NumPy arrays in, NumPy array out
+    @add_p.def_abstract_eval   # shapes/dtypes: ShapedArray in, ShapedArray out
+    @add_p.def_lowering        # HLO: (ctx, *operand instructions, **params) -> instruction
+    @add_p.def_vjp             # reverse mode: (cts, *primals, out=..., **params) -> cotangents
+
+`bind(prim, *args, **params)` applies a primitive. With no tracer among the args it runs
+eagerly (impl on NumPy arrays). Otherwise the innermost active trace among the args' tracers
+processes it: a GraphTrace records an equation (jit, control-flow bodies), a TapeTrace
+(autodiff) computes the primal one level down and records the application for the
+backward pass. Traces nest (jit of grad, grad of jit, grad of grad, scan inside jit): each
+has a level, and a value from an outer level is just an input ("lifted") to an inner one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+
+
+class TracerError(XlapyError):
+    """A traced value was used where a concrete value is needed, or escaped its trace."""
+
+
+@dataclass(frozen=True)
+class ShapedArray:
+    shape: tuple
+    dtype: np.dtype
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __str__(self) -> str:
+        return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+
+def dtype_name(dtype) -> str:
+    from xlapy.hlo.shapes import primitive_type
+    try:
+        return primitive_type(np.dtype(dtype)).name
+    except XlapyError:
+        return str(np.dtype(dtype))
+
+
+class Primitive:
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable | None = None
+        self.abstract_eval: Callable | None = None
+        self.lowering: Callable | None = None
+        self.vjp: Callable | None = None
+
+    def def_impl(self, fn):
+        self.impl = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        self.abstract_eval = fn
+        return fn
+
+    def def_lowering(self, fn):
+        self.lowering = fn
+        return fn
+
+    def def_vjp(self, fn):
+        self.vjp = fn
+        return fn
+
+    def bind(self, *args, **params):
+        return bind(self, *args, **params)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def primitive(name: str, multiple_results: bool = False) -> Primitive:
+    if name in PRIMITIVES:
+        raise RuntimeError(f"primitive {name} defined twice")
+    p = Primitive(name, multiple_results)
+    PRIMITIVES[name] = p
+    return p
+
+
+# ---- traces ---------------------------------------------------------------------------------
+
+_active: list["Trace"] = []
+
+
+class Trace:
+    """Base class. Subclasses implement `process_primitive` and `lift`."""
+
+    stages_constants = False  # GraphTrace: record ops on constants too (omnistaging)
+
+    def __init__(self):
+        self.level = len(_active) + 1
+        self.active = False
+
+    def __enter__(self):
+        self.level = (_active[-1].level + 1) if _active else 1
+        _active.append(self)
+        self.active = True
+        return self
+
+    def __exit__(self, *exc):
+        _active.remove(self)
+        self.active = False
+        return False
+
+    def process_primitive(self, prim: Primitive, args: list, params: dict):
+        raise NotImplementedError
+
+    def full_raise(self, value):
+        """`value` as a tracer of this trace (values of outer levels are lifted)."""
+        if isinstance(value, Tracer) and value._trace is self:
+            return value
+        return self.lift(value)
+
+    def lift(self, value):
+        raise NotImplementedError
+
+
+class Tracer:
+    """A value inside a trace. Behaves like an array (operators, .shape, .T, .at, ...)."""
+
+    __array_priority__ = 1000
+    __slots__ = ("_trace", "aval", "origin")
+
+    def __init__(self, trace: Trace, aval: ShapedArray, origin: str | None = None):
+        self._trace = trace
+        self.aval = aval
+        self.origin = origin
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def _concrete_error(self, what: str):
+        where = f" The value depends on {self.origin}." if self.origin else ""
+        hint = (" If that argument is a Python value that controls the program's structure "
+                "(a size, a flag, a loop count), mark it static: jit(f, static_argnums=...) "
+                "or static_argnames=...; for data-dependent control flow use "
+                "xlapy.lax.cond / while_loop / fori_loop.")
+        return TracerError(f"a traced array {self.aval} was used where a concrete value is "
+                           f"needed ({what}).{where}{hint}")
+
+    def __bool__(self):
+        raise self._concrete_error("converted to bool, e.g. in `if` or `while`")
+
+    def __int__(self):
+        raise self._concrete_error("converted to int")
+
+    def __float__(self):
+        raise self._concrete_error("converted to float")
+
+    def __index__(self):
+        raise self._concrete_error("used as a Python index")
+
+    def __array__(self, *a, **k):
+        raise self._concrete_error("converted to a NumPy array")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        return f"Traced<{self.aval}>"
+
+
+def active_traces() -> list[Trace]:
+    return list(_active)
+
+
+def top_trace(args) -> Trace | None:
+    top = None
+    for a in args:
+        if isinstance(a, Tracer):
+            t = a._trace
+            if not t.active:
+                raise TracerError(
+                    f"a traced value {a.aval} escaped the function it was traced in (for "
+                    "example it was stored in a global or a closure and used after jit/grad "
+                    "returned); pass it as an argument or return it instead")
+            if top is None or t.level > top.level:
+                top = t
+    return top
+
+
+def bind(prim: Primitive, *args, **params):
+    trace = top_trace(args)
+    if trace is None:
+        # Omnistaging: inside jit, operations on constants are staged into the innermost
+        # graph too (so zeros/iota become HLO ops, not captured arrays).
+        for t in reversed(_active):
+            if t.stages_constants:
+                return t.process_primitive(prim, list(args), params)
+        if prim.impl is None:
+            raise XlapyError(f"primitive {prim.name} cannot run eagerly")
+        return prim.impl(*args, **params)
+    return trace.process_primitive(prim, list(args), params)
+
+
+def get_aval(x) -> ShapedArray:
+    if isinstance(x, Tracer):
+        return x.aval
+    x = np.asarray(x)
+    return ShapedArray(x.shape, x.dtype)
+
+
+def is_traced(x) -> bool:
+    return isinstance(x, Tracer)
+
+
+def concrete_or_error(x, what: str):
+    """A concrete NumPy value of x, or a TracerError explaining why it is needed."""
+    if isinstance(x, Tracer):
+        raise x._concrete_error(what)
+    return np.asarray(x)

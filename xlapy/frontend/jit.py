@@ -1,0 +1,268 @@
+"""`jit`: trace a Python function to HLO, compile it for a backend, cache per signature.
+
+    f = xlapy.jit(fn, static_argnums=(1,), backend="cpu")
+    f(x, 3)                      # traced, lowered, compiled, run; cached
+    f.lower(x, 3).as_text()      # the HLO module before optimization
+    f.lower(x, 3).compile()      # Compiled: .as_text() after optimization, .cost_analysis(),
+                                 # .memory_analysis(), callable
+
+Cache key: the pytree structure of the dynamic arguments, each leaf's shape and dtype, the
+static arguments' values (they must be hashable) and the backend. XLAPY_LOG_COMPILES=1 logs
+every compilation with the reason the cache missed (which argument changed, and how).
+
+Called with traced values (inside another jit, or under grad), a jitted function simply
+traces through `fn`: the outer transformation sees its primitives.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.frontend import pytree
+from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
+from xlapy.frontend.graph import make_graph
+from xlapy.frontend.lowering import lower_to_module
+
+log = logging.getLogger("xlapy.jit")
+
+
+def _log_compiles() -> bool:
+    return os.environ.get("XLAPY_LOG_COMPILES", "") not in ("", "0")
+
+
+@dataclass
+class _Entry:
+    executable: object
+    out_tree: object
+    extra_consts: list
+    module: object
+    lowered: "Lowered"
+
+
+class Lowered:
+    """A traced and lowered function: the HLO module before optimization."""
+
+    def __init__(self, module, out_tree, extra_consts, backend, fn_name):
+        self.module = module
+        self.out_tree = out_tree
+        self.extra_consts = extra_consts
+        self.backend = backend
+        self.fn_name = fn_name
+
+    def as_text(self) -> str:
+        return self.module.to_string()
+
+    def compile(self) -> "Compiled":
+        from xlapy.backends.base import get_platform
+        platform = get_platform(self.backend)
+        exe = platform.compiler.compile(self.module)
+        return Compiled(exe, self)
+
+
+class Compiled:
+    """A compiled function: call it with the same kind of arguments as the original."""
+
+    def __init__(self, executable, lowered: Lowered):
+        self.executable = executable
+        self.lowered = lowered
+
+    def as_text(self) -> str:
+        optimized = getattr(self.executable, "optimized_module", None)
+        return (optimized or self.executable.module).to_string()
+
+    def cost_analysis(self) -> dict:
+        from xlapy.analysis.cost_model import module_cost
+        m = getattr(self.executable, "optimized_module", None) or self.executable.module
+        return module_cost(m)
+
+    def memory_analysis(self) -> dict:
+        fn = getattr(self.executable, "memory_analysis", None)
+        if fn is not None:
+            return fn()
+        m = self.executable.module
+        args = sum(p.shape.byte_size for p in m.entry.parameters)
+        return {"argument_size_in_bytes": args,
+                "output_size_in_bytes": m.entry.root.shape.byte_size,
+                "temp_size_in_bytes": 0}
+
+    def __call__(self, *args, **kwargs):
+        flat, _ = pytree.flatten((args, kwargs))
+        arrays = [np.asarray(x) for x in flat] + self.lowered.extra_consts
+        out = self.executable.run(*arrays)
+        leaves = list(out) if isinstance(out, tuple) and pytree.num_leaves(self.lowered.out_tree) != 1 \
+            else [out]
+        return pytree.unflatten(self.lowered.out_tree, leaves)
+
+
+class JitFunction:
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 backend=None):
+        if not callable(fun):
+            raise XlapyError(f"jit expects a function, got {type(fun).__name__}")
+        self.fun = fun
+        self.static_argnums = _as_tuple(static_argnums)
+        self.static_argnames = _as_tuple(static_argnames)
+        self.donate_argnums = _as_tuple(donate_argnums)
+        self.backend = backend
+        self._cache: dict = {}
+        self._signatures: list = []
+        self.__name__ = getattr(fun, "__name__", "fn")
+        functools.update_wrapper(self, fun)
+        try:
+            self._sig = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._sig = None
+
+    # ---- argument handling -----------------------------------------------------------------
+    def _split(self, args, kwargs):
+        n = len(args)
+        static_nums = {i if i >= 0 else n + i for i in self.static_argnums}
+        for i in static_nums:
+            if i >= n:
+                raise XlapyError(f"jit({self.__name__}): static_argnums contains {i} but only "
+                                 f"{n} positional arguments were given")
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
+        static = tuple((i, args[i]) for i in sorted(static_nums))
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        static += tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        try:
+            hash(static)
+        except TypeError:
+            raise XlapyError(f"jit({self.__name__}): static arguments must be hashable, got "
+                             f"{[type(v).__name__ for _, v in static]}") from None
+        return dyn_args, dyn_kwargs, static, static_nums
+
+    def _arg_names(self, args, kwargs, static_nums) -> list[str]:
+        names = []
+        params = list(self._sig.parameters) if self._sig else []
+        for i, a in enumerate(args):
+            if i in static_nums:
+                continue
+            base = params[i] if i < len(params) else f"args[{i}]"
+            leaves, _ = pytree.flatten(a)
+            names.extend([f"argument '{base}'"] * len(leaves) if len(leaves) == 1 else
+                         [f"argument '{base}' (leaf {k})" for k in range(len(leaves))])
+        for k in sorted(kwargs):
+            if k in self.static_argnames:
+                continue
+            leaves, _ = pytree.flatten(kwargs[k])
+            names.extend([f"argument '{k}'"] * len(leaves))
+        return names
+
+    def _rebuild(self, static, dyn_args, dyn_kwargs):
+        args = list(dyn_args)
+        kwargs = dict(dyn_kwargs)
+        for k, v in static:
+            if isinstance(k, int):
+                args.insert(k, v)
+            else:
+                kwargs[k] = v
+        return args, kwargs
+
+    # ---- tracing and compiling -------------------------------------------------------------
+    def lower(self, *args, **kwargs) -> Lowered:
+        dyn_args, dyn_kwargs, static, static_nums = self._split(args, kwargs)
+        flat, in_tree = pytree.flatten((dyn_args, dyn_kwargs))
+        arrays = [_as_array(x, self.__name__) for x in flat]
+        return self._lower(arrays, in_tree, static, self._arg_names(args, kwargs, static_nums))
+
+    def _lower(self, arrays, in_tree, static, names) -> Lowered:
+        avals = [ShapedArray(a.shape, a.dtype) for a in arrays]
+
+        def traced(*dyn_args, **dyn_kwargs):
+            a, kw = self._rebuild(static, dyn_args, dyn_kwargs)
+            return self.fun(*a, **kw)
+
+        graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
+        module, extra = lower_to_module(graph, consts, self.__name__)
+        extra_consts = [np.asarray(consts[i]) for i in extra]
+        return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
+
+    def __call__(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, static, static_nums = self._split(args, kwargs)
+        flat, in_tree = pytree.flatten((dyn_args, dyn_kwargs))
+        if any(isinstance(x, Tracer) for x in flat):
+            return self.fun(*args, **kwargs)  # inside another trace: trace through
+        arrays = [_as_array(x, self.__name__) for x in flat]
+        key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(key, arrays, in_tree, static,
+                                  self._arg_names(args, kwargs, static_nums))
+        out = entry.executable.run(*arrays, *entry.extra_consts)
+        n = pytree.num_leaves(entry.out_tree)
+        leaves = list(out) if n != 1 else [out]
+        return pytree.unflatten(entry.out_tree, leaves)
+
+    def _compile(self, key, arrays, in_tree, static, names) -> _Entry:
+        t0 = time.perf_counter()
+        lowered = self._lower(arrays, in_tree, static, names)
+        compiled = lowered.compile()
+        entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
+                       lowered.module, lowered)
+        self._cache[key] = entry
+        if _log_compiles():
+            log.warning("compiling %s for %s in %.1f ms: %s", self.__name__,
+                        ", ".join(f"{dtype_name(a.dtype)}{list(a.shape)}" for a in arrays),
+                        1e3 * (time.perf_counter() - t0), self._miss_reason(key, names))
+        self._signatures.append((key, names))
+        return entry
+
+    def _miss_reason(self, key, names) -> str:
+        if not self._signatures:
+            return "first call"
+        prev, _ = self._signatures[-1]
+        tree, sig, static, backend = key
+        ptree, psig, pstatic, pbackend = prev
+        if tree != ptree:
+            return "the argument structure (pytree) changed"
+        if static != pstatic:
+            return f"static arguments changed from {pstatic} to {static}"
+        if backend != pbackend:
+            return f"backend changed from {pbackend} to {backend}"
+        for name, (s, d), (ps, pd) in zip(names, sig, psig):
+            if d != pd:
+                return f"{name} changed dtype from {dtype_name(pd)} to {dtype_name(d)}"
+            if s != ps:
+                return f"{name} changed shape from {list(ps)} to {list(s)}"
+        return "a new signature"
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._signatures.clear()
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def _as_array(x, fn_name: str) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (bool, int, float, np.generic)) or (
+            isinstance(x, (list, tuple)) and not isinstance(x, str)):
+        return np.asarray(x)
+    try:
+        return np.asarray(x)
+    except Exception:  # noqa: BLE001
+        raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
+                         "mark it static with static_argnums/static_argnames") from None
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None):
+    """Compile `fun` with xlapy. Usable as @jit or @jit(static_argnums=...)."""
+    if fun is None:
+        return lambda f: JitFunction(f, static_argnums, static_argnames, donate_argnums, backend)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, backend)

@@ -1,0 +1,3 @@
+"""Primitive definitions. Importing this package registers them all."""
+
+from xlapy.frontend.primitives import basic, shapes  # noqa: F401

@@ -1,0 +1,157 @@
+"""The NumPy-compatible layer's foundations: conversion, type promotion, broadcasting.
+
+Semantics follow NumPy 2 (NEP 50): Python scalars are "weak" (x_f32 * 2.0 stays f32),
+array dtypes promote as np.result_type says (i32 + f32 -> f64, as NumPy does). Every
+function accepts NumPy arrays, Python scalars and traced values; outside jit it runs
+eagerly and returns NumPy arrays, inside jit/grad it records primitives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.frontend.core import Tracer
+from xlapy.frontend.primitives import basic as B
+from xlapy.frontend.primitives import shapes as S
+
+_PY_SCALARS = (bool, int, float)
+
+
+def is_array_like(x) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, Tracer) + _PY_SCALARS)
+
+
+def asarray(x, dtype=None):
+    """x as an array (a NumPy array, or the traced value itself)."""
+    if isinstance(x, Tracer):
+        return x if dtype is None else B.convert(x, dtype)
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
+        return stack_any(x, dtype)
+    arr = np.asarray(x, dtype=dtype)
+    if arr.dtype.kind not in "biuf":
+        raise XlapyError(f"xlapy arrays hold bool, int, uint or float values; got {arr.dtype}")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        raise XlapyError(f"unsupported float type {arr.dtype}")
+    return arr
+
+
+def _flat(x):
+    for e in x:
+        if isinstance(e, (list, tuple)):
+            yield from _flat(e)
+        else:
+            yield e
+
+
+def stack_any(x, dtype=None):
+    parts = [asarray(e) for e in x]
+    parts = [p if not isinstance(p, list) else asarray(p) for p in parts]
+    dt = result_type(*parts) if dtype is None else np.dtype(dtype)
+    parts = [S.reshape(cast(p, dt), (1,) + shape(p)) for p in parts]
+    return S.concatenate(parts, 0)
+
+
+def shape(x) -> tuple:
+    if isinstance(x, Tracer):
+        return x.shape
+    return np.shape(x)
+
+
+def ndim(x) -> int:
+    return len(shape(x))
+
+
+def dtype_of(x) -> np.dtype:
+    if isinstance(x, Tracer):
+        return x.dtype
+    if isinstance(x, np.ndarray | np.generic):
+        return x.dtype
+    return np.asarray(x).dtype
+
+
+def _promotion_arg(x):
+    if isinstance(x, Tracer):
+        return x.dtype
+    if isinstance(x, _PY_SCALARS):
+        return x  # weak
+    return np.asarray(x).dtype
+
+
+def result_type(*xs) -> np.dtype:
+    return np.result_type(*[_promotion_arg(x) for x in xs])
+
+
+def cast(x, dtype):
+    """x converted to dtype (a NumPy array for concrete input, else a traced convert)."""
+    dtype = np.dtype(dtype)
+    if isinstance(x, Tracer):
+        return B.convert(x, dtype)
+    arr = np.asarray(x)
+    if arr.dtype == dtype:
+        return arr
+    if arr.ndim == 0 and isinstance(x, _PY_SCALARS):
+        return np.asarray(x, dtype=dtype)  # a weak Python scalar takes the other operand's type
+    return B.convert(arr, dtype)
+
+
+def promote(*xs, dtype=None):
+    dt = result_type(*xs) if dtype is None else np.dtype(dtype)
+    return [cast(x, dt) for x in xs]
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise XlapyError(f"operands could not be broadcast together with shapes "
+                         f"{' '.join(str(list(s)) for s in shapes)}") from None
+
+
+def broadcast_to(x, shp):
+    shp = tuple(int(d) for d in shp)
+    s = shape(x)
+    if s == shp:
+        return x
+    if len(s) > len(shp):
+        raise XlapyError(f"cannot broadcast an array of shape {list(s)} to {list(shp)}")
+    offset = len(shp) - len(s)
+    for d, n in enumerate(s):
+        if n not in (1, shp[offset + d]):
+            raise XlapyError(f"cannot broadcast an array of shape {list(s)} to {list(shp)}")
+    return B.broadcast_in_dim(x, shp, tuple(range(offset, len(shp))))
+
+
+def broadcast_arrays(*xs):
+    shp = broadcast_shapes(*[shape(x) for x in xs])
+    return [broadcast_to(x, shp) for x in xs]
+
+
+def promote_and_broadcast(*xs, dtype=None):
+    return broadcast_arrays(*promote(*xs, dtype=dtype))
+
+
+def float_dtype_for(dt) -> np.dtype:
+    """The dtype NumPy's float ufuncs return for an input dtype (int32 -> f64, ...)."""
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return dt
+    return np.result_type(dt, np.float16)
+
+
+def normalize_axis(axis, nd, name="axis") -> int:
+    a = int(axis)
+    if not -nd <= a < nd:
+        raise XlapyError(f"{name} {axis} is out of bounds for an array of dimension {nd}")
+    return a % nd
+
+
+def normalize_axes(axis, nd) -> tuple:
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (int, np.integer)):
+        return (normalize_axis(axis, nd),)
+    axes = tuple(normalize_axis(a, nd) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise XlapyError(f"repeated axis in {axis}")
+    return axes

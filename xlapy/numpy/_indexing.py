@@ -1,0 +1,98 @@
+"""Indexing: x[ints, slices, None, ...] with static results.
+
+Basic indexing (integers, slices with any step, None, Ellipsis) becomes slice / rev /
+reshape. Advanced indexing (integer arrays, boolean masks) and `.at[...]` updates are in
+_advanced.py (gather/scatter); a key mixing both is routed there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.frontend.core import Tracer
+from xlapy.frontend.primitives import shapes as S
+from xlapy.numpy._core import asarray, shape
+
+
+def _is_basic_item(k) -> bool:
+    return (k is None or k is Ellipsis or isinstance(k, slice)
+            or (isinstance(k, (int, np.integer)) and not isinstance(k, bool)))
+
+
+def normalize_key(key, nd: int) -> list:
+    """The key as a list with Ellipsis expanded (None entries kept)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    n_ellipsis = sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise XlapyError("an index can only have a single ellipsis ('...')")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis
+                 and not (isinstance(k, (np.ndarray, Tracer)) and np.dtype(k.dtype) == np.bool_
+                          and False))
+    # boolean arrays consume as many dims as they have
+    n_real = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, (np.ndarray, Tracer)) and k.dtype == np.bool_:
+            n_real += max(len(k.shape), 1)
+        else:
+            n_real += 1
+    if n_real > nd:
+        raise XlapyError(f"too many indices for array: array is {nd}-dimensional, but "
+                         f"{n_real} were indexed")
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (nd - n_real))
+        else:
+            out.append(k)
+    if n_ellipsis == 0:
+        out.extend([slice(None)] * (nd - n_real))
+    return out
+
+
+def getitem(x, key):
+    x = asarray(x)
+    s = shape(x)
+    items = normalize_key(key, len(s))
+    if not all(_is_basic_item(k) for k in items):
+        from xlapy.numpy._advanced import advanced_getitem
+        return advanced_getitem(x, items)
+    starts, limits, strides, flips, out_shape = [], [], [], [], []
+    dim = 0
+    for k in items:
+        if k is None:
+            out_shape.append(1)
+            continue
+        n = s[dim]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            if step > 0:
+                count = max(0, (stop - start + step - 1) // step)
+                starts.append(start)
+                limits.append(start + (count - 1) * step + 1 if count else start)
+                strides.append(step)
+            else:
+                count = max(0, (start - stop - step - 1) // -step)
+                # reversed: take the elements start, start+step, ... then flip
+                lo = start + (count - 1) * step if count else 0
+                starts.append(lo if count else 0)
+                limits.append(start + 1 if count else 0)
+                strides.append(-step)
+                flips.append(dim)
+            out_shape.append(count)
+        else:
+            i = int(k)
+            if not -n <= i < n:
+                raise XlapyError(f"index {i} is out of bounds for axis {dim} with size {n}")
+            i %= n
+            starts.append(i)
+            limits.append(i + 1)
+            strides.append(1)
+        dim += 1
+    y = S.slice_(x, starts, limits, strides)
+    if flips:
+        y = S.rev(y, flips)
+    return S.reshape(y, tuple(out_shape))
