@@ -28,7 +28,7 @@ class TransferManager:
     arrays; they only make them contiguous and of the right dtype."""
 
     def to_device(self, array: np.ndarray, shape: Shape):
-        return np.ascontiguousarray(array)
+        return array if array.flags.c_contiguous else np.array(array, order="C")
 
     def to_host(self, buffer) -> np.ndarray:
         return buffer
@@ -81,7 +81,7 @@ def check_argument(a, shape: Shape, what: str):
                          f"got {arr.dtype}")
     if arr.shape != shape.dims:
         raise InputError(f"{what}: expected shape {list(shape.dims)}, got {list(arr.shape)}")
-    return np.ascontiguousarray(arr)
+    return arr if arr.flags.c_contiguous else np.array(arr, order="C")  # keeps 0-d arrays 0-d
 
 
 def flatten(tree) -> list[np.ndarray]:

@@ -78,3 +78,24 @@ def remove_unreachable_computations(module: Module) -> None:
     for c in list(module.computations):
         if id(c) not in live:
             module.remove_computation(c)
+
+
+class CallInliner:
+    """Pass: inline every `call` (JAX emits them for nested jit functions and argmax) so
+    later passes see one flat computation."""
+
+    name = "call-inliner"
+
+    def run(self, module: Module) -> bool:
+        changed = False
+        while True:
+            todo = [i for c in module.computation_post_order() for i in c.instructions
+                    if i.opcode == "call"]
+            if not todo:
+                break
+            for instr in todo:
+                inline(instr)
+            changed = True
+        if changed:
+            remove_unreachable_computations(module)
+        return changed

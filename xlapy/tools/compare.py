@@ -47,6 +47,11 @@ def _type_name(dtype: np.dtype) -> str:
 
 
 def compare_leaf(index: int, expected, actual, rtol=None, atol=None) -> LeafReport:
+    with np.errstate(all="ignore"):
+        return _compare_leaf(index, expected, actual, rtol, atol)
+
+
+def _compare_leaf(index: int, expected, actual, rtol, atol) -> LeafReport:
     e, a = np.asarray(expected), np.asarray(actual)
     name = _type_name(e.dtype)
     if e.shape != a.shape or e.dtype != a.dtype:

@@ -6,7 +6,9 @@
 
 Inputs are the arrays of IN.npz in order (arr_0, arr_1, ... as np.savez writes them), one
 per entry parameter (a tuple-shaped parameter takes its leaves in order). Outputs are the
-leaves of the result in order. With --compare, the module also runs on BACKEND and the
+leaves of the result in order. NumPy's npz format cannot hold bfloat16, so bf16 arrays
+travel as their uint16 bit patterns both ways (a uint16 input for a bf16 parameter is
+reinterpreted; bf16 outputs are written as uint16). With --compare, the module also runs on BACKEND and the
 per-output max error is reported; a mismatch exits with status 1.
 """
 
@@ -52,27 +54,21 @@ def _load_inputs(path: str) -> list[np.ndarray]:
 
 def _group_for_parameters(arrays: list, shapes) -> list:
     """Regroup flat npz arrays into one value per parameter (tuple params take leaves)."""
-    out, i = [], 0
+    from xlapy.errors import InputError
+    leaf_shapes = [leaf for s in shapes for leaf in s.leaves()]
+    if len(arrays) != len(leaf_shapes):
+        raise InputError(f"the input file has {len(arrays)} arrays, the module's parameters "
+                         f"take {len(leaf_shapes)}")
+    arrays = [a.view(s.dtype) if s.element_type.name == "bf16" and a.dtype == np.uint16 else a
+              for a, s in zip(arrays, leaf_shapes)]  # npz stores bf16 as its bits
+    it = iter(arrays)
 
     def take(shape):
-        nonlocal i
         if shape.is_tuple:
             return tuple(take(s) for s in shape.tuple_shapes)
-        if i >= len(arrays):
-            i += 1
-            return None
-        a = arrays[i]
-        i += 1
-        return a
+        return next(it)
 
-    for s in shapes:
-        out.append(take(s))
-    n_leaves = sum(len(s.leaves()) for s in shapes)
-    if len(arrays) != n_leaves:
-        from xlapy.errors import InputError
-        raise InputError(f"the input file has {len(arrays)} arrays, the module's parameters "
-                         f"take {n_leaves}")
-    return out
+    return [take(s) for s in shapes]
 
 
 def _describe(arr) -> str:
@@ -108,7 +104,8 @@ def run(args) -> int:
         for i, r in enumerate(result):
             print(f"  output {i}: {_describe(r)}")
     if args.output:
-        np.savez(args.output, *result)
+        np.savez(args.output, *[r.view(np.uint16) if r.dtype.name == "bfloat16" else r
+                                for r in result])
     if args.compare:
         other = get_platform(args.compare)
         reference = flatten(other.compiler.compile(module).run(*inputs))

@@ -107,7 +107,7 @@ class CpuExecutable(Executable):
         keep = []
         for a, shape in zip(leaves, self._param_leaves):
             if not shape.has_default_layout:
-                a = np.ascontiguousarray(np.transpose(a, _major_to_minor(shape)))
+                a = np.array(np.transpose(a, _major_to_minor(shape)), order="C")
                 keep.append(a)
             ptrs.append(a.ctypes.data)
         outs, views = [], []

@@ -1,22 +1,31 @@
 """The cpu backend's HLO pass pipeline (run on a clone of the user's module).
 
-1. fusion-inliner: fusions (e.g. from XLA-optimized modules) whose computation holds an op
-   the loop emitter cannot generate elementally (scatter, sort, ...) are inlined, so those
-   ops run through their dedicated emitters.
+  call-inliner      nested computations called with `call` become part of their caller
+  fusion-inliner    fusions already in the module (XLA-optimized input) are undone, so the
+                    module goes through xlapy's own fusion decisions like any other
+  simplify          fixed point of algsimp, constant_folding, cse, dce, tuple-simplifier
+  fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
+  dce               whatever fusion left unused
+
+Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped; observers receive the
+module before and after each pass (the --xla_dump_hlo_pass_re dumps).
 """
 
 from __future__ import annotations
 
-from xlapy.hlo.ir import Instruction, Module
-from xlapy.passes.inliner import FusionInliner
+from xlapy.hlo.ir import Module
+from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
+                          simplification_pipeline)
 
 
-def elemental_ok(instr: Instruction) -> bool:
-    from xlapy.backends.llvm.elemental import ELEMENTAL_RULES
-    return instr.opcode in ELEMENTAL_RULES or instr.opcode in ("parameter", "tuple")
+def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
+    simplify = simplification_pipeline()
+    simplify.name = "simplify"
+    return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
+                            FusionPass(), DCE()],
+                    verify=verify, observers=list(observers))
 
 
-def run_cpu_pipeline(module: Module) -> Module:
-    from xlapy.backends.cpu import kernels  # noqa: F401  (registers the elemental rules)
-    FusionInliner(elemental_ok).run(module)
+def run_cpu_pipeline(module: Module, observers=(), verify: bool | None = None) -> Module:
+    cpu_pipeline(observers, verify).run(module)
     return module

@@ -1,0 +1,346 @@
+"""Instruction fusion: intermediate arrays that never reach memory.
+
+Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers first:
+
+  loop fusion      an operand (producer) is merged into its consumer's fused computation
+                   when the producer is loop-fusible (elementwise, broadcast, reshape,
+                   transpose, slice, concatenate, pad, iota, convert, reverse, dynamic-slice,
+                   gather, bitcast, copy, small constants) and the consumer can take it
+                   (loop-fusible ops, reduce, reduce-window, and fusions of those);
+  reduction-input  producers fuse into a reduce (the reduce becomes the fusion's root);
+  multi-output     a reduce-rooted fusion that reads the result of another reduction with
+                   the same output shape absorbs it as an extra output (softmax: row max and
+                   row sum of exp(x - max) in one kernel; layernorm: mean and variance);
+  cost rule        a producer with several users is duplicated into each consumer if it is
+                   cheap; an expensive one (transcendental, divide, inner loop) only when all
+                   of its (at most MAX_DUPLICATES) users absorb it, so it is recomputed from
+                   its inputs rather than written to memory; otherwise it stays a kernel.
+  never fused      dot (BLAS gemm), convolution, sort, scatter, while, conditional, call,
+                   custom-call, reductions as producers of non-reduction consumers (a
+                   reduction recomputed per output element would multiply the work).
+
+Every decision has a reason; `FusionPass(log=list)` collects (consumer, producer, decision,
+reason) tuples, and the logger "xlapy.passes.fusion" reports them at DEBUG level.
+Invariants: no cycles are created (producer-into-consumer fusion cannot create one: the
+producer stays for its other users; multi-output fusion checks reachability); every
+fusion's computation is verified; op_name metadata is kept
+on the fused instructions, and the fusion instruction takes its root's.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.opcodes import ELEMENTWISE
+
+log = logging.getLogger("xlapy.passes.fusion")
+
+LOOP_FUSIBLE = (ELEMENTWISE | {"broadcast", "reshape", "transpose", "slice", "concatenate",
+                               "pad", "iota", "reverse", "dynamic-slice", "gather", "bitcast",
+                               "copy", "constant", "convert", "reduce-precision"}) - {"map"}
+REDUCTIONS = {"reduce", "reduce-window"}
+EXPENSIVE = {"exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "tanh",
+             "sine", "cosine", "tan", "erf", "power", "atan2", "divide", "remainder", "sqrt",
+             "rsqrt", "cbrt", "reduce", "reduce-window", "gather", "dot", "convolution"}
+MAX_FUSED_INSTRUCTIONS = 200
+MAX_FUSED_CONSTANT_ELEMENTS = 1
+MAX_DUPLICATES = 3
+
+
+def _root(instr: Instruction) -> Instruction:
+    return instr.fused_computation.root if instr.opcode == "fusion" else instr
+
+
+def _fused_ops(instr: Instruction) -> list[Instruction]:
+    return list(instr.fused_computation.instructions) if instr.opcode == "fusion" else [instr]
+
+
+def is_expensive(instr: Instruction) -> bool:
+    return any(i.opcode in EXPENSIVE for i in _fused_ops(instr))
+
+
+def producer_fusible(p: Instruction) -> tuple[bool, str]:
+    if p.opcode == "parameter":
+        return False, "producer is a parameter"
+    if p.shape.is_tuple:
+        return False, "producer has a tuple shape"
+    if p.opcode == "constant":
+        if p.shape.size > MAX_FUSED_CONSTANT_ELEMENTS:
+            return False, "non-scalar constant stays in memory"
+        return True, "scalar constant"
+    if p.opcode == "fusion":
+        kinds = {i.opcode for i in _fused_ops(p)}
+        if kinds & REDUCTIONS:
+            return False, "producer is a reduction fusion"
+        if all(k in LOOP_FUSIBLE or k in ("parameter", "tuple") for k in kinds):
+            return True, "loop fusion"
+        return False, "producer fusion is not loop-fusible"
+    if p.opcode in REDUCTIONS:
+        return False, "producer is a reduction (would be recomputed per consumer element)"
+    if p.opcode in LOOP_FUSIBLE:
+        return True, "loop-fusible producer"
+    return False, f"producer {p.opcode} is not loop-fusible"
+
+
+def consumer_fusible(c: Instruction) -> tuple[bool, str]:
+    if c.shape.is_tuple and c.opcode != "fusion" and c.opcode not in REDUCTIONS:
+        return False, "consumer has a tuple shape"
+    if c.opcode == "fusion":
+        ok = all(i.opcode in LOOP_FUSIBLE or i.opcode in REDUCTIONS
+                 or i.opcode in ("parameter", "tuple", "get-tuple-element")
+                 for i in _fused_ops(c))
+        return (True, "consumer fusion") if ok else (False, "consumer fusion is not fusible")
+    if c.opcode in LOOP_FUSIBLE or c.opcode in REDUCTIONS:
+        return True, "fusible consumer"
+    return False, f"consumer {c.opcode} cannot absorb producers"
+
+
+def _reaches(src: Instruction, dst: Instruction, skip_edge_to: Instruction) -> bool:
+    """Is there a path src -> ... -> dst not using the direct edge src -> skip_edge_to?"""
+    stack = [u for u in src.users if u is not skip_edge_to]
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if n is dst:
+            return True
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(n.users)
+    return False
+
+
+class FusionPass:
+    name = "fusion"
+
+    def __init__(self, log: list | None = None):
+        self.decisions = log
+
+    def _decide(self, consumer, producer, fused: bool, reason: str):
+        msg = (f"{'fused' if fused else 'not fused'}: {producer.name} into {consumer.name}: "
+               f"{reason}")
+        log.debug(msg)
+        if self.decisions is not None:
+            self.decisions.append((consumer.name, producer.name, fused, reason))
+
+    def run(self, module: Module) -> bool:
+        changed = False
+        for comp in list(module.computations):
+            if self._is_fused_or_scalar(comp, module):
+                continue
+            changed |= self._run_computation(comp)
+            changed |= self._multi_output(comp)
+        return changed
+
+    @staticmethod
+    def _is_fused_or_scalar(comp: Computation, module: Module) -> bool:
+        for c in module.computations:
+            for i in c.instructions:
+                if i.opcode == "fusion" and i.fused_computation is comp:
+                    return True
+                if comp in i.called_computations() and i.opcode not in ("while", "conditional",
+                                                                         "call"):
+                    return True  # reducers, comparators, map functions
+        return False
+
+    # ---- producer/consumer fusion -----------------------------------------------------------
+    def _run_computation(self, comp: Computation) -> bool:
+        changed = False
+        progress = True
+        while progress:
+            progress = False
+            for consumer in reversed(comp.post_order()):
+                if consumer.parent is not comp:
+                    continue
+                ok, why = consumer_fusible(consumer)
+                if not ok:
+                    continue
+                for producer in list(dict.fromkeys(consumer.operands)):
+                    if producer.parent is not comp or producer not in consumer.operands:
+                        continue
+                    fused, reason = self._should_fuse(consumer, producer)
+                    self._decide(consumer, producer, fused, reason)
+                    if fused:
+                        consumer = self._fuse(comp, consumer, producer)
+                        changed = progress = True
+        return changed
+
+    def _should_fuse(self, consumer, producer) -> tuple[bool, str]:
+        ok, why = producer_fusible(producer)
+        if not ok:
+            return False, why
+        if producer.shape.size == 0 or consumer.shape.leaves()[0].size == 0:
+            return False, "zero-size array"
+        if len(producer.users) > 1 and is_expensive(producer):
+            # Duplicate an expensive producer only if every user absorbs it (then it is
+            # recomputed from its inputs instead of being written to and read from memory).
+            if len(producer.users) > MAX_DUPLICATES:
+                return False, f"expensive producer with more than {MAX_DUPLICATES} users"
+            for u in producer.users:
+                if not consumer_fusible(u)[0]:
+                    return False, (f"expensive producer would be duplicated, and its user "
+                                   f"{u.name} cannot fuse it")
+            why = why + ", duplicated into all of its users"
+        size = len(_fused_ops(consumer)) + len(_fused_ops(producer))
+        if size > MAX_FUSED_INSTRUCTIONS:
+            return False, f"fusion would exceed {MAX_FUSED_INSTRUCTIONS} instructions"
+        return True, why
+
+    def _fuse(self, comp: Computation, consumer: Instruction, producer: Instruction) -> Instruction:
+        fusion = consumer if consumer.opcode == "fusion" else self._wrap(comp, consumer)
+        fc = fusion.fused_computation
+        # Parameters of the fusion that are `producer`
+        idx = [k for k, o in enumerate(fusion.operands) if o is producer]
+        # Clone the producer (inlining its own fused computation if it is a fusion) into fc
+        new_operands = list(fusion.operands)
+        params = {k: fc.parameters[k] for k in idx}
+        body_root = self._clone_into(fc, producer, fusion, new_operands)
+        for k, p in params.items():
+            p.replace_all_uses_with(body_root)
+        # Remove those parameters and renumber
+        keep = [k for k in range(len(new_operands)) if k not in idx]
+        self._renumber(fc, fusion, new_operands, keep)
+        if not producer.users and producer is not comp.root:
+            comp.remove_instruction(producer)
+        return fusion
+
+    def _wrap(self, comp: Computation, instr: Instruction) -> Instruction:
+        """Make `instr` a one-instruction fusion (kind kLoop, or kInput for a reduction)."""
+        module = comp.module
+        fc = Computation(f"fused_{instr.opcode.replace('-', '_')}")
+        operands = list(dict.fromkeys(instr.operands))
+        params = []
+        for k, o in enumerate(operands):
+            p = Instruction("parameter", o.shape, name=f"param_{k}", parameter_number=k)
+            fc.add_instruction(p)
+            params.append(p)
+        body = Instruction(instr.opcode, instr.shape, [params[operands.index(o)] for o in instr.operands],
+                           dict(instr.attrs), instr.name, dict(instr.metadata), instr.literal)
+        fc.add_instruction(body)
+        fc.root = body
+        module.add_computation(fc, before=comp)
+        kind = "kInput" if instr.opcode in REDUCTIONS else "kLoop"
+        fusion = Instruction("fusion", instr.shape, operands, {"kind": kind, "calls": fc},
+                             f"{instr.opcode.replace('-', '_')}_fusion", dict(instr.metadata))
+        comp.add_instruction(fusion)
+        comp.instructions.remove(fusion)
+        comp.instructions.insert(comp.instructions.index(instr), fusion)
+        instr.replace_all_uses_with(fusion)
+        comp.remove_instruction(instr)
+        return fusion
+
+    def _clone_into(self, fc: Computation, producer: Instruction, fusion: Instruction,
+                    new_operands: list) -> Instruction:
+        """Copy producer (or its fused body) into fc; its operands become fusion params."""
+        def param_for(value: Instruction) -> Instruction:
+            for k, o in enumerate(new_operands):
+                if o is value:
+                    return fc.parameters[k]
+            n = len(new_operands)
+            p = Instruction("parameter", value.shape, name=f"param_{n}", parameter_number=n)
+            fc.add_instruction(p)
+            new_operands.append(value)
+            return p
+
+        if producer.opcode == "fusion":
+            inner = producer.fused_computation
+            mapping = {id(p): param_for(producer.operands[p.parameter_number])
+                       for p in inner.parameters}
+            for old in inner.post_order():
+                if old.opcode == "parameter":
+                    continue
+                new = Instruction(old.opcode, old.shape, [mapping[id(o)] for o in old.operands],
+                                  dict(old.attrs), old.name, dict(old.metadata), old.literal)
+                fc.add_instruction(new)
+                mapping[id(old)] = new
+            return mapping[id(inner.root)]
+        ops = [param_for(o) for o in producer.operands]
+        new = Instruction(producer.opcode, producer.shape, ops, dict(producer.attrs),
+                          producer.name, dict(producer.metadata), producer.literal)
+        fc.add_instruction(new)
+        return new
+
+    @staticmethod
+    def _renumber(fc: Computation, fusion: Instruction, operands: list, keep: list) -> None:
+        old_params = list(fc.parameters)
+        dead = [p for k, p in enumerate(old_params) if k not in keep]
+        for p in dead:
+            fc.instructions.remove(p)
+            p.parent = None
+        fc.parameters = []
+        for new_k, old_k in enumerate(keep):
+            p = old_params[old_k]
+            p.parameter_number = new_k
+            p.name = p.name if p.name.startswith("param_") else p.name
+            fc.parameters.append(p)
+        fusion.replace_operands([operands[k] for k in keep])
+        # topological order inside the fused computation
+        fc.instructions = fc.post_order()
+
+    # ---- multi-output fusion of dependent reductions --------------------------------------------
+    def _multi_output(self, comp: Computation) -> bool:
+        changed = False
+        for c in reversed(comp.post_order()):
+            if c.parent is not comp or c.opcode != "fusion" or c.shape.is_tuple:
+                continue
+            if _root(c).opcode != "reduce":
+                continue
+            for p in list(dict.fromkeys(c.operands)):
+                if not (p.opcode == "fusion" and not p.shape.is_tuple
+                        and _root(p).opcode == "reduce" and p.shape.dims == c.shape.dims):
+                    continue
+                if any(o is not p and _reaches(p, o, c) for o in c.operands):
+                    self._decide(c, p, False, "multi-output fusion would create a cycle")
+                    continue
+                self._decide(c, p, True, "multi-output fusion of dependent reductions")
+                self._fuse_multi_output(comp, c, p)
+                changed = True
+                break
+        return changed
+
+    def _fuse_multi_output(self, comp: Computation, consumer: Instruction, producer: Instruction):
+        fc = consumer.fused_computation
+        new_operands = list(consumer.operands)
+        idx = [k for k, o in enumerate(new_operands) if o is producer]
+        params = {k: fc.parameters[k] for k in idx}
+        prod_root = self._clone_into(fc, producer, consumer, new_operands)
+        for p in params.values():
+            p.replace_all_uses_with(prod_root)
+        keep = [k for k in range(len(new_operands)) if k not in idx]
+        self._renumber(fc, consumer, new_operands, keep)
+        old_root = fc.root
+        tup = Instruction("tuple", _tuple_shape([prod_root.shape, old_root.shape]),
+                          [prod_root, old_root], name="tuple")
+        fc.add_instruction(tup)
+        fc.root = tup
+        fc.instructions = fc.post_order()
+        consumer.shape = tup.shape
+        users = list(consumer.users)
+        was_root = comp.root is consumer
+        g_prod = Instruction("get-tuple-element", prod_root.shape, [consumer], {"index": 0},
+                             "get-tuple-element", dict(producer.metadata))
+        g_cons = Instruction("get-tuple-element", old_root.shape, [consumer], {"index": 1},
+                             "get-tuple-element", dict(consumer.metadata))
+        for g in (g_prod, g_cons):
+            comp.add_instruction(g)
+        for u in users:
+            u.replace_operand_with(consumer, g_cons)
+        if was_root:
+            comp.root = g_cons
+        producer.replace_all_uses_with(g_prod)
+        comp.remove_instruction(producer)
+        comp.instructions = comp.post_order()
+
+
+def _tuple_shape(shapes):
+    from xlapy.hlo.shapes import Shape
+    return Shape.tuple(shapes)
+
+
+def count_kernels(module: Module) -> int:
+    """Kernels the entry computation launches (fusions, reductions, dots, and other
+    non-aliasing instructions): what fusion tests pin down."""
+    free = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "opt-barrier",
+            "after-all"}
+    return sum(1 for i in module.entry.instructions if i.opcode not in free)

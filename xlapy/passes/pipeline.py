@@ -1,0 +1,291 @@
+"""Pass infrastructure: the Pass protocol, Pipeline and FixedPoint, and the graph-editing
+helpers the passes share.
+
+A pass is any object with a `name` and `run(module) -> bool` that returns whether it
+changed the module. `Pipeline(name, passes)` runs passes in order; `FixedPoint(passes)`
+repeats them until a whole round changes nothing. Both are passes themselves, so they nest;
+a nested pipeline runs with its parent's options (verification, disabled passes, observers
+are merged).
+
+Options of a pipeline (all checked after every leaf pass, nested ones included):
+  verify     run the HLO verifier after each pass, and check that a pass returning False
+             left the module identical (module_diff against a clone taken before it);
+             either failure raises PassError naming the pass. Default: the environment
+             variable XLAPY_VERIFY_PASSES=1 (tests pass verify=True).
+  disabled   names of passes to skip; default: --xla_disable_hlo_passes=a,b from
+             XLAPY_FLAGS (read when the pipeline runs). Naming a pipeline skips all of it.
+  observers  callables f(pass_name, module_before_text, module_after_text, changed) called
+             after each leaf pass (the hook for --xla_dump_hlo_pass_re dumps). The texts are
+             only printed when there is an observer.
+
+Passes and changes are logged on the "xlapy.passes" logger (DEBUG: every pass run;
+INFO: passes that changed the module).
+
+Helpers (used by cse, dce, constant folding, the simplifiers): `non_fusion_computations`,
+`has_side_effect`, `insert_before`, `replace_with` (redirect uses, insert the new
+instructions before the old one, delete what became dead).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Callable, Iterable, Protocol, Sequence
+
+from xlapy.errors import VerificationError
+from xlapy.hlo.ir import Computation, Instruction, Module, module_diff
+
+log = logging.getLogger("xlapy.passes")
+
+Observer = Callable[[str, str, str, bool], None]
+
+
+class PassError(VerificationError):
+    """A pass broke the module (verifier failure after it) or lied about changing it."""
+
+
+class Pass(Protocol):
+    name: str
+
+    def run(self, module: Module) -> bool: ...
+
+
+def _verify_default() -> bool:
+    return os.environ.get("XLAPY_VERIFY_PASSES", "").lower() in ("1", "true", "yes")
+
+
+def _disabled_default() -> list[str]:
+    from xlapy.flags import flags
+    return list(flags().xla_disable_hlo_passes)
+
+
+class _Options:
+    def __init__(self, verify: bool, disabled: set[str], observers: list[Observer]):
+        self.verify = verify
+        self.disabled = disabled
+        self.observers = observers
+
+
+class Pipeline:
+    """Runs `passes` in order; `run` returns True if any of them changed the module."""
+
+    def __init__(self, name: str, passes: Sequence[Pass] = (), *, verify: bool | None = None,
+                 disabled: Iterable[str] | None = None,
+                 observers: Iterable[Observer] | None = None):
+        self.name = name
+        self.passes: list[Pass] = list(passes)
+        self.verify = verify
+        self.disabled = None if disabled is None else list(disabled)
+        self.observers: list[Observer] = list(observers or [])
+
+    def add(self, p: Pass) -> Pass:
+        self.passes.append(p)
+        return p
+
+    def run(self, module: Module) -> bool:
+        return self._run_with(module, None)
+
+    # ---- internals -----------------------------------------------------------------------
+    def _options(self, parent: _Options | None) -> _Options:
+        verify = self.verify if self.verify is not None else (
+            parent.verify if parent is not None else _verify_default())
+        disabled = set(self.disabled if self.disabled is not None else _disabled_default())
+        observers = list(self.observers)
+        if parent is not None:
+            verify = verify or parent.verify
+            disabled |= parent.disabled
+            observers = parent.observers + observers
+        return _Options(verify, disabled, observers)
+
+    def _run_with(self, module: Module, parent: _Options | None) -> bool:
+        opts = self._options(parent)
+        if opts.verify:
+            self._verify(module, f"before pipeline {self.name}")
+        log.debug("pipeline %s: start", self.name)
+        changed = self._run_passes(module, opts)
+        log.debug("pipeline %s: %s", self.name, "changed" if changed else "no change")
+        return changed
+
+    def _run_passes(self, module: Module, opts: _Options) -> bool:
+        changed = False
+        for p in self.passes:
+            changed |= self._run_pass(p, module, opts)
+        return changed
+
+    def _run_pass(self, p: Pass, module: Module, opts: _Options) -> bool:
+        name = getattr(p, "name", type(p).__name__)
+        if name in opts.disabled:
+            log.debug("pass %s: disabled", name)
+            return False
+        if isinstance(p, Pipeline):
+            return p._run_with(module, opts)
+        before = module.clone() if opts.verify else None
+        before_text = module.to_string() if opts.observers else None
+        start = time.perf_counter()
+        changed = bool(p.run(module))
+        elapsed = time.perf_counter() - start
+        log.debug("pass %s: %s (%.3f s)", name, "changed" if changed else "no change", elapsed)
+        if changed:
+            log.info("pass %s changed module %s", name, module.name)
+        if opts.verify:
+            self._verify(module, f"after pass {name}")
+            if not changed:
+                diff = module_diff(before, module)
+                if diff is not None:
+                    raise PassError(f"pass {name} returned False (no change) but changed "
+                                    f"module {module.name}: {diff}")
+        if opts.observers:
+            after_text = module.to_string() if changed else before_text
+            for observer in opts.observers:
+                observer(name, before_text, after_text, changed)
+        return changed
+
+    @staticmethod
+    def _verify(module: Module, when: str) -> None:
+        from xlapy.hlo.verifier import verify
+        try:
+            verify(module)
+        except VerificationError as e:
+            raise PassError(f"{when}: the module does not verify (rerun with "
+                            f"--xla_disable_hlo_passes=<pass> to bisect): {e}") from e
+
+    def __repr__(self) -> str:
+        names = [getattr(p, "name", p) for p in self.passes]
+        return f"<{type(self).__name__} {self.name}: {names}>"
+
+
+class FixedPoint(Pipeline):
+    """Runs `passes` in order, again and again, until a round changes nothing (or
+    `max_iterations` rounds ran, which is logged as a warning)."""
+
+    def __init__(self, passes: Sequence[Pass] = (), max_iterations: int = 25,
+                 name: str = "fixed-point", **options):
+        super().__init__(name, passes, **options)
+        self.max_iterations = max_iterations
+        self.iterations = 0  # rounds run by the last `run`
+
+    def _run_passes(self, module: Module, opts: _Options) -> bool:
+        changed = False
+        for self.iterations in range(1, self.max_iterations + 1):
+            if not super()._run_passes(module, opts):
+                return changed
+            changed = True
+        log.warning("fixed point %s did not converge in %d iterations", self.name,
+                    self.max_iterations)
+        return changed
+
+
+# ---- helpers shared by the passes --------------------------------------------------------
+
+# Opcodes with effects beyond their result (none is in the opcode table yet; listed so the
+# passes stay correct when they are added).
+SIDE_EFFECTING_OPCODES = frozenset({
+    "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed", "send",
+    "send-done", "recv", "recv-done", "all-reduce", "all-gather", "all-to-all",
+    "collective-permute", "partition-id", "replica-id"})
+
+
+def has_side_effect(instr: Instruction, _seen: set | None = None) -> bool:
+    """Side-effecting: rng/io opcodes, custom-calls marked custom_call_has_side_effect, and
+    calls/loops/fusions whose computations contain such an instruction."""
+    if instr.opcode in SIDE_EFFECTING_OPCODES:
+        return True
+    if instr.opcode == "custom-call" and instr.attrs.get("custom_call_has_side_effect"):
+        return True
+    seen = _seen if _seen is not None else set()
+    for comp in instr.called_computations():
+        if id(comp) in seen:
+            continue
+        seen.add(id(comp))
+        if any(has_side_effect(i, seen) for i in comp.instructions):
+            return True
+    return False
+
+
+def fusion_computations(module: Module) -> set[int]:
+    """ids of computations called by fusion instructions."""
+    return {id(i.attrs["calls"]) for i in module.instructions()
+            if i.opcode == "fusion" and isinstance(i.attrs.get("calls"), Computation)}
+
+
+def non_fusion_computations(module: Module) -> list[Computation]:
+    """The computations a target-independent pass rewrites (XLA skips fused ones)."""
+    fused = fusion_computations(module)
+    return [c for c in module.computations if id(c) not in fused]
+
+
+def insert_before(comp: Computation, new: Instruction, anchor: Instruction) -> Instruction:
+    """Add `new` to `comp` just before `anchor` in the instruction list (keeps printed
+    definitions before uses)."""
+    comp.add_instruction(new)
+    comp.instructions.pop()
+    comp.instructions.insert(comp.instructions.index(anchor), new)
+    return new
+
+
+def unattached(root: Instruction) -> list[Instruction]:
+    """Instructions reachable from `root` through operands that belong to no computation
+    yet (a replacement a rule just built), operands first."""
+    out: list[Instruction] = []
+    seen: set[int] = set()
+
+    def visit(i: Instruction) -> None:
+        if i.parent is not None or id(i) in seen:
+            return
+        seen.add(id(i))
+        for o in i.operands:
+            visit(o)
+        out.append(i)
+
+    visit(root)
+    return out
+
+
+def discard(root: Instruction) -> None:
+    """Undo building an unattached replacement: unregister it from its operands' users."""
+    for i in unattached(root):
+        i.drop_operands()
+
+
+def remove_dead(comp: Computation, instr: Instruction) -> int:
+    """Remove `instr` if it is dead (no users, not the root, not a parameter, no side
+    effect), then its operands that became dead. Returns how many were removed."""
+    removed, work = 0, [instr]
+    while work:
+        i = work.pop()
+        if (i.parent is not comp or i.users or i is comp.root or i.opcode == "parameter"
+                or has_side_effect(i)):
+            continue
+        operands = list(dict.fromkeys(i.operands))
+        comp.remove_instruction(i)
+        removed += 1
+        work.extend(operands)
+    return removed
+
+
+def replace_with(comp: Computation, old: Instruction, new: Instruction,
+                 copy_metadata: bool = True) -> None:
+    """Make `new` (an existing instruction of `comp`, or an unattached tree built on
+    them) take the place of `old`: new instructions are inserted before `old` (taking its
+    metadata if they have none), uses of `old` are redirected, and `old` and whatever
+    became dead with it are removed."""
+    for i in unattached(new):
+        insert_before(comp, i, old)
+        if copy_metadata and not i.metadata and old.metadata:
+            i.metadata = dict(old.metadata)
+    old.replace_all_uses_with(new)
+    remove_dead(comp, old)
+
+
+def simplification_pipeline(max_iterations: int = 25, **options) -> FixedPoint:
+    """FixedPoint(algsimp, constant_folding, cse, dce, tuple-simplifier): the
+    target-independent cleanup every backend pipeline starts with."""
+    from xlapy.passes.algebraic_simplifier import AlgebraicSimplifier
+    from xlapy.passes.constant_folding import ConstantFolding
+    from xlapy.passes.cse import CSE
+    from xlapy.passes.dce import DCE
+    from xlapy.passes.tuple_simplifier import TupleSimplifier
+    return FixedPoint([AlgebraicSimplifier(), ConstantFolding(), CSE(), DCE(),
+                       TupleSimplifier()], max_iterations=max_iterations,
+                      name="simplification", **options)
