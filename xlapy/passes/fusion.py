@@ -183,7 +183,7 @@ class FusionPass:
                                    f"{u.name} cannot fuse it")
             why = why + ", duplicated into all of its users"
         size = len(_fused_ops(consumer)) + len(_fused_ops(producer))
-        if size > MAX_FUSED_INSTRUCTIONS:
+        if size > MAX_FUSED_INSTRUCTIONS and len(_fused_ops(consumer)) > 1:
             return False, f"fusion would exceed {MAX_FUSED_INSTRUCTIONS} instructions"
         return True, why
 
@@ -275,8 +275,9 @@ class FusionPass:
             p.name = p.name if p.name.startswith("param_") else p.name
             fc.parameters.append(p)
         fusion.replace_operands([operands[k] for k in keep])
-        # topological order inside the fused computation
+        # topological order inside the fused computation, then merge duplicated copies
         fc.instructions = fc.post_order()
+        _dedupe(fc)
 
     # ---- multi-output fusion of dependent reductions --------------------------------------------
     def _multi_output(self, comp: Computation) -> bool:
@@ -331,6 +332,36 @@ class FusionPass:
         producer.replace_all_uses_with(g_prod)
         comp.remove_instruction(producer)
         comp.instructions = comp.post_order()
+
+
+def _key(i: Instruction):
+    lit = None
+    if i.opcode == "constant":
+        lit = (i.literal.tobytes(), str(i.literal.dtype)) if hasattr(i.literal, "tobytes") else id(i)
+    attrs = tuple((k, id(v) if hasattr(v, "instructions") else
+                   tuple(id(x) for x in v) if isinstance(v, list) else v)
+                  for k, v in i.attrs.items())
+    return (i.opcode, i.shape, tuple(id(o) for o in i.operands), attrs, lit)
+
+
+def _dedupe(fc: Computation) -> None:
+    """Local CSE inside a fused computation: identical instructions (same opcode, shape,
+    operands, attributes, literal) are merged, so duplicated producers are computed once."""
+    seen: dict = {}
+    for i in list(fc.instructions):
+        if i.opcode == "parameter":
+            continue
+        try:
+            k = _key(i)
+            hash(k)
+        except TypeError:
+            continue
+        first = seen.get(k)
+        if first is None:
+            seen[k] = i
+        elif i is not fc.root:
+            i.replace_all_uses_with(first)
+            fc.remove_instruction(i)
 
 
 def _tuple_shape(shapes):

@@ -2,6 +2,9 @@
 
 from xlapy.backends.base import Platform, register_platform
 from xlapy.backends.cpu import gemm  # noqa: F401  (registers the dot emitter)
+# dedicated emitters (importing registers them)
+from xlapy.backends.cpu import (custom_calls, lapack, scatter,  # noqa: F401
+                                select_and_scatter, sort)
 from xlapy.backends.cpu.compiler import CpuCompiler
 
 

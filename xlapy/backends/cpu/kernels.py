@@ -124,7 +124,7 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
                 T.store(b, v, addr, shape.element_type)
     b.ret_void()
     outer, cost = kernel_cost(instr)
-    wrapper = _parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
+    wrapper = parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
 
 
@@ -146,7 +146,7 @@ def gomp_functions(module: ir.Module):
     return gp, tn, nt
 
 
-def _parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer: int):
+def parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer: int):
     """void kernel.par(ptr ctx): ctx = [ptr x n_ptrs]; computes this thread's chunk."""
     _, tn, nt = gomp_functions(module)
     w = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR]), kernel.name + ".par")

@@ -251,11 +251,11 @@ class ProgramEmitter:
             self._conditional(instr, dest, operands)
         elif op == "call":
             self._call(instr.attrs["to_apply"], operands, dest)
+        elif op in CUSTOM_EMITTERS and CUSTOM_EMITTERS[op](self, instr, dest, operands):
+            pass
         elif op == "custom-call":
             raise lowering_error(instr, f"unsupported custom-call target "
                                         f"'{instr.attrs.get('custom_call_target')}'")
-        elif op in CUSTOM_EMITTERS and CUSTOM_EMITTERS[op](self, instr, dest, operands):
-            pass
         else:
             self.run_kernel(instr, dest, operands)
         return unflatten(instr.shape, dest)

@@ -78,7 +78,15 @@ def _bitcast(em, instr, gens, index):
     b = em.b
     src = instr.operands[0].shape
     linear = linear_of(b, instr.shape, index)
-    return gens[0](index_of(b, src, linear))
+    v = gens[0](index_of(b, src, linear))
+    st, dt = src.element_type, instr.shape.element_type
+    if st != dt:  # same-width reinterpretation (XLA's comparators bitcast f32[] to s32[])
+        if st.is_pred:
+            v = b.zext(v, T.I8)
+        v = b.bitcast(v, T.storage_type(dt))
+        if dt.is_pred:
+            v = b.trunc(v, T.I1)
+    return v
 
 
 @elemental_rule("transpose")

@@ -1,0 +1,147 @@
+"""Shared setup for the cpu backend tests.
+
+- Every test session compiles into a fresh disk cache (XLAPY_CACHE_DIR in a temporary
+  directory), so code generation changes are never hidden by objects cached by an earlier
+  run.
+- `run_cpu_and_interpreter(module_or_text, *args)` compiles a module (HLO text or Module) on
+  both the cpu backend and the reference interpreter, runs it and returns both flattened
+  output lists; `assert_same(got, want)` compares arrays exactly (bit patterns for floats,
+  so NaN payload signs and -0.0 count, when `bitwise`).
+- `corpus_case(name)` loads tests/hlo/<name> with its inputs and XLA's outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.backends.interpreter import evaluate
+from xlapy.hlo import parse
+from xlapy.hlo.parser import parse_file
+
+CORPUS = pathlib.Path(__file__).resolve().parents[2] / "hlo"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fresh_compile_cache(tmp_path_factory):
+    saved = {k: os.environ.get(k) for k in ("XLAPY_CACHE_DIR", "XLAPY_DISABLE_CACHE")}
+    os.environ["XLAPY_CACHE_DIR"] = str(tmp_path_factory.mktemp("xlapy_cache"))
+    os.environ.pop("XLAPY_DISABLE_CACHE", None)
+    yield
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def _module(m):
+    return parse(m) if isinstance(m, str) else m
+
+
+def run_cpu(module, *args) -> list[np.ndarray]:
+    module = _module(module)
+    return [np.asarray(g) for g in flatten(get_platform("cpu").compiler.compile(module).run(*args))]
+
+
+def run_cpu_and_interpreter(module, *args):
+    module = _module(module)
+    got = flatten(get_platform("cpu").compiler.compile(module).run(*args))
+    # evaluate() directly: Executable.check_arguments turns 0-d arguments into shape (1,)
+    want = flatten(evaluate(module, *args))
+    return [np.asarray(g) for g in got], [np.asarray(w) for w in want]
+
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16:
+        return a.view(_UINT[a.dtype.itemsize])
+    return a
+
+
+def assert_same(got, want, bitwise: bool = True, what: str = "") -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    if bitwise:
+        np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def assert_close(got, want, rtol=1e-6, atol=1e-6, what: str = "") -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    if got.dtype.kind in "fc" or got.dtype == ml_dtypes.bfloat16:
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def check_against_jax(fn, *args, bitwise: bool = True, rtol=1e-6, atol=1e-6):
+    """Lower fn with jax, run it on the cpu backend, the interpreter and jax itself; the cpu
+    result must equal the interpreter's and jax's."""
+    jax = pytest.importorskip("jax")
+    text = jax.jit(fn).lower(*args).as_text(dialect="hlo")
+    got, ref = run_cpu_and_interpreter(text, *args)
+    want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(fn)(*args))]
+    assert len(got) == len(want)
+    for k, (g, r, w) in enumerate(zip(got, ref, want)):
+        if bitwise:
+            assert_same(g, r, what=f"output {k} vs interpreter")
+            assert_same(g, w, what=f"output {k} vs jax")
+        else:
+            assert_close(g, r, rtol, atol, what=f"output {k} vs interpreter")
+            assert_close(g, w, rtol, atol, what=f"output {k} vs jax")
+    return got
+
+
+def corpus_case(name: str):
+    """(module, inputs, XLA's outputs) of tests/hlo/<name> (.hlo or .opt.hlo)."""
+    entries = json.loads((CORPUS / "MANIFEST.json").read_text())
+    entry = next(e for e in entries if name in e["files"].values())
+
+    def load(file, infos):
+        with np.load(CORPUS / file) as z:
+            arrays = [z[f"arr_{i}"] for i in range(len(z.files))]
+        return [a.view(ml_dtypes.bfloat16) if info.get("stored_as") == "uint16" else a
+                for a, info in zip(arrays, infos)]
+
+    return (parse_file(CORPUS / name), load(entry["files"]["inputs"], entry["inputs"]),
+            load(entry["files"]["outputs"], entry["outputs"]))
+
+
+def check_corpus(name: str, rtol=2e-4, atol=1e-5):
+    """Run a corpus module on the cpu backend: equal to the interpreter (up to float
+    rounding of transcendentals), close to XLA's recorded outputs."""
+    module, inputs, expected = corpus_case(name)
+    got, ref = run_cpu_and_interpreter(module, *inputs)
+    assert len(got) == len(expected)
+    for k, (g, r, w) in enumerate(zip(got, ref, expected)):
+        assert_close(g, r, rtol, atol, what=f"{name} output {k} vs interpreter")
+        assert_close(g, w, rtol, atol, what=f"{name} output {k} vs XLA")
+
+
+@pytest.fixture
+def cpu_check():
+    """The helpers above, for tests: cpu_check.jax(fn, *args), cpu_check.corpus(name), ..."""
+    class Helpers:
+        jax = staticmethod(check_against_jax)
+        corpus = staticmethod(check_corpus)
+        run = staticmethod(run_cpu_and_interpreter)
+        cpu = staticmethod(run_cpu)
+        same = staticmethod(assert_same)
+        close = staticmethod(assert_close)
+        corpus_case = staticmethod(corpus_case)
+    return Helpers
