@@ -96,6 +96,27 @@ def consumer_fusible(c: Instruction) -> tuple[bool, str]:
     return False, f"consumer {c.opcode} cannot absorb producers"
 
 
+def _is_epilogue(consumer: Instruction, producer: Instruction) -> bool:
+    """A reduction whose only user is an elementwise computation of the same shape reads
+    each reduced value exactly once: fusing it there costs no recomputation."""
+    if len(producer.users) != 1 or producer.shape.is_tuple:
+        return False
+    is_reduction = (_root(producer).opcode == "reduce" if producer.opcode == "fusion"
+                    else producer.opcode == "reduce")
+    if not is_reduction or consumer.shape.is_tuple or consumer.shape.dims != producer.shape.dims:
+        return False
+    ops = _fused_ops(consumer)
+    if consumer.opcode == "fusion":
+        # the producer's parameter must feed elementwise ops only (same index mapping)
+        fc = consumer.fused_computation
+        params = [fc.parameters[k] for k, o in enumerate(consumer.operands) if o is producer]
+        return all(u.opcode in ELEMENTWISE and u.shape.dims == producer.shape.dims
+                   for p in params for u in p.users) and all(
+            i.opcode in ELEMENTWISE or i.opcode in ("parameter", "constant", "broadcast")
+            for i in ops)
+    return consumer.opcode in ELEMENTWISE
+
+
 def _reaches(src: Instruction, dst: Instruction, skip_edge_to: Instruction) -> bool:
     """Is there a path src -> ... -> dst not using the direct edge src -> skip_edge_to?"""
     stack = [u for u in src.users if u is not skip_edge_to]
@@ -168,6 +189,8 @@ class FusionPass:
 
     def _should_fuse(self, consumer, producer) -> tuple[bool, str]:
         ok, why = producer_fusible(producer)
+        if not ok and _is_epilogue(consumer, producer):
+            ok, why = True, "reduction epilogue (elementwise consumer of the same shape)"
         if not ok:
             return False, why
         if producer.shape.size == 0 or consumer.shape.leaves()[0].size == 0:
@@ -281,57 +304,151 @@ class FusionPass:
 
     # ---- multi-output fusion of dependent reductions --------------------------------------------
     def _multi_output(self, comp: Computation) -> bool:
-        changed = False
-        for c in reversed(comp.post_order()):
-            if c.parent is not comp or c.opcode != "fusion" or c.shape.is_tuple:
-                continue
-            if _root(c).opcode != "reduce":
-                continue
-            for p in list(dict.fromkeys(c.operands)):
-                if not (p.opcode == "fusion" and not p.shape.is_tuple
-                        and _root(p).opcode == "reduce" and p.shape.dims == c.shape.dims):
+        changed = True
+        any_change = False
+        while changed:
+            changed = False
+            for c in reversed(comp.post_order()):
+                if c.parent is not comp or not _is_reduction_kernel(c):
                     continue
-                if any(o is not p and _reaches(p, o, c) for o in c.operands):
-                    self._decide(c, p, False, "multi-output fusion would create a cycle")
-                    continue
-                self._decide(c, p, True, "multi-output fusion of dependent reductions")
-                self._fuse_multi_output(comp, c, p)
-                changed = True
-                break
-        return changed
+                for p in _producers_through_gte(c):
+                    if p is c or p.parent is not comp or not _is_reduction_kernel(p):
+                        continue
+                    if _loop_dims(p) != _loop_dims(c):
+                        continue
+                    if any(o is not p and _reaches_any(p, o) for o in _real_operands(c, p)):
+                        self._decide(c, p, False, "multi-output fusion would create a cycle")
+                        continue
+                    self._decide(c, p, True, "multi-output fusion of dependent reductions")
+                    self._fuse_multi_output(comp, c, p)
+                    changed = any_change = True
+                    break
+                if changed:
+                    break
+        return any_change
 
     def _fuse_multi_output(self, comp: Computation, consumer: Instruction, producer: Instruction):
+        """consumer' = fusion with root tuple(producer's roots..., consumer's roots...)."""
+        consumer_users = list(consumer.users)  # snapshot before any rewiring
+        consumer_was_root = comp.root is consumer
         fc = consumer.fused_computation
         new_operands = list(consumer.operands)
-        idx = [k for k, o in enumerate(new_operands) if o is producer]
-        params = {k: fc.parameters[k] for k in idx}
-        prod_root = self._clone_into(fc, producer, consumer, new_operands)
-        for p in params.values():
-            p.replace_all_uses_with(prod_root)
-        keep = [k for k in range(len(new_operands)) if k not in idx]
+        feeds = {}  # consumer parameter index -> producer element index (None: whole array)
+        for k, o in enumerate(new_operands):
+            if o is producer:
+                feeds[k] = None
+            elif o.opcode == "get-tuple-element" and o.operands[0] is producer:
+                feeds[k] = o.attrs["index"]
+        cloned_root = self._clone_into(fc, producer, consumer, new_operands)
+        cloned = list(cloned_root.operands) if producer.shape.is_tuple else [cloned_root]
+        for k, idx in feeds.items():
+            fc.parameters[k].replace_all_uses_with(cloned[0] if idx is None else cloned[idx])
+        keep = [k for k in range(len(new_operands)) if k not in feeds]
         self._renumber(fc, consumer, new_operands, keep)
         old_root = fc.root
-        tup = Instruction("tuple", _tuple_shape([prod_root.shape, old_root.shape]),
-                          [prod_root, old_root], name="tuple")
+        old_elems = list(old_root.operands) if consumer.shape.is_tuple else [old_root]
+        elems = cloned + old_elems
+        tup = Instruction("tuple", _tuple_shape([e.shape for e in elems]), elems, name="tuple")
         fc.add_instruction(tup)
         fc.root = tup
+        for dead in (cloned_root, old_root):
+            if dead.opcode == "tuple" and not dead.users and dead is not tup:
+                fc.remove_instruction(dead)
         fc.instructions = fc.post_order()
+        _dedupe(fc)
+        old_consumer_shape = consumer.shape
         consumer.shape = tup.shape
-        users = list(consumer.users)
-        was_root = comp.root is consumer
-        g_prod = Instruction("get-tuple-element", prod_root.shape, [consumer], {"index": 0},
-                             "get-tuple-element", dict(producer.metadata))
-        g_cons = Instruction("get-tuple-element", old_root.shape, [consumer], {"index": 1},
-                             "get-tuple-element", dict(consumer.metadata))
-        for g in (g_prod, g_cons):
-            comp.add_instruction(g)
-        for u in users:
-            u.replace_operand_with(consumer, g_cons)
-        if was_root:
-            comp.root = g_cons
-        producer.replace_all_uses_with(g_prod)
-        comp.remove_instruction(producer)
+        producer_users = list(producer.users)
+        producer_was_root = comp.root is producer
+        self._redirect(comp, producer, consumer, 0, producer.shape, producer_users,
+                       producer_was_root)
+        self._redirect(comp, consumer, consumer, len(cloned), old_consumer_shape, consumer_users,
+                       consumer_was_root)
+        if not producer.users and comp.root is not producer:
+            comp.remove_instruction(producer)
         comp.instructions = comp.post_order()
+
+    @staticmethod
+    def _redirect(comp, old, fused, offset, old_shape, users, was_root):
+        """The given users of `old` (shape old_shape) read elements offset.. of `fused`."""
+        if old_shape.is_tuple:
+            for u in users:
+                if u.opcode == "get-tuple-element" and u.operands[0] is old:
+                    u.attrs["index"] = u.attrs["index"] + offset
+                    if old is not fused:
+                        u.replace_operand_with(old, fused)
+                    continue
+                elems = []
+                for k, s in enumerate(old_shape.tuple_shapes):
+                    g = Instruction("get-tuple-element", s, [fused], {"index": k + offset},
+                                    "get-tuple-element")
+                    comp.add_instruction(g)
+                    elems.append(g)
+                t = Instruction("tuple", old_shape, elems, name="tuple")
+                comp.add_instruction(t)
+                u.replace_operand_with(old, t)
+            if was_root:
+                elems = []
+                for k, s in enumerate(old_shape.tuple_shapes):
+                    g = Instruction("get-tuple-element", s, [fused], {"index": k + offset},
+                                    "get-tuple-element")
+                    comp.add_instruction(g)
+                    elems.append(g)
+                t = Instruction("tuple", old_shape, elems, name="tuple")
+                comp.add_instruction(t)
+                comp.root = t
+            return
+        g = Instruction("get-tuple-element", old_shape, [fused], {"index": offset},
+                        "get-tuple-element")
+        comp.add_instruction(g)
+        for u in users:
+            u.replace_operand_with(old, g)
+        if was_root:
+            comp.root = g
+
+
+def _is_reduction_kernel(i: Instruction) -> bool:
+    if i.opcode != "fusion":
+        return False
+    return all(e.opcode == "reduce" for e in _root_elements(i))
+
+
+def _root_elements(i: Instruction) -> list[Instruction]:
+    r = _root(i)
+    return list(r.operands) if r.opcode == "tuple" else [r]
+
+
+def _loop_dims(i: Instruction):
+    dims = {e.shape.dims if not e.shape.is_tuple else e.shape.tuple_shapes[0].dims
+            for e in _root_elements(i)}
+    return dims.pop() if len(dims) == 1 else None
+
+
+def _producers_through_gte(c: Instruction) -> list[Instruction]:
+    out = []
+    for o in c.operands:
+        src = o.operands[0] if o.opcode == "get-tuple-element" else o
+        if src not in out:
+            out.append(src)
+    return out
+
+
+def _real_operands(c: Instruction, p: Instruction) -> list[Instruction]:
+    return [o for o in c.operands
+            if not (o is p or (o.opcode == "get-tuple-element" and o.operands[0] is p))]
+
+
+def _reaches_any(src: Instruction, dst: Instruction) -> bool:
+    stack, seen = list(src.users), set()
+    while stack:
+        n = stack.pop()
+        if n is dst:
+            return True
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.extend(n.users)
+    return False
 
 
 def _key(i: Instruction):

@@ -1,0 +1,186 @@
+"""Fusion: kernel counts pinned for the issue's workloads, decisions carry reasons, results
+are unchanged (cpu with fusion == interpreter without), and the pass is honest about change.
+
+Kernel = an entry instruction that launches work (fusion, dot, reduce, scatter, ...), see
+xlapy.passes.fusion.count_kernels.
+"""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.backends.base import flatten, get_platform
+from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.hlo import module_diff, parse, parse_file, verify
+from xlapy.passes import CallInliner, FusionInliner, FusionPass, simplification_pipeline
+from xlapy.passes.fusion import count_kernels
+from xlapy.tools.compare import compare_outputs
+
+CORPUS = pathlib.Path(__file__).parents[1] / "hlo"
+f32 = np.float32
+rng = np.random.default_rng(0)
+
+
+def optimized(module):
+    run_cpu_pipeline(module, verify=True)
+    return module
+
+
+def kernels_of(fn, *args) -> tuple[int, list[str]]:
+    m = optimized(xp.jit(fn).lower(*args).module)
+    ops = [i.opcode + (":" + i.fused_computation.root.opcode if i.opcode == "fusion" else "")
+           for i in m.entry.instructions
+           if i.opcode not in ("parameter", "constant", "tuple", "get-tuple-element", "bitcast")]
+    return count_kernels(m), ops
+
+
+def softmax(x):
+    m = xnp.max(x, axis=-1, keepdims=True)
+    e = xnp.exp(x - m)
+    return e / xnp.sum(e, axis=-1, keepdims=True)
+
+
+def layernorm_gelu(x, g, b):
+    mu = xnp.mean(x, -1, keepdims=True)
+    var = xnp.mean((x - mu) ** 2, -1, keepdims=True)
+    y = (x - mu) / xnp.sqrt(var + 1e-5) * g + b
+    return 0.5 * y * (1 + xnp.tanh(0.7978845608 * (y + 0.044715 * y ** 3)))
+
+
+def dense(x, w, b):
+    return xnp.maximum(x @ w + b, 0.0)
+
+
+def log_softmax_xent(logits, labels):
+    m = xnp.max(logits, -1, keepdims=True)
+    lse = xnp.log(xnp.sum(xnp.exp(logits - m), -1, keepdims=True)) + m
+    return -xnp.mean(xnp.sum(labels * (logits - lse), -1))
+
+
+def mnist_step(w, b, x, y):
+    gw, gb = xp.grad(lambda w, b: log_softmax_xent(x @ w + b, y), argnums=(0, 1))(w, b)
+    return w - 0.5 * gw, b - 0.5 * gb
+
+
+def mlp_step(params, x, y):
+    def loss(params):
+        (w1, b1), (w2, b2) = params
+        h = xnp.maximum(x @ w1 + b1, 0.0)
+        return log_softmax_xent(h @ w2 + b2, y)
+    grads = xp.grad(loss)(params)
+    return [(w - 0.1 * gw, b - 0.1 * gb) for (w, b), (gw, gb) in zip(params, grads)]
+
+
+def test_row_softmax_is_two_kernels():
+    n, ops = kernels_of(softmax, rng.random((64, 100), f32))
+    # one pass computing row max and row sum of exp (multi-output), one elementwise pass
+    assert n == 2, ops
+    assert ops == ["fusion:tuple", "fusion:divide"]
+
+
+def test_layernorm_gelu_is_two_kernels():
+    n, ops = kernels_of(layernorm_gelu, rng.random((64, 100), f32), rng.random(100, f32),
+                        rng.random(100, f32))
+    assert n == 2, ops  # {mean, variance} per row, then normalize + gelu
+
+
+def test_dense_layer_is_gemm_plus_one_epilogue():
+    n, ops = kernels_of(dense, rng.random((32, 784), f32), rng.random((784, 512), f32),
+                        rng.random(512, f32))
+    assert (n, ops) == (2, ["dot", "fusion:maximum"])
+
+
+def test_log_softmax_cross_entropy_kernels():
+    n, ops = kernels_of(log_softmax_xent, rng.random((100, 10), f32), rng.random((100, 10), f32))
+    # {max, sum exp} per row, then the per-row loss reduced to the mean: the reduction over
+    # rows has a different output shape, so it is its own kernel
+    assert n <= 3, ops
+
+
+def test_mnist_sgd_step_kernels():
+    n, ops = kernels_of(mnist_step, rng.random((784, 10), f32), rng.random(10, f32),
+                        rng.random((100, 784), f32), rng.random((100, 10), f32))
+    assert ops.count("dot") == 2  # logits and the weight gradient
+    assert n <= 6, ops  # + row reductions (1 multi-output kernel), dlogits, 2 updates
+
+
+def test_mlp_training_step_kernels():
+    params = [(rng.random((784, 128), f32), rng.random(128, f32)),
+              (rng.random((128, 10), f32), rng.random(10, f32))]
+    n, ops = kernels_of(mlp_step, params, rng.random((32, 784), f32), rng.random((32, 10), f32))
+    assert ops.count("dot") == 5  # 2 forward, 3 backward (dh, dW2, dW1)
+    assert n <= 13, ops  # + relu epilogue, row reductions, dlogits, relu grad, 4 updates
+
+
+@pytest.mark.parametrize("name,bound", [("softmax.hlo", 6), ("layernorm_gelu_tanh.hlo", 2),
+                                        ("layernorm_gelu_erf.hlo", 2), ("attention.hlo", 4),
+                                        ("log_softmax_cross_entropy.hlo", 4)])
+def test_jax_modules_kernel_counts(name, bound):
+    m = optimized(parse_file(CORPUS / name))
+    assert count_kernels(m) <= bound, m.entry.to_string(print_metadata=False)
+
+
+def test_decisions_carry_reasons_and_are_logged(caplog):
+    m = parse_file(CORPUS / "mlp_train_step.hlo")
+    CallInliner().run(m)
+    FusionInliner(all_fusions=True).run(m)
+    simplification_pipeline().run(m)
+    decisions = []
+    with caplog.at_level("DEBUG", logger="xlapy.passes.fusion"):
+        FusionPass(decisions).run(m)
+    verify(m)
+    assert decisions and all(isinstance(r, str) and r for _, _, _, r in decisions)
+    reasons = {r for _, _, fused, r in decisions if not fused}
+    assert any("parameter" in r for r in reasons)
+    assert any("dot" in r for r in reasons)  # dot is never fused into (gemm)
+    assert "not fused" in caplog.text and "fused:" in caplog.text
+
+
+def test_expensive_producer_with_an_unfusible_user_is_not_duplicated():
+    m = parse("""HloModule m
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  w = f32[8,8] parameter(1)
+  e = f32[8,8] exponential(x)
+  d = f32[8,8] dot(e, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  n = f32[8,8] negate(e)
+  ROOT t = (f32[8,8], f32[8,8]) tuple(d, n)
+}
+""")
+    decisions = []
+    FusionPass(decisions).run(m)
+    verify(m)
+    assert any(p == "e" and not fused and "cannot fuse it" in r for _, p, fused, r in decisions)
+    assert sum(1 for i in m.entry.instructions if i.opcode == "exponential") == 1
+
+
+def test_fusion_reports_no_change_and_leaves_module_identical():
+    text = """HloModule m
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  w = f32[8,8] parameter(1)
+  ROOT d = f32[8,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+    m = parse(text)
+    assert FusionPass().run(m) is False
+    assert module_diff(m, parse(text)) is None
+
+
+@pytest.mark.parametrize("fn,make", [
+    (softmax, lambda: (rng.standard_normal((16, 33)).astype(f32),)),
+    (layernorm_gelu, lambda: (rng.standard_normal((16, 33)).astype(f32),
+                              rng.standard_normal(33).astype(f32), rng.standard_normal(33).astype(f32))),
+    (mnist_step, lambda: (rng.standard_normal((20, 10)).astype(f32), rng.standard_normal(10).astype(f32),
+                          rng.standard_normal((7, 20)).astype(f32), rng.random((7, 10)).astype(f32))),
+], ids=["softmax", "layernorm_gelu", "mnist_step"])
+def test_fused_results_match_unfused_interpreter(fn, make):
+    args = make()
+    module = xp.jit(fn).lower(*args).module
+    want = flatten(get_platform("interpreter").compiler.compile(module).run(*args))
+    got = flatten(get_platform("cpu").compiler.compile(module).run(*args))
+    reports = compare_outputs(want, got)
+    assert all(r.ok for r in reports), [r.line() for r in reports]
