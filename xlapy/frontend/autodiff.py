@@ -60,6 +60,8 @@ class TapeTrace(Trace):
         outs = list(out) if prim.multiple_results else [out]
         needs = any(isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
                     for a in args)
+        # integer/bool results (comparisons, argmax, ...) carry no gradient: nothing to record
+        needs = needs and any(_is_float(get_aval(o).dtype) for o in outs)
         tracers = [TapeTracer(self, o, needs) for o in outs]
         if needs:
             if prim.vjp is None:
@@ -84,6 +86,7 @@ def _add_cotangents(a, b):
 
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn) where vjp_fn(cotangent) returns one cotangent per primal."""
+    import xlapy.numpy  # noqa: F401  (installs the array operators on tracers)
     flat_primals, in_tree = pytree.flatten(primals)
     with TapeTrace() as trace:
         tracers = [TapeTracer(trace, _primal_value(p), True) for p in flat_primals]

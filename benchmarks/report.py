@@ -1,0 +1,88 @@
+"""Writes benchmark results as Markdown, JSON and an SVG bar chart (no plotting library
+needed: the chart is a few rectangles)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pathlib
+
+from harness import fmt_time
+
+SYSTEMS = ("xlapy", "numpy", "jax", "numexpr", "torch")
+
+
+def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -> None:
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    (out / "benchmarks.json").write_text(json.dumps(
+        {"date": stamp, "quick": quick, "machine": limits, "results": results}, indent=1))
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Measured {stamp} with `make bench` (`.venv/bin/python benchmarks/run.py"
+        f"{' --quick' if quick else ''}`) on {limits['cpu']}, {limits['cores']} cores. Machine "
+        f"limits measured in the same run: copy bandwidth {limits['copy_bandwidth_GBps']:.1f} "
+        f"GB/s (read + write of a {'64' if quick else '256'} MB array), gemm "
+        f"{limits['gemm_GFLOPs']:.0f} GFLOP/s (NumPy's BLAS). Times are the best of repeated "
+        "calls (first call excluded); ratios below 1 mean xlapy is faster.",
+        "",
+        "| workload | issue | xlapy | NumPy | JAX | xlapy/JAX | xlapy/NumPy | xlapy/bw bound | "
+        "first call xlapy | first call JAX |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        t = r["times"]
+        cells = [r["name"], r.get("issue", "")]
+        for s in ("xlapy", "numpy", "jax"):
+            cells.append(fmt_time(t[s]).strip() if s in t else "")
+        cells.append(f"{t['xlapy'] / t['jax']:.2f}" if "jax" in t and "xlapy" in t else "")
+        cells.append(f"{t['xlapy'] / t['numpy']:.2f}" if "numpy" in t and "xlapy" in t else "")
+        bb = r.get("bandwidth_bound")
+        cells.append(f"{t['xlapy'] / bb:.2f}" if bb else "")
+        fc = r.get("first_call", {})
+        cells.append(fmt_time(fc["xlapy"]).strip() if "xlapy" in fc else "")
+        cells.append(fmt_time(fc["jax"]).strip() if "jax" in fc else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    extra = [r for r in results if any(s in r["times"] for s in ("numexpr", "torch"))]
+    if extra:
+        lines += ["", "Other systems where installed:", ""]
+        for r in extra:
+            for s in ("numexpr", "torch"):
+                if s in r["times"]:
+                    lines.append(f"- {r['name']}: {s} {fmt_time(r['times'][s]).strip()}")
+    lines += ["", "![time relative to JAX](benchmarks.svg)", ""]
+    (out / "benchmarks.md").write_text("\n".join(lines))
+    (out / "benchmarks.svg").write_text(_svg(results))
+
+
+def _svg(results: list) -> str:
+    rows = [r for r in results if "jax" in r["times"] and "xlapy" in r["times"]]
+    w, bar_h, gap, left = 760, 16, 10, 260
+    h = 40 + len(rows) * (2 * bar_h + gap)
+    scale = (w - left - 40) / max([2.0] + [r["times"]["numpy"] / r["times"]["jax"]
+                                           for r in rows if "numpy" in r["times"]]
+                                  + [r["times"]["xlapy"] / r["times"]["jax"] for r in rows])
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<text x="{left}" y="16">time relative to JAX (shorter is faster; line = JAX)</text>']
+    y = 30
+    x1 = left + scale
+    for r in rows:
+        t = r["times"]
+        out.append(f'<text x="{left - 6}" y="{y + bar_h}" text-anchor="end">{_esc(r["name"])}</text>')
+        for k, (s, color) in enumerate((("xlapy", "#2b7bb9"), ("numpy", "#bbbbbb"))):
+            if s not in t:
+                continue
+            v = t[s] / t["jax"]
+            out.append(f'<rect x="{left}" y="{y + k * bar_h}" width="{v * scale:.1f}" '
+                       f'height="{bar_h - 2}" fill="{color}"/>')
+            out.append(f'<text x="{left + v * scale + 4:.1f}" y="{y + k * bar_h + bar_h - 4}">'
+                       f'{s} {v:.2f}</text>')
+        y += 2 * bar_h + gap
+    out.append(f'<line x1="{x1:.1f}" y1="24" x2="{x1:.1f}" y2="{h - 6}" stroke="#d33"/>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

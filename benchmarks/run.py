@@ -1,0 +1,238 @@
+"""`make bench`: xlapy against NumPy, JAX (and numexpr / torch.compile when installed).
+
+    .venv/bin/python benchmarks/run.py [--quick] [--only NAME[,NAME]] [--out docs]
+
+For every workload it prints the best time per system and the ratio to JAX and to NumPy
+measured in the same run, the first-call (compile) time of the jitted systems, and for
+memory-bound workloads the ratio to the machine's measured memory-bandwidth bound. It also
+measures the machine limits themselves: copy bandwidth (a 256 MB copy) and gemm GFLOP/s
+(NumPy's BLAS, 2048^3). Results go to docs/benchmarks.md, docs/benchmarks.json and a bar
+chart docs/benchmarks.svg.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from harness import first_call, fmt_time, measure  # noqa: E402
+from workloads import (f32, grad_steps, make_numpy_like, mlp_params, np_layernorm_gelu,  # noqa: E402
+                       np_mlp_step, np_mnist_step, np_softmax, one_hot)
+
+
+def machine_limits(quick: bool) -> dict:
+    n = (64 if quick else 256) * 1024 * 1024 // 4
+    a = np.ones(n, f32)
+    b = np.empty_like(a)
+    t = measure(lambda: np.copyto(b, a), min_time=0.3)
+    bw = 2 * a.nbytes / t.best
+    m = 1024 if quick else 2048
+    x = np.random.default_rng(0).standard_normal((m, m)).astype(f32)
+    tg = measure(lambda: x @ x, min_time=0.3)
+    return {"copy_bandwidth_GBps": bw / 1e9, "gemm_GFLOPs": 2 * m ** 3 / tg.best / 1e9,
+            "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+
+
+def systems():
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    out = {"xlapy": (xp, xnp)}
+    try:
+        import jax
+        import jax.numpy as jnp
+        out["jax"] = (jax, jnp)
+    except ImportError:
+        pass
+    return out
+
+
+def build(quick: bool):
+    """[(name, issue, inputs, min_bytes, {system: fn})]"""
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    rng = np.random.default_rng(0)
+    big = (4 if quick else 16) * 1024 * 1024
+    x, y, z = (rng.standard_normal(big).astype(f32) for _ in range(3))
+    rows = 2048 if quick else 8192
+    sm = rng.standard_normal((rows, 1024)).astype(f32)
+    ln_n = 1024 if quick else 4096
+    ln = (rng.standard_normal((ln_n, ln_n)).astype(f32), rng.standard_normal(ln_n).astype(f32),
+          rng.standard_normal(ln_n).astype(f32))
+    dense = (rng.standard_normal((1024, 784)).astype(f32),
+             (rng.standard_normal((784, 512)) * 0.05).astype(f32), rng.standard_normal(512).astype(f32))
+    mnist = ((rng.standard_normal((784, 10)) * 0.01).astype(f32), np.zeros(10, f32),
+             rng.random((100, 784)).astype(f32), one_hot(rng, 100, 10))
+    mlp = tuple(mlp_params(rng)) + (rng.random((256, 784)).astype(f32), one_hot(rng, 256, 10))
+    tiny = (np.ones(4, f32),)
+
+    X = make_numpy_like(xnp)
+    xl_mnist, xl_mlp = grad_steps(xp.grad, X["xent"])
+    W = []
+
+    def add(name, issue, inputs, min_bytes, fns):
+        W.append((name, issue, inputs, min_bytes, fns))
+
+    fn_np = {
+        "add 16M f32": lambda a, b: np.add(a, b),
+        "exp 16M f32": np.exp,
+        "tanh 16M f32": np.tanh,
+        "sum 16M f32": np.sum,
+        "sum(x + y*z) 16M": lambda a, b, c: np.sum(a + b * c),
+    }
+    add("add 16M f32", "3", (x, y), 3 * x.nbytes,
+        {"numpy": fn_np["add 16M f32"], "xlapy": xp.jit(lambda a, b: a + b)})
+    add("exp 16M f32", "3", (x,), 2 * x.nbytes, {"numpy": np.exp, "xlapy": xp.jit(xnp.exp)})
+    add("tanh 16M f32", "3", (x,), 2 * x.nbytes, {"numpy": np.tanh, "xlapy": xp.jit(xnp.tanh)})
+    add("sum 16M f32", "3", (x,), x.nbytes, {"numpy": np.sum, "xlapy": xp.jit(xnp.sum)})
+    add("sum(x + y*z) 16M", "5", (x, y, z), 3 * x.nbytes,
+        {"numpy": fn_np["sum(x + y*z) 16M"], "xlapy": xp.jit(lambda a, b, c: xnp.sum(a + b * c))})
+    add(f"row softmax {rows}x1024", "3,5", (sm,), 2 * sm.nbytes,
+        {"numpy": np_softmax, "xlapy": xp.jit(X["softmax"])})
+    add("dense 1024x784x512+bias+relu", "3", dense, 0,
+        {"numpy": lambda a, w, b: np.maximum(a @ w + b, 0), "xlapy": xp.jit(X["dense_relu"])})
+    add("dense+bias+relu+softmax", "5", dense, 0,
+        {"numpy": lambda a, w, b: np_softmax(np.maximum(a @ w + b, 0)),
+         "xlapy": xp.jit(X["dense_relu_softmax"])})
+    add(f"layernorm+gelu {ln_n}x{ln_n}", "4,5", ln, 2 * ln[0].nbytes,
+        {"numpy": np_layernorm_gelu, "xlapy": xp.jit(X["layernorm_gelu"])})
+    add("MNIST SGD step (100, 784->10)", "4,5", mnist, 0,
+        {"numpy": np_mnist_step, "xlapy": xp.jit(xl_mnist)})
+    add("MLP step 784-1024-1024-10 b256", "4,5", mlp, 0,
+        {"numpy": np_mlp_step, "xlapy": xp.jit(xl_mlp)})
+    add("call overhead f32[4] x+1", "3,4", tiny, 0,
+        {"numpy": lambda a: a + f32(1), "xlapy": xp.jit(lambda a: a + 1)})
+
+    try:
+        import jax
+        import jax.numpy as jnp
+        J = make_numpy_like(jnp)
+        j_mnist, j_mlp = grad_steps(jax.grad, J["xent"])
+        jax_fns = {
+            "add 16M f32": jax.jit(lambda a, b: a + b), "exp 16M f32": jax.jit(jnp.exp),
+            "tanh 16M f32": jax.jit(jnp.tanh), "sum 16M f32": jax.jit(jnp.sum),
+            "sum(x + y*z) 16M": jax.jit(lambda a, b, c: jnp.sum(a + b * c)),
+            f"row softmax {rows}x1024": jax.jit(J["softmax"]),
+            "dense 1024x784x512+bias+relu": jax.jit(J["dense_relu"]),
+            "dense+bias+relu+softmax": jax.jit(J["dense_relu_softmax"]),
+            f"layernorm+gelu {ln_n}x{ln_n}": jax.jit(J["layernorm_gelu"]),
+            "MNIST SGD step (100, 784->10)": jax.jit(j_mnist),
+            "MLP step 784-1024-1024-10 b256": jax.jit(j_mlp),
+            "call overhead f32[4] x+1": jax.jit(lambda a: a + 1),
+        }
+        for name, _, inputs, _, fns in W:
+            f = jax_fns[name]
+            fns["jax"] = (lambda f: lambda *a: jax.block_until_ready(f(*a)))(f)
+    except ImportError:
+        pass
+    try:
+        import numexpr as ne
+        for name, _, inputs, _, fns in W:
+            if name == "sum(x + y*z) 16M":
+                fns["numexpr"] = lambda a, b, c: ne.evaluate("sum(a + b*c)")
+            if name == "add 16M f32":
+                fns["numexpr"] = lambda a, b: ne.evaluate("a + b")
+    except ImportError:
+        pass
+    return W
+
+
+def host_fed_mnist(steps: int) -> dict:
+    """1000 MNIST SGD steps, batches fed from host arrays (per-call overhead dominates)."""
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    rng = np.random.default_rng(1)
+    data = rng.random((steps * 100 % 6000 + 6000, 784)).astype(f32)
+    labels = one_hot(rng, data.shape[0], 10)
+    out = {}
+    X = make_numpy_like(xnp)
+    step_x, _ = grad_steps(xp.grad, X["xent"])
+    fns = {"numpy": np_mnist_step, "xlapy": xp.jit(step_x)}
+    try:
+        import jax
+        import jax.numpy as jnp
+        step_j, _ = grad_steps(jax.grad, make_numpy_like(jnp)["xent"])
+        jf = jax.jit(step_j)
+        fns["jax"] = jf
+    except ImportError:
+        pass
+    for name, f in fns.items():
+        w, b = np.zeros((784, 10), f32), np.zeros(10, f32)
+        f(w, b, data[:100], labels[:100])
+        t0 = time.perf_counter()
+        for i in range(steps):
+            lo = (i * 100) % (data.shape[0] - 100)
+            w, b = f(w, b, data[lo:lo + 100], labels[lo:lo + 100])
+        if name == "jax":
+            w = np.asarray(w)
+        out[name] = time.perf_counter() - t0
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    ap.add_argument("--only", help="comma-separated substrings of workload names")
+    ap.add_argument("--out", default=str(HERE.parent / "docs"), help="where to write results")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("XLAPY_CACHE_DIR", str(HERE.parent / ".bench-cache"))
+    limits = machine_limits(args.quick)
+    bw = limits["copy_bandwidth_GBps"] * 1e9
+    print(f"machine: {limits['cpu']}, {limits['cores']} cores; copy bandwidth "
+          f"{limits['copy_bandwidth_GBps']:.1f} GB/s; gemm {limits['gemm_GFLOPs']:.0f} GFLOP/s")
+    results = []
+    for name, issue, inputs, min_bytes, fns in build(args.quick):
+        if args.only and not any(s in name for s in args.only.split(",")):
+            continue
+        row = {"name": name, "issue": issue, "times": {}, "first_call": {}}
+        for system, fn in fns.items():
+            if system in ("xlapy", "jax"):
+                row["first_call"][system] = first_call(lambda: fn(*inputs))
+            t = measure(lambda: fn(*inputs), min_time=0.2 if args.quick else 0.5)
+            row["times"][system] = t.best
+        if min_bytes:
+            row["bandwidth_bound"] = min_bytes / bw
+        results.append(row)
+        print(_line(row))
+    if not args.only or "host" in args.only:
+        steps = 200 if args.quick else 1000
+        hf = host_fed_mnist(steps)
+        row = {"name": f"{steps} MNIST steps fed from host", "issue": "5", "times": hf,
+               "first_call": {}}
+        results.append(row)
+        print(_line(row))
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from report import write_reports
+    write_reports(out, limits, results, quick=args.quick)
+    print(f"\nwrote {out / 'benchmarks.md'}, {out / 'benchmarks.json'}, {out / 'benchmarks.svg'}")
+    return 0
+
+
+def _line(row) -> str:
+    t = row["times"]
+    parts = [f"{row['name']:34s}"]
+    for s in ("xlapy", "numpy", "jax", "numexpr", "torch"):
+        if s in t:
+            parts.append(f"{s} {fmt_time(t[s])}")
+    if "jax" in t and "xlapy" in t:
+        parts.append(f"xlapy/jax {t['xlapy'] / t['jax']:5.2f}")
+    if "numpy" in t and "xlapy" in t:
+        parts.append(f"xlapy/numpy {t['xlapy'] / t['numpy']:5.2f}")
+    if row.get("bandwidth_bound"):
+        parts.append(f"xlapy/bw-bound {t['xlapy'] / row['bandwidth_bound']:4.2f}")
+    return "  ".join(parts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
