@@ -2,6 +2,7 @@
 
 Commands:
   run-hlo   run an HLO module on a backend (like XLA's run_hlo_module)
+  opt       run HLO passes and print the module (like XLA's hlo-opt)
 
 Errors the user can cause (bad files, wrong inputs) print one line and exit non-zero;
 set XLAPY_TRACEBACK=1 to see the Python traceback as well.
@@ -17,13 +18,17 @@ from xlapy.errors import XlapyError
 
 
 def _parser() -> argparse.ArgumentParser:
-    from xlapy.tools import run_hlo
+    from xlapy.tools import opt, run_hlo
     p = argparse.ArgumentParser(prog="python -m xlapy", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run-hlo", help="run an HLO module", description=run_hlo.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     run_hlo.add_arguments(r)
     r.set_defaults(func=run_hlo.run)
+    o = sub.add_parser("opt", help="run HLO passes and print the result", description=opt.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    opt.add_arguments(o)
+    o.set_defaults(func=opt.run)
     return p
 
 

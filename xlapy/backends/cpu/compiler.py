@@ -63,19 +63,24 @@ class CpuCompiler(Compiler):
     def compile(self, module: Module, num_threads: int | None = None,
                 parallel_threshold: int = 100_000) -> CpuExecutable:
         from xlapy.hlo.verifier import verify
+        from xlapy.tools.dump import Dumper
         verify(module)
         num_threads = num_threads or default_num_threads()
+        dumper = Dumper(module, backend="cpu")
         key = self.fingerprint(module, num_threads, parallel_threshold)
-        with self._lock:
-            exe = self._memory.get(key)
-            if exe is not None:
-                self.stats["memory_hits"] += 1
-                return exe
-        spec = self._load_from_disk(key)
+        if not dumper.active:  # dumps describe a compilation: never serve them from a cache
+            with self._lock:
+                exe = self._memory.get(key)
+                if exe is not None:
+                    self.stats["memory_hits"] += 1
+                    return exe
+            spec = self._load_from_disk(key)
+        else:
+            spec = None
         if spec is not None:
             self.stats["disk_hits"] += 1
         else:
-            spec = self._compile(module, num_threads, parallel_threshold)
+            spec = self._compile(module, num_threads, parallel_threshold, dumper)
             self.stats["compiles"] += 1
             self._store_on_disk(key, spec)
         exe = CpuExecutable(module, spec)
@@ -83,16 +88,17 @@ class CpuCompiler(Compiler):
             self._memory[key] = exe
         return exe
 
-    def _compile(self, module: Module, num_threads: int, threshold: int) -> ExecutableSpec:
+    def _compile(self, module: Module, num_threads: int, threshold: int, dumper) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
-        optimized = run_cpu_pipeline(module.clone())
+        dumper.module(module, "before_optimizations")
+        observers = [dumper.observer] if dumper.wants_pass_texts() else []
+        optimized = run_cpu_pipeline(module.clone(), observers=observers)
+        dumper.module(optimized, "cpu_after_optimizations")
         emitter = ModuleEmitter(optimized, num_threads, threshold, use_gomp=jit.gomp_available())
         text = emitter.emit("xlapy_entry")
-        dump = _dumper(optimized)
-        if dump:
-            dump("ir-no-opt.ll", text)
-        obj = jit.compile_to_object(text, dump)
+        dumper.raw("ir-no-opt.ll", text)
+        obj = jit.compile_to_object(text, dumper.raw if dumper.enabled else None)
         return ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
 
     def _load_from_disk(self, key: str) -> ExecutableSpec | None:
@@ -119,20 +125,3 @@ class CpuCompiler(Compiler):
             os.replace(tmp, root / f"{key}.xlapy")
         except OSError:
             pass  # a read-only or full cache directory only costs a recompile
-
-
-_dump_counter = [0]
-
-
-def _dumper(module: Module):
-    fl = flags()
-    if not fl.xla_dump_to:
-        return None
-    root = pathlib.Path(fl.xla_dump_to)
-    root.mkdir(parents=True, exist_ok=True)
-    _dump_counter[0] += 1
-    prefix = f"module_{_dump_counter[0]:04d}.{module.name}"
-
-    def dump(suffix: str, text: str):
-        (root / f"{prefix}.{suffix}").write_text(text)
-    return dump

@@ -33,12 +33,13 @@ class ExecutableSpec:
     arena_size: int
     param_shapes: list          # entry parameter shapes (may be tuples)
     result_shape: Shape
+    optimized_text: str = ""    # the module after the cpu pipeline (HLO text)
     entry_symbol: str = "xlapy_entry"
 
     @staticmethod
     def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
         return ExecutableSpec(obj, arena_size, [p.shape for p in module.entry.parameters],
-                              module.entry.root.shape)
+                              module.entry.root.shape, module.to_string())
 
 
 def _major_to_minor(shape: Shape) -> list[int]:
@@ -66,6 +67,24 @@ class CpuExecutable(Executable):
                 and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
         self._trampoline = trampoline() if flat else None
         self._result_is_tuple = spec.result_shape.is_tuple
+        self._optimized = None
+
+    @property
+    def optimized_module(self):
+        """The module after the cpu pass pipeline (fusions included)."""
+        if self._optimized is None and self.spec.optimized_text:
+            from xlapy.hlo import parse
+            self._optimized = parse(self.spec.optimized_text)
+        return self._optimized
+
+    def memory_analysis(self) -> dict:
+        """Bytes of arguments, outputs, the scratch arena, and generated code."""
+        return {
+            "argument_size_in_bytes": sum(s.byte_size for s in self._param_leaves),
+            "output_size_in_bytes": sum(s.byte_size for s in self._out_leaves),
+            "temp_size_in_bytes": self.spec.arena_size,
+            "generated_code_size_in_bytes": len(self.spec.obj),
+        }
 
     def _new_arena(self):
         raw = np.empty(self.spec.arena_size + 64, dtype=np.uint8)

@@ -36,13 +36,21 @@ def _init() -> None:
     _register_symbols()
 
 
-@functools.lru_cache(maxsize=None)
-def target_machine():
+def new_target_machine():
+    """A fresh TargetMachine for the host. An MCJIT engine takes ownership of the one it is
+    given (and frees it with the engine), so every engine needs its own."""
     _init()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
                                         features=llvm.get_host_cpu_features().flatten(),
                                         opt=3, reloc="pic", codemodel="jitdefault", jit=True)
+
+
+@functools.lru_cache(maxsize=None)
+def target_machine():
+    """The TargetMachine used for optimization and code generation (never given to an
+    engine)."""
+    return new_target_machine()
 
 
 def target_description() -> str:
@@ -120,8 +128,12 @@ def compile_to_object(text: str, dump=None) -> bytes:
         optimize(mod)
         tm = target_machine()
         if dump is not None:
-            dump("ir-with-opt.ll", str(mod))
-            dump("s", tm.emit_assembly(mod))
+            optimized_ir = str(mod)
+            dump("ir-with-opt.ll", optimized_ir)
+            # Code generation mutates the module: emit the assembly from a separate copy.
+            copy = llvm.parse_assembly(optimized_ir)
+            copy.triple, copy.data_layout = mod.triple, mod.data_layout
+            dump("s", tm.emit_assembly(copy))
         return tm.emit_object(mod)
 
 
@@ -131,7 +143,7 @@ class LoadedObject:
     def __init__(self, obj: bytes):
         _init()
         with _lock:
-            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
 
