@@ -4,6 +4,7 @@
   fusion-inliner    fusions already in the module (XLA-optimized input) are undone, so the
                     module goes through xlapy's own fusion decisions like any other
   simplify          fixed point of algsimp, constant_folding, cse, dce, tuple-simplifier
+  transpose-folding transposes feeding dots become gemm transpose flags
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
   dce               whatever fusion left unused
 
@@ -16,13 +17,14 @@ from __future__ import annotations
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.passes.transpose_folding import TransposeFolding
 
 
 def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify = simplification_pipeline()
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
-                            FusionPass(), DCE()],
+                            TransposeFolding(), FusionPass(), DCE()],
                     verify=verify, observers=list(observers))
 
 
