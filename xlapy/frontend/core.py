@@ -217,6 +217,14 @@ def top_trace(args) -> Trace | None:
                     "returned); pass it as an argument or return it instead")
             if top is None or t.level > top.level:
                 top = t
+    # Omnistaging: a graph trace opened above `top` (a loop body traced under grad) records
+    # the operation, capturing the outer values as constants, so its tracers never escape.
+    if top is not None:
+        for t in reversed(_active):
+            if t.level <= top.level:
+                break
+            if t.stages_constants:
+                return t
     return top
 
 
@@ -230,6 +238,9 @@ def bind(prim: Primitive, *args, **params):
                 return t.process_primitive(prim, list(args), params)
         if prim.impl is None:
             raise XlapyError(f"primitive {prim.name} cannot run eagerly")
+        if prim.abstract_eval is not None:
+            # the same shape/dtype checks as under jit, so eager and jit agree on errors
+            prim.abstract_eval(*[get_aval(a) for a in args], **params)
         return prim.impl(*args, **params)
     return trace.process_primitive(prim, list(args), params)
 

@@ -120,13 +120,34 @@ class JitFunction:
             self._sig = inspect.signature(fun)
         except (TypeError, ValueError):
             self._sig = None
+        self._resolve_static()
+
+    def _resolve_static(self):
+        """As in JAX, a parameter named in static_argnames is static when passed by position
+        too, and one numbered in static_argnums is static when passed by keyword."""
+        if self._sig is None:
+            return
+        positional = [p.name for p in self._sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        by_keyword = {p.name for p in self._sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        nums, names = list(self.static_argnums), list(self.static_argnames)
+        for i, name in enumerate(positional):
+            if name in names and i not in nums:
+                nums.append(i)
+            if i in nums and name in by_keyword and name not in names:
+                names.append(name)
+        self.static_argnums, self.static_argnames = tuple(nums), tuple(names)
 
     # ---- argument handling -----------------------------------------------------------------
     def _split(self, args, kwargs):
         n = len(args)
         static_nums = {i if i >= 0 else n + i for i in self.static_argnums}
-        for i in static_nums:
+        for i in sorted(static_nums):
             if i >= n:
+                if self._param_name(i) in kwargs or self._has_default(i):
+                    static_nums.discard(i)  # passed by keyword (static by name) or defaulted
+                    continue
                 raise XlapyError(f"jit({self.__name__}): static_argnums contains {i} but only "
                                  f"{n} positional arguments were given")
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
@@ -140,21 +161,37 @@ class JitFunction:
                              f"{[type(v).__name__ for _, v in static]}") from None
         return dyn_args, dyn_kwargs, static, static_nums
 
+    def _param_name(self, i: int) -> str | None:
+        """The name of positional parameter i (`args[k]` inside a *args), or None."""
+        if self._sig is None:
+            return None
+        params = list(self._sig.parameters.values())
+        for j, p in enumerate(params):
+            if p.kind == p.VAR_POSITIONAL:
+                return f"{p.name}[{i - j}]"
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                return None
+            if j == i:
+                return p.name
+        return None
+
+    def _has_default(self, i: int) -> bool:
+        params = list(self._sig.parameters.values()) if self._sig else []
+        return i < len(params) and params[i].default is not params[i].empty
+
     def _arg_names(self, args, kwargs, static_nums) -> list[str]:
+        """A name for every dynamic leaf, in flattening order: "argument 'x'", or for a
+        leaf inside a pytree "argument 'params' (params['w'][0])". Tracer errors and the
+        compile log use them to say which argument a value comes from."""
         names = []
-        params = list(self._sig.parameters) if self._sig else []
         for i, a in enumerate(args):
             if i in static_nums:
                 continue
-            base = params[i] if i < len(params) else f"args[{i}]"
-            leaves, _ = pytree.flatten(a)
-            names.extend([f"argument '{base}'"] * len(leaves) if len(leaves) == 1 else
-                         [f"argument '{base}' (leaf {k})" for k in range(len(leaves))])
+            names.extend(_leaf_names(self._param_name(i) or f"args[{i}]", a))
         for k in sorted(kwargs):
             if k in self.static_argnames:
                 continue
-            leaves, _ = pytree.flatten(kwargs[k])
-            names.extend([f"argument '{k}'"] * len(leaves))
+            names.extend(_leaf_names(k, kwargs[k]))
         return names
 
     def _rebuild(self, static, dyn_args, dyn_kwargs):
@@ -238,6 +275,26 @@ class JitFunction:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._signatures.clear()
+
+
+def _leaf_paths(tree, path: str):
+    """Paths of the leaves of `tree`, in pytree.flatten's order."""
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        for f, t in zip(tree._fields, tree):
+            yield from _leaf_paths(t, f"{path}.{f}")
+    elif isinstance(tree, (tuple, list)):
+        for i, t in enumerate(tree):
+            yield from _leaf_paths(t, f"{path}[{i}]")
+    elif isinstance(tree, dict):
+        for k in sorted(tree):
+            yield from _leaf_paths(tree[k], f"{path}[{k!r}]")
+    elif tree is not None:
+        yield path
+
+
+def _leaf_names(base: str, value) -> list[str]:
+    return [f"argument '{base}'" if p == base else f"argument '{base}' ({p})"
+            for p in _leaf_paths(value, base)]
 
 
 def _as_tuple(x) -> tuple:

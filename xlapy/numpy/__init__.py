@@ -10,24 +10,36 @@ import numpy as _np
 
 from xlapy.numpy._core import (asarray, broadcast_arrays, broadcast_shapes, broadcast_to,
                                ndim, result_type, shape)
-from xlapy.numpy._creation import (arange, empty, eye, full, full_like, identity, linspace,
-                                   ones, ones_like, zeros, zeros_like)
+from xlapy.numpy._creation import (arange, array, copy, empty, empty_like, eye, full, full_like,
+                                   identity, linspace, logspace, meshgrid, ones, ones_like, tri,
+                                   zeros, zeros_like)
 from xlapy.numpy._indexing import getitem
-from xlapy.numpy._linalg import dot, inner, matmul, outer, vdot
-from xlapy.numpy._reductions import (all, amax, amin, any, argmax, argmin, logsumexp, max,
-                                     mean, min, prod, std, sum, var)
-from xlapy.numpy._shape_ops import (concatenate, expand_dims, flip, fliplr, flipud, hstack,
-                                    moveaxis, ravel, reshape, split, squeeze, stack, swapaxes,
-                                    transpose, vstack)
-from xlapy.numpy._ufuncs import (abs, absolute, add, arctan2, around, bitwise_and, bitwise_not,
-                                 bitwise_or, bitwise_xor, cbrt, ceil, clip, cos, divide, equal,
-                                 exp, exp2, expm1, floor, floor_divide, fmax, fmin, fmod, greater,
-                                 greater_equal, invert, isfinite, isinf, isnan, left_shift, less,
-                                 less_equal, log, log1p, log2, log10, logical_and, logical_not,
-                                 logical_or, logical_xor, maximum, minimum, mod, multiply,
-                                 negative, not_equal, positive, power, reciprocal, remainder,
-                                 right_shift, rint, round, sign, sin, sqrt, square, subtract, tan,
-                                 tanh, true_divide, where)
+from xlapy.numpy._linalg import dot, inner, matmul, outer, trace, vdot
+from xlapy.numpy._reductions import (all, allclose, amax, amin, any, argmax, argmin,
+                                     array_equal, average, count_nonzero, logsumexp, max, mean,
+                                     min, nanmax, nanmean, nanmin, nansum, prod, ptp, std, sum,
+                                     var)
+from xlapy.numpy._shape_ops import (array_split, atleast_1d, atleast_2d, atleast_3d,
+                                    column_stack, concat, concatenate, diag, diagonal, diff,
+                                    dstack, expand_dims, flip, fliplr, flipud, hstack,
+                                    matrix_transpose, moveaxis, permute_dims, ravel, repeat,
+                                    reshape, roll, rot90, split, squeeze, stack, swapaxes, tile,
+                                    transpose, tril, triu, vstack)
+from xlapy.numpy._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin,
+                                 arcsinh, arctan, arctan2, arctanh, around, asin, asinh, atan,
+                                 atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift,
+                                 bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, cbrt,
+                                 ceil, clip, conj, conjugate, copysign, cos, cosh, deg2rad,
+                                 degrees, divide, divmod, equal, exp, exp2, expm1, fix,
+                                 float_power, floor, floor_divide, fmax, fmin, fmod, greater,
+                                 greater_equal, heaviside, hypot, imag, invert, isclose, isfinite,
+                                 isinf, isnan, isneginf, isposinf, left_shift, less, less_equal,
+                                 log, log1p, log2, log10, logaddexp, logaddexp2, logical_and,
+                                 logical_not, logical_or, logical_xor, maximum, minimum, mod,
+                                 multiply, nan_to_num, negative, not_equal, positive, pow, power,
+                                 rad2deg, radians, real, reciprocal, remainder, right_shift, rint,
+                                 round, sign, signbit, sin, sinh, sqrt, square, subtract, tan,
+                                 tanh, true_divide, trunc, where)
 from xlapy.numpy._advanced import at, cumprod, cumsum, einsum, tensordot, take, take_along_axis, sort, argsort, pad  # noqa: E501
 
 # dtype objects, as in NumPy
@@ -38,12 +50,21 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 import ml_dtypes as _ml  # noqa: E402
 
 bfloat16 = _ml.bfloat16
+bool = _np.bool_  # noqa: A001  (NumPy 2 spells it numpy.bool)
 dtype = _np.dtype
+# dtype classes and queries (pure metadata: NumPy's own)
+generic, number, integer, signedinteger, unsignedinteger, inexact, floating = (
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.inexact,
+    _np.floating)
+iinfo, finfo, issubdtype, promote_types, can_cast = (_np.iinfo, _np.finfo, _np.issubdtype,
+                                                     _np.promote_types, _np.can_cast)
 ndarray = _np.ndarray
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
 
-def astype(x, dtype):
+def astype(x, dtype, /, *, copy=True):
+    """x converted to dtype. Float -> int conversions saturate (NaN -> 0), as in XLA, both
+    eagerly and under jit (NumPy leaves out-of-range conversions undefined)."""
     return asarray(x, dtype)
 
 

@@ -8,6 +8,7 @@ eagerly and returns NumPy arrays, inside jit/grad it records primitives.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from xlapy.errors import XlapyError
@@ -16,6 +17,14 @@ from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
 
 _PY_SCALARS = (bool, int, float)
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+_EXTRA_FLOATS = (BFLOAT16,)  # NumPy sees ml_dtypes' floats as kind "V"
+
+
+def kind(dtype) -> str:
+    """NumPy's dtype.kind, with bfloat16 counted as a float ("f")."""
+    dtype = np.dtype(dtype)
+    return "f" if dtype in _EXTRA_FLOATS else dtype.kind
 
 
 def is_array_like(x) -> bool:
@@ -28,11 +37,12 @@ def asarray(x, dtype=None):
         return x if dtype is None else B.convert(x, dtype)
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
         return stack_any(x, dtype)
+    if dtype is not None and not isinstance(x, _PY_SCALARS):
+        # arrays convert with XLA's semantics (float -> int saturates, NaN -> 0) eagerly
+        # too, so eager and jitted code agree; Python scalars keep NumPy's range checks
+        return cast(asarray(x), dtype)
     arr = np.asarray(x, dtype=dtype)
-    if arr.dtype.kind not in "biuf":
-        raise XlapyError(f"xlapy arrays hold bool, int, uint or float values; got {arr.dtype}")
-    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
-        raise XlapyError(f"unsupported float type {arr.dtype}")
+    check_dtype(arr.dtype)
     return arr
 
 
@@ -75,28 +85,50 @@ def _promotion_arg(x):
         return x.dtype
     if isinstance(x, _PY_SCALARS):
         return x  # weak
+    if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return np.dtype(x)  # result_type(np.int8, np.uint8), as NumPy
     return np.asarray(x).dtype
 
 
 def result_type(*xs) -> np.dtype:
-    return np.result_type(*[_promotion_arg(x) for x in xs])
+    args = [_promotion_arg(x) for x in xs]
+    if not any(isinstance(a, np.dtype) and a in _EXTRA_FLOATS for a in args):
+        return np.result_type(*args)
+    # bfloat16 (NumPy has no rule for most pairs): JAX's lattice. Integers, bools and weak
+    # Python scalars keep bfloat16; with float16 it is float32; wider floats win.
+    floats = [a for a in args if isinstance(a, np.dtype) and a.kind == "f"]
+    if not floats:
+        return BFLOAT16
+    r = np.result_type(*floats)
+    return np.dtype(np.float32) if r == np.float16 else r
+
+
+def check_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype in _EXTRA_FLOATS:
+        return dtype
+    if dtype.kind not in "biuf" or (dtype.kind == "f" and dtype.itemsize > 8):
+        raise XlapyError(f"xlapy arrays hold bool, int, uint or float values (up to 64 bits); "
+                         f"got {dtype}")
+    return dtype
 
 
 def cast(x, dtype):
     """x converted to dtype (a NumPy array for concrete input, else a traced convert)."""
-    dtype = np.dtype(dtype)
+    dtype = check_dtype(dtype)
     if isinstance(x, Tracer):
         return B.convert(x, dtype)
     arr = np.asarray(x)
     if arr.dtype == dtype:
         return arr
     if arr.ndim == 0 and isinstance(x, _PY_SCALARS):
-        return np.asarray(x, dtype=dtype)  # a weak Python scalar takes the other operand's type
+        with np.errstate(over="ignore"):  # 1e300 as float16 is inf, as in NumPy
+            return np.asarray(x, dtype=dtype)  # a weak Python scalar takes the other type
     return B.convert(arr, dtype)
 
 
 def promote(*xs, dtype=None):
-    dt = result_type(*xs) if dtype is None else np.dtype(dtype)
+    dt = check_dtype(result_type(*xs) if dtype is None else dtype)
     return [cast(x, dt) for x in xs]
 
 
@@ -134,7 +166,7 @@ def promote_and_broadcast(*xs, dtype=None):
 def float_dtype_for(dt) -> np.dtype:
     """The dtype NumPy's float ufuncs return for an input dtype (int32 -> f64, ...)."""
     dt = np.dtype(dt)
-    if dt.kind == "f":
+    if kind(dt) == "f":
         return dt
     return np.result_type(dt, np.float16)
 

@@ -27,9 +27,6 @@ def normalize_key(key, nd: int) -> list:
     n_ellipsis = sum(1 for k in key if k is Ellipsis)
     if n_ellipsis > 1:
         raise XlapyError("an index can only have a single ellipsis ('...')")
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis
-                 and not (isinstance(k, (np.ndarray, Tracer)) and np.dtype(k.dtype) == np.bool_
-                          and False))
     # boolean arrays consume as many dims as they have
     n_real = 0
     for k in key:

@@ -67,3 +67,9 @@ def outer(a, b):
     a, b = reshape(a, (-1,)), reshape(b, (-1,))
     from xlapy.numpy._ufuncs import multiply
     return multiply(expand_dims(a, 1), expand_dims(b, 0))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    from xlapy.numpy._reductions import sum
+    from xlapy.numpy._shape_ops import diagonal
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

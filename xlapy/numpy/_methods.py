@@ -7,6 +7,20 @@ import numpy as np
 from xlapy.frontend.core import Tracer
 
 
+def _forward(name):
+    def method(self, *args, **kwargs):
+        import xlapy.numpy as xnp
+        return getattr(xnp, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _needs_concrete(what):
+    def method(self, *args, **kwargs):
+        raise self._concrete_error(what)
+    return method
+
+
 def _install():
     import xlapy.numpy as xnp
 
@@ -48,7 +62,23 @@ def _install():
 
     Tracer.reshape = reshape
     Tracer.transpose = transpose
-    Tracer.astype = lambda self, dtype: xnp.asarray(self, dtype)
+    Tracer.astype = lambda self, dtype, copy=True: xnp.asarray(self, dtype)
+    Tracer.__divmod__ = lambda self, other: xnp.divmod(self, other)
+    Tracer.__rdivmod__ = lambda self, other: xnp.divmod(other, self)
+    Tracer.round = lambda self, decimals=0: xnp.round(self, decimals)
+    Tracer.__round__ = lambda self, ndigits=None: xnp.round(self, ndigits or 0)
+    Tracer.conj = Tracer.conjugate = lambda self: self
+    Tracer.real = property(lambda self: self)
+    Tracer.imag = property(lambda self: xnp.imag(self))
+    Tracer.copy = lambda self: self
+    Tracer.repeat = lambda self, repeats, axis=None: xnp.repeat(self, repeats, axis)
+    Tracer.trace = lambda self, *a, **k: xnp.trace(self, *a, **k)
+    Tracer.diagonal = lambda self, *a, **k: xnp.diagonal(self, *a, **k)
+    Tracer.ptp = lambda self, *a, **k: xnp.ptp(self, *a, **k)
+    Tracer.nonzero = _needs_concrete("nonzero: the result's shape depends on the values; use "
+                                     "where(cond, x, y) or a mask instead")
+    Tracer.item = _needs_concrete("converted to a Python scalar with .item()")
+    Tracer.tolist = _needs_concrete("converted to a Python list with .tolist()")
     Tracer.ravel = lambda self: xnp.ravel(self)
     Tracer.flatten = lambda self: xnp.ravel(self)
     Tracer.squeeze = lambda self, axis=None: xnp.squeeze(self, axis)
@@ -56,9 +86,9 @@ def _install():
     Tracer.dot = lambda self, other: xnp.dot(self, other)
     Tracer.clip = lambda self, a_min=None, a_max=None: xnp.clip(self, a_min, a_max)
     for name in ("sum", "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "var",
-                 "std", "cumsum"):
-        fn = getattr(xnp, name)
-        setattr(Tracer, name, (lambda f: lambda self, *a, **k: f(self, *a, **k))(fn))
+                 "std", "cumsum", "cumprod", "sort", "argsort", "take"):
+        # looked up at call time: some live in modules written separately (_advanced)
+        setattr(Tracer, name, _forward(name))
 
 
 _install()

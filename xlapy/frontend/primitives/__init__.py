@@ -1,3 +1,4 @@
 """Primitive definitions. Importing this package registers them all."""
 
-from xlapy.frontend.primitives import basic, shapes  # noqa: F401
+from xlapy.frontend.primitives import (basic, control, conv, dynamic_slice, indexing,  # noqa: F401
+                                       misc, shapes, sorting, windowed)

@@ -98,7 +98,8 @@ def _zero_vjp(ct, x, out):
 
 
 neg_p = _unary("neg", np.negative, "negate", vjp=lambda ct, x, out: neg(ct))          # d(-x) = -1
-abs_p = _unary("abs", np.abs, "abs", vjp=lambda ct, x, out: mul(ct, sign(x)))         # |x|' = sign(x)
+abs_p = _unary("abs", np.abs, "abs",                                # |x|' = 1 at x >= 0, else -1
+              vjp=lambda ct, x, out: select(ge(x, zeros_like(x)), ct, neg(ct)))
 sign_p = _unary("sign", _sign, "sign", vjp=_zero_vjp)                                  # 0
 floor_p = _unary("floor", np.floor, "floor", float_only=True, vjp=_zero_vjp)           # 0
 ceil_p = _unary("ceil", np.ceil, "ceil", float_only=True, vjp=_zero_vjp)               # 0
@@ -135,6 +136,7 @@ erf_p = _unary("erf", _erf, "erf", float_only=True,                             
 not_p = _unary("not", lambda x: np.logical_not(x) if x.dtype == bool else np.invert(x), "not_")
 is_finite_p = _unary("is_finite", np.isfinite, "is_finite", float_only=True)
 is_finite_p.def_abstract_eval(lambda a: ShapedArray(a.shape, np.bool_))
+is_finite_p.def_impl(lambda x: np.isfinite(np.asarray(x)))
 
 
 # ---- elementwise binary ----------------------------------------------------------------------
@@ -215,8 +217,8 @@ def _min_vjp(ct, x, y, out):
 def _pow_vjp(ct, x, y, out):
     one = full_like(y, 1)
     gx = mul(ct, mul(y, pow_(x, sub(y, one))))                                # y x^(y-1)
-    safe = select(gt(x, zeros_like(x)), x, full_like(x, 1))
-    gy = mul(ct, select(gt(x, zeros_like(x)), mul(out, log(safe)), zeros_like(x)))  # x^y ln x
+    safe = select(eq(x, zeros_like(x)), full_like(x, 1), x)                  # x^y ln x
+    gy = mul(ct, mul(out, log(safe)))  # as JAX: 0 at x = 0, NaN for x < 0 (ln x undefined)
     return gx, gy
 
 

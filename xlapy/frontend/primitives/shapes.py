@@ -10,7 +10,7 @@ import numpy as np
 from xlapy.errors import ShapeError
 from xlapy.frontend.core import ShapedArray, bind, primitive
 from xlapy.frontend.primitives.basic import (add, aval_of, broadcast_in_dim, convert, eq, full,
-                                             is_float, mul, select, zeros_like)
+                                             is_float, mul, select, sub, zeros_like)
 
 # ---- reshape / transpose -----------------------------------------------------------------
 
@@ -139,9 +139,18 @@ reduce_min_p.def_vjp(_minmax_vjp)
 
 @reduce_prod_p.def_vjp
 def _prod_vjp(ct, x, out, axes):
-    # d(prod)/dx_i = prod / x_i (x_i != 0 assumed, as in many libraries; exact for no zeros)
-    shape = aval_of(x).shape
-    return (mul(_expand_back(ct, shape, axes), _div(_expand_back(out, shape, axes), x)),)
+    # d(prod)/dx_i = the product of the others: prod/x_i when the group has no zero; with
+    # one zero only that element gets the product of the rest; with two or more, all get 0
+    a = aval_of(x)
+    shape = a.shape
+    zero = eq(x, zeros_like(x))
+    safe = select(zero, full(shape, 1, a.dtype), x)
+    p_nz = _expand_back(reduce_prod(safe, axes), shape, axes)       # product of the nonzeros
+    n_zeros = _expand_back(reduce_sum(convert(zero, a.dtype), axes), shape, axes)
+    none, one = eq(n_zeros, zeros_like(x)), eq(n_zeros, full(shape, 1, a.dtype))
+    others = select(zero, select(one, p_nz, zeros_like(x)),
+                    select(none, _div(p_nz, safe), zeros_like(x)))
+    return (mul(_expand_back(ct, shape, axes), others),)
 
 
 def _reducer(p):
@@ -388,7 +397,10 @@ def _pad_vjp(ct, x, v, out, config):
     starts = [max(lo, 0) for lo, _, _ in config]
     limits = [s + d + max(d - 1, 0) * it for s, d, (_, _, it) in zip(starts, a.shape, config)]
     strides = [it + 1 for _, _, it in config]
-    return slice_(t, starts, limits, strides), None
+    t_operand = slice_(t, starts, limits, strides)
+    every = tuple(range(a.ndim))                     # the value fills every other position
+    t_value = sub(reduce_sum(ct, every), reduce_sum(t_operand, every))
+    return t_operand, t_value
 
 
 def pad(x, value, config):

@@ -1,0 +1,8 @@
+"""xlapy.lax: the strict, XLA-shaped API under xlapy.numpy (like jax.lax).
+
+Control flow (xlapy.lax.control): fori_loop, while_loop, cond, switch, scan.
+Array operations (xlapy.lax.ops): dynamic slicing, convolution, windowed reductions, ...
+"""
+
+from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop  # noqa: F401
+from xlapy.lax.ops import *  # noqa: F401,F403
