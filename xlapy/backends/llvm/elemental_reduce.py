@@ -45,6 +45,91 @@ def _accumulate(em, slots, reducer, values):
         b.store(v, s)
 
 
+_ASSOCIATIVE = ("add", "multiply", "maximum", "minimum", "and", "or")
+
+
+def simple_reducer(comp) -> str | None:
+    """The opcode if `comp` is ROOT op(p0, p1) of an associative, commutative op."""
+    root = comp.root
+    if (root.opcode in _ASSOCIATIVE and len(comp.parameters) == 2 and not root.shape.is_tuple
+            and set(map(id, root.operands)) == set(map(id, comp.parameters))
+            and len(comp.instructions) == 3):
+        return root.opcode
+    return None
+
+
+def _identity(op: str, t):
+    import numpy as np
+    if op == "add":
+        return -0.0 if t.is_float else 0
+    if op == "multiply":
+        return 1
+    if op in ("maximum", "minimum"):
+        if t.is_float:
+            return -np.inf if op == "maximum" else np.inf
+        if t.is_pred:
+            return op == "minimum"
+        info = np.iinfo(t.np_dtype)
+        return info.min if op == "maximum" else info.max
+    if op == "and":
+        return True if t.is_pred else -1
+    return False if t.is_pred else 0
+
+
+LANES = 16  # independent accumulators of a vectorized reduction (SLP packs them)
+
+
+def _reduce_vectorized(em, instr, gens, index, op) -> object:
+    """Reduce whose reduced dims include the input's minor (contiguous) dimension: LANES
+    independent accumulators stride along it (LLVM's SLP vectorizer turns them into vector
+    registers); then they are combined pairwise. The summation order differs from a
+    sequential loop (as in XLA's vectorized reductions); every element is still combined
+    exactly once, and acc 0 starts from the init value, the others from the identity."""
+    b = em.b
+    in_shape = instr.operands[0].shape
+    dims = sorted(instr.attrs["dimensions"])
+    keep = [d for d in range(in_shape.rank) if d not in dims]
+    minor = in_shape.minor_to_major[0]
+    outer_dims = [d for d in dims if d != minor]
+    n = in_shape.dims[minor]
+    t = in_shape.element_type
+    reducer = instr.attrs["to_apply"]
+    init = gens[1]([])
+    ident = T.const(t, _identity(op, t))
+    slots = []
+    for k in range(LANES):
+        slot = em.alloca(init.type)
+        b.store(init if k == 0 else ident, slot)
+        slots.append(slot)
+    chunks = n // LANES
+    with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
+        full = [None] * in_shape.rank
+        for k, d in enumerate(keep):
+            full[d] = index[k]
+        for k, d in enumerate(outer_dims):
+            full[d] = oidx[k]
+        with em.scope(), for_range(b, 0, chunks, name="vr") as c:
+            base = b.mul(c, c64(LANES), flags=["nsw", "nuw"])
+            accs = [b.load(s) for s in slots]
+            vals = []
+            for k in range(LANES):
+                idx = list(full)
+                idx[minor] = b.add(base, c64(k), flags=["nsw", "nuw"])
+                vals.append(gens[0](idx))
+            for k in range(LANES):
+                b.store(em.call_scalar(reducer, [accs[k], vals[k]]), slots[k])
+        if n % LANES:
+            with em.scope(), for_range(b, chunks * LANES, n, name="vt") as j:
+                idx = list(full)
+                idx[minor] = j
+                acc = b.load(slots[0])
+                b.store(em.call_scalar(reducer, [acc, gens[0](idx)]), slots[0])
+    accs = [b.load(s) for s in slots]
+    while len(accs) > 1:
+        accs = [em.call_scalar(reducer, [accs[i], accs[i + 1]]) for i in range(0, len(accs), 2)]
+    return accs[0]
+
+
 @elemental_rule("reduce")
 def _reduce(em, instr, gens, index):
     b = em.b
@@ -53,6 +138,10 @@ def _reduce(em, instr, gens, index):
     in_shape = instr.operands[0].shape
     dims = sorted(instr.attrs["dimensions"])
     keep = [d for d in range(in_shape.rank) if d not in dims]
+    op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
+    if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
+            and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES):
+        return _reduce_vectorized(em, instr, gens, index, op)
     slots = []
     for g in inits:
         v = g([])
