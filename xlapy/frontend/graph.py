@@ -88,11 +88,11 @@ def user_frame() -> tuple | None:
 
 
 class GraphTracer(Tracer):
-    __slots__ = ("var",)
+    __slots__ = ("_var",)  # not "var": that would hide the array method .var()
 
     def __init__(self, trace, var: Var, origin=None):
         super().__init__(trace, var.aval, origin)
-        self.var = var
+        self._var = var
 
 
 class GraphTrace(Trace):
@@ -127,10 +127,10 @@ class GraphTrace(Trace):
 
     def atom(self, value):
         if isinstance(value, GraphTracer) and value._trace is self:
-            return value.var
+            return value._var
         if not isinstance(value, Tracer) and np.ndim(value) == 0:
             return Literal(np.asarray(value))
-        return self.lift(value).var
+        return self.lift(value)._var
 
     def process_primitive(self, prim: Primitive, args: list, params: dict):
         inputs = [self.atom(a) for a in args]

@@ -21,33 +21,10 @@ def _is_basic_item(k) -> bool:
 
 
 def normalize_key(key, nd: int) -> list:
-    """The key as a list with Ellipsis expanded (None entries kept)."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    n_ellipsis = sum(1 for k in key if k is Ellipsis)
-    if n_ellipsis > 1:
-        raise XlapyError("an index can only have a single ellipsis ('...')")
-    # boolean arrays consume as many dims as they have
-    n_real = 0
-    for k in key:
-        if k is None or k is Ellipsis:
-            continue
-        if isinstance(k, (np.ndarray, Tracer)) and k.dtype == np.bool_:
-            n_real += max(len(k.shape), 1)
-        else:
-            n_real += 1
-    if n_real > nd:
-        raise XlapyError(f"too many indices for array: array is {nd}-dimensional, but "
-                         f"{n_real} were indexed")
-    out = []
-    for k in key:
-        if k is Ellipsis:
-            out.extend([slice(None)] * (nd - n_real))
-        else:
-            out.append(k)
-    if n_ellipsis == 0:
-        out.extend([slice(None)] * (nd - n_real))
-    return out
+    """The key as a list with Ellipsis expanded (None entries kept); boolean arrays count
+    for as many dimensions as they have (the shared implementation in _advanced)."""
+    from xlapy.numpy._advanced import normalize_key as _normalize
+    return _normalize(key, nd)
 
 
 def getitem(x, key):

@@ -12,6 +12,8 @@ row says otherwise; rules that are only valid for integers check the element typ
                    NaN == NaN, NaN <= NaN, NaN >= NaN are false and NaN != NaN is true
   convert(convert(x)) -> convert(x) only when the inner conversion is lossless (every
                    value of x's type is exactly representable in the middle type)
+  pow(x, 2) -> x*x, pow(x, 3) -> x*x*x (floats; what JAX's integer_pow emits: within an
+                   ulp of pow's result, and far cheaper than exp(y*log(x)))
 """
 
 from __future__ import annotations
@@ -105,7 +107,19 @@ def _convert_convert(i: Instruction) -> Instruction | None:
     return make("convert", i.shape, [x])
 
 
+def _small_power(i: Instruction) -> Instruction | None:
+    if not element_type(i).is_float:
+        return None
+    v = uniform_value(_rhs(i))
+    if v is None or float(v) not in (2.0, 3.0):
+        return None
+    x = _lhs(i)
+    sq = make("multiply", i.shape, [x, x])
+    return sq if float(v) == 2.0 else make("multiply", i.shape, [sq, x])
+
+
 ARITH_RULES = [
+    ("power", "pow(x, 2) -> x*x; pow(x, 3) -> x*x*x (floats)", _small_power),
     ("add", "x+0 -> x", lambda i: x_if(is_zero(_rhs(i)), _lhs(i))),
     ("add", "0+x -> x", lambda i: x_if(is_zero(_lhs(i)), _rhs(i))),
     ("subtract", "x-0 -> x", lambda i: x_if(is_zero(_rhs(i)), _lhs(i))),

@@ -61,12 +61,60 @@ def reducer_kind(comp) -> str | None:
     return None
 
 
+class _SignedZeroExtremum:
+    """maximum/minimum on floats as XLA computes them: NaN-propagating (like np.maximum)
+    AND ordering -0.0 below +0.0 (which np.maximum/np.minimum do not: their result for
+    {+0, -0} depends on argument order). Offers the ufunc methods the rules use."""
+
+    def __init__(self, is_max: bool):
+        self.is_max = is_max
+        self.uf = np.maximum if is_max else np.minimum
+
+    def _fix(self, a, b, r):
+        both_zero = (a == 0) & (b == 0)
+        if np.any(both_zero):  # max: +0 if either is +0; min: -0 if either is -0
+            pick_a = ~np.signbit(a) if self.is_max else np.signbit(a)
+            r = np.where(both_zero, np.where(pick_a, a, b), r)
+        return r
+
+    def __call__(self, a, b, out=None):
+        r = self._fix(a, b, self.uf(a, b))
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def reduce(self, x, axis=None, dtype=None):
+        r = self.uf.reduce(x, axis=axis, dtype=dtype)
+        zero = r == 0
+        if np.any(zero):
+            wanted = (x == 0) & (~np.signbit(x) if self.is_max else np.signbit(x))
+            has = np.any(wanted, axis=axis)
+            sign_zero = np.zeros_like(r) if self.is_max else -np.zeros_like(r)
+            other_zero = -sign_zero
+            r = np.where(zero, np.where(has, sign_zero, other_zero), r)
+        return r
+
+    def at(self, target, index, values):
+        def wanted(v):
+            return (v == 0) & (~np.signbit(v) if self.is_max else np.signbit(v))
+        has = wanted(target).copy()
+        np.logical_or.at(has, index, wanted(values))
+        self.uf.at(target, index, values)
+        zero = target == 0
+        if np.any(zero):
+            sign_zero = 0.0 if self.is_max else -0.0
+            target[zero] = np.where(has[zero], sign_zero, -sign_zero).astype(target.dtype)
+
+
 def ufunc_for(kind: str | None, dtype: np.dtype):
     """The NumPy ufunc computing reducer `kind` on `dtype` exactly as XLA does, or None."""
     dtype = np.dtype(dtype)
     is_bool = dtype == np.bool_
     if kind in ("maximum", "minimum"):
-        return np.maximum if kind == "maximum" else np.minimum  # NaN-propagating
+        if dtype.kind == "f" or dtype.name == "bfloat16":
+            return _SignedZeroExtremum(kind == "maximum")
+        return np.maximum if kind == "maximum" else np.minimum
     if kind in ("add", "multiply") and not is_bool:
         return np.add if kind == "add" else np.multiply
     if kind in ("and", "or", "xor") and (is_bool or dtype.kind in "iu"):

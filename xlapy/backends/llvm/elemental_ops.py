@@ -7,6 +7,7 @@ No fast-math flags anywhere: NaN, Inf, signed zeros and subnormals behave as IEE
   shifts            amount >= width: shl/lshr give 0, ashr gives the sign fill
   float -> int      saturating, NaN -> 0 (llvm.fptosi.sat / fptoui.sat)
   x -> pred         x != 0 (NaN -> true)
+  f64/int -> bf16   rounded twice, through f32 (what XLA:CPU does)
   f16/bf16 math     widened to f32, computed, rounded back per operation
 Transcendentals call the vectorizable polynomial implementations of math.py (inlined),
 never libm, so loops containing them vectorize.
@@ -347,8 +348,8 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
             return b.fptrunc(x, T.F32) if x.type == T.F64 else x
         if dst.name == "f16":
             return b.fptrunc(x, T.F16)
-        if x.type == T.F64:  # f64 -> bf16: round once, directly from double
-            return _f64_to_bf16(em, x)
+        if x.type == T.F64:  # f64 -> bf16 rounds twice, through f32, as XLA:CPU does
+            x = b.fptrunc(x, T.F32)
         return T.f32_to_bf16_bits(b, x)
     if src.is_float:  # float -> int: saturating, NaN -> 0
         x = T.to_float(b, v, src)
@@ -357,12 +358,12 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
         fn = em.module.declare_intrinsic(name, [dty, x.type], ir.FunctionType(dty, [x.type]))
         return b.call(fn, [x])
     if dst.is_float:  # int -> float
-        fty = T.compute_float_type(dst) if dst.name != "f16" else T.F32
-        if dst.name in ("f16", "bf16") and src.bits > 16:
-            fty = T.F64  # round once from a wider exact-ish source (ints <= 2^53 exact)
+        # int -> bf16 rounds twice, through f32, as XLA:CPU does; int -> f16 through f32 is
+        # exact below the f16 overflow threshold and overflows to inf above it either way
+        fty = T.F64 if dst.name == "f64" else T.F32
         f = b.sitofp(v, fty) if src.is_signed else b.uitofp(v, fty)
         if dst.name == "bf16":
-            return _f64_to_bf16(em, f) if fty == T.F64 else T.f32_to_bf16_bits(b, f)
+            return T.f32_to_bf16_bits(b, f)
         if dst.name == "f16":
             return b.fptrunc(f, T.F16)
         return f
@@ -373,19 +374,6 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
     if dst.bits > src.bits:
         return b.sext(v, dty) if src.is_signed else b.zext(v, dty)
     return v
-
-
-def _f64_to_bf16(em, x):
-    """Round a double to bf16 once (RNE), avoiding double rounding through f32."""
-    b = em.b
-    bits = b.bitcast(x, T.I64)
-    # bf16 keeps the top 7 mantissa bits of 52: round at bit 45.
-    lsb = b.and_(b.lshr(bits, ir.Constant(T.I64, 45)), ir.Constant(T.I64, 1))
-    r = b.add(bits, b.add(ir.Constant(T.I64, (1 << 44) - 1), lsb))
-    as_f32 = b.fptrunc(b.bitcast(b.and_(r, ir.Constant(T.I64, ~((1 << 45) - 1))), T.F64), T.F32)
-    is_nan = b.fcmp_unordered("uno", x, x)
-    nan16 = ir.Constant(T.I16, 0x7FC0)
-    return b.select(is_nan, nan16, T.f32_to_bf16_bits(b, as_f32))
 
 
 @elemental_rule("convert")
@@ -419,38 +407,47 @@ def _bitcast_convert(em, instr, gens, index):
     return b.bitcast(acc, T.storage_type(dst))
 
 
+# (exponent bits, mantissa bits) of each float type's own format
+_FLOAT_FORMAT = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23), "f64": (11, 52)}
+
+
 @elemental_rule("reduce-precision")
 def _reduce_precision(em, instr, gens, index):
-    t = _elem_type(instr)
-    e_bits, m_bits = instr.attrs["exponent_bits"], instr.attrs["mantissa_bits"]
-    return _float_unary(em, t, gens[0](index),
-                        lambda x: reduce_precision(em, x, e_bits, m_bits))
+    # XLA works on the bits of the type's own width: an f16 subnormal widened to f32 would
+    # be a normal number there, and round (and flush) differently.
+    t, b = _elem_type(instr), em.b
+    v = gens[0](index)
+    bits = v if t.name == "bf16" else b.bitcast(v, ir.IntType(t.bits))
+    src_e, src_m = _FLOAT_FORMAT[t.name]
+    out = reduce_precision_bits(em, bits, src_e, src_m, instr.attrs["exponent_bits"],
+                                instr.attrs["mantissa_bits"])
+    return out if t.name == "bf16" else b.bitcast(out, v.type)
 
 
-def reduce_precision(em, x, exponent_bits: int, mantissa_bits: int):
-    """XLA's ReducePrecision: round the mantissa to nearest even, then clamp the exponent
-    range (overflow -> inf, underflow -> signed zero); NaN stays NaN."""
+def reduce_precision_bits(em, bits, src_e: int, src_m: int, exponent_bits: int,
+                          mantissa_bits: int):
+    """XLA's ReducePrecision on the bits of a float with src_e exponent and src_m mantissa
+    bits: round the mantissa to nearest even, then clamp the exponent range (overflow ->
+    inf, underflow -> signed zero); NaN stays NaN."""
     b = em.b
-    is_f64 = x.type == T.F64
-    ity = T.I64 if is_f64 else T.I32
-    src_m, src_e = (52, 11) if is_f64 else (23, 8)
-    c = lambda v: ir.Constant(ity, v)  # noqa: E731
-    bits = b.bitcast(x, ity)
+    ity = bits.type
+    mask = (1 << ity.width) - 1
+    c = lambda v: ir.Constant(ity, v & mask)  # noqa: E731
+    x = bits
     if mantissa_bits < src_m:
         drop = src_m - mantissa_bits
         last = b.and_(b.lshr(bits, c(drop)), c(1))
         bias = b.add(c((1 << (drop - 1)) - 1), last)
-        bits = b.and_(b.add(bits, bias), c(~((1 << drop) - 1) & ((1 << ity.width) - 1)))
+        bits = b.and_(b.add(bits, bias), c(~((1 << drop) - 1)))
     if exponent_bits < src_e:
         sign = b.and_(bits, c(1 << (ity.width - 1)))
         exp_bias = (1 << (src_e - 1)) - 1
         new_bias = (1 << (exponent_bits - 1)) - 1
-        max_exp = exp_bias + new_bias
-        min_exp = exp_bias - new_bias
         exp = b.and_(b.lshr(bits, c(src_m)), c((1 << src_e) - 1))
-        overflow = b.icmp_signed(">", exp, c(max_exp))
-        underflow = b.icmp_signed("<=", exp, c(min_exp))
+        overflow = b.icmp_unsigned(">", exp, c(exp_bias + new_bias))
+        underflow = b.icmp_unsigned("<=", exp, c(exp_bias - new_bias))
         inf = b.or_(sign, c(((1 << src_e) - 1) << src_m))
         bits = b.select(overflow, inf, b.select(underflow, sign, bits))
-    out = b.bitcast(bits, x.type)
-    return b.select(b.fcmp_unordered("uno", x, x), x, out)
+    abs_x = b.and_(x, c((1 << (ity.width - 1)) - 1))
+    is_nan = b.icmp_unsigned(">", abs_x, c(((1 << src_e) - 1) << src_m))
+    return b.select(is_nan, x, bits)

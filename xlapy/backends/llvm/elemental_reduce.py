@@ -37,6 +37,35 @@ def _loops(b, sizes, name):
         yield idx
 
 
+def _widened_add(instr) -> bool:
+    """An f16/bf16 sum: XLA accumulates it in f32 and rounds once at the end."""
+    t = instr.operands[0].shape.element_type
+    return (len(instr.operands) == 2 and t.name in ("f16", "bf16")
+            and simple_reducer(instr.attrs["to_apply"]) == "add")
+
+
+def _wide_reduce(em, instr, gens, index, positions):
+    """Sum of an f16/bf16 input in f32: `positions(emit)` calls emit(src_index, guard) for
+    every input position, guard an i1 or None."""
+    b = em.b
+    t = instr.operands[0].shape.element_type
+    slot = em.alloca(T.F32)
+    b.store(T.to_float(b, gens[1]([]), t), slot)
+
+    def emit(src, guard=None):
+        def add():
+            with em.scope():
+                b.store(b.fadd(b.load(slot), T.to_float(b, gens[0](src), t)), slot)
+        if guard is None:
+            add()
+        else:
+            with b.if_then(guard):
+                add()
+
+    positions(emit)
+    return T.from_float(b, b.load(slot), t)
+
+
 def _accumulate(em, slots, reducer, values):
     b = em.b
     accs = [b.load(s) for s in slots]
@@ -138,6 +167,16 @@ def _reduce(em, instr, gens, index):
     in_shape = instr.operands[0].shape
     dims = sorted(instr.attrs["dimensions"])
     keep = [d for d in range(in_shape.rank) if d not in dims]
+    if _widened_add(instr):
+        def positions(emit):
+            with em.scope(), _loops(b, [in_shape.dims[d] for d in dims], "r") as ridx:
+                full = [None] * in_shape.rank
+                for k, d in enumerate(keep):
+                    full[d] = index[k]
+                for k, d in enumerate(dims):
+                    full[d] = ridx[k]
+                emit(full)
+        return _wide_reduce(em, instr, gens, index, positions)
     op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
     if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
             and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES):
@@ -166,29 +205,42 @@ def _reduce_window(em, instr, gens, index):
     inputs, inits = gens[:n], gens[n:]
     in_shape = instr.operands[0].shape
     w = instr.attrs["window"]
+
+    def positions(emit):
+        """emit(src_index, in_bounds) for every window position; padding and the holes of
+        lhs dilation are skipped (they contribute nothing)."""
+        with em.scope(), _loops(b, list(w.size), "w") as widx:
+            ok = ir.Constant(T.I1, 1)
+            src = []
+            for d in range(in_shape.rank):
+                # position in the padded, lhs-dilated input
+                pos = b.add(b.mul(index[d], c64(w.stride[d])),
+                            b.mul(widx[d], c64(w.rhs_dilate[d])))
+                pos = b.sub(pos, c64(w.pad_low[d]))
+                dil = w.lhs_dilate[d]
+                if dil != 1:
+                    ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0)))
+                    pos = b.sdiv(pos, c64(dil))
+                ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+                ok = b.and_(ok, b.icmp_signed("<", pos, c64(in_shape.dims[d])))
+                src.append(pos)
+            emit(src, ok)
+
+    if _widened_add(instr):
+        return _wide_reduce(em, instr, gens, index, positions)
     slots = []
     for g in inits:
         v = g([])
         slot = em.alloca(v.type)
         b.store(v, slot)
         slots.append(slot)
-    with em.scope(), _loops(b, list(w.size), "w") as widx:
-        ok = ir.Constant(T.I1, 1)
-        src = []
-        for d in range(in_shape.rank):
-            # position in the padded, lhs-dilated input
-            pos = b.add(b.mul(index[d], c64(w.stride[d])), b.mul(widx[d], c64(w.rhs_dilate[d])))
-            pos = b.sub(pos, c64(w.pad_low[d]))
-            dil = w.lhs_dilate[d]
-            if dil != 1:
-                ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0)))
-                pos = b.sdiv(pos, c64(dil))
-            ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-            ok = b.and_(ok, b.icmp_signed("<", pos, c64(in_shape.dims[d])))
-            src.append(pos)
+
+    def emit(src, ok):
         with b.if_then(ok):
             with em.scope():
                 _accumulate(em, slots, instr.attrs["to_apply"], [g(src) for g in inputs])
+
+    positions(emit)
     out = tuple(b.load(s) for s in slots)
     return out if instr.shape.is_tuple else out[0]
 

@@ -32,7 +32,9 @@ def check_same(name: str, *avals: ShapedArray) -> ShapedArray:
 
 
 def is_float(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.floating)
+    import ml_dtypes
+    dt = np.dtype(dtype)
+    return np.issubdtype(dt, np.floating) or dt == np.dtype(ml_dtypes.bfloat16)
 
 
 def _np_float_op(fn):
@@ -239,8 +241,8 @@ div_p = _binary("div", _int_div, "divide",                                    # 
                 vjp=lambda ct, x, y, out: (div(ct, y), neg(mul(ct, div(out, y)))))
 rem_p = _binary("rem", _int_rem, "remainder", vjp=_rem_vjp)
 pow_p = _binary("pow", _pow, "power", vjp=_pow_vjp)
-max_p = _binary("max", np.maximum, "maximum", vjp=_max_vjp)
-min_p = _binary("min", np.minimum, "minimum", vjp=_min_vjp)
+max_p = _binary("max", _wrap(np.maximum), "maximum", vjp=_max_vjp)
+min_p = _binary("min", _wrap(np.minimum), "minimum", vjp=_min_vjp)
 atan2_p = _binary("atan2", _np_float_op(np.arctan2), "atan2", vjp=_atan2_vjp, float_only=True)
 and_p = _binary("and", lambda x, y: x & y, "and_")
 or_p = _binary("or", lambda x, y: x | y, "or_")
@@ -276,7 +278,7 @@ COMPARE = {}
 
 def _compare(name, np_fn, direction):
     p = primitive(name)
-    p.def_impl(lambda x, y: np.asarray(np_fn(np.asarray(x), np.asarray(y))))
+    p.def_impl(lambda x, y: np.asarray(_wrap(np_fn)(np.asarray(x), np.asarray(y))))
 
     @p.def_abstract_eval
     def _(a, b, _name=name):
@@ -320,8 +322,11 @@ def _convert_impl(x, dtype):
     if is_float(x.dtype) and np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         with np.errstate(all="ignore"):
-            y = np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), info.min, info.max))
-        return y.astype(dtype)
+            t = np.trunc(x.astype(np.float64))
+            # compare against the bounds as floats: float(int64 max) rounds up to 2**63
+            hi, lo = t >= float(info.max), t <= float(info.min)
+            y = np.where(np.isnan(t) | hi | lo, 0, t).astype(dtype)
+            return np.where(hi, info.max, np.where(lo, info.min, y)).astype(dtype)
     if dtype == np.bool_:
         return x != 0
     with np.errstate(all="ignore"):

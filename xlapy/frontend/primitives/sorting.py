@@ -189,6 +189,8 @@ def _cum_prim(fn_name):
         comp = b.scalar_computation(bool_op if is_bool else op, t)
         dims = list(x.shape.dims)
         n = dims[axis]
+        if n == 0 or x.shape.size == 0:
+            return x  # nothing to accumulate (a window of size 0 is not valid HLO)
         window = [n if d == axis else 1 for d in range(len(dims))]
         pad = [((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)
                for d in range(len(dims))]

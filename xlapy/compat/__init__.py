@@ -1,0 +1,1 @@
+"""Compatibility frontends: APIs of other frameworks running on xlapy (see compat.v1)."""

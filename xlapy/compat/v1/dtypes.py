@@ -1,0 +1,133 @@
+"""TensorFlow's DType objects (tf.float32, tf.int64, ...) over NumPy dtypes.
+
+`as_dtype` accepts a DType, a NumPy dtype or type, a Python type or a TF type name.
+Python values convert as TensorFlow converts them: float -> float32, int -> int32,
+bool -> bool; NumPy arrays keep their dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.compat.v1.errors import InvalidArgumentError
+
+_pybool = type(True)  # `bool` below is tf.bool
+
+
+class DType:
+    __slots__ = ("name", "as_numpy_dtype", "_np")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self._np = np.dtype(np_dtype)
+        self.as_numpy_dtype = self._np.type
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    @property
+    def np(self) -> np.dtype:
+        return self._np
+
+    @property
+    def is_floating(self) -> bool:
+        return self._np.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self._np.kind in "iu"
+
+    @property
+    def is_bool(self) -> bool:
+        return self._np.kind == "b"
+
+    @property
+    def size(self) -> int:
+        return self._np.itemsize
+
+    @property
+    def min(self):
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def is_compatible_with(self, other) -> bool:
+        return self == as_dtype(other)
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self._np == other._np
+        try:
+            return self._np == as_dtype(other)._np
+        except (InvalidArgumentError, TypeError):
+            return False
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self._np)
+
+    def __repr__(self):
+        return f"tf.{self.name}"
+
+    __str__ = lambda self: f"<dtype: '{self.name}'>"  # noqa: E731  (TF prints this form)
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+bool = DType("bool", np.bool_)  # noqa: A001  (tf.bool)
+half, double = float16, float64
+
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool]
+_BY_NP = {d.np: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"half": float16, "double": float64, "float": float32})
+
+
+def as_dtype(x) -> DType:
+    if isinstance(x, DType):
+        return x
+    if isinstance(x, str) and x in _BY_NAME:
+        return _BY_NAME[x]
+    if x is float:
+        return float32
+    if x is int:
+        return int32
+    if x is _pybool:
+        return bool
+    try:
+        d = np.dtype(x)
+    except TypeError:
+        raise InvalidArgumentError(f"cannot convert {x!r} to a dtype") from None
+    if d not in _BY_NP:
+        raise InvalidArgumentError(f"dtype {d} is not supported (supported: "
+                                   f"{', '.join(sorted(_BY_NAME))})")
+    return _BY_NP[d]
+
+
+def dtype_of_value(value) -> DType:
+    """The dtype TensorFlow gives a Python or NumPy value."""
+    if isinstance(value, _pybool):
+        return bool
+    if isinstance(value, int):
+        return int32
+    if isinstance(value, float):
+        return float32
+    a = np.asarray(value)
+    if a.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
+        return float32  # a Python list of floats
+    if a.dtype == np.int64 and not isinstance(value, (np.ndarray, np.generic)):
+        if a.size == 0 or (np.iinfo(np.int32).min <= a.min() and a.max() <= np.iinfo(np.int32).max):
+            return int32  # a Python list of ints
+    return as_dtype(a.dtype)

@@ -1,0 +1,1 @@
+"""tensorflow.examples: the MNIST tutorial's input_data reader."""

@@ -1,0 +1,1 @@
+"""tensorflow.examples.tutorials.mnist: input_data.read_data_sets."""

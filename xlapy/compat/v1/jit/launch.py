@@ -1,0 +1,235 @@
+"""Compile-and-run of a cluster (TF's _XlaCompile + _XlaRun, here one step).
+
+At run time the step gathers the cluster's inputs and the current values of the variables
+it reads, looks up a compiled program for their shapes and dtypes (and the values of its
+compile-time-constant inputs), compiles one on a miss, runs it, and stores its outputs and
+the updated variables.
+
+Compiling = tracing the cluster with the xlapy frontend: a Python function evaluates the
+cluster's ops in order with their lowering rules (xlapy.numpy) on traced values, threading
+variable values through reads and updates. Ops whose inputs are all known at trace time
+(shapes of traced values, constants) are evaluated with their NumPy kernels instead: that
+is how shape computations (Shape, BroadcastGradientArgs, Size ...) become constants of the
+program. The trace is lowered to HLO (xlapy.frontend.lowering) and compiled by the cpu
+backend, so the whole compiler pipeline (simplification, fusion, LLVM) applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pathlib
+import time
+
+import numpy as np
+
+from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError, OpError)
+from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
+from xlapy.frontend.core import ShapedArray, Tracer
+
+log = logging.getLogger("xlapy.compat.v1.jit")
+
+
+def _variables_read_first(cluster) -> list:
+    """The cluster's variables whose value is read before (or without) being assigned."""
+    written: set = set()
+    read: list = []
+    for op in cluster.ops:
+        d = get_op_def(op.type)
+        for i, t in enumerate(op.inputs):
+            if t.op.type != "VariableV2":
+                continue
+            reads = i not in d.ref_inputs or d.ref_reads
+            if reads and t.op not in written and t.op not in read:
+                read.append(t.op)
+        for i in d.ref_inputs:
+            written.add(op.inputs[i].op)
+    return [v for v in cluster.variables if v in read]
+
+
+def trace_function(cluster, read_vars: list, const_values: dict):
+    """The Python function the frontend traces: (dynamic inputs..., read variables...) ->
+    (outputs..., updated variables...)."""
+    import xlapy.numpy as xnp
+    dyn = [i for i in range(len(cluster.inputs)) if i not in const_values]
+    steps = []
+    for op in cluster.ops:
+        d = get_op_def(op.type)
+        steps.append((op, d, kernel_attrs(op)))
+
+    def fn(*flat):
+        env = {}
+        for k, i in enumerate(dyn):
+            env[cluster.inputs[i]] = flat[k]
+        for i, v in const_values.items():
+            env[cluster.inputs[i]] = v
+        state = {v: flat[len(dyn) + j] for j, v in enumerate(read_vars)}
+        for op, d, attrs in steps:
+            ins = []
+            for i, t in enumerate(op.inputs):
+                if t.op.type == "VariableV2" and t not in env:
+                    if t.op not in state:
+                        if i in d.ref_inputs and not d.ref_reads:
+                            ins.append(None)
+                            continue
+                        raise FailedPreconditionError(
+                            f"Attempting to use uninitialized value {t.op.name}", op=op)
+                    ins.append(state[t.op])
+                else:
+                    ins.append(env[t])
+            if d.ref_inputs:
+                new = d.lowering(xnp, *ins, **attrs)
+                for i, value in zip(d.ref_inputs, new):
+                    state[op.inputs[i].op] = value
+                out = new[0]
+            elif not d.stateful and not any(isinstance(x, Tracer) for x in ins):
+                out = d.kernel(np, *ins, **attrs)  # known at trace time: fold
+            else:
+                out = d.lowering(xnp, *ins, **attrs)
+            if len(op.outputs) == 1:
+                env[op.outputs[0]] = out
+            else:
+                for t, o in zip(op.outputs, out):
+                    env[t] = o
+        return tuple([env[t] for t in cluster.outputs] + [state[v] for v in cluster.writes])
+    return fn
+
+
+class CompiledCluster:
+    """One cluster's compile cache and run method. `fallback()` builds executor steps for
+    the cluster's ops, used when compilation fails and the cluster may fall back."""
+
+    def __init__(self, cluster, store: dict, strict: bool, must_compile: bool, xla_flags: tuple,
+                 fallback, debug_dir: str | None = None):
+        self.cluster = cluster
+        self.store = store
+        self.strict = strict
+        self.must_compile = must_compile
+        self.xla_flags = xla_flags
+        self._fallback_factory = fallback
+        self._fallback = None
+        self.debug_dir = debug_dir
+        self.read_vars = _variables_read_first(cluster)
+        self.read_names = [v.name for v in self.read_vars]
+        self.write_names = [v.name for v in cluster.writes]
+        self.const_idx = sorted(cluster.const_inputs)
+        self.dyn_idx = [i for i in range(len(cluster.inputs)) if i not in cluster.const_inputs]
+        self.cache: dict = {}
+        self.compiles = 0
+        self.last_compile: tuple | None = None  # (start, end) seconds, of the current run
+        self.modules: list = []  # HLO text of each compiled signature
+        self.n_out = len(cluster.outputs)
+
+    # ---- running -----------------------------------------------------------------------------
+    def run(self, args: list, out_slots: list, vals: list) -> None:
+        """args: values of cluster.inputs in order."""
+        if self._fallback is not None:
+            self._run_fallback(vals)
+            return
+        store = self.store
+        try:
+            var_vals = [store[name] for name in self.read_names]
+        except KeyError:
+            missing = next(n for n in self.read_names if n not in store)
+            raise FailedPreconditionError(f"Attempting to use uninitialized value {missing}\n"
+                                          f"\t [[{self.cluster.name}]]") from None
+        dyn = [args[i] for i in self.dyn_idx] if self.const_idx else args
+        key = tuple([(a.shape, a.dtype) for a in dyn] + [(v.shape, v.dtype) for v in var_vals])
+        if self.const_idx:
+            key += tuple(np.asarray(args[i]).tobytes() for i in self.const_idx)
+        entry = self.cache.get(key)
+        if entry is None:
+            entry = self._compile(key, args, dyn, var_vals)
+            if entry is None:  # fell back
+                self._run_fallback(vals)
+                return
+        exe, extra = entry
+        out = exe.run(*dyn, *var_vals, *extra)
+        if self.n_out + len(self.cluster.writes) == 1:
+            out = (out,)
+        for slot, value in zip(out_slots, out):
+            vals[slot] = value
+        for name, value in zip(self.write_names, out[self.n_out:]):
+            store[name] = value
+
+    def _run_fallback(self, vals) -> None:
+        with np.errstate(all="ignore"):
+            for step in self._fallback:
+                step(vals)
+
+    # ---- compiling ---------------------------------------------------------------------------
+    def _compile(self, key, args, dyn, var_vals):
+        from xlapy.backends.base import get_platform
+        from xlapy.frontend.graph import make_graph
+        from xlapy.frontend.lowering import lower_to_module
+        t0 = time.perf_counter()
+        consts = {i: np.asarray(args[i]) for i in self.const_idx}
+        fn = trace_function(self.cluster, self.read_vars, consts)
+        avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in dyn + var_vals]
+        try:
+            with _xla_flags(self.xla_flags):
+                graph, const_vals, _ = make_graph(fn, avals)
+                module, extra_idx = lower_to_module(graph, const_vals, self.cluster.name)
+                exe = get_platform("cpu").compiler.compile(module)
+        except OpError:
+            raise
+        except Exception as e:  # noqa: BLE001 (any failure to compile may fall back)
+            return self._compile_failed(e)
+        extra = [np.asarray(const_vals[i]) for i in extra_idx]
+        entry = (exe, extra)
+        self.cache[key] = entry
+        self.compiles += 1
+        text = module.to_string()
+        self.modules.append(text)
+        if self.debug_dir:
+            _write_debug(self.debug_dir, f"{self.cluster.name}.{self.compiles - 1}.hlo.txt",
+                         text)
+        self.last_compile = (t0, time.perf_counter())
+        if os.environ.get("XLAPY_LOG_COMPILES", "") not in ("", "0"):
+            log.warning("compiled %s (%d ops) for %s in %.1f ms", self.cluster.name,
+                        len(self.cluster.ops), ", ".join(f"{a.dtype}{list(a.shape)}"
+                                                         for a in avals),
+                        1e3 * (self.last_compile[1] - t0))
+        return entry
+
+    def _compile_failed(self, e: Exception):
+        msg = (f"XLA compilation of {self.cluster.name} ({len(self.cluster.ops)} ops: "
+               f"{', '.join(o.name for o in self.cluster.ops[:8])}"
+               f"{', ...' if len(self.cluster.ops) > 8 else ''}) failed: "
+               f"{type(e).__name__}: {e}")
+        if self.strict or self.must_compile:
+            raise InvalidArgumentError(msg + ("" if self.must_compile else
+                                              " (strict mode: --tf_xla_strict)")) from e
+        log.warning("%s; running its ops in the executor instead", msg)
+        self._fallback = self._fallback_factory()
+        return None
+
+
+@contextlib.contextmanager
+def _xla_flags(extra: tuple):
+    """Add TF_XLA_FLAGS' --xla_* flags to XLAPY_FLAGS while compiling."""
+    if not extra:
+        yield
+        return
+    old = os.environ.get("XLAPY_FLAGS")
+    from xlapy.flags import parse_flags
+    merged = " ".join(filter(None, [old or "", *extra]))
+    try:
+        parse_flags(merged)
+    except Exception as e:  # noqa: BLE001
+        raise InvalidArgumentError(f"TF_XLA_FLAGS: {e}") from None
+    os.environ["XLAPY_FLAGS"] = merged
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("XLAPY_FLAGS", None)
+        else:
+            os.environ["XLAPY_FLAGS"] = old
+
+
+def _write_debug(directory: str, name: str, text: str) -> None:
+    root = pathlib.Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text(text)

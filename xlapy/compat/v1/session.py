@@ -1,0 +1,626 @@
+"""Session: runs (parts of) a graph, holding the variables' values between runs.
+
+Session.run(fetches, feed_dict):
+  1. flatten the fetches (Tensors, Operations, Variables, names, nested in lists, tuples,
+     namedtuples and dicts) and resolve the feed keys;
+  2. look up the execution plan for (fetches, fed tensors, jit settings), or build one:
+     prune the graph to the ops the fetches need (fed tensors cut their producers), order
+     them topologically, and, when XLA is on for any of them, run the three clustering
+     passes (jit/mark_for_compilation.py, jit/encapsulate.py, jit/build_xla_ops.py): each
+     cluster becomes one compile-and-run step (jit/launch.py);
+  3. check the feeds (dtype, shape against the placeholder's partial shape), run the
+     plan's steps, and return the fetched values in the fetches' structure (None for
+     Operations).
+Without XLA every op is one step running its NumPy kernel (the executor).
+
+With RunOptions(trace_level=FULL_TRACE) each step's start and end are recorded in
+run_metadata.step_stats, per device: one bar per op in the executor, one per compiled
+cluster (plus one for its compilation, when the step had to compile).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from functools import partial
+
+import numpy as np
+
+from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError,
+                                    InvalidTypeError, OpError, SessionClosedError)
+from xlapy.compat.v1.framework import (Graph, Operation, Tensor, get_default_graph,
+                                       is_xla_device)
+from xlapy.compat.v1.jit.build_xla_ops import XlaLaunch, build_xla_ops
+from xlapy.compat.v1.jit.encapsulate import encapsulate
+from xlapy.compat.v1.jit.flags import tf_xla_flags
+from xlapy.compat.v1.jit.launch import CompiledCluster
+from xlapy.compat.v1.jit.mark_for_compilation import mark_for_compilation
+from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
+from xlapy.compat.v1.protos import ConfigProto, NodeExecStats
+
+log = logging.getLogger("xlapy.compat.v1.jit")
+
+CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+_NO_STEP = ("VariableV2", "Placeholder")
+
+_default_session_stack: list = []
+
+
+def get_default_session():
+    return _default_session_stack[-1] if _default_session_stack else None
+
+
+def _session_for(session, graph):
+    s = session if session is not None else get_default_session()
+    if s is None:
+        raise InvalidArgumentError("Cannot evaluate tensor using `eval()` / `run()`: No default "
+                                   "session is registered. Use `with sess.as_default()` or "
+                                   "pass an explicit session to `eval(session=sess)`")
+    if s.graph is not graph:
+        raise InvalidArgumentError("Cannot use the given session to evaluate tensor: the "
+                                   "tensor's graph is different from the session's graph.")
+    return s
+
+
+# ---- fetches ---------------------------------------------------------------------------------
+
+def _flatten_fetches(fetches, graph, out: list):
+    """Append the fetch elements to `out`; return a function rebuilding the structure from
+    the list of fetched values."""
+    if fetches is None:
+        raise InvalidTypeError(f"Fetch argument None has invalid type {type(None)}")
+    if isinstance(fetches, dict):
+        keys = list(fetches)
+        subs = [_flatten_fetches(fetches[k], graph, out) for k in keys]
+        kind = type(fetches)
+        return lambda vals: kind((k, s(vals)) for k, s in zip(keys, subs))
+    if isinstance(fetches, (list, tuple)):
+        subs = [_flatten_fetches(f, graph, out) for f in fetches]
+        if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
+            kind = type(fetches)
+            return lambda vals: kind(*[s(vals) for s in subs])
+        kind = type(fetches)
+        return lambda vals: kind([s(vals) for s in subs])
+    try:
+        el = graph.as_graph_element(fetches, allow_tensor=True, allow_operation=True)
+    except InvalidTypeError:
+        raise InvalidTypeError(f"Fetch argument {fetches!r} has invalid type "
+                               f"{type(fetches)}, must be a string or Tensor. (Can not convert "
+                               f"a {type(fetches).__name__} into a Tensor or Operation.)") \
+            from None
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"Fetch argument {fetches!r} cannot be interpreted as a "
+                                   f"Tensor. ({e})") from None
+    i = len(out)
+    out.append(el)
+    return lambda vals: vals[i]
+
+
+# ---- the execution plan ------------------------------------------------------------------------
+
+class Plan:
+    """The steps of one (fetches, feeds) signature, ready to run."""
+
+    def __init__(self):
+        self.steps: list = []
+        self.meta: dict = {}           # step -> (node name, timeline label, device, cluster)
+        self.template: list = []       # initial slot values (constants)
+        self.feeds: list = []          # (tensor, slot, np dtype, static dims)
+        self.fetch: list = []          # per fetch element: slot, ("var", name) or None
+        self.clustering = None
+        self.clusters: list = []       # CompiledCluster
+        self.summary = ""
+        self.compiled_only = False     # every step is a compiled cluster
+
+    def execute(self, vals: list, stats=None) -> None:
+        step = None
+        try:
+            if stats is None and self.compiled_only:
+                for step in self.steps:  # native code: no NumPy warnings to silence
+                    step(vals)
+                return
+            with np.errstate(all="ignore"):  # TF's kernels do not warn about inf/nan
+                if stats is None:
+                    for step in self.steps:
+                        step(vals)
+                else:
+                    self._execute_traced(vals, stats)
+        except OpError:
+            raise
+        except Exception as e:  # noqa: BLE001 (a kernel failed on the values it got)
+            step = getattr(e, "_xlapy_step", step)
+            name, label, _, _ = self.meta.get(step, ("?", "?", "", None))
+            raise InvalidArgumentError(f"{type(e).__name__}: {e}\n\t [[{label}]]") from e
+
+    def _execute_traced(self, vals, stats) -> None:
+        tid = threading.get_ident() % 100000
+        for step in self.steps:
+            name, label, device, cc = self.meta[step]
+            if cc is not None:
+                cc.last_compile = None  # set again if this very step compiles
+            t0 = time.time()
+            p0 = time.perf_counter()
+            try:
+                step(vals)
+            except Exception as e:  # noqa: BLE001 (execute() reports it, naming the op)
+                e._xlapy_step = step
+                raise
+            p1 = time.perf_counter()
+            if cc is not None and cc.last_compile is not None:
+                c0, c1 = cc.last_compile
+                cc.last_compile = None
+                start = t0 + (c0 - p0)
+                _record(stats, device, f"{name}/_XlaCompile", f"{name} = _XlaCompile()", start,
+                        c1 - c0, tid)
+                t0, p0 = t0 + (c1 - p0), c1
+            _record(stats, device, name, label, t0, p1 - p0, tid)
+
+
+def _record(stats, device, name, label, start_s, dur_s, tid):
+    us = max(int(round(dur_s * 1e6)), 1)
+    stats.device(device).node_stats.append(NodeExecStats(
+        node_name=name, all_start_micros=int(start_s * 1e6), op_start_rel_micros=0,
+        op_end_rel_micros=us, all_end_rel_micros=us, timeline_label=label,
+        scheduled_micros=int(start_s * 1e6), thread_id=tid))
+
+
+def _label(op) -> str:
+    ins = [t.name if t.value_index else t.op.name for t in op.inputs]
+    ins += ["^" + c.name for c in op.control_inputs]
+    return f"{op.name} = {op.type}({', '.join(ins)})"
+
+
+# ---- Session -----------------------------------------------------------------------------------
+
+class Session:
+    """A TF 1.x session on xlapy's runtime (executor plus XLA clusters)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        if target:
+            raise InvalidArgumentError(f"distributed targets are not supported ('{target}')")
+        self._graph = graph if graph is not None else get_default_graph()
+        self._config = config if config is not None else ConfigProto()
+        self._vars: dict[str, np.ndarray] = {}
+        self._rngs: dict = {}
+        self._plans: dict = {}
+        self._closed = False
+        self._default_ctx = []
+        self._cluster_ids = 0
+
+    graph = property(lambda self: self._graph)
+    graph_def = property(lambda self: self._graph)
+    sess_str = property(lambda self: "")
+
+    # ---- context management -------------------------------------------------------------------
+    def __enter__(self):
+        _default_session_stack.append(self)
+        ctx = self._graph.as_default()
+        ctx.__enter__()
+        self._default_ctx.append(ctx)
+        return self
+
+    def __exit__(self, *exc):
+        ctx = self._default_ctx.pop()
+        ctx.__exit__(*exc)
+        _default_session_stack.remove(self)
+        self.close()
+        return False
+
+    def as_default(self):
+        sess = self
+
+        class _Ctx:
+            def __enter__(self_):
+                _default_session_stack.append(sess)
+                return sess
+
+            def __exit__(self_, *exc):
+                _default_session_stack.remove(sess)
+                return False
+        return _Ctx()
+
+    def close(self) -> None:
+        self._closed = True
+        self._vars.clear()
+        self._plans.clear()
+
+    def list_devices(self):
+        return [CPU_DEVICE, CPU_DEVICE.replace("CPU", "XLA_CPU")]
+
+    # ---- run ------------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if self._closed:
+            raise SessionClosedError("Attempted to use a closed Session.")
+        if isinstance(fetches, (Tensor, Operation)):
+            elements, rebuild = [fetches], None
+            if fetches.graph is not self._graph:
+                raise InvalidArgumentError(f"Fetch argument {fetches!r} cannot be interpreted "
+                                           f"as a Tensor. ({fetches} is not an element of "
+                                           "this graph.)")
+        else:
+            elements = []
+            rebuild = _flatten_fetches(fetches, self._graph, elements)
+        feeds = self._resolve_feeds(feed_dict)
+        plan = self._plan(elements, feeds)
+        vals = list(plan.template)
+        for (t, slot, dt, dims), value in zip(plan.feeds, feeds.values()):
+            vals[slot] = _check_feed(t, value, dt, dims)
+        tracing = options is not None and getattr(options, "trace_level", 0) > 0
+        plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
+        out = [self._fetch_value(f, vals) for f in plan.fetch]
+        if rebuild is None:
+            return out[0]
+        return rebuild(out)
+
+    def _fetch_value(self, f, vals):
+        if f is None:
+            return None
+        if isinstance(f, tuple):
+            name = f[1]
+            if name not in self._vars:
+                raise FailedPreconditionError(f"Attempting to use uninitialized value {name}")
+            return self._vars[name].copy()
+        v = vals[f]
+        if isinstance(v, np.ndarray):
+            if v.ndim == 0:
+                return v[()]
+            if not v.flags.writeable:
+                return v.copy()
+        return v
+
+    def _resolve_feeds(self, feed_dict) -> dict:
+        if not feed_dict:
+            return {}
+        feeds = {}
+        for k, v in feed_dict.items():
+            if isinstance(k, Tensor):
+                t = k
+                if t.graph is not self._graph:
+                    raise InvalidArgumentError(f"Cannot interpret feed_dict key as Tensor: "
+                                               f"Tensor {t.name} is not an element of this "
+                                               "graph.")
+            else:
+                try:
+                    t = self._graph.as_graph_element(k, allow_tensor=True,
+                                                     allow_operation=False)
+                except (InvalidArgumentError, InvalidTypeError) as e:
+                    raise InvalidTypeError(f"Cannot interpret feed_dict key as Tensor: {e}") \
+                        from None
+            if isinstance(v, (Tensor, Operation)):
+                raise InvalidTypeError(f"The value of a feed cannot be a tf.Tensor object "
+                                       f"(feeding {t.name}). Acceptable feed values include "
+                                       "Python scalars, strings, lists, numpy ndarrays.")
+            feeds[t] = v
+        return feeds
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        feed_list = list(feed_list or [])
+
+        def call(*values, options=None, run_metadata=None):
+            return self.run(fetches, dict(zip(feed_list, values)), options, run_metadata)
+        return call
+
+    def _load_variable(self, var, value) -> None:
+        arr = _check_feed(var._ref(), value, var.dtype.np, var.shape.dims)
+        self._vars[var.op.name] = np.array(arr)
+
+    # ---- plans ---------------------------------------------------------------------------------
+    def _jit_settings(self):
+        fl = tf_xla_flags()
+        level = fl.auto_jit if fl.auto_jit != 0 else \
+            self._config.graph_options.optimizer_options.global_jit_level
+        return level > 0, fl
+
+    def _plan(self, elements: list, feeds: dict) -> Plan:
+        auto, fl = self._jit_settings()
+        key = (tuple(map(id, elements)), tuple(map(id, feeds)), auto, fl)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._build_plan(elements, list(feeds), auto, fl)
+            self._plans[key] = plan
+        return plan
+
+    def cluster_summary(self, fetches, feed_dict=None) -> str:
+        """xlapy extension: the clustering of the plan that run(fetches, feed_dict) uses."""
+        elements: list = []
+        _flatten_fetches(fetches, self._graph, elements)
+        return self._plan(elements, self._resolve_feeds(feed_dict)).summary
+
+    def _build_plan(self, elements, fed_list, auto, fl) -> Plan:
+        fed = set(fed_list)
+        plan = Plan()
+        fetch_tensors = [e for e in elements if isinstance(e, Tensor)]
+        needed: set = set()
+        stack = [t.op for t in fetch_tensors if t not in fed]
+        stack += [e for e in elements if isinstance(e, Operation)]
+        while stack:
+            op = stack.pop()
+            if op in needed:
+                continue
+            needed.add(op)
+            stack.extend(t.op for t in op.inputs if t not in fed)
+            stack.extend(op.control_inputs)
+        for op in sorted(needed, key=lambda o: o._id):
+            if op.type == "Placeholder":
+                t = op.outputs[0]
+                raise InvalidArgumentError(
+                    f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                    f"{t.dtype.name} and shape {t.shape.tf_str()}\n\t [[{_label(op)}]]", op=op)
+        ops = _topological([o for o in needed if o.type not in _NO_STEP])
+        opset = set(ops)
+
+        def preds_of(op):
+            ps = [t.op for t in op.inputs if t not in fed and t.op in opset]
+            ps += [c for c in op.control_inputs if c in opset]
+            return ps
+        preds = {op: preds_of(op) for op in ops}
+
+        # XLA clustering
+        clusters = []
+        requested = auto or any(op._attrs.get("_XlaCompile") or is_xla_device(op.device)
+                                for op in ops)
+        if requested:
+            fed_ops = {t.op for t in fed}
+            plan.clustering = mark_for_compilation(
+                ops, preds, auto, fed_ops, fl.min_cluster_size, fl.max_cluster_size, fl.strict,
+                self._config.allow_soft_placement)
+            fetched = set(fetch_tensors)
+            for group in plan.clustering.clusters:
+                name = f"cluster_{self._cluster_ids}"
+                self._cluster_ids += 1
+                clusters.append(encapsulate(name, group, opset, fed, fetched))
+            plan.summary = plan.clustering.summary([c.name for c in clusters])
+            if fl.clustering_debug:
+                log.warning("%s", plan.summary)
+        else:
+            plan.summary = ("XLA clustering: off (no global_jit_level, --tf_xla_auto_jit, "
+                            "jit_scope or XLA device for these ops)")
+
+        # slots
+        slot: dict = {}
+
+        def new_slot(value=None):
+            plan.template.append(value)
+            return len(plan.template) - 1
+        for t in fed_list:
+            slot[t] = new_slot()
+            plan.feeds.append((t, slot[t], t.dtype.np, t.shape.dims))
+        for op in ops:
+            for t in op.outputs:
+                if t not in fed:
+                    slot[t] = new_slot(op.get_attr("value") if op.type == "Const" else None)
+
+        # pass 3: clusters become _XlaLaunch nodes, in a topological order with the rest
+        for node in build_xla_ops(ops, preds, clusters):
+            if isinstance(node, XlaLaunch):
+                c = node.cluster
+                must = any(is_xla_device(o.device) for o in c.ops)
+                cc = CompiledCluster(
+                    c, self._vars, fl.strict, must, fl.xla_flags,
+                    partial(self._fallback_steps, c, slot, fed),
+                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None)
+                plan.clusters.append(cc)
+                step = _cluster_step(cc, [slot[t] for t in c.inputs],
+                                     [slot[t] for t in c.outputs])
+                plan.steps.append(step)
+                plan.meta[step] = (c.name, node.label(), c.device, cc)
+            elif node.type != "Const":  # a Const's value is in the template
+                step = self._make_step(node, slot, fed)
+                plan.steps.append(step)
+                plan.meta[step] = (node.name, _label(node), node.device or CPU_DEVICE, None)
+
+        plan.compiled_only = all(plan.meta[s][3] is not None for s in plan.steps)
+        for e in elements:
+            if isinstance(e, Operation):
+                plan.fetch.append(None)
+            elif e in fed:
+                plan.fetch.append(slot[e])
+            elif e.op.type == "VariableV2":
+                plan.fetch.append(("var", e.op.name))
+            else:
+                plan.fetch.append(slot[e])
+        return plan
+
+    def _fallback_steps(self, cluster, slot, fed) -> list:
+        steps = []
+        for op in cluster.ops:
+            if op.type == "Const":
+                steps.append(partial(_write_const, slot[op.outputs[0]], op.get_attr("value")))
+            else:
+                steps.append(self._make_step(op, slot, fed))
+        return steps
+
+    # ---- executor steps --------------------------------------------------------------------------
+    def _make_step(self, op, slot, fed):
+        """A function(vals) running `op`'s NumPy kernel on the slot values."""
+        d = get_op_def(op.type)
+        store = self._vars
+        outs = [slot.get(t) for t in op.outputs]
+        if op.type == "NoOp":
+            return _noop
+        getters = []
+        has_var = False
+        for t in op.inputs:
+            if t not in fed and t.op.type == "VariableV2":
+                getters.append(t.op.name)
+                has_var = True
+            else:
+                getters.append(slot[t])
+        if op.type == "IsVariableInitialized":
+            name = op.inputs[0].op.name
+            o = outs[0]
+
+            def step(vals):
+                vals[o] = np.asarray(name in store)
+            return step
+        fn = partial(d.kernel, np, **kernel_attrs(op))
+        if d.rng:
+            fn = partial(d.kernel, np, self._rng_for(op), **kernel_attrs(op))
+        if d.ref_inputs:
+            return self._ref_step(op, d, fn, getters, outs)
+        if has_var:
+            def read(vals, g):
+                if isinstance(g, int):
+                    return vals[g]
+                try:
+                    return store[g]
+                except KeyError:
+                    raise FailedPreconditionError(f"Attempting to use uninitialized value {g}"
+                                                  f"\n\t [[{_label(op)}]]", op=op) from None
+            gs = getters
+            if len(outs) == 1:
+                o = outs[0]
+
+                def step(vals):
+                    vals[o] = fn(*[read(vals, g) for g in gs])
+            else:
+                def step(vals):
+                    for s, v in zip(outs, fn(*[read(vals, g) for g in gs])):
+                        vals[s] = v
+            return step
+        if len(outs) == 1:
+            o = outs[0]
+            if len(getters) == 1:
+                a = getters[0]
+
+                def step(vals):
+                    vals[o] = fn(vals[a])
+            elif len(getters) == 2:
+                a, b = getters
+
+                def step(vals):
+                    vals[o] = fn(vals[a], vals[b])
+            else:
+                gs = getters
+
+                def step(vals):
+                    vals[o] = fn(*[vals[g] for g in gs])
+            return step
+
+        def step(vals):
+            res = fn(*[vals[g] for g in getters])
+            for s, v in zip(outs, res):
+                if s is not None:
+                    vals[s] = v
+        return step
+
+    def _ref_step(self, op, d, fn, getters, outs):
+        store = self._vars
+        refs = {i: op.inputs[i].op.name for i in d.ref_inputs}
+        reads = d.ref_reads
+        copy = op.type == "Assign"
+        o = outs[0]
+        label = _label(op)
+
+        def step(vals):
+            args = []
+            for i, g in enumerate(getters):
+                if isinstance(g, int):
+                    args.append(vals[g])
+                elif g in store:
+                    args.append(store[g])
+                elif i in refs and not reads:
+                    args.append(None)
+                else:
+                    raise FailedPreconditionError(f"Attempting to use uninitialized value {g}"
+                                                  f"\n\t [[{label}]]", op=op)
+            new = fn(*args)
+            for i, value in zip(d.ref_inputs, new):
+                store[refs[i]] = np.array(value) if copy else value
+            vals[o] = store[refs[d.ref_inputs[0]]]
+        return step
+
+    def _rng_for(self, op):
+        rng = self._rngs.get(op)
+        if rng is None:
+            s1, s2 = op._attrs.get("seed"), op._attrs.get("seed2")
+            rng = np.random.default_rng(None if s1 is None else [int(s1), int(s2)])
+            self._rngs[op] = rng
+        return rng
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default session (for Tensor.eval())."""
+
+    def __init__(self, target: str = "", graph=None, config=None):
+        super().__init__(target, graph, config)
+        _default_session_stack.append(self)
+
+    def close(self) -> None:
+        if self in _default_session_stack:
+            _default_session_stack.remove(self)
+        super().close()
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+def _noop(vals):
+    return None
+
+
+def _write_const(s, value, vals):
+    vals[s] = value
+
+
+def _cluster_step(cc, in_slots, out_slots):
+    def step(vals):
+        cc.run([vals[i] for i in in_slots], out_slots, vals)
+    return step
+
+
+def _topological(ops: list) -> list:
+    """Creation order is topological unless control inputs were added later; check it."""
+    ops = sorted(ops, key=lambda o: o._id)
+    ok = all(t.op._id < op._id for op in ops for t in op.inputs) and \
+        all(c._id < op._id for op in ops for c in op.control_inputs)
+    if ok:
+        return ops
+    opset, done, out = set(ops), set(), []
+    for root in ops:
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if op in done:
+                continue
+            if expanded:
+                done.add(op)
+                out.append(op)
+                continue
+            stack.append((op, True))
+            for p in list(op.control_inputs) + [t.op for t in op.inputs]:
+                if p in opset and p not in done:
+                    stack.append((p, False))
+    return out
+
+
+def _check_feed(t: Tensor, value, dt: np.dtype, dims) -> np.ndarray:
+    """The fed value as an array of the tensor's dtype, or a clear error."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as e:
+        raise InvalidArgumentError(f"Cannot convert the value fed for {t.name} to an array: "
+                                   f"{e}") from None
+    if arr.dtype != dt:
+        ok = arr.dtype.kind in "biuf" and (
+            np.can_cast(arr.dtype, dt, "same_kind") or (
+                arr.dtype.kind in "iu" and dt.kind in "iu" and not isinstance(value, np.ndarray)))
+        if arr.dtype.kind == "b" and dt.kind != "b":
+            ok = False
+        if not ok:
+            raise InvalidArgumentError(
+                f"Cannot feed value of dtype {arr.dtype} for Tensor '{t.name}', which has "
+                f"dtype {dtypes.as_dtype(dt).name}" + (
+                    " (a float value cannot be fed to an integer tensor without losing "
+                    "information; cast it first)" if arr.dtype.kind == "f" else ""))
+        arr = arr.astype(dt)
+    if dims is not None:
+        shp = arr.shape
+        if len(shp) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shp)):
+            want = "(" + ", ".join("?" if d is None else str(d) for d in dims) + \
+                ("," if len(dims) == 1 else "") + ")"
+            raise InvalidArgumentError(f"Cannot feed value of shape {shp} for Tensor "
+                                       f"'{t.name}', which has shape '{want}'")
+    return arr

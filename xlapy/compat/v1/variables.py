@@ -1,0 +1,315 @@
+"""tf.Variable, initializers, tf.get_variable and variable scopes.
+
+A Variable is the ops TF 1.x creates for it:
+    Variable               VariableV2 (the storage reference)
+    Variable/initial_value the initial value's ops
+    Variable/Assign        the initializer
+    Variable/read          Identity: the value other ops read (var.value())
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+
+from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.errors import InvalidArgumentError
+from xlapy.compat.v1.framework import (GraphKeys, Tensor, convert_to_tensor, get_default_graph)
+from xlapy.compat.v1.ops._common import make, make_op, tensor
+from xlapy.compat.v1.tensor_shape import TensorShape, as_shape
+
+
+class Variable:
+    def __init__(self, initial_value=None, trainable=True, collections=None,
+                 validate_shape=True, caching_device=None, name=None, variable_def=None,
+                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                 use_resource=None, synchronization=None, aggregation=None):
+        if initial_value is None:
+            raise InvalidArgumentError("initial_value must be specified.")
+        graph = get_default_graph()
+        with graph.name_scope(name or "Variable") as scope:
+            with graph.name_scope("initial_value"):
+                init = initial_value() if callable(initial_value) else initial_value
+                init = convert_to_tensor(init, dtype=dtype)
+            shape = init.shape if validate_shape else TensorShape(None)
+            if validate_shape and not shape.is_fully_defined():
+                raise InvalidArgumentError(f"initial_value must have a shape specified: {init}")
+            with graph.control_dependencies(None):
+                self._variable = make("VariableV2", [], {"shape": shape, "dtype": init.dtype,
+                                                         "container": "", "shared_name": ""},
+                                      name=scope)
+            self._initial_value = init
+            self._initializer_op = make_op("Assign", [self._variable, init],
+                                           {"validate_shape": validate_shape,
+                                            "use_locking": True}, name="Assign")
+            with graph.control_dependencies(None):
+                self._snapshot = make("Identity", [self._variable], name="read")
+        self._trainable = trainable
+        self._constraint = constraint
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
+        for c in collections:
+            graph.add_to_collection(c, self)
+
+    # ---- the Variable interface --------------------------------------------------------------
+    name = property(lambda self: self._variable.name)
+    op = property(lambda self: self._variable.op)
+    dtype = property(lambda self: self._variable.dtype)
+    graph = property(lambda self: self._variable.graph)
+    device = property(lambda self: self._variable.device)
+    shape = property(lambda self: self._variable.shape)
+    initializer = property(lambda self: self._initializer_op)
+    initial_value = property(lambda self: self._initial_value)
+    trainable = property(lambda self: self._trainable)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def value(self) -> Tensor:
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        return make("Identity", [self._variable], name="read")
+
+    def initialized_value(self) -> Tensor:
+        from xlapy.compat.v1.ops.array_ops import identity
+        with get_default_graph().control_dependencies([self._initializer_op]):
+            return identity(self._variable)
+
+    def _ref(self) -> Tensor:
+        return self._variable
+
+    def _to_tensor(self) -> Tensor:
+        return self._snapshot
+
+    def _as_graph_element(self) -> Tensor:
+        return self._variable
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        v = tensor(value, dtype=self.dtype)
+        return make("Assign", [self._variable, v], {"validate_shape": True,
+                                                    "use_locking": use_locking}, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return make("AssignAdd", [self._variable, tensor(delta, dtype=self.dtype)], name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return make("AssignSub", [self._variable, tensor(delta, dtype=self.dtype)], name=name)
+
+    def eval(self, session=None):
+        from xlapy.compat.v1.session import _session_for
+        return _session_for(session, self.graph).run(self._variable)
+
+    def load(self, value, session=None):
+        from xlapy.compat.v1.session import _session_for
+        _session_for(session, self.graph)._load_variable(self, value)
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    __hash__ = object.__hash__
+
+
+def _delegate(name):
+    def f(self, *args):
+        return getattr(self._snapshot, name)(*args)
+    return f
+
+
+for _n in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
+           "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "neg", "abs", "lt",
+           "le", "gt", "ge", "getitem", "and", "or", "invert"):
+    setattr(Variable, f"__{_n}__", _delegate(f"__{_n}__"))
+
+
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    from xlapy.compat.v1.ops.array_ops import group, no_op
+    if not var_list:
+        return no_op(name=name)
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer():
+    return variables_initializer(global_variables(), name="init")
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init_1")
+
+
+initialize_all_variables = global_variables_initializer
+all_variables = global_variables
+
+
+# ---- initializers ---------------------------------------------------------------------------
+
+class Initializer:
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        raise NotImplementedError
+
+
+class zeros_initializer(Initializer):  # noqa: N801 (TF's names)
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.array_ops import zeros
+        return zeros(shape, dtype or self.dtype)
+
+
+class ones_initializer(Initializer):  # noqa: N801
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.array_ops import ones
+        return ones(shape, dtype or self.dtype)
+
+
+class constant_initializer(Initializer):  # noqa: N801
+    def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
+        super().__init__(dtype)
+        self.value = value
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.framework import constant_op
+        return constant_op(self.value, dtype or self.dtype, shape=as_shape(shape).as_list())
+
+
+class random_normal_initializer(Initializer):  # noqa: N801
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.random_ops import random_normal
+        return random_normal(as_shape(shape).as_list(), self.mean, self.stddev,
+                             dtype or self.dtype, self.seed)
+
+
+class truncated_normal_initializer(random_normal_initializer):  # noqa: N801
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.random_ops import truncated_normal
+        return truncated_normal(as_shape(shape).as_list(), self.mean, self.stddev,
+                                dtype or self.dtype, self.seed)
+
+
+class random_uniform_initializer(Initializer):  # noqa: N801
+    def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.random_ops import random_uniform
+        return random_uniform(as_shape(shape).as_list(), self.minval, self.maxval,
+                              dtype or self.dtype, self.seed)
+
+
+class glorot_uniform_initializer(Initializer):  # noqa: N801
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from xlapy.compat.v1.ops.random_ops import random_uniform
+        dims = as_shape(shape).as_list()
+        fan_in = dims[-2] if len(dims) > 1 else (dims[0] if dims else 1)
+        fan_out = dims[-1] if dims else 1
+        rf = int(np.prod(dims[:-2])) if len(dims) > 2 else 1
+        limit = math.sqrt(6.0 / max(1.0, (fan_in + fan_out) * rf))
+        return random_uniform(dims, -limit, limit, dtype or self.dtype, self.seed)
+
+
+# ---- get_variable and variable scopes -------------------------------------------------------
+
+class VariableScope:
+    def __init__(self, name: str, reuse=False, initializer=None):
+        self.name = name
+        self.reuse = reuse
+        self.initializer = initializer
+        self.original_name_scope = name + "/" if name else ""
+
+    def reuse_variables(self):
+        self.reuse = True
+
+
+_scope_stack: list[VariableScope] = []
+AUTO_REUSE = "AUTO_REUSE"
+
+
+def get_variable_scope() -> VariableScope:
+    return _scope_stack[-1] if _scope_stack else VariableScope("")
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None,
+                   reuse=None, **kwargs):
+    outer = get_variable_scope()
+    if isinstance(name_or_scope, VariableScope):
+        name = name_or_scope.name
+    else:
+        base = name_or_scope if name_or_scope is not None else default_name
+        name = f"{outer.name}/{base}" if outer.name else base
+    scope = VariableScope(name, reuse=(reuse if reuse is not None else outer.reuse),
+                          initializer=initializer or outer.initializer)
+    _scope_stack.append(scope)
+    graph = get_default_graph()
+    try:
+        short = name.rsplit("/", 1)[-1]
+        with graph.name_scope(short):
+            yield scope
+    finally:
+        _scope_stack.pop()
+
+
+def _vars_by_name(graph) -> dict:
+    if not hasattr(graph, "_xlapy_var_store"):
+        graph._xlapy_var_store = {}
+    return graph._xlapy_var_store
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=True, collections=None, **kwargs):
+    scope = get_variable_scope()
+    full = f"{scope.name}/{name}" if scope.name else name
+    graph = get_default_graph()
+    store = _vars_by_name(graph)
+    if full in store:
+        if not scope.reuse:
+            raise InvalidArgumentError(f"Variable {full} already exists, disallowed. Did you "
+                                       "mean to set reuse=True or reuse=tf.AUTO_REUSE in "
+                                       "VarScope?")
+        return store[full]
+    if scope.reuse is True:
+        raise InvalidArgumentError(f"Variable {full} does not exist, or was not created with "
+                                   "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
+                                   "in VarScope?")
+    dtype = dtypes.as_dtype(dtype or dtypes.float32)
+    init = initializer or scope.initializer or glorot_uniform_initializer()
+    if isinstance(init, type):
+        init = init()
+    if callable(init):
+        if shape is None:
+            raise InvalidArgumentError(f"Shape of a new variable ({full}) must be fully defined")
+        value = lambda: init(as_shape(shape).as_list(), dtype)  # noqa: E731
+    else:
+        value = init
+    # create the ops at the root of the variable scope, as TF names them: scope/name
+    with graph.name_scope(scope.original_name_scope or None):
+        v = Variable(value, trainable=trainable, collections=collections, name=name,
+                     dtype=dtype if not isinstance(init, Tensor) else None)
+    store[full] = v
+    return v
