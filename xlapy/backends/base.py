@@ -110,20 +110,17 @@ def register_platform(name: str, factory: Callable[[], Platform]) -> None:
 
 
 def _load_builtin_platforms() -> None:
-    # Importing a backend package registers it.
+    # Importing a backend package registers it. A broken cpu backend is an error, not a
+    # reason to quietly run everything on the (much slower) interpreter.
+    import xlapy.backends.cpu  # noqa: F401
     import xlapy.backends.interpreter  # noqa: F401
-    try:
-        import xlapy.backends.cpu  # noqa: F401
-    except ImportError:
-        pass
 
 
 def get_platform(name: str | None = None) -> Platform:
-    """The platform called `name` (default: XLAPY_PLATFORM, else cpu if built, else
-    interpreter)."""
+    """The platform called `name` (default: XLAPY_PLATFORM, else cpu)."""
     _load_builtin_platforms()
     if name is None:
-        name = os.environ.get("XLAPY_PLATFORM") or ("cpu" if "cpu" in _FACTORIES else "interpreter")
+        name = os.environ.get("XLAPY_PLATFORM") or "cpu"
     if name not in _FACTORIES:
         raise XlapyError(f"unknown backend '{name}'; available: {', '.join(sorted(_FACTORIES))}")
     if name not in _INSTANCES:

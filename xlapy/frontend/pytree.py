@@ -34,23 +34,24 @@ def flatten(tree) -> tuple[list, Any]:
 
 
 def unflatten(treedef, leaves) -> Any:
-    it = iter(leaves)
+    # (a module-level recursive helper: a recursive closure would form a reference cycle
+    # that keeps `leaves` alive until the garbage collector runs)
+    return _build(treedef, iter(leaves))
 
-    def build(d):
-        if d == LEAF:
-            return next(it)
-        kind = d[0]
-        if kind == "tuple":
-            return tuple(build(x) for x in d[1])
-        if kind == "namedtuple":
-            return d[1](*[build(x) for x in d[2]])
-        if kind == "list":
-            return [build(x) for x in d[1]]
-        if kind == "dict":
-            return {k: build(x) for k, x in zip(d[1], d[2])}
-        return None
 
-    return build(treedef)
+def _build(d, it):
+    if d == LEAF:
+        return next(it)
+    kind = d[0]
+    if kind == "tuple":
+        return tuple(_build(x, it) for x in d[1])
+    if kind == "namedtuple":
+        return d[1](*[_build(x, it) for x in d[2]])
+    if kind == "list":
+        return [_build(x, it) for x in d[1]]
+    if kind == "dict":
+        return {k: _build(x, it) for k, x in zip(d[1], d[2])}
+    return None
 
 
 def tree_map(fn, tree, *rest):

@@ -5,7 +5,6 @@ is compared with a long double reference: max error <= 4 ulp (float32 and float6
 values bit-exact (signed zeros included), and the optimized loop is SIMD code without calls.
 benchmarks/math_accuracy.py runs the same sweeps with more points for docs/math_accuracy.md.
 """
-import math
 import re
 
 import numpy as np

@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "2"  # bump when generated code changes meaning, to invalidate disk caches
+CODEGEN_VERSION = "3"  # bump when generated code changes meaning, to invalidate disk caches
 
 
 def default_num_threads() -> int:
@@ -95,7 +95,7 @@ class CpuCompiler(Compiler):
         observers = [dumper.observer] if dumper.wants_pass_texts() else []
         optimized = run_cpu_pipeline(module.clone(), observers=observers)
         dumper.module(optimized, "cpu_after_optimizations")
-        emitter = ModuleEmitter(optimized, num_threads, threshold, use_gomp=jit.gomp_available())
+        emitter = ModuleEmitter(optimized, num_threads, threshold, use_threads=jit.threads_available())
         text = emitter.emit("xlapy_entry")
         dumper.raw("ir-no-opt.ll", text)
         obj = jit.compile_to_object(text, dumper.raw if dumper.enabled else None)

@@ -13,6 +13,7 @@ Arrays whose layout is not row-major cross the boundary physically transposed.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -67,6 +68,7 @@ class CpuExecutable(Executable):
                 and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
         self._trampoline = trampoline() if flat else None
         self._result_is_tuple = spec.result_shape.is_tuple
+        self._pools: list[list] = [[] for _ in self._fast_outs]
         self._optimized = None
 
     @property
@@ -99,13 +101,15 @@ class CpuExecutable(Executable):
                         or not a.flags.c_contiguous):
                     break
             else:
-                outs = tuple([np.empty(dims, dtype) for dims, dtype in self._fast_outs])
                 if self._lock.acquire(blocking=False):
                     try:
+                        outs = self._take_outputs()
                         tramp(args, outs, self._arena_ptr, self._entry_addr)
+                        self._remember(outs)
                     finally:
                         self._lock.release()
                 else:
+                    outs = tuple([np.empty(dims, dtype) for dims, dtype in self._fast_outs])
                     tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr)
                 if self._result_is_tuple:
                     return _unflatten(self.spec.result_shape, outs)
@@ -113,6 +117,34 @@ class CpuExecutable(Executable):
         return self._execute(self.check_arguments(args))
 
     __call__ = run
+
+    # Output recycling: a large result the caller has dropped is reused as the next call's
+    # output buffer, instead of mapping (and page-faulting in) fresh memory every call. A
+    # buffer is reused only when nothing but this pool refers to it (its refcount says so),
+    # so an array the caller still holds, or passes back in as an argument, is never touched.
+    _RECYCLE_BYTES = 1 << 16
+    _POOL_DEPTH = 2
+
+    def _take_outputs(self) -> tuple:
+        outs = []
+        for k, (dims, dtype) in enumerate(self._fast_outs):
+            pool = self._pools[k]
+            buf = None
+            for i in range(len(pool)):
+                # references: the pool's list and getrefcount's own argument
+                if sys.getrefcount(pool[i]) <= 2:
+                    buf = pool.pop(i)
+                    break
+            outs.append(buf if buf is not None else np.empty(dims, dtype))
+        return tuple(outs)
+
+    def _remember(self, outs: tuple) -> None:
+        for k, o in enumerate(outs):
+            if o.nbytes >= self._RECYCLE_BYTES:
+                pool = self._pools[k]
+                pool.append(o)
+                if len(pool) > self._POOL_DEPTH:
+                    pool.pop(0)
 
     def _execute(self, args: list):
         leaves = []
@@ -149,10 +181,11 @@ class CpuExecutable(Executable):
 
 
 def _unflatten(shape: Shape, leaves: list):
-    it = iter(leaves)
+    return _build(shape, iter(leaves))
 
-    def build(s):
-        if s.is_tuple:
-            return tuple(build(x) for x in s.tuple_shapes)
-        return next(it)
-    return build(shape)
+
+def _build(s: Shape, it):
+    # module level: a recursive closure would make a reference cycle holding the leaves
+    if s.is_tuple:
+        return tuple(_build(x, it) for x in s.tuple_shapes)
+    return next(it)

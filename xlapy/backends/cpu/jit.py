@@ -7,7 +7,8 @@
 External symbols the generated code calls are registered with LLVM before loading, by
 name, so cached object files stay valid across processes (addresses differ per process):
   xlapy_sgemm / xlapy_dgemm     BLAS gemm inside scipy (scipy.linalg.cython_blas)
-  GOMP_parallel, omp_get_*      libgomp's fork-join thread pool (when available)
+  xlapy_parallel_for            xlapy's thread pool (threadpool.py), registered when the
+                                first object that calls it is loaded
 
 Optimization flags: -O3 with loop and SLP vectorization, for the host's features; no
 fast-math flags are ever put on instructions, so results follow IEEE semantics.
@@ -19,7 +20,6 @@ import ctypes
 import ctypes.util
 import functools
 import threading
-import warnings
 
 import llvmlite.binding as llvm
 
@@ -70,29 +70,35 @@ def _capsule_pointer(capsule) -> int:
     return get_ptr(capsule, get_name(capsule))
 
 
-GOMP_AVAILABLE = False
-
-
 def _register_symbols() -> None:
-    global GOMP_AVAILABLE
     from scipy.linalg import cython_blas
     for name in ("sgemm", "dgemm"):
         llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_blas.__pyx_capi__[name]))
-    path = ctypes.util.find_library("gomp")
-    if path:
-        try:
-            llvm.load_library_permanently(path)
-            GOMP_AVAILABLE = llvm.address_of_symbol("GOMP_parallel") is not None
-        except RuntimeError:
-            GOMP_AVAILABLE = False
-    if not GOMP_AVAILABLE:
-        warnings.warn("xlapy: libgomp was not found; compiled kernels run on one thread "
-                      "(install libgomp1 to use all cores)", RuntimeWarning, stacklevel=2)
 
 
-def gomp_available() -> bool:
-    _init()
-    return GOMP_AVAILABLE
+def threads_available() -> bool:
+    """Whether xlapy's thread pool can run on this platform."""
+    import platform
+    import sys
+    from xlapy.backends.cpu.threadpool import _SYS_FUTEX
+    return sys.platform.startswith("linux") and platform.machine() in _SYS_FUTEX
+
+
+_pool_registered = False
+
+
+def _ensure_pool_symbol() -> None:
+    global _pool_registered
+    if _pool_registered:
+        return
+    from xlapy.backends.cpu.compiler import default_num_threads
+    from xlapy.backends.cpu.threadpool import pool
+    p = pool(default_num_threads())
+    if p is None:
+        raise LoweringError("this code uses the thread pool, which is not available here; "
+                            "compile with XLAPY_NUM_THREADS=1")
+    llvm.add_symbol("xlapy_parallel_for", p.parallel_for)
+    _pool_registered = True
 
 
 def optimize(module_ref) -> None:
@@ -140,8 +146,12 @@ def compile_to_object(text: str, dump=None) -> bytes:
 class LoadedObject:
     """Machine code loaded into this process (kept alive as long as this object is)."""
 
-    def __init__(self, obj: bytes):
+    def __init__(self, obj: bytes, uses_pool: bool | None = None):
         _init()
+        if uses_pool is None:
+            uses_pool = b"xlapy_parallel_for" in obj
+        if uses_pool:
+            _ensure_pool_symbol()
         with _lock:
             self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

@@ -8,9 +8,9 @@ one loop nest. All pointer arguments are `noalias` (buffer assignment never lets
 share memory with an input of the same kernel), which lets LLVM vectorize without runtime
 alias checks.
 
-A parallel kernel also gets a wrapper `void kernel.par(ptr ctx)` for libgomp's
-GOMP_parallel: ctx holds the pointers and the outer trip count; each thread computes its
-contiguous chunk of the outer dimension.
+A parallel kernel also gets a wrapper `void kernel.par(ptr ctx, i64 start, i64 end)` for
+xlapy's thread pool (threadpool.py): ctx holds the kernel's pointers; the pool hands out
+chunks of the outer dimension to the calling thread and its workers.
 """
 
 from __future__ import annotations
@@ -136,31 +136,23 @@ def _flatten(v):
         yield v
 
 
-def gomp_functions(module: ir.Module):
-    def get(name, fty):
-        fn = module.globals.get(name)
-        return fn if fn is not None else ir.Function(module, fty, name)
-    gp = get("GOMP_parallel", ir.FunctionType(T.VOID, [T.PTR, T.PTR, T.I32, T.I32]))
-    tn = get("omp_get_thread_num", ir.FunctionType(T.I32, []))
-    nt = get("omp_get_num_threads", ir.FunctionType(T.I32, []))
-    return gp, tn, nt
+def pool_function(module: ir.Module) -> ir.Function:
+    """The thread pool's entry point (threadpool.py), declared in `module`."""
+    fn = module.globals.get("xlapy_parallel_for")
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR, T.PTR, T.I64, T.I64]),
+                         "xlapy_parallel_for")
+    return fn
 
 
-def parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer: int):
-    """void kernel.par(ptr ctx): ctx = [ptr x n_ptrs]; computes this thread's chunk."""
-    _, tn, nt = gomp_functions(module)
-    w = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR]), kernel.name + ".par")
+def parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer: int = 0):
+    """void kernel.par(ptr ctx, i64 start, i64 end): ctx = [ptr x n_ptrs], the kernel's
+    pointer arguments; runs the kernel on [start, end) of its outer loop."""
+    w = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]), kernel.name + ".par")
     w.linkage = "internal"
     b = ir.IRBuilder(w.append_basic_block("entry"))
-    ctx = w.args[0]
+    ctx, start, end = w.args
     ptrs = [b.load(b.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(n_ptrs)]
-    t = b.sext(b.call(tn, []), T.I64)
-    nthreads = b.sext(b.call(nt, []), T.I64)
-    chunk = b.sdiv(b.add(c64(outer), b.sub(nthreads, c64(1))), nthreads)
-    s = b.mul(t, chunk)
-    e = b.add(s, chunk)
-    e = b.select(b.icmp_signed("<", e, c64(outer)), e, c64(outer))
-    with b.if_then(b.icmp_signed("<", s, e)):
-        b.call(kernel, ptrs + [s, e])
+    b.call(kernel, ptrs + [start, end])
     b.ret_void()
     return w

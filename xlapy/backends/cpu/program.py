@@ -9,7 +9,7 @@ The function runs the computation's instructions in schedule order:
   parameter, constant, tuple, get-tuple-element, bitcast   no code: pointers are passed along
   elemental ops and loop fusions                           a loop kernel (kernels.py), run on
                                                            the calling thread or split across
-                                                           threads with GOMP_parallel when big
+                                                           xlapy's thread pool when big
   dot (f32/f64, gemm-compatible layouts)                   BLAS gemm (gemm.py)
   sort, scatter, select-and-scatter, ...                   dedicated emitters (CUSTOM_EMITTERS)
   while / conditional / call                               native control flow calling the
@@ -28,7 +28,7 @@ from typing import Callable
 from llvmlite import ir
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
-from xlapy.backends.cpu.kernels import emit_kernel, gomp_functions, kernel_cost
+from xlapy.backends.cpu.kernels import emit_kernel, kernel_cost, pool_function
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64
@@ -49,6 +49,9 @@ def custom_emitter(*opcodes):
             CUSTOM_EMITTERS[op] = fn
         return fn
     return register
+
+
+PARALLEL_GRAIN = 16384  # minimum work (element operations) per chunk of a parallel kernel
 
 
 def _align(n: int) -> int:
@@ -82,12 +85,12 @@ def unflatten(shape: Shape, leaves: list):
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
-    def __init__(self, module, num_threads: int, parallel_threshold: int, use_gomp: bool):
+    def __init__(self, module, num_threads: int, parallel_threshold: int, use_threads: bool):
         self.hlo = module
         self.llmod = ir.Module(name=module.name)
         self.num_threads = num_threads
         self.parallel_threshold = parallel_threshold
-        self.use_gomp = use_gomp and num_threads > 1
+        self.use_threads = use_threads and num_threads > 1
         self.arena_size = 0
         self._programs: dict[int, ir.Function] = {}
         self._names: set[str] = set()
@@ -279,16 +282,21 @@ class ProgramEmitter:
         ptrs = dest + [p for t in operands for p in flatten(t)]
         name = me.unique(f"k.{instr.name}")
         outer, cost = kernel_cost(instr)
-        parallel = me.use_gomp and outer >= 2 and cost >= me.parallel_threshold
+        parallel = me.use_threads and outer >= 2 and cost >= me.parallel_threshold
         kernel = emit_kernel(self.llmod, instr, name, parallel=parallel)
         if parallel:
-            gp, _, _ = gomp_functions(self.llmod)
-            ctx = self.table(ptrs)
-            nthreads = min(me.num_threads, outer)
-            self.b.call(gp, [kernel.wrapper, ctx, ir.Constant(T.I32, nthreads),
-                             ir.Constant(T.I32, 0)])
+            self.run_parallel(kernel.wrapper, ptrs, outer, cost)
         else:
             self.b.call(kernel.function, ptrs + [c64(0), c64(outer)])
+
+    def run_parallel(self, wrapper: ir.Function, ptrs: list, n: int, cost: int) -> None:
+        """Run wrapper(ctx, start, end) over [0, n) on the thread pool, in chunks of at
+        least PARALLEL_GRAIN work units (several chunks per thread, so a thread the OS
+        deschedules just takes fewer)."""
+        me = self.me
+        per_iter = max(cost // max(n, 1), 1)
+        chunk = max(n // (4 * me.num_threads), -(-PARALLEL_GRAIN // per_iter), 1)
+        self.b.call(pool_function(self.llmod), [wrapper, self.table(ptrs), c64(n), c64(chunk)])
 
     # ---- control flow ------------------------------------------------------------------------
     def _call(self, comp: Computation, operands: list, dest: list):

@@ -29,7 +29,7 @@ does; topk orders floats by XLA's TOTALORDER (NaN above +Inf, +0 above -0, -NaN 
 
 Scratch lives on the stack when it fits STACK_SCRATCH_LIMIT, else it is malloc'ed
 (routine.py). Rows are independent: when there are many, they are split across the thread
-pool (GOMP_parallel, like the loop kernels), each thread with its own scratch.
+pool (threadpool.py, like the loop kernels), each thread with its own scratch.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.custom_calls import custom_call_target
 from xlapy.backends.cpu.kernels import parallel_wrapper
-from xlapy.backends.cpu.kernels import gomp_functions
 from xlapy.backends.cpu.program import custom_emitter, flatten
 from xlapy.backends.cpu.routine import Scratch, memcpy, routine_function, slot, while_loop
 from xlapy.backends.llvm import types as T
@@ -310,12 +309,8 @@ def emit_row_sort(pe, name: str, in_ptrs: list, in_shapes: list[Shape], out_ptrs
 def _call_rows(pe, fn, ptrs: list, rows: int, cost: int) -> None:
     """Run fn over rows [0, rows): on this thread, or split across the thread pool."""
     me = pe.me
-    if me.use_gomp and rows >= 2 and cost >= me.parallel_threshold:
-        gomp_parallel = gomp_functions(pe.llmod)[0]
-        wrapper = parallel_wrapper(pe.llmod, fn, len(ptrs), rows)
-        nthreads = min(me.num_threads, rows)
-        pe.b.call(gomp_parallel, [wrapper, pe.table(ptrs), ir.Constant(T.I32, nthreads),
-                                  ir.Constant(T.I32, 0)])
+    if me.use_threads and rows >= 2 and cost >= me.parallel_threshold:
+        pe.run_parallel(parallel_wrapper(pe.llmod, fn, len(ptrs)), list(ptrs), rows, cost)
     else:
         pe.b.call(fn, list(ptrs) + [c64(0), c64(rows)])
 

@@ -1,0 +1,119 @@
+"""xlapy's thread pool: results, concurrency, fork safety, and the GIL being released."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from xlapy.backends.base import get_platform
+from xlapy.hlo import parse
+
+BIG = """HloModule big
+ENTRY e {
+  x = f32[2000,1000] parameter(0)
+  y = f32[2000,1000] parameter(1)
+  m = f32[2000,1000] multiply(x, y)
+  ROOT t = f32[2000,1000] tanh(m)
+}
+"""
+ROWSUM = """HloModule rowsum
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[4000,300] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[4000] reduce(x, z), dimensions={1}, to_apply=add
+}
+"""
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((2000, 1000)).astype(np.float32), rng.standard_normal(
+        (2000, 1000)).astype(np.float32)
+
+
+def test_parallel_kernels_match_interpreter(monkeypatch):
+    monkeypatch.setenv("XLAPY_NUM_THREADS", "2")
+    x, y = _inputs()
+    exe = get_platform("cpu").compiler.compile(parse(BIG))
+    assert b"xlapy_parallel_for" in exe.spec.obj  # the kernel really runs on the pool
+    want = np.tanh(x.astype(np.float64) * y).astype(np.float32)
+    for _ in range(20):  # many jobs in a row: generations, chunk claims, wakeups
+        np.testing.assert_allclose(exe.run(x, y), want, rtol=4e-7, atol=1e-7)
+    r = np.random.default_rng(1).standard_normal((4000, 300)).astype(np.float32)
+    rs = get_platform("cpu").compiler.compile(parse(ROWSUM))
+    np.testing.assert_allclose(rs.run(r), r.sum(1), rtol=1e-4, atol=1e-4)
+
+
+def test_concurrent_callers_get_correct_results(monkeypatch):
+    monkeypatch.setenv("XLAPY_NUM_THREADS", "2")
+    exe = get_platform("cpu").compiler.compile(parse(BIG))
+    errors = []
+
+    def work(seed):
+        x, y = _inputs(seed)
+        want = np.tanh(x.astype(np.float64) * y).astype(np.float32)
+        for _ in range(5):
+            got = exe.run(x, y)
+            if not np.allclose(got, want, rtol=4e-7, atol=1e-7):
+                errors.append(seed)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_native_code_releases_the_gil(monkeypatch):
+    monkeypatch.setenv("XLAPY_NUM_THREADS", "1")
+    exe = get_platform("cpu").compiler.compile(parse(BIG))
+    x, y = _inputs()
+    exe.run(x, y)
+    ticks = []
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0)
+
+    t = threading.Thread(target=counter)
+    t.start()
+    time.sleep(0.01)
+    before = len(ticks)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 0.3:
+        exe.run(x, y)
+    stop.set()
+    t.join()
+    assert len(ticks) - before > 100  # the other Python thread ran meanwhile
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_pool_works_in_a_forked_child(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(f"""
+import os, numpy as np
+os.environ["XLAPY_NUM_THREADS"] = "2"
+os.environ["XLAPY_CACHE_DIR"] = {str(tmp_path)!r}
+from xlapy.backends.base import get_platform
+from xlapy.hlo import parse
+exe = get_platform("cpu").compiler.compile(parse('''{BIG}'''))
+x = np.ones((2000, 1000), np.float32)
+exe.run(x, x)
+pid = os.fork()
+if pid == 0:
+    ok = np.allclose(exe.run(x, x), np.tanh(1.0))
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print("child-status", os.waitstatus_to_exitcode(status))
+""")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert "child-status 0" in proc.stdout, proc.stdout + proc.stderr
