@@ -76,6 +76,20 @@ def _register_symbols() -> None:
         llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_blas.__pyx_capi__[name]))
 
 
+_THROTTLING_AVX512 = ("skylake-avx512", "cascadelake", "cooperlake", "knl", "knm")
+
+
+@functools.lru_cache(maxsize=None)
+def preferred_vector_width() -> int | None:
+    """512 on AVX-512 hosts whose wide vectors do not cost clock speed (LLVM's default
+    prefers 256 bits everywhere because older Xeons throttle); None: keep LLVM's choice."""
+    _init()
+    features = llvm.get_host_cpu_features()
+    if features.get("avx512f") and llvm.get_host_cpu_name() not in _THROTTLING_AVX512:
+        return 512
+    return None
+
+
 def threads_available() -> bool:
     """Whether xlapy's thread pool can run on this platform."""
     import platform

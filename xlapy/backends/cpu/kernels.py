@@ -88,6 +88,7 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     fn = ir.Function(module, fty, name)
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
+    set_vector_width(fn)
     for a in fn.args[:-2]:
         a.add_attribute("noalias")
     outs = fn.args[:len(out_shapes)]
@@ -134,6 +135,16 @@ def _flatten(v):
             yield from _flatten(x)
     else:
         yield v
+
+
+def set_vector_width(fn: ir.Function) -> None:
+    """Ask LLVM for the host's best vector width in this kernel (see jit.py)."""
+    from xlapy.backends.cpu.jit import preferred_vector_width
+    width = preferred_vector_width()
+    if width:
+        # llvmlite has no API for string attributes: the printer emits this set verbatim
+        fn.attributes._known = fn.attributes._known | {f'"prefer-vector-width"="{width}"'}
+        fn.attributes.add(f'"prefer-vector-width"="{width}"')
 
 
 def pool_function(module: ir.Module) -> ir.Function:
