@@ -108,12 +108,40 @@ def _identity(op: str, t):
 LANES = 16  # independent accumulators of a vectorized reduction (SLP packs them)
 
 
+_VECTOR_OPS = {"add": ("fadd", "add"), "multiply": ("fmul", "mul"),
+               "maximum": ("llvm.maximum", None), "minimum": ("llvm.minimum", None),
+               "and": (None, "and_"), "or": (None, "or_")}
+
+
+def _vector_combine(em, op: str, t, a, b_):
+    """op on two <LANES x T> vectors, or None when there is no exact vector form."""
+    b = em.b
+    fop, iop = _VECTOR_OPS[op]
+    if t.is_float:
+        if fop is None:
+            return None
+        if fop.startswith("llvm."):
+            # llvmlite cannot mangle vector intrinsic names: spell it out (llvm.maximum.v16f32)
+            elem = "f32" if a.type.element == T.F32 else "f64"
+            name = f"{fop}.v{a.type.count}{elem}"
+            fn = em.module.globals.get(name) or ir.Function(
+                em.module, ir.FunctionType(a.type, [a.type, a.type]), name)
+            return b.call(fn, [a, b_])
+        return getattr(b, fop)(a, b_)
+    if op in ("maximum", "minimum"):
+        cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
+        return b.select(cmp(">" if op == "maximum" else "<", a, b_), a, b_)
+    return getattr(b, iop)(a, b_)
+
+
 def _reduce_vectorized(em, instr, gens, index, op) -> object:
-    """Reduce whose reduced dims include the input's minor (contiguous) dimension: LANES
-    independent accumulators stride along it (LLVM's SLP vectorizer turns them into vector
-    registers); then they are combined pairwise. The summation order differs from a
-    sequential loop (as in XLA's vectorized reductions); every element is still combined
-    exactly once, and acc 0 starts from the init value, the others from the identity."""
+    """Reduce whose reduced dims include the input's minor (contiguous) dimension: the
+    accumulator is an LLVM vector of LANES lanes striding along that dimension (LANES
+    consecutive elements are combined lane-wise per step; LLVM turns the lane values into
+    vector loads and arithmetic), then the lanes are combined pairwise. The summation order
+    differs from a sequential loop (as in XLA's vectorized reductions); every element is
+    still combined exactly once: lane 0 starts from the init value, the others from the
+    reducer's identity."""
     b = em.b
     in_shape = instr.operands[0].shape
     dims = sorted(instr.attrs["dimensions"])
@@ -125,11 +153,13 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     reducer = instr.attrs["to_apply"]
     init = gens[1]([])
     ident = T.const(t, _identity(op, t))
-    slots = []
-    for k in range(LANES):
-        slot = em.alloca(init.type)
-        b.store(init if k == 0 else ident, slot)
-        slots.append(slot)
+    vty = ir.VectorType(init.type, LANES)
+    acc0 = ir.Constant(vty, [ident] * LANES)
+    acc0 = b.insert_element(acc0, init, ir.Constant(T.I32, 0))
+    slot = em.alloca(vty)
+    b.store(acc0, slot)
+    tail_slot = em.alloca(init.type)
+    b.store(ident, tail_slot)
     chunks = n // LANES
     with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
         full = [None] * in_shape.rank
@@ -139,23 +169,25 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
             full[d] = oidx[k]
         with em.scope(), for_range(b, 0, chunks, name="vr") as c:
             base = b.mul(c, c64(LANES), flags=["nsw", "nuw"])
-            accs = [b.load(s) for s in slots]
-            vals = []
+            vec = ir.Constant(vty, ir.Undefined)
             for k in range(LANES):
                 idx = list(full)
                 idx[minor] = b.add(base, c64(k), flags=["nsw", "nuw"])
-                vals.append(gens[0](idx))
-            for k in range(LANES):
-                b.store(em.call_scalar(reducer, [accs[k], vals[k]]), slots[k])
+                vec = b.insert_element(vec, gens[0](idx), ir.Constant(T.I32, k))
+            b.store(_vector_combine(em, op, t, b.load(slot), vec), slot)
         if n % LANES:
             with em.scope(), for_range(b, chunks * LANES, n, name="vt") as j:
                 idx = list(full)
                 idx[minor] = j
-                acc = b.load(slots[0])
-                b.store(em.call_scalar(reducer, [acc, gens[0](idx)]), slots[0])
-    accs = [b.load(s) for s in slots]
+                acc = b.load(tail_slot)
+                b.store(em.call_scalar(reducer, [acc, gens[0](idx)]), tail_slot)
+    v = b.load(slot)
+    accs = [b.extract_element(v, ir.Constant(T.I32, k)) for k in range(LANES)] + [b.load(tail_slot)]
     while len(accs) > 1:
-        accs = [em.call_scalar(reducer, [accs[i], accs[i + 1]]) for i in range(0, len(accs), 2)]
+        nxt = [em.call_scalar(reducer, [accs[i], accs[i + 1]]) for i in range(0, len(accs) - 1, 2)]
+        if len(accs) % 2:
+            nxt.append(accs[-1])
+        accs = nxt
     return accs[0]
 
 
@@ -178,8 +210,11 @@ def _reduce(em, instr, gens, index):
                 emit(full)
         return _wide_reduce(em, instr, gens, index, positions)
     op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
+    t = in_shape.element_type
     if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
-            and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES):
+            and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES
+            and t.name not in ("f16", "bf16") and not t.is_pred
+            and not (t.is_float and op in ("and", "or"))):
         return _reduce_vectorized(em, instr, gens, index, op)
     slots = []
     for g in inits:
