@@ -24,6 +24,7 @@ class Flags:
     xla_dump_hlo_pass_re: str | None = None
     xla_disable_hlo_passes: list[str] = field(default_factory=list)
     xla_generate_hlo_graph: str | None = None
+    xla_hlo_profile: bool = False
 
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}

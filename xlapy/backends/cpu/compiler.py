@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "5"  # bump when generated code changes meaning, to invalidate disk caches
+CODEGEN_VERSION = "6"  # bump when generated code changes meaning, to invalidate disk caches
 
 
 def default_num_threads() -> int:
@@ -53,10 +53,11 @@ class CpuCompiler(Compiler):
         self._lock = threading.Lock()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
 
-    def fingerprint(self, module: Module, num_threads: int, threshold: int) -> str:
+    def fingerprint(self, module: Module, num_threads: int, threshold: int,
+                    profile: bool = False) -> str:
         h = hashlib.sha256()
         h.update(module.to_string(print_metadata=False).encode())
-        h.update(f"|{num_threads}|{threshold}|{CODEGEN_VERSION}|".encode())
+        h.update(f"|{num_threads}|{threshold}|{profile}|{CODEGEN_VERSION}|".encode())
         h.update(jit.target_description().encode())
         return h.hexdigest()
 
@@ -67,7 +68,8 @@ class CpuCompiler(Compiler):
         verify(module)
         num_threads = num_threads or default_num_threads()
         dumper = Dumper(module, backend="cpu")
-        key = self.fingerprint(module, num_threads, parallel_threshold)
+        profile = dumper.fl.xla_hlo_profile
+        key = self.fingerprint(module, num_threads, parallel_threshold, profile)
         if not dumper.active:  # dumps describe a compilation: never serve them from a cache
             with self._lock:
                 exe = self._memory.get(key)
@@ -80,7 +82,7 @@ class CpuCompiler(Compiler):
         if spec is not None:
             self.stats["disk_hits"] += 1
         else:
-            spec = self._compile(module, num_threads, parallel_threshold, dumper)
+            spec = self._compile(module, num_threads, parallel_threshold, dumper, profile)
             self.stats["compiles"] += 1
             self._store_on_disk(key, spec)
         exe = CpuExecutable(module, spec)
@@ -88,18 +90,22 @@ class CpuCompiler(Compiler):
             self._memory[key] = exe
         return exe
 
-    def _compile(self, module: Module, num_threads: int, threshold: int, dumper) -> ExecutableSpec:
+    def _compile(self, module: Module, num_threads: int, threshold: int, dumper,
+                 profile: bool = False) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
         dumper.module(module, "before_optimizations")
         observers = [dumper.observer] if dumper.wants_pass_texts() else []
         optimized = run_cpu_pipeline(module.clone(), observers=observers)
         dumper.module(optimized, "cpu_after_optimizations")
-        emitter = ModuleEmitter(optimized, num_threads, threshold, use_threads=jit.threads_available())
+        emitter = ModuleEmitter(optimized, num_threads, threshold,
+                                use_threads=jit.threads_available(), profile=profile)
         text = emitter.emit("xlapy_entry")
         dumper.raw("ir-no-opt.ll", text)
         obj = jit.compile_to_object(text, dumper.raw if dumper.enabled else None)
-        return ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
+        spec = ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
+        spec.profile_labels = emitter.profile_labels
+        return spec
 
     def _load_from_disk(self, key: str) -> ExecutableSpec | None:
         root = cache_dir()

@@ -36,6 +36,7 @@ class ExecutableSpec:
     result_shape: Shape
     optimized_text: str = ""    # the module after the cpu pipeline (HLO text)
     entry_symbol: str = "xlapy_entry"
+    profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
 
     @staticmethod
     def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
@@ -78,6 +79,31 @@ class CpuExecutable(Executable):
             from xlapy.hlo import parse
             self._optimized = parse(self.spec.optimized_text)
         return self._optimized
+
+    def profile(self, reset: bool = False) -> list[dict]:
+        """Per-instruction time of every run so far (a build with --xla_hlo_profile):
+        [{computation, instruction, opcode, calls, seconds, percent}], slowest first."""
+        labels = self.spec.profile_labels
+        if labels is None:
+            from xlapy.errors import XlapyError
+            raise XlapyError("this executable was compiled without profiling; set "
+                             "XLAPY_FLAGS=--xla_hlo_profile before compiling")
+        n = len(labels)
+        cyc = (ctypes.c_int64 * n).from_address(self._code.engine.get_global_value_address(
+            "xlapy_profile_cycles"))
+        cnt = (ctypes.c_int64 * n).from_address(self._code.engine.get_global_value_address(
+            "xlapy_profile_counts"))
+        hz = _cycles_per_second()
+        rows = [{"computation": c, "instruction": i, "opcode": op, "calls": int(cnt[k]),
+                 "seconds": cyc[k] / hz} for k, (c, i, op) in enumerate(labels)]
+        total = sum(r["seconds"] for r in rows if r["computation"] == rows[0]["computation"]) \
+            if rows else 0.0
+        for r in rows:
+            r["percent"] = 100.0 * r["seconds"] / total if total else 0.0
+        if reset:
+            ctypes.memset(ctypes.addressof(cyc), 0, 8 * n)
+            ctypes.memset(ctypes.addressof(cnt), 0, 8 * n)
+        return sorted(rows, key=lambda r: -r["seconds"])
 
     def memory_analysis(self) -> dict:
         """Bytes of arguments, outputs, the scratch arena, and generated code."""
@@ -189,3 +215,18 @@ def _build(s: Shape, it):
     if s.is_tuple:
         return tuple(_build(x, it) for x in s.tuple_shapes)
     return next(it)
+
+
+_HZ: list = []
+
+
+def _cycles_per_second() -> float:
+    """The cycle counter's rate, measured once against the wall clock."""
+    if not _HZ:
+        import time
+        from xlapy.backends.cpu.trampoline import cycles
+        c0, t0 = cycles(), time.perf_counter()
+        time.sleep(0.05)
+        c1, t1 = cycles(), time.perf_counter()
+        _HZ.append((c1 - c0) / (t1 - t0))
+    return _HZ[0]

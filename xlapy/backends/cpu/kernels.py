@@ -77,11 +77,19 @@ def _inner_work(instr: Instruction) -> int:
 
 def kernel_cost(instr: Instruction) -> tuple[int, int]:
     """(outer trip count, work estimate) of the loop kernel for instr."""
+    from xlapy.backends.cpu.column_reduction import column_plan
+    plan = column_plan(instr)
+    if plan is not None:
+        red, blocks = plan
+        return blocks, red.operands[0].shape.size
     loop_shape = output_leaves(instr.shape)[0]
     return _outer_trip_count(loop_shape), loop_shape.size * _inner_work(instr)
 
 
 def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool) -> Kernel:
+    from xlapy.backends.cpu.column_reduction import column_plan, emit_column_kernel
+    if column_plan(instr) is not None:
+        return emit_column_kernel(module, instr, name, parallel)
     out_shapes = output_leaves(instr.shape)
     in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
     fty = ir.FunctionType(T.VOID, [T.PTR] * (len(out_shapes) + len(in_shapes)) + [T.I64, T.I64])

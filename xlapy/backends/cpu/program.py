@@ -51,6 +51,7 @@ def custom_emitter(*opcodes):
     return register
 
 
+PROFILE_SLOTS = 4096    # instructions a --xla_hlo_profile build can time
 PARALLEL_GRAIN = 16384  # minimum work (element operations) per chunk of a parallel kernel
 
 
@@ -85,8 +86,11 @@ def unflatten(shape: Shape, leaves: list):
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
-    def __init__(self, module, num_threads: int, parallel_threshold: int, use_threads: bool):
+    def __init__(self, module, num_threads: int, parallel_threshold: int, use_threads: bool,
+                 profile: bool = False):
         self.hlo = module
+        self.profile_labels: list | None = [] if profile else None
+        self._profile_globals: dict = {}
         self.llmod = ir.Module(name=module.name)
         self.num_threads = num_threads
         self.parallel_threshold = parallel_threshold
@@ -94,6 +98,21 @@ class ModuleEmitter:
         self.arena_size = 0
         self._programs: dict[int, ir.Function] = {}
         self._names: set[str] = set()
+
+    def _profile_table(self, name: str):
+        g = self._profile_globals.get(name)
+        if g is None:
+            ty = ir.ArrayType(T.I64, PROFILE_SLOTS)
+            g = ir.GlobalVariable(self.llmod, ty, name)
+            g.initializer = ir.Constant(ty, None)
+            self._profile_globals[name] = g
+        return g
+
+    def profile_cycles(self):
+        return self._profile_table("xlapy_profile_cycles")
+
+    def profile_counts(self):
+        return self._profile_table("xlapy_profile_counts")
 
     def unique(self, base: str) -> str:
         base = "".join(c if c.isalnum() or c in "._" else "_" for c in base)
@@ -246,6 +265,31 @@ class ProgramEmitter:
             return self.vals[id(instr.operands[0])]
         if op == "after-all":
             return ()
+        if self.me.profile_labels is not None:
+            return self._profiled(instr)
+        return self._emit_work(instr)
+
+    def _profiled(self, instr: Instruction):
+        """--xla_hlo_profile: cycle counters around the instruction (readcyclecounter)."""
+        me = self.me
+        k = len(me.profile_labels)
+        if k >= PROFILE_SLOTS:
+            return self._emit_work(instr)
+        root = instr.fused_computation.root.opcode if instr.opcode == "fusion" else instr.opcode
+        me.profile_labels.append((self.comp.name, instr.name, root))
+        clock = self.llmod.declare_intrinsic("llvm.readcyclecounter", (),
+                                             ir.FunctionType(T.I64, []))
+        t0 = self.b.call(clock, [])
+        out = self._emit_work(instr)
+        t1 = self.b.call(clock, [])
+        for table, value in ((me.profile_cycles(), self.b.sub(t1, t0)),
+                             (me.profile_counts(), c64(1))):
+            slot = self.b.gep(table, [c64(0), c64(k)])  # typed: the global's own array type
+            self.b.store(self.b.add(self.b.load(slot, typ=T.I64), value), slot)
+        return out
+
+    def _emit_work(self, instr: Instruction):
+        op = instr.opcode
         if op == "while":
             return self._while(instr)
         dest = self.dest_leaves(instr)

@@ -75,6 +75,10 @@ def _build_ir() -> str:
     b.call(entry, [tables[0], tables[1], arena])
     b.call(restore, [state])
     b.ret_void()
+    cyc = ir.Function(m, ir.FunctionType(I64, []), "xlapy_cycles")
+    cb = ir.IRBuilder(cyc.append_basic_block("entry"))
+    clock = m.declare_intrinsic("llvm.readcyclecounter", (), ir.FunctionType(I64, []))
+    cb.ret(cb.call(clock, []))
     return str(m)
 
 
@@ -94,4 +98,14 @@ def trampoline():
                               ctypes.c_void_p)
     fn = proto(code.address("xlapy_trampoline"))
     fn._code = code  # keep the machine code alive with the function
+    fn._cycles = ctypes.CFUNCTYPE(ctypes.c_int64)(code.address("xlapy_cycles"))
     return fn
+
+
+def cycles() -> int:
+    """The CPU's cycle counter (for --xla_hlo_profile's time base)."""
+    t = trampoline()
+    if t is None:
+        import time
+        return int(time.perf_counter() * 1e9)
+    return t._cycles()

@@ -115,11 +115,16 @@ class ElementalEmitter:
         return tuple(v.constant if isinstance(v, ir.Constant) else id(v) for v in index)
 
     # ---- generators ------------------------------------------------------------------------
-    def generators(self, comp: Computation, param_gens: list[Gen]) -> dict[int, Gen]:
-        """Generators for every instruction of `comp`, its parameters bound to param_gens."""
+    def generators(self, comp: Computation, param_gens: list[Gen],
+                   overrides: dict[int, Gen] | None = None) -> dict[int, Gen]:
+        """Generators for every instruction of `comp`, its parameters bound to param_gens;
+        `overrides` (id(instr) -> Gen) replaces chosen instructions' generators (e.g. a
+        reduction whose values a kernel has already computed into a buffer)."""
         gens: dict[int, Gen] = {}
         for instr in comp.post_order():
-            if instr.opcode == "parameter":
+            if overrides and id(instr) in overrides:
+                gens[id(instr)] = overrides[id(instr)]
+            elif instr.opcode == "parameter":
                 gens[id(instr)] = param_gens[instr.parameter_number]
             else:
                 gens[id(instr)] = self.make_gen(instr, [gens[id(o)] for o in instr.operands])

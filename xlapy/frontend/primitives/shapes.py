@@ -298,10 +298,14 @@ def _dot_vjp(ct, x, y, out, dimension_numbers, preferred_element_type):
     rc_sorted = [d for d in range(ya.ndim) if d in rc]
     x_dims_of_dx = list(lb) + lfree + [lc[list(rc).index(d)] for d in rc_sorted]
     dx = transpose(dx, [x_dims_of_dx.index(d) for d in range(xa.ndim)])
-    dy = dot_general(ct, x, ((tuple(ct_l), tuple(lfree)), (tuple(ct_b), tuple(lb))),
+    # dy = x^T . ct, contracting x's free dims with ct's lhs-free dims: the result comes
+    # out as [batch, y's contracting dims, y's free dims], y's own order in the usual case,
+    # so no transpose is needed (a transposed weight gradient would make the update read
+    # it with strides)
+    dy = dot_general(x, ct, ((tuple(lfree), tuple(ct_l)), (tuple(lb), tuple(ct_b))),
                      preferred_element_type=ya.dtype)
     lc_sorted = [d for d in range(xa.ndim) if d in lc]
-    y_dims_of_dy = list(rb) + rfree + [rc[list(lc).index(d)] for d in lc_sorted]
+    y_dims_of_dy = list(rb) + [rc[list(lc).index(d)] for d in lc_sorted] + rfree
     dy = transpose(dy, [y_dims_of_dy.index(d) for d in range(ya.ndim)])
     return convert(dx, xa.dtype), convert(dy, ya.dtype)
 

@@ -1,0 +1,152 @@
+"""Column reductions: a reduce that keeps only the input's minor (contiguous) dimension,
+e.g. [R, C] -> [C] (every bias gradient), possibly followed by an elementwise epilogue in
+the same fusion (the bias update).
+
+The elemental form computes each output element with its own strided inner loop over the
+rows. This kernel instead walks the rows outermost and a block of columns innermost,
+accumulating into a small stack array: the inner loop reads contiguous memory and has no
+dependence between iterations, so it vectorizes. Then the epilogue runs per column, with
+the reduction's generator replaced by a read of the accumulator. Column blocks are the
+parallel dimension. Summation order per column is the rows' order (sequential), as in the
+elemental form; f16/bf16 sums accumulate in f32, like everywhere else.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, Gen, TupleGen
+from xlapy.backends.llvm.elemental_reduce import simple_reducer
+from xlapy.backends.llvm.loops import c64, for_range, linear_of
+from xlapy.hlo.ir import Instruction
+
+BLOCK = 256  # columns per block (the accumulator: BLOCK elements on the stack)
+
+
+def column_plan(instr: Instruction):
+    """(reduce instruction, block count) if instr is a column reduction kernel, else None."""
+    comp = instr.fused_computation if instr.opcode == "fusion" else None
+    if comp is None or instr.shape.is_tuple:
+        return None
+    reduces = [i for i in comp.instructions if i.opcode == "reduce"]
+    if len(reduces) != 1:
+        return None
+    red = reduces[0]
+    if len(red.operands) != 2 or simple_reducer(red.attrs["to_apply"]) is None:
+        return None
+    x = red.operands[0].shape
+    dims = set(red.attrs["dimensions"])
+    kept = [d for d in range(x.rank) if d not in dims]
+    if len(kept) != 1 or kept[0] != x.minor_to_major[0] or red.shape.dims != instr.shape.dims:
+        return None
+    if x.dims[kept[0]] < 16 or x.size // max(x.dims[kept[0]], 1) < 2:
+        return None
+    # every other instruction must be elementwise at the output's index (an epilogue), or
+    # feed the reduction
+    feeding = _feeders(red)
+    for i in comp.instructions:
+        if i is red or i.opcode in ("parameter", "constant") or id(i) in feeding:
+            continue
+        if i.shape.dims != instr.shape.dims and i.opcode != "broadcast":
+            return None
+    blocks = -(-x.dims[kept[0]] // BLOCK)
+    return red, blocks
+
+
+def _feeders(red: Instruction) -> set:
+    seen, stack = set(), list(red.operands)
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen.add(id(n))
+            stack.extend(n.operands)
+    return seen
+
+
+def emit_column_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool):
+    from xlapy.backends.cpu.kernels import Kernel, parallel_wrapper, set_vector_width
+    red, blocks = column_plan(instr)
+    comp = instr.fused_computation
+    out_shape = instr.shape
+    in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
+    fty = ir.FunctionType(T.VOID, [T.PTR] * (1 + len(in_shapes)) + [T.I64, T.I64])
+    fn = ir.Function(module, fty, name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    for a in fn.args[:-2]:
+        a.add_attribute("noalias")
+    out = fn.args[0]
+    start, end = fn.args[-2], fn.args[-1]
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    em = ElementalEmitter(b, module)
+    it = iter(fn.args[1:-2])
+
+    def gen_for(shape):
+        if shape.is_tuple:
+            return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
+        return ArrayInput(em, next(it), shape)
+
+    param_gens = [gen_for(op.shape) for op in instr.operands]
+    x_shape = red.operands[0].shape
+    t = x_shape.element_type
+    minor = x_shape.minor_to_major[0]
+    C = x_shape.dims[minor]
+    reduced = [d for d in reversed(x_shape.minor_to_major) if d != minor]  # major -> minor
+    widen = t.name in ("f16", "bf16") and simple_reducer(red.attrs["to_apply"]) == "add"
+    acc_ty = T.F32 if widen else T.value_type(t)
+    acc = em.alloca(ir.ArrayType(acc_ty, BLOCK))
+    base_gens = em.generators(comp, param_gens)
+    input_gen, init_gen = base_gens[id(red.operands[0])], base_gens[id(red.operands[1])]
+
+    def acc_slot(j):
+        return b.gep(acc, [c64(0), j])
+
+    with for_range(b, start, end, name="blk") as blk:
+        c0 = b.mul(blk, c64(BLOCK))
+        c1 = b.add(c0, c64(BLOCK))
+        c1 = b.select(b.icmp_signed("<", c1, c64(C)), c1, c64(C))
+        width = b.sub(c1, c0)
+        with em.scope():
+            init = init_gen([])
+            if widen:
+                init = T.to_float(b, init, t)
+            with for_range(b, 0, width, name="ci") as j:
+                b.store(init, acc_slot(j))
+        # rows outermost (every reduced dimension, major to minor), columns innermost
+        import contextlib
+        with contextlib.ExitStack() as stack:
+            idx = [None] * x_shape.rank
+            for d in reduced:
+                idx[d] = stack.enter_context(for_range(b, 0, x_shape.dims[d], name=f"r{d}"))
+            with for_range(b, 0, width, name="c") as j:
+                full = list(idx)
+                full[minor] = b.add(c0, j)
+                with em.scope():
+                    v = input_gen(full)
+                    a = b.load(acc_slot(j))
+                    if widen:
+                        v = T.to_float(b, v, t)
+                        new = b.fadd(a, v)
+                    else:
+                        new = em.call_scalar(red.attrs["to_apply"], [a, v])
+                    b.store(new, acc_slot(j))
+        # epilogue: the fusion's root per column, the reduction read from the accumulator
+        def read_acc(index):
+            j = b.sub(index[0], c0)
+            v = b.load(acc_slot(j))
+            return T.from_float(b, v, t) if widen else v
+
+        gens = em.generators(comp, param_gens, overrides={id(red): Gen(read_acc, red.shape)})
+        root = gens[id(comp.root)]
+        with for_range(b, c0, c1, name="e") as c:
+            with em.scope():
+                v = root([c])
+                addr = b.gep(out, [linear_of(b, out_shape, [c])], inbounds=True,
+                             source_etype=T.storage_type(out_shape.element_type))
+                T.store(b, v, addr, out_shape.element_type)
+    b.ret_void()
+    cost = x_shape.size
+    wrapper = parallel_wrapper(module, fn, 1 + len(in_shapes)) if parallel else None
+    return Kernel(fn, wrapper, 1, len(in_shapes), blocks, cost)
