@@ -5,6 +5,8 @@
                     module goes through xlapy's own fusion decisions like any other
   simplify          fixed point of algsimp, constant_folding, cse, dce, tuple-simplifier
   transpose-folding transposes feeding dots become gemm transpose flags
+  reduction-splitter large reductions to a scalar become a parallel row reduction + a
+                    small one
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
   dce               whatever fusion left unused
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.passes.reduction_splitter import ReductionSplitter
 from xlapy.passes.transpose_folding import TransposeFolding
 
 
@@ -24,7 +27,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify = simplification_pipeline()
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
-                            TransposeFolding(), FusionPass(), DCE()],
+                            TransposeFolding(), ReductionSplitter(), FusionPass(), DCE()],
                     verify=verify, observers=list(observers))
 
 
