@@ -109,7 +109,9 @@ def emit_dot(pe, instr, dest, operands) -> bool:
         return slot
 
     ta_s, tb_s = const_slot(T.I8, ord(ta)), const_slot(T.I8, ord(tb))
-    ints = [const_slot(T.I32, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
+    from xlapy.backends.cpu.jit import BLAS_INT_BITS
+    ity = T.I64 if BLAS_INT_BITS == 64 else T.I32
+    ints = [const_slot(ity, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
     alpha, beta = const_slot(fty, 1.0), const_slot(fty, 0.0)
 
     def call(a_ptr, b_ptr, c_ptr):

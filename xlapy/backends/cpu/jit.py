@@ -6,7 +6,8 @@
 
 External symbols the generated code calls are registered with LLVM before loading, by
 name, so cached object files stay valid across processes (addresses differ per process):
-  xlapy_sgemm / xlapy_dgemm     BLAS gemm inside scipy (scipy.linalg.cython_blas)
+  xlapy_sgemm / xlapy_dgemm     BLAS gemm: NumPy's bundled OpenBLAS (ILP64) when present,
+                                else the one inside scipy (scipy.linalg.cython_blas, LP64)
   xlapy_parallel_for            xlapy's thread pool (threadpool.py), registered when the
                                 first object that calls it is loaded
 
@@ -56,7 +57,7 @@ def target_machine():
 def target_description() -> str:
     """Identifies the code generation target (part of every cache key)."""
     _init()
-    return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|"
+    return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|blas{BLAS_INT_BITS}|"
             f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}")
 
 
@@ -70,8 +71,36 @@ def _capsule_pointer(capsule) -> int:
     return get_ptr(capsule, get_name(capsule))
 
 
+BLAS_INT_BITS = 32  # integer width of the gemm registered as xlapy_sgemm/xlapy_dgemm
+
+
+def _numpy_openblas():
+    """NumPy's bundled OpenBLAS (ILP64, symbols scipy_sgemm_64_...), when present: it is the
+    gemm NumPy's matmul uses, so xlapy's dots run at exactly NumPy's speed."""
+    import glob
+    import os
+    import numpy
+    pattern = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs",
+                           "libscipy_openblas64_*.so")
+    for path in glob.glob(pattern):
+        try:
+            lib = ctypes.CDLL(path)
+            return {n: ctypes.cast(getattr(lib, f"scipy_{n}_64_"), ctypes.c_void_p).value
+                    for n in ("sgemm", "dgemm")}
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
 def _register_symbols() -> None:
-    from scipy.linalg import cython_blas
+    global BLAS_INT_BITS
+    found = _numpy_openblas()
+    if found:
+        BLAS_INT_BITS = 64
+        for name, addr in found.items():
+            llvm.add_symbol(f"xlapy_{name}", addr)
+        return
+    from scipy.linalg import cython_blas  # LP64 Fortran BLAS inside scipy
     for name in ("sgemm", "dgemm"):
         llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_blas.__pyx_capi__[name]))
 
