@@ -56,8 +56,16 @@ def _fused_ops(instr: Instruction) -> list[Instruction]:
     return list(instr.fused_computation.instructions) if instr.opcode == "fusion" else [instr]
 
 
-def is_expensive(instr: Instruction) -> bool:
-    return any(i.opcode in EXPENSIVE for i in _fused_ops(instr))
+def is_expensive(instr: Instruction, depth: int = 4) -> bool:
+    """Whether duplicating `instr` into several consumers would duplicate expensive work:
+    it contains an expensive op, or a loop-fusible producer within `depth` levels does
+    (fusing a cheap `add` would pull the exp chain feeding it along)."""
+    if any(i.opcode in EXPENSIVE for i in _fused_ops(instr)):
+        return True
+    if depth == 0:
+        return False
+    return any(o.opcode not in ("parameter", "constant") and producer_fusible(o)[0]
+               and is_expensive(o, depth - 1) for o in instr.operands)
 
 
 def producer_fusible(p: Instruction) -> tuple[bool, str]:

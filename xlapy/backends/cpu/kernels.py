@@ -21,7 +21,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
-from xlapy.backends.llvm.loops import c64, linear_of, loop_nest
+from xlapy.backends.llvm.loops import c64, for_range, linear_of, loop_nest
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
 
@@ -75,6 +75,37 @@ def _inner_work(instr: Instruction) -> int:
     return work
 
 
+_FLAT_EXCLUDED = {"bitcast-convert", "copy", "iota"}
+
+
+def flat_ok(instr: Instruction) -> bool:
+    """A purely elementwise kernel whose every array operand has the output's dims and
+    layout (scalars and broadcasts of scalars allowed): it can run as ONE loop over the
+    linear index, with no per-dimension index arithmetic and a long vectorizable trip
+    count even when the minor dimension is short."""
+    outs = output_leaves(instr.shape)
+    o0 = outs[0]
+    if o0.rank < 2 or any(s.dims != o0.dims or s.minor_to_major != o0.minor_to_major
+                          for s in outs):
+        return False
+    for op in instr.operands:
+        for s in op.shape.leaves():
+            if s.rank and (s.dims != o0.dims or s.minor_to_major != o0.minor_to_major):
+                return False
+    body = instr.fused_computation.instructions if instr.opcode == "fusion" else [instr]
+    from xlapy.hlo.opcodes import ELEMENTWISE
+    for i in body:
+        if i.opcode in ("parameter", "tuple", "get-tuple-element"):
+            continue
+        if i.opcode == "constant" and i.shape.rank == 0:
+            continue
+        if i.opcode == "broadcast" and i.operands[0].shape.rank == 0:
+            continue
+        if i.opcode not in ELEMENTWISE or i.opcode in _FLAT_EXCLUDED:
+            return False
+    return True
+
+
 def kernel_cost(instr: Instruction) -> tuple[int, int]:
     """(outer trip count, work estimate) of the loop kernel for instr."""
     from xlapy.backends.cpu.column_reduction import column_plan
@@ -83,6 +114,8 @@ def kernel_cost(instr: Instruction) -> tuple[int, int]:
         red, blocks = plan
         return blocks, red.operands[0].shape.size
     loop_shape = output_leaves(instr.shape)[0]
+    if flat_ok(instr):
+        return loop_shape.size, loop_shape.size
     return _outer_trip_count(loop_shape), loop_shape.size * _inner_work(instr)
 
 
@@ -107,9 +140,14 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
 
     it = iter(ins)
 
+    flat = flat_ok(instr)
+    n_flat = output_leaves(instr.shape)[0].size
+
     def gen_for(shape: Shape):
         if shape.is_tuple:
             return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
+        if flat and shape.rank:
+            shape = Shape.array(shape.element_type, (n_flat,))
         return ArrayInput(em, next(it), shape)
 
     operand_gens = [gen_for(op.shape) for op in instr.operands]
@@ -123,12 +161,19 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     loop_shape = out_shapes[0]
     if any(s.dims != loop_shape.dims for s in out_shapes):
         raise lowering_error(instr, "a multi-output kernel needs outputs of equal dimensions")
-    with loop_nest(b, loop_shape, start, end) as index:
+    if flat:
+        nest = for_range(b, start, end, name="flat")
+    else:
+        nest = loop_nest(b, loop_shape, start, end)
+    with nest as index:
+        if flat:
+            index = [index]
         with em.scope():
             value = root_gen(index)
             values = list(_flatten(value)) if instr.shape.is_tuple else [value]
             for out_ptr, shape, v in zip(outs, out_shapes, values):
-                addr = b.gep(out_ptr, [linear_of(b, shape, index)], inbounds=True,
+                offset = index[0] if flat else linear_of(b, shape, index)
+                addr = b.gep(out_ptr, [offset], inbounds=True,
                              source_etype=T.storage_type(shape.element_type))
                 T.store(b, v, addr, shape.element_type)
     b.ret_void()

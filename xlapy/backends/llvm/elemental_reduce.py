@@ -216,13 +216,19 @@ def _reduce(em, instr, gens, index):
             and t.name not in ("f16", "bf16") and not t.is_pred
             and not (t.is_float and op in ("and", "or"))):
         return _reduce_vectorized(em, instr, gens, index, op)
+    sizes = [in_shape.dims[d] for d in dims]
+    total = 1
+    for n_ in sizes:
+        total *= n_
+    if total <= UNROLL_LIMIT:
+        return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
     slots = []
     for g in inits:
         v = g([])
         slot = em.alloca(v.type)
         b.store(v, slot)
         slots.append(slot)
-    with em.scope(), _loops(b, [in_shape.dims[d] for d in dims], "r") as ridx:
+    with em.scope(), _loops(b, sizes, "r") as ridx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):
             full[d] = index[k]
@@ -231,6 +237,27 @@ def _reduce(em, instr, gens, index):
         _accumulate(em, slots, instr.attrs["to_apply"], [g(full) for g in inputs])
     out = tuple(b.load(s) for s in slots)
     return out if instr.shape.is_tuple else out[0]
+
+
+UNROLL_LIMIT = 16  # reductions of at most this many elements are emitted without a loop
+
+
+def _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes):
+    """A tiny reduction as straight-line code, in the same order as the loop: the kernel's
+    loop over output elements then has no inner loop, so LLVM can vectorize it across
+    outputs (rows of 10 classes, say), and shared subexpressions are computed once."""
+    import itertools
+    in_shape = instr.operands[0].shape
+    accs = [g([]) for g in inits]
+    for combo in itertools.product(*[range(n) for n in sizes]):
+        full = [None] * in_shape.rank
+        for k, d in enumerate(keep):
+            full[d] = index[k]
+        for k, d in enumerate(dims):
+            full[d] = c64(combo[k])
+        accs = list(_as_tuple(em.call_scalar(instr.attrs["to_apply"],
+                                             accs + [g(full) for g in inputs])))
+    return tuple(accs) if instr.shape.is_tuple else accs[0]
 
 
 @elemental_rule("reduce-window")
