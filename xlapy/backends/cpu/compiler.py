@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "8"  # bump when generated code changes meaning, to invalidate disk caches
+CODEGEN_VERSION = "9"  # bump when generated code changes meaning, to invalidate disk caches
 
 
 def default_num_threads() -> int:

@@ -40,8 +40,11 @@ def _matrix(shape, batch, rows, cols):
 
 
 def gemm_plan(instr):
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    return plan_for(instr.attrs, instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+
+
+def plan_for(a: dict, lhs, rhs, out):
+    """The gemm call computing a dot with attributes `a` on these shapes, or None."""
     t = out.element_type.name
     if t not in _GEMM or lhs.element_type.name != t or rhs.element_type.name != t:
         return None
@@ -73,6 +76,13 @@ def emit_dot(pe, instr, dest, operands) -> bool:
     plan = gemm_plan(instr)
     if plan is None:
         return False
+    emit_gemm(pe, plan, dest[0], operands[0], operands[1])
+    return True
+
+
+def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
+              beta: float = 0.0) -> None:
+    """out = alpha * (lhs . rhs) + beta * out, through BLAS."""
     b = pe.b
     t = plan["t"]
     fty = T.F32 if t == "f32" else T.F64
@@ -81,9 +91,8 @@ def emit_dot(pe, instr, dest, operands) -> bool:
     gemm = pe.llmod.globals.get(name) or ir.Function(
         pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 13), name)
     m, n, k = plan["m"], plan["n"], plan["k"]
-    out_ptr, lhs_ptr, rhs_ptr = dest[0], operands[0], operands[1]
     if m == 0 or n == 0:
-        return True
+        return
     if plan["out_rm"]:
         # C^T (N x M, col-major, ld N) = B^T (N x K) * A^T (K x M)
         first, second = rhs_ptr, lhs_ptr
@@ -112,7 +121,7 @@ def emit_dot(pe, instr, dest, operands) -> bool:
     from xlapy.backends.cpu.jit import BLAS_INT_BITS
     ity = T.I64 if BLAS_INT_BITS == 64 else T.I32
     ints = [const_slot(ity, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
-    alpha, beta = const_slot(fty, 1.0), const_slot(fty, 0.0)
+    alpha, beta = const_slot(fty, float(alpha)), const_slot(fty, float(beta))
 
     def call(a_ptr, b_ptr, c_ptr):
         b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,
@@ -120,9 +129,8 @@ def emit_dot(pe, instr, dest, operands) -> bool:
 
     if plan["batch"] == 1:
         call(first, second, out_ptr)
-        return True
+        return
     with for_range(b, 0, plan["batch"], name="batch") as i:
         def at(p, elems):
             return b.gep(p, [b.mul(i, c64(elems * esize))], source_etype=T.I8)
         call(at(first, first_elems), at(second, second_elems), at(out_ptr, m * n))
-    return True

@@ -7,6 +7,7 @@
   transpose-folding transposes feeding dots become gemm transpose flags
   reduction-splitter large reductions to a scalar become a parallel row reduction + a
                     small one
+  gemm-update-fusion W - c*(A.B) becomes one gemm with alpha/beta (training updates)
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
   dce               whatever fusion left unused
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.backends.cpu.gemm_update import GemmUpdateFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
 from xlapy.passes.transpose_folding import TransposeFolding
 
@@ -27,7 +29,8 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify = simplification_pipeline()
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
-                            TransposeFolding(), ReductionSplitter(), FusionPass(), DCE()],
+                            TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
+                            FusionPass(), DCE()],
                     verify=verify, observers=list(observers))
 
 

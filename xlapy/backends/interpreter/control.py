@@ -137,9 +137,24 @@ def _map(ev, instr, operands):
     return call_elementwise(ev, comp, args, dims).astype(instr.shape.dtype)
 
 
+# custom-call targets xlapy itself creates (e.g. the cpu pipeline's "__xlapy$gemm_update"),
+# so the interpreter can check optimized modules: target -> rule(ev, instr, operands)
+XLAPY_CALLS: dict = {}
+
+
+def xlapy_call(target: str):
+    def register(fn):
+        XLAPY_CALLS[target] = fn
+        return fn
+    return register
+
+
 @eval_rule("custom-call")
 def _custom_call(ev, instr, operands):
     target = instr.attrs.get("custom_call_target", "")
+    rule = XLAPY_CALLS.get(target)
+    if rule is not None:
+        return rule(ev, instr, operands)
     raise EvaluationError(
         f"{instr.where()}unsupported custom-call target '{target}': the interpreter has no "
         f"implementation of it (rewrite the program without it, or use a module dumped "
