@@ -185,7 +185,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated substrings of workload names")
     ap.add_argument("--out", default=str(HERE.parent / "docs"), help="where to write results")
     args = ap.parse_args(argv)
-    os.environ.setdefault("XLAPY_CACHE_DIR", str(HERE.parent / ".bench-cache"))
+    # a fresh compilation cache: first-call times must measure real compilation
+    import tempfile
+    os.environ["XLAPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="xlapy-bench-cache-")
     limits = machine_limits(args.quick)
     bw = limits["copy_bandwidth_GBps"] * 1e9
     print(f"machine: {limits['cpu']}, {limits['cores']} cores; copy bandwidth "

@@ -109,11 +109,22 @@ def register_platform(name: str, factory: Callable[[], Platform]) -> None:
     _FACTORIES[name] = factory
 
 
+def _builtin(module: str, cls: str):
+    def factory():
+        import importlib
+        return getattr(importlib.import_module(module), cls)()
+    return factory
+
+
+_BUILTIN = {"cpu": ("xlapy.backends.cpu", "CpuPlatform"),
+            "interpreter": ("xlapy.backends.interpreter", "InterpreterPlatform")}
+
+
 def _load_builtin_platforms() -> None:
-    # Importing a backend package registers it. A broken cpu backend is an error, not a
-    # reason to quietly run everything on the (much slower) interpreter.
-    import xlapy.backends.cpu  # noqa: F401
-    import xlapy.backends.interpreter  # noqa: F401
+    # Built-in backends are imported when first asked for (the cpu backend pulls in LLVM).
+    # A broken cpu backend then raises: it is never quietly replaced by the interpreter.
+    for name, (module, cls) in _BUILTIN.items():
+        _FACTORIES.setdefault(name, _builtin(module, cls))
 
 
 def get_platform(name: str | None = None) -> Platform:

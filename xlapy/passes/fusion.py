@@ -416,9 +416,20 @@ class FusionPass:
 
 
 def _is_reduction_kernel(i: Instruction) -> bool:
+    """A fusion whose every output is a reduction, possibly followed by an elementwise
+    epilogue of the same shape (mean = sum * 1/n)."""
     if i.opcode != "fusion":
         return False
-    return all(e.opcode == "reduce" for e in _root_elements(i))
+    return all(_reduction_like(e) for e in _root_elements(i))
+
+
+def _reduction_like(e: Instruction, depth: int = 8) -> bool:
+    if e.opcode == "reduce":
+        return True
+    if depth == 0 or e.opcode not in ELEMENTWISE:
+        return False
+    return any(o.shape.dims == e.shape.dims and _reduction_like(o, depth - 1)
+               for o in e.operands)
 
 
 def _root_elements(i: Instruction) -> list[Instruction]:

@@ -94,17 +94,24 @@ class CpuCompiler(Compiler):
                  profile: bool = False) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
+        import time
+        t0 = time.perf_counter()
         dumper.module(module, "before_optimizations")
         observers = [dumper.observer] if dumper.wants_pass_texts() else []
         optimized = run_cpu_pipeline(module.clone(), observers=observers)
         dumper.module(optimized, "cpu_after_optimizations")
+        t1 = time.perf_counter()
         emitter = ModuleEmitter(optimized, num_threads, threshold,
                                 use_threads=jit.threads_available(), profile=profile)
         text = emitter.emit("xlapy_entry")
         dumper.raw("ir-no-opt.ll", text)
+        t2 = time.perf_counter()
         obj = jit.compile_to_object(text, dumper.raw if dumper.enabled else None)
+        t3 = time.perf_counter()
         spec = ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
+        spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,
+                                "llvm_optimize_and_codegen": t3 - t2}
         return spec
 
     def _load_from_disk(self, key: str) -> ExecutableSpec | None:

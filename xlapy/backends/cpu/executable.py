@@ -37,6 +37,7 @@ class ExecutableSpec:
     optimized_text: str = ""    # the module after the cpu pipeline (HLO text)
     entry_symbol: str = "xlapy_entry"
     profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
+    compile_seconds: dict | None = None  # time per compilation phase
 
     @staticmethod
     def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":

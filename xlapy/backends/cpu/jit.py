@@ -127,6 +127,11 @@ def threads_available() -> bool:
     return sys.platform.startswith("linux") and platform.machine() in _SYS_FUTEX
 
 
+# symbol name -> function registering it with LLVM; called (once) when an object that
+# references the name is loaded, so rarely used libraries are imported only when needed
+LAZY_SYMBOLS: dict = {}
+_lazy_done: set = set()
+
 _pool_registered = False
 
 
@@ -186,6 +191,32 @@ def compile_to_object(text: str, dump=None) -> bytes:
         return tm.emit_object(mod)
 
 
+def cached_object(text: str) -> bytes:
+    """compile_to_object for the runtime's own fixed modules (trampoline, thread pool),
+    through the disk cache, so a new process does not run LLVM for them again."""
+    import hashlib
+    import os
+    from xlapy.backends.cpu.compiler import cache_dir
+    root = cache_dir()
+    key = hashlib.sha256((text + target_description()).encode()).hexdigest()
+    path = root / f"runtime-{key}.o" if root is not None else None
+    if path is not None:
+        try:
+            return path.read_bytes()
+        except OSError:
+            pass
+    obj = compile_to_object(text)
+    if path is not None:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(obj)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return obj
+
+
 class LoadedObject:
     """Machine code loaded into this process (kept alive as long as this object is)."""
 
@@ -195,6 +226,10 @@ class LoadedObject:
             uses_pool = b"xlapy_parallel_for" in obj
         if uses_pool:
             _ensure_pool_symbol()
+        for name, register in LAZY_SYMBOLS.items():
+            if name not in _lazy_done and name.encode() in obj:
+                register()
+                _lazy_done.add(name)
         with _lock:
             self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

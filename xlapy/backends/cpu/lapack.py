@@ -47,12 +47,24 @@ def _capsule_pointer(capsule) -> int:
 
 
 def _register_symbols() -> None:
-    from scipy.linalg import cython_lapack
+    from scipy.linalg import cython_lapack  # imported only when a Cholesky is compiled
     for name in ("spotrf", "dpotrf"):
         llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_lapack.__pyx_capi__[name]))
 
 
-_register_symbols()
+def _lazy() -> None:
+    from xlapy.backends.cpu import jit
+    for name in ("xlapy_spotrf", "xlapy_dpotrf"):
+        jit.LAZY_SYMBOLS[name] = _register_once
+
+
+def _register_once() -> None:
+    if not getattr(_register_once, "done", False):
+        _register_symbols()
+        _register_once.done = True
+
+
+_lazy()
 
 
 def _uplo(instr) -> str:

@@ -212,7 +212,7 @@ class _Pool:
     def __init__(self):
         from xlapy.backends.cpu import jit
         jit._init()
-        obj = jit.compile_to_object(_build_ir())
+        obj = jit.cached_object(_build_ir())
         self.code = jit.LoadedObject(obj, uses_pool=False)  # it defines the pool
         self.parallel_for = self.code.address("xlapy_parallel_for")
         self._set_workers = ctypes.CFUNCTYPE(None, ctypes.c_int32)(

@@ -40,7 +40,6 @@ Rules reject element types the op is not defined for with an EvaluationError.
 from __future__ import annotations
 
 import numpy as np
-import scipy.special
 
 from xlapy.backends.interpreter.evaluator import eval_rule
 from xlapy.backends.interpreter.numerics import (F64, as_array, bit_width, compute_dtype,
@@ -173,6 +172,11 @@ def _round_nearest_afz(ev, instr, operands):
 
 # ---- unary: transcendental and other float math (f64 reference, rounded) ---------------------
 
+def _special():
+    import scipy.special  # imported on first use: it takes a while
+    return scipy.special
+
+
 def _float_math_rule(opcode: str, fn) -> None:
     """Register `fn` (an f64 NumPy function) as the rule of float-only unary `opcode`."""
     @eval_rule(opcode)
@@ -185,7 +189,7 @@ _float_math_rule("exponential", np.exp)               # e^x
 _float_math_rule("exponential-minus-one", np.expm1)   # e^x - 1, accurate near 0
 _float_math_rule("log", np.log)                       # ln x; log(-x) = NaN, log(0) = -inf
 _float_math_rule("log-plus-one", np.log1p)            # ln(1 + x), accurate near 0
-_float_math_rule("logistic", scipy.special.expit)     # 1 / (1 + e^-x)
+_float_math_rule("logistic", lambda x: _special().expit(x))     # 1 / (1 + e^-x)
 _float_math_rule("sqrt", np.sqrt)                     # sqrt(-0) = -0
 _float_math_rule("rsqrt", lambda x: 1.0 / np.sqrt(x))  # 1/sqrt(x); rsqrt(-0) = -inf
 _float_math_rule("cbrt", np.cbrt)
@@ -193,7 +197,7 @@ _float_math_rule("sine", np.sin)
 _float_math_rule("cosine", np.cos)
 _float_math_rule("tan", np.tan)
 _float_math_rule("tanh", np.tanh)
-_float_math_rule("erf", scipy.special.erf)
+_float_math_rule("erf", lambda x: _special().erf(x))
 
 
 @eval_rule("is-finite")
