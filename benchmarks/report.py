@@ -9,7 +9,7 @@ import pathlib
 
 from harness import fmt_time
 
-SYSTEMS = ("xlapy", "numpy", "jax", "numexpr", "torch")
+SYSTEMS = ("xlapy", "numpy", "jax", "numexpr", "torch", "torch.softmax")
 
 
 def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -> None:
@@ -43,13 +43,22 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         cells.append(fmt_time(fc["xlapy"]).strip() if "xlapy" in fc else "")
         cells.append(fmt_time(fc["jax"]).strip() if "jax" in fc else "")
         lines.append("| " + " | ".join(cells) + " |")
-    extra = [r for r in results if any(s in r["times"] for s in ("numexpr", "torch"))]
+    others = ("numexpr", "torch", "torch.softmax")
+    extra = [r for r in results if any(s in r["times"] for s in others)]
     if extra:
-        lines += ["", "Other systems where installed:", ""]
+        lines += ["", "Other systems where installed (numexpr; torch = torch.compile with the "
+                  "default inductor backend; torch.softmax = the hand-fused kernel, eager):", "",
+                  "| workload | xlapy | numexpr | torch | torch.softmax | xlapy/best other | "
+                  "first call torch |", "|---|---|---|---|---|---|---|"]
         for r in extra:
-            for s in ("numexpr", "torch"):
-                if s in r["times"]:
-                    lines.append(f"- {r['name']}: {s} {fmt_time(r['times'][s]).strip()}")
+            t = r["times"]
+            cells = [r["name"], fmt_time(t["xlapy"]).strip()]
+            cells += [fmt_time(t[s]).strip() if s in t else "" for s in others]
+            best = min(t[s] for s in others if s in t)
+            cells.append(f"{t['xlapy'] / best:.2f}")
+            fc = r.get("first_call", {})
+            cells.append(fmt_time(fc["torch"]).strip() if "torch" in fc else "")
+            lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "![time relative to JAX](benchmarks.svg)", ""]
     (out / "benchmarks.md").write_text("\n".join(lines))
     (out / "benchmarks.svg").write_text(_svg(results))

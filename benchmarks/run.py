@@ -57,7 +57,7 @@ def systems():
     return out
 
 
-def build(quick: bool):
+def build(quick: bool, with_torch: bool = True):
     """[(name, issue, inputs, min_bytes, {system: fn})]"""
     import xlapy as xp
     import xlapy.numpy as xnp
@@ -144,6 +144,18 @@ def build(quick: bool):
                 fns["numexpr"] = lambda a, b: ne.evaluate("a + b")
     except ImportError:
         pass
+    if with_torch:
+        from torch_fns import torch_fns
+        keys = {"add 16M f32": "add", "exp 16M f32": "exp", "tanh 16M f32": "tanh",
+                "sum 16M f32": "sum", "sum(x + y*z) 16M": "sum3",
+                f"row softmax {rows}x1024": "softmax", "dense 1024x784x512+bias+relu": "dense_relu",
+                "dense+bias+relu+softmax": "dense_relu_softmax",
+                f"layernorm+gelu {ln_n}x{ln_n}": "layernorm_gelu",
+                "MNIST SGD step (100, 784->10)": "mnist", "MLP step 784-1024-1024-10 b256": "mlp",
+                "call overhead f32[4] x+1": "tiny"}
+        extra = torch_fns(keys)
+        for name, _, inputs, _, fns in W:
+            fns.update(extra.get(name, {}))
     return W
 
 
@@ -183,6 +195,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
     ap.add_argument("--only", help="comma-separated substrings of workload names")
+    ap.add_argument("--no-torch", action="store_true",
+                    help="skip torch.compile even when torch is installed (it compiles slowly)")
     ap.add_argument("--out", default=str(HERE.parent / "docs"), help="where to write results")
     args = ap.parse_args(argv)
     # a fresh compilation cache: first-call times must measure real compilation
@@ -193,12 +207,12 @@ def main(argv=None) -> int:
     print(f"machine: {limits['cpu']}, {limits['cores']} cores; copy bandwidth "
           f"{limits['copy_bandwidth_GBps']:.1f} GB/s; gemm {limits['gemm_GFLOPs']:.0f} GFLOP/s")
     results = []
-    for name, issue, inputs, min_bytes, fns in build(args.quick):
+    for name, issue, inputs, min_bytes, fns in build(args.quick, not args.no_torch):
         if args.only and not any(s in name for s in args.only.split(",")):
             continue
         row = {"name": name, "issue": issue, "times": {}, "first_call": {}}
         for system, fn in fns.items():
-            if system in ("xlapy", "jax"):
+            if system in ("xlapy", "jax", "torch"):
                 row["first_call"][system] = first_call(lambda: fn(*inputs))
             t = measure(lambda: fn(*inputs), min_time=0.2 if args.quick else 0.5)
             row["times"][system] = t.best
@@ -224,7 +238,7 @@ def main(argv=None) -> int:
 def _line(row) -> str:
     t = row["times"]
     parts = [f"{row['name']:34s}"]
-    for s in ("xlapy", "numpy", "jax", "numexpr", "torch"):
+    for s in t:
         if s in t:
             parts.append(f"{s} {fmt_time(t[s])}")
     if "jax" in t and "xlapy" in t:

@@ -56,3 +56,7 @@ class LoweringError(XlapyError):
 
 class InputError(XlapyError):
     """Arguments given to an executable do not match its parameters (count, shape, dtype)."""
+
+
+class XlapyWarning(UserWarning):
+    """Something works but not as asked (e.g. a donated buffer that could not be reused)."""

@@ -11,8 +11,15 @@ reach the computation's root stay live to the end. A linear scan assigns arena o
 first-fit from a free list; a buffer's slice is released right after its last use, so a
 later buffer can reuse it. Each slice is 64-byte aligned.
 
+In-place outputs: a backend may also say, per instruction, which operands its code can
+overwrite with the result (`may_share`, e.g. an elementwise kernel reads x[i] before it
+writes out[i]). If such an operand's buffer has its last use at this very instruction and
+the same size, the instruction takes over that slice instead of a new one
+(`BufferAssignment.shared` records which operand).
+
 Invariant (checked in tests): two buffers whose live ranges overlap never overlap in the
-arena. The arena size is the high-water mark.
+arena, except an in-place result and the operand whose slice it took over, whose ranges
+meet only at the instruction itself. The arena size is the high-water mark.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-@dataclass
+@dataclass(eq=False)
 class Allocation:
     instr: Instruction
     offset: int
@@ -43,6 +50,7 @@ class Allocation:
 class BufferAssignment:
     allocations: dict[int, Allocation] = field(default_factory=dict)  # id(instr) -> slice
     size: int = 0
+    shared: dict[int, int] = field(default_factory=dict)  # id(instr) -> operand index it overwrote
 
     def offset(self, instr: Instruction) -> int:
         return self.allocations[id(instr)].offset
@@ -77,7 +85,9 @@ def live_ranges(comp: Computation, schedule: list[Instruction],
 
 def assign_buffers(comp: Computation, schedule: list[Instruction],
                    defines: Callable[[Instruction], bool],
-                   size_of: Callable[[Instruction], int], base: int = 0) -> BufferAssignment:
+                   size_of: Callable[[Instruction], int], base: int = 0,
+                   may_share: Callable[[Instruction], list[int]] | None = None
+                   ) -> BufferAssignment:
     ranges = live_ranges(comp, schedule, defines)
     result = BufferAssignment()
     free: list[tuple[int, int]] = []  # (offset, size), sorted by offset
@@ -95,7 +105,15 @@ def assign_buffers(comp: Computation, schedule: list[Instruction],
                 still.append(a)
         active = still
         free = _coalesce(free)
-        size = _align(max(size_of(by_id[key]), 1))
+        instr = by_id[key]
+        size = _align(max(size_of(instr), 1))
+        taken = _take_dying_operand(instr, start, size, active, result, may_share)
+        if taken is not None:
+            active.remove(taken)
+            alloc = Allocation(instr, taken.offset, size, start, end)
+            result.allocations[key] = alloc
+            active.append(alloc)
+            continue
         offset = None
         for k, (off, sz) in enumerate(free):
             if sz >= size:
@@ -107,11 +125,23 @@ def assign_buffers(comp: Computation, schedule: list[Instruction],
         if offset is None:
             offset = high
             high += size
-        alloc = Allocation(by_id[key], offset, size, start, end)
+        alloc = Allocation(instr, offset, size, start, end)
         result.allocations[key] = alloc
         active.append(alloc)
     result.size = high - base
     return result
+
+
+def _take_dying_operand(instr, start, size, active, result, may_share):
+    """The allocation of an operand instr may overwrite that dies here, if any."""
+    if may_share is None:
+        return None
+    for k in may_share(instr):
+        a = result.allocations.get(id(instr.operands[k]))
+        if a is not None and a.end == start and a.size == size and a in active:
+            result.shared[id(instr)] = k
+            return a
+    return None
 
 
 def _coalesce(free: list[tuple[int, int]]) -> list[tuple[int, int]]:

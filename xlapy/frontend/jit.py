@@ -10,6 +10,14 @@ Cache key: the pytree structure of the dynamic arguments, each leaf's shape and 
 static arguments' values (they must be hashable) and the backend. XLAPY_LOG_COMPILES=1 logs
 every compilation with the reason the cache missed (which argument changed, and how).
 
+donate_argnums=(0, ...): the caller gives those arguments' memory to the call. Each
+donated array is paired with a result of the same shape and dtype, and on the cpu backend
+that result is computed straight into the donated array (no new allocation, no copy: a
+training step `w = step(w, x)` updates w where it lies). After the call a donated array
+holds that result (the returned array is the same object), so do not use its old value.
+A donation the compiled program cannot honour (the input is still read after the output
+is written) is dropped with an XlapyWarning; a read-only donated array is copied first.
+
 Called with traced values (inside another jit, or under grad), a jitted function simply
 traces through `fn`: the outer transformation sees its primitives.
 """
@@ -216,9 +224,30 @@ class JitFunction:
         dyn_args, dyn_kwargs, static, static_nums = self._split(args, kwargs)
         flat, in_tree = pytree.flatten((dyn_args, dyn_kwargs))
         arrays = [_as_array(x, self.__name__) for x in flat]
-        return self._lower(arrays, in_tree, static, self._arg_names(args, kwargs, static_nums))
+        return self._lower(arrays, in_tree, static, self._arg_names(args, kwargs, static_nums),
+                           self._donated_leaves(args, static_nums))
 
-    def _lower(self, arrays, in_tree, static, names) -> Lowered:
+    def _donated_leaves(self, args, static_nums) -> list[int]:
+        """Flat leaf indices of the arguments named in donate_argnums."""
+        if not self.donate_argnums:
+            return []
+        n = len(args)
+        donate = {i if i >= 0 else n + i for i in self.donate_argnums}
+        bad = donate & set(static_nums)
+        if bad:
+            raise XlapyError(f"jit({self.__name__}): argument {min(bad)} is both static and "
+                             "donated")
+        out, leaf = [], 0
+        for i, a in enumerate(args):
+            if i in static_nums:
+                continue
+            k = len(pytree.flatten(a)[0])
+            if i in donate:
+                out.extend(range(leaf, leaf + k))
+            leaf += k
+        return out
+
+    def _lower(self, arrays, in_tree, static, names, donated=()) -> Lowered:
         avals = [ShapedArray(a.shape, a.dtype) for a in arrays]
 
         def traced(*dyn_args, **dyn_kwargs):
@@ -227,6 +256,8 @@ class JitFunction:
 
         graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
         module, extra = lower_to_module(graph, consts, self.__name__)
+        if donated:
+            _alias_donated(module, donated)
         extra_consts = [np.asarray(consts[i]) for i in extra]
         return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
 
@@ -254,7 +285,8 @@ class JitFunction:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, arrays, in_tree, static,
-                                  self._arg_names(args, kwargs, static_nums))
+                                  self._arg_names(args, kwargs, static_nums),
+                                  self._donated_leaves(args, static_nums))
             if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
                     and in_tree == pytree.flatten((tuple(args), {}))[1]):
                 self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
@@ -263,9 +295,9 @@ class JitFunction:
         leaves = list(out) if n != 1 else [out]
         return pytree.unflatten(entry.out_tree, leaves)
 
-    def _compile(self, key, arrays, in_tree, static, names) -> _Entry:
+    def _compile(self, key, arrays, in_tree, static, names, donated=()) -> _Entry:
         t0 = time.perf_counter()
-        lowered = self._lower(arrays, in_tree, static, names)
+        lowered = self._lower(arrays, in_tree, static, names, donated)
         compiled = lowered.compile()
         entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
                        lowered.module, lowered)
@@ -300,6 +332,26 @@ class JitFunction:
         self._cache.clear()
         self._fast.clear()
         self._signatures.clear()
+
+
+def _alias_donated(module, donated: list[int]) -> None:
+    """As JAX does: each donated parameter is paired with the first output of the same
+    shape and dtype not yet taken (recorded as the module's input_output_alias)."""
+    from xlapy.hlo.aliasing import Alias, set_module_aliases
+    entry = module.entry
+    root = entry.root.shape
+    outs = [((k,) if root.is_tuple else (), s) for k, s in
+            enumerate(root.tuple_shapes if root.is_tuple else [root])]
+    taken, aliases = set(), []
+    for p in donated:
+        ps = entry.parameters[p].shape
+        for idx, s in outs:
+            if idx not in taken and not s.is_tuple and s.dims == ps.dims \
+                    and s.element_type == ps.element_type:
+                taken.add(idx)
+                aliases.append(Alias(idx, p, ()))
+                break
+    set_module_aliases(module, aliases)
 
 
 def _leaf_paths(tree, path: str):

@@ -107,6 +107,8 @@ class _Verifier:
                                         "Module.add_computation)")
         for k, c in enumerate(comps):
             self.computation(c, position, k)
+        from xlapy.hlo.aliasing import check_aliases
+        check_aliases(m)
 
     # ---- one computation ---------------------------------------------------------------------
     def computation(self, comp: Computation, position: dict[int, int], k: int) -> None:

@@ -16,7 +16,9 @@ Options of a pipeline (all checked after every leaf pass, nested ones included):
              XLAPY_FLAGS (read when the pipeline runs). Naming a pipeline skips all of it.
   observers  callables f(pass_name, module_before_text, module_after_text, changed) called
              after each leaf pass (the hook for --xla_dump_hlo_pass_re dumps). The texts are
-             only printed when there is an observer.
+             only printed when there is such an observer. An observer with the attribute
+             `wants_module = True` is called f(pass_name, module, changed) with the live
+             module instead (graph dumps draw it without printing and parsing it).
 
 Passes and changes are logged on the "xlapy.passes" logger (DEBUG: every pass run;
 INFO: passes that changed the module).
@@ -121,7 +123,8 @@ class Pipeline:
         if isinstance(p, Pipeline):
             return p._run_with(module, opts)
         before = module.clone() if opts.verify else None
-        before_text = module.to_string() if opts.observers else None
+        text_observers = [o for o in opts.observers if not getattr(o, "wants_module", False)]
+        before_text = module.to_string() if text_observers else None
         start = time.perf_counter()
         changed = bool(p.run(module))
         elapsed = time.perf_counter() - start
@@ -136,9 +139,13 @@ class Pipeline:
                     raise PassError(f"pass {name} returned False (no change) but changed "
                                     f"module {module.name}: {diff}")
         if opts.observers:
-            after_text = module.to_string() if changed else before_text
+            after_text = (module.to_string() if changed else before_text) if text_observers \
+                else None
             for observer in opts.observers:
-                observer(name, before_text, after_text, changed)
+                if getattr(observer, "wants_module", False):
+                    observer(name, module, changed)
+                else:
+                    observer(name, before_text, after_text, changed)
         return changed
 
     @staticmethod

@@ -27,10 +27,11 @@ from xlapy.flags import Flags, flags
 from xlapy.hlo.ir import Module
 
 _module_ids = itertools.count(1)
+_TITLE = "XLAPY_GRAPH_TITLE"  # placeholder: one graph text serves unchanged passes
 
 
 class Dumper:
-    """Dumps for one compilation; `observer` is the pipeline hook for per-pass dumps."""
+    """Dumps for one compilation; `observers()` are the pipeline hooks for per-pass dumps."""
 
     def __init__(self, module: Module, fl: Flags | None = None, backend: str = "cpu"):
         self.fl = fl or flags()
@@ -47,6 +48,7 @@ class Dumper:
         self.root = pathlib.Path(self.fl.xla_dump_to or "dumps")
         self._step = 0
         self._before_dumped = False
+        self._last_dot: str | None = None  # graph of the last changed module (title elided)
         self.written: list[pathlib.Path] = []
 
     def _write(self, filename: str, text: str) -> None:
@@ -76,23 +78,40 @@ class Dumper:
         if self.enabled:
             self._write(f"{self.prefix}.{suffix}", text)
 
-    def observer(self, pass_name: str, before: str, after: str, changed: bool) -> None:
-        if not (self.pass_re or self.graphs):
-            return
-        self._step += 1
-        tag = f"{self.prefix}.{self._step:04d}.{self.backend}.after_{_safe(pass_name)}"
-        if self.pass_re and self.pass_re.search(pass_name):
-            if not self._before_dumped:
-                self._write(f"{self.prefix}.0000.{self.backend}.before_{_safe(pass_name)}.txt", before)
-                self._before_dumped = True
-            self._write(f"{tag}.txt", after)
+    def observers(self) -> list:
+        """The pipeline observers these flags need (see passes/pipeline.py)."""
+        out = []
+        if self.pass_re:
+            out.append(self.text_observer)
         if self.graphs:
-            from xlapy.hlo import parse
-            from xlapy.tools.hlo_graph import module_to_dot
-            self._write(f"{tag}.dot", module_to_dot(parse(after), f"{self.name} after {pass_name}"))
+            out.append(self.graph_observer)
+        return out
 
-    def wants_pass_texts(self) -> bool:
-        return bool(self.pass_re or self.graphs)
+    def text_observer(self, pass_name: str, before: str, after: str, changed: bool) -> None:
+        """--xla_dump_hlo_pass_re: the module text after each matching pass."""
+        self._step += 1
+        if self.pass_re.search(pass_name):
+            if not self._before_dumped:
+                self._write(f"{self.prefix}.0000.{self.backend}.before_{_safe(pass_name)}.txt",
+                            before)
+                self._before_dumped = True
+            self._write(f"{self._tag(pass_name)}.txt", after)
+
+    def graph_observer(self, pass_name: str, module: Module, changed: bool) -> None:
+        """--xla_generate_hlo_graph: a Graphviz file after every pass, drawn from the live
+        module (an unchanged module reuses the previous drawing)."""
+        from xlapy.tools.hlo_graph import _esc, module_to_dot
+        if not self.pass_re:
+            self._step += 1
+        if changed or self._last_dot is None:
+            self._last_dot = module_to_dot(module, _TITLE)
+        title = _esc(f"{self.name} after {pass_name}")
+        self._write(f"{self._tag(pass_name)}.dot", self._last_dot.replace(_TITLE, title))
+
+    graph_observer.wants_module = True
+
+    def _tag(self, pass_name: str) -> str:
+        return f"{self.prefix}.{self._step:04d}.{self.backend}.after_{_safe(pass_name)}"
 
 
 def render(module: Module, fmt: str, title: str | None = None) -> str:

@@ -62,7 +62,7 @@ def run(args) -> int:
         from xlapy.tools.dump import Dumper
         dumper = Dumper(module, Flags(xla_dump_to=args.dump_dir, xla_dump_hlo_pass_re=".*"),
                         backend=args.pipeline or "opt")
-        observers.append(dumper.observer)
+        observers.extend(dumper.observers())
     if args.passes:
         names = [n for n in args.passes.split(",") if n]
         unknown = [n for n in names if n not in registry]

@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "9"  # bump when generated code changes meaning, to invalidate disk caches
+CODEGEN_VERSION = "10"  # bump when generated code changes meaning, to invalidate disk caches
 
 
 def default_num_threads() -> int:
@@ -97,7 +97,7 @@ class CpuCompiler(Compiler):
         import time
         t0 = time.perf_counter()
         dumper.module(module, "before_optimizations")
-        observers = [dumper.observer] if dumper.wants_pass_texts() else []
+        observers = dumper.observers()
         optimized = run_cpu_pipeline(module.clone(), observers=observers)
         dumper.module(optimized, "cpu_after_optimizations")
         t1 = time.perf_counter()
@@ -110,6 +110,8 @@ class CpuCompiler(Compiler):
         t3 = time.perf_counter()
         spec = ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
+        spec.aliases = dict(emitter.aliases)
+        _warn_unused_donations(emitter)
         spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,
                                 "llvm_optimize_and_codegen": t3 - t2}
         return spec
@@ -138,3 +140,15 @@ class CpuCompiler(Compiler):
             os.replace(tmp, root / f"{key}.xlapy")
         except OSError:
             pass  # a read-only or full cache directory only costs a recompile
+
+
+def _warn_unused_donations(emitter) -> None:
+    unused = sorted(set(emitter.requested_aliases.items()) - set(emitter.aliases.items()))
+    if unused:
+        import warnings
+        from xlapy.errors import XlapyWarning
+        pairs = ", ".join(f"output {o} <- parameter leaf {p}" for o, p in unused)
+        warnings.warn(f"module {emitter.hlo.name}: some donated buffers could not be reused "
+                      f"({pairs}): the parameter is still read after the output is written, "
+                      "or the output is not computed by its own kernel; those outputs get "
+                      "fresh memory", XlapyWarning, stacklevel=3)

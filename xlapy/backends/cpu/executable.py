@@ -38,6 +38,7 @@ class ExecutableSpec:
     entry_symbol: str = "xlapy_entry"
     profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
     compile_seconds: dict | None = None  # time per compilation phase
+    aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
 
     @staticmethod
     def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
@@ -71,6 +72,7 @@ class CpuExecutable(Executable):
         self._trampoline = trampoline() if flat else None
         self._result_is_tuple = spec.result_shape.is_tuple
         self._pools: list[list] = [[] for _ in self._fast_outs]
+        self._aliases = sorted((spec.aliases or {}).items())
         self._optimized = None
 
     @property
@@ -128,15 +130,19 @@ class CpuExecutable(Executable):
                         or not a.flags.c_contiguous):
                     break
             else:
+                given = None
+                if self._aliases:
+                    args, given = self._donated(args)
                 if self._lock.acquire(blocking=False):
                     try:
-                        outs = self._take_outputs()
+                        outs = self._take_outputs(given)
                         tramp(args, outs, self._arena_ptr, self._entry_addr)
-                        self._remember(outs)
+                        self._remember(outs, given)
                     finally:
                         self._lock.release()
                 else:
-                    outs = tuple([np.empty(dims, dtype) for dims, dtype in self._fast_outs])
+                    outs = tuple([given[k] if given and k in given else np.empty(dims, dtype)
+                                  for k, (dims, dtype) in enumerate(self._fast_outs)])
                     tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr)
                 if self._result_is_tuple:
                     return _unflatten(self.spec.result_shape, outs)
@@ -152,9 +158,28 @@ class CpuExecutable(Executable):
     _RECYCLE_BYTES = 1 << 16
     _POOL_DEPTH = 2
 
-    def _take_outputs(self) -> tuple:
+    def _donated(self, leaves) -> tuple:
+        """Donation: each aliased output is written into its parameter's array. An array
+        that cannot take it (read-only, or sharing memory with another argument) is copied
+        first, so the result is right either way and the caller's array is left alone."""
+        leaves = list(leaves)
+        given = {}
+        for out, p in self._aliases:
+            a = leaves[p]
+            if not (a.flags.writeable and a.flags.c_contiguous and a.flags.aligned) or any(
+                    q != p and isinstance(b, np.ndarray) and np.may_share_memory(a, b)
+                    for q, b in enumerate(leaves)):
+                a = np.array(a, order="C", copy=True)
+                leaves[p] = a
+            given[out] = a
+        return tuple(leaves), given
+
+    def _take_outputs(self, given=None) -> tuple:
         outs = []
         for k, (dims, dtype) in enumerate(self._fast_outs):
+            if given and k in given:
+                outs.append(given[k])
+                continue
             pool = self._pools[k]
             buf = None
             for i in range(len(pool)):
@@ -165,9 +190,9 @@ class CpuExecutable(Executable):
             outs.append(buf if buf is not None else np.empty(dims, dtype))
         return tuple(outs)
 
-    def _remember(self, outs: tuple) -> None:
+    def _remember(self, outs: tuple, given=None) -> None:
         for k, o in enumerate(outs):
-            if o.nbytes >= self._RECYCLE_BYTES:
+            if o.nbytes >= self._RECYCLE_BYTES and not (given and k in given):
                 pool = self._pools[k]
                 pool.append(o)
                 if len(pool) > self._POOL_DEPTH:
@@ -181,6 +206,9 @@ class CpuExecutable(Executable):
                 leaves.extend(flatten(a))
             else:
                 leaves.append(a)
+        given = {}
+        if self._aliases:
+            leaves, given = self._donated(leaves)
         ptrs = []
         keep = []
         for a, shape in zip(leaves, self._param_leaves):
@@ -189,9 +217,10 @@ class CpuExecutable(Executable):
                 keep.append(a)
             ptrs.append(a.ctypes.data)
         outs, views = [], []
-        for shape in self._out_leaves:
+        for k, shape in enumerate(self._out_leaves):
             order = _major_to_minor(shape)
-            phys = np.empty([shape.dims[d] for d in order], dtype=shape.dtype)
+            phys = given[k] if k in given else np.empty([shape.dims[d] for d in order],
+                                                         dtype=shape.dtype)
             outs.append(phys)
             views.append(phys if shape.has_default_layout else np.transpose(phys, np.argsort(order)))
         params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)

@@ -4,9 +4,10 @@
 
 computes the output elements whose most-major (physical) index lies in [start, end), by
 composing the elemental generators of the instruction (or of its fused computation) inside
-one loop nest. All pointer arguments are `noalias` (buffer assignment never lets an output
-share memory with an input of the same kernel), which lets LLVM vectorize without runtime
-alias checks.
+one loop nest. All pointer arguments are `noalias`, which lets LLVM vectorize without
+runtime alias checks: when buffer assignment puts the output in an input's buffer
+(in-place), the caller still passes that input's pointer but the kernel reads the input
+through its output pointer instead (`shared_inputs`).
 
 A parallel kernel also gets a wrapper `void kernel.par(ptr ctx, i64 start, i64 end)` for
 xlapy's thread pool (threadpool.py): ctx holds the kernel's pointers; the pool hands out
@@ -119,7 +120,11 @@ def kernel_cost(instr: Instruction) -> tuple[int, int]:
     return _outer_trip_count(loop_shape), loop_shape.size * _inner_work(instr)
 
 
-def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool) -> Kernel:
+def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool,
+                shared_inputs: frozenset = frozenset()) -> Kernel:
+    """shared_inputs: input leaf indices that occupy the output's buffer (in-place, see
+    inplace.py); the kernel reads them through its output pointer, so no two noalias
+    pointers ever point into the same buffer."""
     from xlapy.backends.cpu.column_reduction import column_plan, emit_column_kernel
     if column_plan(instr) is not None:
         return emit_column_kernel(module, instr, name, parallel)
@@ -138,7 +143,7 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     em = ElementalEmitter(b, module)
 
-    it = iter(ins)
+    it = iter(enumerate(ins))
 
     flat = flat_ok(instr)
     n_flat = output_leaves(instr.shape)[0].size
@@ -148,7 +153,8 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
             return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
         if flat and shape.rank:
             shape = Shape.array(shape.element_type, (n_flat,))
-        return ArrayInput(em, next(it), shape)
+        k, arg = next(it)
+        return ArrayInput(em, outs[0] if k in shared_inputs else arg, shape)
 
     operand_gens = [gen_for(op.shape) for op in instr.operands]
     if instr.opcode == "fusion":

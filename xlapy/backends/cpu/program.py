@@ -15,10 +15,17 @@ The function runs the computation's instructions in schedule order:
   while / conditional / call                               native control flow calling the
                                                            callee computations' programs
 
-Every intermediate array lives in the arena at the offset buffer assignment gave it. An
-array-shaped instruction that is a leaf of the root writes straight into the caller's
-output; other root leaves are copied there at the end. `while` keeps its state in two
-arena slots and swaps them each iteration (the body reads one and writes the other).
+Every intermediate array lives in the arena at the offset buffer assignment gave it; an
+elementwise kernel may take over the slice of an operand that dies there (in-place, see
+inplace.py). An array-shaped instruction that is a leaf of the root writes straight into
+the caller's output, and so does the producer of its in-place operand when the output
+kernel is its only reader (a gemm writes the result its bias+relu epilogue then updates);
+other root leaves are copied there at the end. `while` keeps its state in two arena slots
+and swaps them each iteration (the body reads one and writes the other).
+
+Donation (the module's input_output_alias): an output may be written into a parameter's
+buffer when nothing reads the parameter after the output's first writer runs
+(`_donations`); the executable then passes the donated array as that output.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from typing import Callable
 from llvmlite import ir
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
+from xlapy.backends.cpu.inplace import inplace_operands
 from xlapy.backends.cpu.kernels import emit_kernel, kernel_cost, pool_function
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
@@ -83,6 +91,38 @@ def unflatten(shape: Shape, leaves: list):
     return build(shape)
 
 
+def _requested_aliases(module) -> dict[int, int]:
+    from xlapy.hlo.aliasing import leaf_position, module_aliases
+    entry = module.entry
+    starts, n = [], 0
+    for p in entry.parameters:
+        starts.append(n)
+        n += len(p.shape.leaves())
+    return {leaf_position(entry.root.shape, a.output_index):
+            starts[a.parameter_number] + leaf_position(entry.parameters[a.parameter_number].shape,
+                                                       a.parameter_index)
+            for a in module_aliases(module)}
+
+
+_PASS_ALONG = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
+
+
+def _readers(param: Instruction) -> list:
+    """(instruction, operand it reads) for every user of param's buffer, looking through
+    the instructions that only pass pointers along (tuple, get-tuple-element, bitcast)."""
+    out, stack, seen = [], [param], set()
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        for u in v.users:
+            out.append((u, v))
+            if u.opcode in _PASS_ALONG:
+                stack.append(u)
+    return out
+
+
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
@@ -96,6 +136,10 @@ class ModuleEmitter:
         self.parallel_threshold = parallel_threshold
         self.use_threads = use_threads and num_threads > 1
         self.arena_size = 0
+        # donation: output leaf -> parameter leaf the caller allows it to overwrite, and the
+        # subset the entry program can honour (ProgramEmitter._donations)
+        self.requested_aliases: dict[int, int] = _requested_aliases(module)
+        self.aliases: dict[int, int] = {}
         self._programs: dict[int, ir.Function] = {}
         self._names: set[str] = set()
 
@@ -190,20 +234,28 @@ class ProgramEmitter:
         comp = self.comp
         schedule = comp.post_order()
         self.direct = self._direct_outputs()
+        into_outputs = self._producers_into_outputs(schedule)
         defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct  # noqa: E731
 
         def size_of(i: Instruction) -> int:
             size = tree_size(i.shape)
             return 2 * size if i.opcode == "while" else size
 
-        base = self.me.arena_size
-        self.assignment = assign_buffers(comp, schedule, defines, size_of, base=base)
-        self.me.arena_size = base + self.assignment.size
         n_param_leaves = 0
         self.param_leaf_start = []
         for p in comp.parameters:
             self.param_leaf_start.append(n_param_leaves)
             n_param_leaves += len(p.shape.leaves())
+        base = self.me.arena_size
+        self.assignment = assign_buffers(comp, schedule, defines, size_of, base=base,
+                                         may_share=inplace_operands)
+        self.me.arena_size = base + self.assignment.size
+        # operand indices each instruction overwrites in place (arena reuse, donation)
+        self.shared: dict[int, set] = {k: {j} for k, j in self.assignment.shared.items()}
+        for k, js in into_outputs.items():
+            self.shared.setdefault(k, set()).update(js)
+        if comp is self.me.hlo.entry and self.me.requested_aliases:
+            self.me.aliases = self._donations(schedule)
         for instr in schedule:
             self.vals[id(instr)] = self.emit_instruction(instr)
         # copy root leaves that are not already in place
@@ -214,8 +266,71 @@ class ProgramEmitter:
         self.b.ret_void()
         return self.fn
 
+    def _donations(self, schedule: list) -> dict[int, int]:
+        """The requested (output leaf -> parameter leaf) aliases that are safe here: the
+        output is written by its own kernel straight into the caller's buffer, and nothing
+        reads the parameter after that kernel (the kernel itself only where it can overwrite
+        that operand in place). Others are dropped: that output gets a fresh buffer."""
+        pos = {id(i): k for k, i in enumerate(schedule)}
+        by_out: dict[int, Instruction] = {}  # output leaf -> the first instruction writing it
+        for x, k in self.direct.items():
+            i = self._by_id[x]
+            if k not in by_out or pos[id(i)] < pos[id(by_out[k])]:
+                by_out[k] = i
+        params = self.comp.parameters
+        param_of_leaf = {self.param_leaf_start[p.parameter_number]: p for p in params
+                         if not p.shape.is_tuple}
+        accepted: dict[int, int] = {}
+        for out_leaf, param_leaf in sorted(self.me.requested_aliases.items()):
+            d, p = by_out.get(out_leaf), param_of_leaf.get(param_leaf)
+            if d is None or p is None or not p.shape.has_default_layout \
+                    or not d.shape.has_default_layout:
+                continue
+            readers = _readers(p)
+            ok = True
+            for u, via in readers:
+                if u.opcode in _PASS_ALONG:
+                    ok = ok and u is not self.comp.root  # the root is copied out at the end
+                elif u is d:
+                    ok = ok and all(j in inplace_operands(d) for j, o in enumerate(d.operands)
+                                    if o is via)
+                elif pos.get(id(u), -1) >= pos[id(d)]:  # (dead users never run)
+                    ok = False
+            if ok:
+                accepted[out_leaf] = param_leaf
+                self.shared.setdefault(id(d), set()).update(
+                    j for j, o in enumerate(d.operands) if any(o is v for _, v in readers))
+        return accepted
+
+    def _producers_into_outputs(self, schedule: list) -> dict[int, set]:
+        """An output kernel that can run in place (inplace.py) on an operand whose only
+        reader it is lets that operand's producer write straight into the output buffer
+        too: a gemm's bias+relu epilogue then updates the gemm's result where it lies,
+        and the product never needs scratch memory. Extends self.direct; returns the
+        operand indices each output kernel now reads through its output pointer."""
+        pos = {id(i): k for k, i in enumerate(schedule)}
+        shared: dict[int, set] = {}
+        work = list(self.direct.items())
+        while work:
+            key, leaf = work.pop()
+            d = self._by_id[key]
+            for j in inplace_operands(d):
+                o = d.operands[j]
+                if o.opcode in ALIAS_OPS or o.opcode == "while" or id(o) in self.direct \
+                        or any(u is not d for u in o.users if id(u) in pos):
+                    continue
+                self.direct[id(o)] = leaf
+                shared[id(d)] = {k for k, x in enumerate(d.operands) if x is o}
+                work.append((id(o), leaf))
+                break
+        return shared
+
+    def shared_operands(self, instr: Instruction) -> set:
+        return self.shared.get(id(instr), set())
+
     def _direct_outputs(self) -> dict[int, int]:
         """id(instr) -> output leaf index, for array kernels that are root leaves once."""
+        self._by_id = {id(i): i for i in self.comp.instructions}
         leaves: list = []
 
         def walk(i: Instruction):
@@ -327,7 +442,12 @@ class ProgramEmitter:
         name = me.unique(f"k.{instr.name}")
         outer, cost = kernel_cost(instr)
         parallel = me.use_threads and outer >= 2 and cost >= me.parallel_threshold
-        kernel = emit_kernel(self.llmod, instr, name, parallel=parallel)
+        first_leaf, leaf = [], 0
+        for o in instr.operands:
+            first_leaf.append(leaf)
+            leaf += len(o.shape.leaves())
+        shared = frozenset(first_leaf[j] for j in self.shared_operands(instr))
+        kernel = emit_kernel(self.llmod, instr, name, parallel=parallel, shared_inputs=shared)
         if parallel:
             self.run_parallel(kernel.wrapper, ptrs, outer, cost)
         else:
