@@ -74,17 +74,30 @@ def mlp_step(params, x, y):
     return [(w - 0.1 * gw, b - 0.1 * gb) for (w, b), (gw, gb) in zip(params, grads)]
 
 
-def test_row_softmax_is_two_kernels():
+def test_row_softmax_is_one_kernel():
+    n, ops = kernels_of(softmax, rng.random((64, 100), f32))
+    # row fusion: per row, max and sum of exp with the row in cache, then the row of output
+    assert n == 1, ops
+    assert ops == ["fusion:divide"]
+
+
+def test_row_softmax_without_row_fusion_is_two_kernels(monkeypatch):
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_disable_hlo_passes=row-fusion")
     n, ops = kernels_of(softmax, rng.random((64, 100), f32))
     # one pass computing row max and row sum of exp (multi-output), one elementwise pass
     assert n == 2, ops
     assert ops == ["fusion:tuple", "fusion:divide"]
 
 
-def test_layernorm_gelu_is_two_kernels():
+def test_rows_too_long_for_the_cache_stay_two_kernels():
+    n, ops = kernels_of(softmax, rng.random((2, 32768), f32))   # 128 KB rows
+    assert ops == ["fusion:tuple", "fusion:divide"]
+
+
+def test_layernorm_gelu_is_one_kernel():
     n, ops = kernels_of(layernorm_gelu, rng.random((64, 100), f32), rng.random(100, f32),
                         rng.random(100, f32))
-    assert n == 2, ops  # {mean, variance} per row, then normalize + gelu
+    assert n == 1, ops  # per row: mean, variance; then normalize + gelu
 
 
 def test_dense_layer_is_gemm_plus_one_epilogue():

@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "10"  # bump when generated code changes meaning, to invalidate disk caches
+CODEGEN_VERSION = "10"  # (the key also hashes xlapy's sources: see source_fingerprint)
 
 
 def default_num_threads() -> int:
@@ -37,6 +37,25 @@ def default_num_threads() -> int:
             raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, got '{value}'")
         return max(n, 1)
     return os.cpu_count() or 1
+
+
+_SOURCE_HASH: list = []
+
+
+def source_fingerprint() -> str:
+    """A hash of xlapy's own source files: the disk cache never serves code compiled by
+    another version of the compiler (a changed pass or emitter changes every key)."""
+    if not _SOURCE_HASH:
+        root = pathlib.Path(__file__).resolve().parents[2]
+        h = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                pass
+        _SOURCE_HASH.append(h.hexdigest()[:16])
+    return _SOURCE_HASH[0]
 
 
 def cache_dir() -> pathlib.Path | None:
@@ -58,6 +77,7 @@ class CpuCompiler(Compiler):
         h = hashlib.sha256()
         h.update(module.to_string(print_metadata=False).encode())
         h.update(f"|{num_threads}|{threshold}|{profile}|{CODEGEN_VERSION}|".encode())
+        h.update(source_fingerprint().encode())
         h.update(jit.target_description().encode())
         return h.hexdigest()
 

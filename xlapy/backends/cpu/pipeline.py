@@ -9,6 +9,8 @@
                     small one
   gemm-update-fusion W - c*(A.B) becomes one gemm with alpha/beta (training updates)
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
+  row-fusion        a row reduction merges into its elementwise consumer: one kernel that
+                    works row by row with the row in cache (softmax, layernorm)
   dce               whatever fusion left unused
 
 Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped; observers receive the
@@ -22,6 +24,7 @@ from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
 from xlapy.backends.cpu.gemm_update import GemmUpdateFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
+from xlapy.passes.row_fusion import RowFusion
 from xlapy.passes.transpose_folding import TransposeFolding
 
 
@@ -30,7 +33,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
-                            FusionPass(), DCE()],
+                            FusionPass(), RowFusion(), DCE()],
                     verify=verify, observers=list(observers))
 
 

@@ -160,8 +160,20 @@ def tanh(c, x):
     z = x * x
     small = c.fma(z * x, c.horner(z, COEFFS['tanh_' + ('f32' if c.f32 else 'f64')][0]), x)
     ax = c.select(ax.lt(big), ax, big)
-    t = _expm1(c, ax + ax)
-    res = c.select(ax.lt(0.55), small, c.copysign(t / (t + 2.0), x))
+    if c.f32:
+        # |x| >= 0.55: tanh = 1 - 2 / (exp(2|x|) + 1); exp's argument is in [1.1, 20], so
+        # 2^n needs no overflow or subnormal care (cheaper than expm1, same accuracy here)
+        y = ax + ax
+        n = c.rint(y * LOG2E)
+        l2h, l2l = _ln2(c)
+        r = c.fma(n, -l2l, c.fma(n, -l2h, y))
+        e = c.fma(r * r, c.horner(r, COEFFS['exp_f32'][0]), r) + 1.0
+        e = e * c.pow2i(c.to_int(n))
+        big_res = 1.0 - 2.0 / (e + 1.0)
+    else:
+        t = _expm1(c, ax + ax)
+        big_res = t / (t + 2.0)
+    res = c.select(ax.lt(0.55), small, c.copysign(big_res, x))
     res = c.select(x.eq(0.0), x, res)         # tanh(-0) = -0
     return c.select(c.isnan(x), x, res)
 
