@@ -22,7 +22,7 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         f"Measured {stamp} with `make bench` (`.venv/bin/python benchmarks/run.py"
         f"{' --quick' if quick else ''}`) on {limits['cpu']}, {limits['cores']} cores. Machine "
         f"limits measured in the same run: copy bandwidth {limits['copy_bandwidth_GBps']:.1f} "
-        f"GB/s (read + write of a {'64' if quick else '256'} MB array), gemm "
+        f"GB/s (read + write of a {'64' if quick else '256'} MB array, copied by all cores at once), gemm "
         f"{limits['gemm_GFLOPs']:.0f} GFLOP/s (NumPy's BLAS). Times are the best of repeated "
         "calls (first call excluded); ratios below 1 mean xlapy is faster.",
         "",

@@ -152,3 +152,22 @@ def test_row_kernel_loops_over_rows_then_elements(tmp_path, monkeypatch):
     np.testing.assert_allclose(f(x), np.full((64, 48), 1 / 48, f32))
     ir = next(tmp_path.glob("*ir-no-opt.ll")).read_text()
     assert "row.header" in ir
+
+
+def test_softmax_row_kernel_keeps_exp_in_a_row_buffer(tmp_path, monkeypatch):
+    """exp(x - max) feeds the row sum and the output: computed once, kept in a row buffer."""
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_dump_to={tmp_path}")
+
+    def softmax(x):
+        e = xnp.exp(x - xnp.max(x, -1, keepdims=True))
+        return e / xnp.sum(e, -1, keepdims=True)
+
+    x = np.random.default_rng(2).standard_normal((33, 70)).astype(f32)
+    lowered = xp.jit(softmax).lower(x)
+    got = lowered.compile()(x)
+    ir = next(tmp_path.glob("*ir-no-opt.ll")).read_text()
+    assert '%"row.' in ir and "alloca float, i64 70" in ir
+    assert ir.count('call float @"xlapy.exp.f32"') == 17   # 16 vector lanes + the tail
+    np.testing.assert_allclose(got, _interp(lowered.module, x), rtol=2e-6, atol=1e-7)

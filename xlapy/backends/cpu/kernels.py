@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.row_kernel import RowPlan
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
 from xlapy.backends.llvm.loops import c64, for_range, linear_of, loop_nest
@@ -178,25 +179,13 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
                              source_etype=T.storage_type(shape.element_type))
                 T.store(b, v, addr, shape.element_type)
 
-    hoisted = [] if flat or instr.opcode != "fusion" else row_values(instr.fused_computation,
-                                                                     loop_shape)
+    rows = None if flat or instr.opcode != "fusion" else \
+        RowPlan.make(instr.fused_computation, loop_shape)
     if flat:
         with for_range(b, start, end, name="flat") as i:
             store_outputs([i])
-    elif hoisted:
-        # row by row: the values broadcast along the minor dimension (row statistics) are
-        # computed once per row, then the row's elements in an inner (vectorizable) loop
-        minor = loop_shape.minor_to_major[0]
-        outer = Shape.array(loop_shape.element_type,
-                            tuple(1 if d == minor else n for d, n in enumerate(loop_shape.dims)),
-                            loop_shape.minor_to_major)
-        with loop_nest(b, outer, start, end) as index, em.scope():
-            for x, dims in hoisted:
-                gens[id(x)]([index[d] for d in dims])
-            with for_range(b, 0, loop_shape.dims[minor], name="row") as j:
-                full = list(index)
-                full[minor] = j
-                store_outputs(full)
+    elif rows is not None:
+        rows.emit(b, em, gens, start, end, store_outputs)
     else:
         with loop_nest(b, loop_shape, start, end) as index:
             store_outputs(index)
@@ -204,41 +193,6 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     outer, cost = kernel_cost(instr)
     wrapper = parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
-
-
-def row_values(comp, loop_shape: Shape) -> list:
-    """(instruction, dims) for each value of `comp` that a row broadcast repeats along the
-    loop's minor dimension and that costs a reduction to compute (row fusion, see
-    passes/row_fusion.py): the kernel computes it once per row, at index [row[d] for d in
-    dims], and the broadcast's per-element calls then hit the emitter's cache."""
-    if loop_shape.rank < 2 or loop_shape.minor_to_major[-1] == loop_shape.minor_to_major[0]:
-        return []
-    minor = loop_shape.minor_to_major[0]
-    out, seen = [], set()
-    for i in comp.post_order():
-        if i.opcode != "broadcast" or i.shape.dims != loop_shape.dims:
-            continue
-        dims = tuple(i.attrs["dimensions"])
-        x = i.operands[0]
-        if minor in dims or not dims or id(x) in seen or not _computes_reduce(x):
-            continue
-        seen.add(id(x))
-        out.append((x, dims))
-    order = {id(i): k for k, i in enumerate(comp.post_order())}
-    return sorted(out, key=lambda xd: order[id(xd[0])])
-
-
-def _computes_reduce(x) -> bool:
-    stack, seen = [x], set()
-    while stack:
-        i = stack.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
-        if i.opcode in ("reduce", "reduce-window", "dot"):
-            return True
-        stack.extend(i.operands)
-    return False
 
 
 def _flatten(v):
