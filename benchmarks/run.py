@@ -144,9 +144,34 @@ def build(quick: bool, with_torch: bool = True):
         }
         for name, _, inputs, _, fns in W:
             f = jax_fns[name]
-            fns["jax"] = (lambda f: lambda *a: jax.block_until_ready(f(*a)))(f)
+            # JAX computes on its own buffers: the inputs are placed there once, as a JAX
+            # user holds them (otherwise every call would also copy them from NumPy)
+            on_device = [jax.device_put(a) for a in inputs]
+            fns["jax"] = (lambda f, d: lambda *a: jax.block_until_ready(f(*d)))(f, on_device)
     except ImportError:
         pass
+    # The same MLP step as a training loop writes it: the new weights are fed back and the
+    # old ones donated (xlapy updates them in place; JAX reuses their device buffers).
+    n_par = 6
+    xs = [a.copy() for a in mlp]
+    x_step = xp.jit(xl_mlp, donate_argnums=tuple(range(n_par)))
+
+    def x_loop():
+        xs[:n_par] = x_step(*xs)
+    fns = {"numpy": lambda: np_mlp_step(*mlp), "xlapy": x_loop}
+    try:
+        import jax
+        j_step = jax.jit(grad_steps(jax.grad, make_numpy_like(jax.numpy)["xent"])[1],
+                         donate_argnums=tuple(range(n_par)))
+        js = [jax.device_put(a) for a in mlp]
+
+        def j_loop():
+            js[:n_par] = j_step(*js)
+            jax.block_until_ready(js[0])
+        fns["jax"] = j_loop
+    except ImportError:
+        pass
+    add("MLP step, weights donated", "4,5", (), 0, fns)
     try:
         import numexpr as ne
         for name, _, inputs, _, fns in W:

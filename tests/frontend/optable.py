@@ -41,10 +41,9 @@ test_numpy_ops.py::test_deviation_*:
     NumPy on the same values in float32, float32 results rounded to bfloat16. Promotion
     with bfloat16 follows JAX's lattice (NumPy has none): ints, bools and Python scalars
     keep bfloat16, bfloat16 + float16 -> float32.
-  - jit passes Python scalar arguments as strong 0-d arrays (JAX keeps them weakly typed):
-    jit(lambda x, s: x * s)(x_f32, 2.0) is float64 where x_f32 * 2.0 is float32 (xfail test
-    test_python_scalar_arguments_stay_weak_under_jit). Scalars closed over or written in
-    the function are weak, as in NumPy.
+  - Python int/float arguments to jit are weakly typed, as in JAX:
+    jit(lambda x, s: x * s)(x_f32, 2.0) is float32 (test_python_scalar_arguments_stay_weak_
+    under_jit). Scalars closed over or written in the function are weak, as in NumPy.
 """
 
 from __future__ import annotations

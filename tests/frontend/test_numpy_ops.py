@@ -274,14 +274,24 @@ def test_promotion_examples():
     assert [o.dtype for o in out] == [np.float64, np.float32, np.int32]
 
 
-@pytest.mark.xfail(strict=False, reason="jit passes Python scalar arguments as strong 0-d "
-                   "arrays (float64/int64); JAX keeps them weakly typed. Needs a weak_type "
-                   "flag on ShapedArray, set by jit for Python scalars and read by "
-                   "xlapy.numpy's promotion (frontend core, not the NumPy layer)")
 def test_python_scalar_arguments_stay_weak_under_jit():
     x = np.ones(2, np.float32)
     assert xp.jit(lambda v, s: v * s, backend="interpreter")(x, 2.0).dtype == np.float32
     assert xp.jit(lambda v, s: v + s, backend="interpreter")(x.astype(np.int8), 3).dtype == np.int8
+
+
+def test_weak_scalar_arguments_match_jax_and_propagate_through_scalar_arithmetic():
+    jax = pytest.importorskip("jax")
+    x = np.arange(4, dtype=np.float32) / 3
+    for fn in (lambda v, s: v * s, lambda v, s: (s * 2 + 1) * v, lambda v, s: v - s / 3):
+        got = xp.jit(fn)(x, 0.7)
+        want = np.asarray(jax.jit(fn)(x, 0.7))
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    # a strong 0-d array still promotes, as in NumPy and JAX
+    assert xp.jit(lambda v, s: v * s)(x, np.float64(0.7)).dtype == np.float64
+    # alone, a Python float computes in float64 (NumPy's default; JAX without x64: float32)
+    assert xp.jit(lambda s: s * 2)(0.5).dtype == np.float64
 
 
 # ---- broadcasting -------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ class TracerError(XlapyError):
 class ShapedArray:
     shape: tuple
     dtype: np.dtype
+    # a Python int/float passed to jit: like a Python scalar, it takes the type of the
+    # arrays it meets (x_f32 * s stays f32), as JAX's weak types
+    weak_type: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))

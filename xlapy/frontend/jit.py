@@ -225,7 +225,7 @@ class JitFunction:
         flat, in_tree = pytree.flatten((dyn_args, dyn_kwargs))
         arrays = [_as_array(x, self.__name__) for x in flat]
         return self._lower(arrays, in_tree, static, self._arg_names(args, kwargs, static_nums),
-                           self._donated_leaves(args, static_nums))
+                           self._donated_leaves(args, static_nums), _weak_flags(flat))
 
     def _donated_leaves(self, args, static_nums) -> list[int]:
         """Flat leaf indices of the arguments named in donate_argnums."""
@@ -247,8 +247,9 @@ class JitFunction:
             leaf += k
         return out
 
-    def _lower(self, arrays, in_tree, static, names, donated=()) -> Lowered:
-        avals = [ShapedArray(a.shape, a.dtype) for a in arrays]
+    def _lower(self, arrays, in_tree, static, names, donated=(), weak=None) -> Lowered:
+        weak = weak or (False,) * len(arrays)
+        avals = [ShapedArray(a.shape, a.dtype, w) for a, w in zip(arrays, weak)]
 
         def traced(*dyn_args, **dyn_kwargs):
             a, kw = self._rebuild(static, dyn_args, dyn_kwargs)
@@ -281,12 +282,13 @@ class JitFunction:
         if any(isinstance(x, Tracer) for x in flat):
             return self.fun(*args, **kwargs)  # inside another trace: trace through
         arrays = [_as_array(x, self.__name__) for x in flat]
-        key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend)
+        weak = _weak_flags(flat)
+        key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, arrays, in_tree, static,
                                   self._arg_names(args, kwargs, static_nums),
-                                  self._donated_leaves(args, static_nums))
+                                  self._donated_leaves(args, static_nums), weak)
             if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
                     and in_tree == pytree.flatten((tuple(args), {}))[1]):
                 self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
@@ -295,9 +297,9 @@ class JitFunction:
         leaves = list(out) if n != 1 else [out]
         return pytree.unflatten(entry.out_tree, leaves)
 
-    def _compile(self, key, arrays, in_tree, static, names, donated=()) -> _Entry:
+    def _compile(self, key, arrays, in_tree, static, names, donated=(), weak=None) -> _Entry:
         t0 = time.perf_counter()
-        lowered = self._lower(arrays, in_tree, static, names, donated)
+        lowered = self._lower(arrays, in_tree, static, names, donated, weak)
         compiled = lowered.compile()
         entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
                        lowered.module, lowered)
@@ -313,8 +315,8 @@ class JitFunction:
         if not self._signatures:
             return "first call"
         prev, _ = self._signatures[-1]
-        tree, sig, static, backend = key
-        ptree, psig, pstatic, pbackend = prev
+        tree, sig, static, backend, weak = key
+        ptree, psig, pstatic, pbackend, pweak = prev
         if tree != ptree:
             return "the argument structure (pytree) changed"
         if static != pstatic:
@@ -326,6 +328,8 @@ class JitFunction:
                 return f"{name} changed dtype from {dtype_name(pd)} to {dtype_name(d)}"
             if s != ps:
                 return f"{name} changed shape from {list(ps)} to {list(s)}"
+        if weak != pweak:
+            return "a Python scalar argument became an array, or the reverse"
         return "a new signature"
 
     def clear_cache(self) -> None:
@@ -372,6 +376,11 @@ def _leaf_paths(tree, path: str):
 def _leaf_names(base: str, value) -> list[str]:
     return [f"argument '{base}'" if p == base else f"argument '{base}' ({p})"
             for p in _leaf_paths(value, base)]
+
+
+def _weak_flags(flat) -> tuple:
+    """Which leaves are Python ints or floats (weakly typed under jit, as in JAX)."""
+    return tuple(type(x) in (int, float) for x in flat)
 
 
 def _as_tuple(x) -> tuple:

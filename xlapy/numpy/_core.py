@@ -82,6 +82,8 @@ def dtype_of(x) -> np.dtype:
 
 def _promotion_arg(x):
     if isinstance(x, Tracer):
+        if x.aval.weak_type and x.dtype.kind in "iuf":  # a Python scalar passed to jit
+            return 0.0 if x.dtype.kind == "f" else 0
         return x.dtype
     if isinstance(x, _PY_SCALARS):
         return x  # weak

@@ -28,7 +28,8 @@ def check_same(name: str, *avals: ShapedArray) -> ShapedArray:
         if a.shape != a0.shape or a.dtype != a0.dtype:
             raise ShapeError(f"{name}: operands must have the same shape and dtype, got "
                              f"{', '.join(str(a) for a in avals)}")
-    return a0
+    weak = all(a.weak_type for a in avals)
+    return a0 if a0.weak_type == weak else ShapedArray(a0.shape, a0.dtype, weak)
 
 
 def is_float(dtype) -> bool:
