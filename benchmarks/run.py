@@ -53,7 +53,17 @@ def machine_limits(quick: bool) -> dict:
     x = np.random.default_rng(0).standard_normal((m, m)).astype(f32)
     tg = measure(lambda: x @ x, min_time=0.3)
     return {"copy_bandwidth_GBps": bw / 1e9, "gemm_GFLOPs": 2 * m ** 3 / tg.best / 1e9,
-            "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+            "cpu": _cpu_name(), "cores": os.cpu_count()}
+
+
+def _cpu_name() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip() + f" ({platform.machine()})"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def systems():
