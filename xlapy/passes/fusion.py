@@ -125,7 +125,7 @@ def _is_epilogue(consumer: Instruction, producer: Instruction) -> bool:
     return consumer.opcode in ELEMENTWISE
 
 
-def _reaches(src: Instruction, dst: Instruction, skip_edge_to: Instruction) -> bool:
+def _reaches(src: Instruction, dst: Instruction, skip_edge_to: Instruction | None) -> bool:
     """Is there a path src -> ... -> dst not using the direct edge src -> skip_edge_to?"""
     stack = [u for u in src.users if u is not skip_edge_to]
     seen = set()
@@ -458,16 +458,8 @@ def _real_operands(c: Instruction, p: Instruction) -> list[Instruction]:
 
 
 def _reaches_any(src: Instruction, dst: Instruction) -> bool:
-    stack, seen = list(src.users), set()
-    while stack:
-        n = stack.pop()
-        if n is dst:
-            return True
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        stack.extend(n.users)
-    return False
+    """Is there any path src -> ... -> dst?"""
+    return _reaches(src, dst, None)
 
 
 def _key(i: Instruction):

@@ -61,7 +61,8 @@ def target_description() -> str:
             f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}")
 
 
-def _capsule_pointer(capsule) -> int:
+def capsule_pointer(capsule) -> int:
+    """The C pointer inside a Cython __pyx_capi__ capsule (scipy's BLAS/LAPACK functions)."""
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype = ctypes.c_char_p
     get_name.argtypes = [ctypes.py_object]
@@ -102,7 +103,7 @@ def _register_symbols() -> None:
         return
     from scipy.linalg import cython_blas  # LP64 Fortran BLAS inside scipy
     for name in ("sgemm", "dgemm"):
-        llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_blas.__pyx_capi__[name]))
+        llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_blas.__pyx_capi__[name]))
 
 
 _THROTTLING_AVX512 = ("skylake-avx512", "cascadelake", "cooperlake", "knl", "knm")

@@ -21,7 +21,6 @@ links in any process.
 
 from __future__ import annotations
 
-import ctypes
 import re
 
 import llvmlite.binding as llvm
@@ -36,20 +35,11 @@ from xlapy.backends.llvm.loops import c64, linear_of
 _POTRF = {"f32": "xlapy_spotrf", "f64": "xlapy_dpotrf"}
 
 
-def _capsule_pointer(capsule) -> int:
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype = ctypes.c_char_p
-    get_name.argtypes = [ctypes.py_object]
-    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
-    get_ptr.restype = ctypes.c_void_p
-    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return get_ptr(capsule, get_name(capsule))
-
-
 def _register_symbols() -> None:
     from scipy.linalg import cython_lapack  # imported only when a Cholesky is compiled
+    from xlapy.backends.cpu.jit import capsule_pointer
     for name in ("spotrf", "dpotrf"):
-        llvm.add_symbol(f"xlapy_{name}", _capsule_pointer(cython_lapack.__pyx_capi__[name]))
+        llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_lapack.__pyx_capi__[name]))
 
 
 def _lazy() -> None:
