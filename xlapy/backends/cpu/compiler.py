@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "11"  # (the key also hashes xlapy's sources: see source_fingerprint)
+CODEGEN_VERSION = "10"  # (the key also hashes xlapy's sources: see source_fingerprint)
 
 
 def default_num_threads() -> int:
@@ -131,7 +131,6 @@ class CpuCompiler(Compiler):
         spec = ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
         spec.aliases = dict(emitter.aliases)
-        spec.serial_blas = emitter.split_gemms > 0
         _warn_unused_donations(emitter)
         spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,
                                 "llvm_optimize_and_codegen": t3 - t2}

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable
-from xlapy.backends.cpu.blas_threads import serial_blas
 from xlapy.backends.cpu.jit import LoadedObject
 from xlapy.backends.cpu.trampoline import MAX_LEAVES, trampoline
 from xlapy.hlo.ir import Module
@@ -40,7 +39,6 @@ class ExecutableSpec:
     profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
     compile_seconds: dict | None = None  # time per compilation phase
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
-    serial_blas: bool = False  # gemms are split over xlapy's pool: BLAS runs single-threaded
 
     @staticmethod
     def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
@@ -125,14 +123,6 @@ class CpuExecutable(Executable):
         return raw[offset:offset + self.spec.arena_size] if self.spec.arena_size else raw
 
     def run(self, *args):
-        if self.spec.serial_blas:
-            with serial_blas():
-                return self._run(*args)
-        return self._run(*args)
-
-    __call__ = run
-
-    def _run(self, *args):
         tramp = self._trampoline
         if tramp is not None and len(args) == len(self._fast_params):
             for a, (dims, dtype) in zip(args, self._fast_params):
@@ -158,6 +148,8 @@ class CpuExecutable(Executable):
                     return _unflatten(self.spec.result_shape, outs)
                 return outs[0]
         return self._execute(self.check_arguments(args))
+
+    __call__ = run
 
     # Output recycling: a large result the caller has dropped is reused as the next call's
     # output buffer, instead of mapping (and page-faulting in) fresh memory every call. A

@@ -97,8 +97,7 @@ def emit_gemm_update(pe, instr, dest, operands) -> bool:
     plan = plan_for(attrs, a.shape, b.shape, instr.shape)
     if plan is None:
         return False
-    # W is copied into the result first, unless it already is the result's buffer
-    init = None if 0 in pe.shared_operands(instr) else operands[0]
-    emit_gemm(pe, plan, dest[0], operands[1], operands[2], alpha=cfg["alpha"], beta=1.0,
-              init_from=init)
+    if 0 not in pe.shared_operands(instr):  # else W already is the result's buffer
+        pe.memcpy(dest[0], operands[0], instr.shape.byte_size)
+    emit_gemm(pe, plan, dest[0], operands[1], operands[2], alpha=cfg["alpha"], beta=1.0)
     return True

@@ -86,13 +86,10 @@ def _numpy_openblas():
     for path in glob.glob(pattern):
         try:
             lib = ctypes.CDLL(path)
-            found = {n: ctypes.cast(getattr(lib, f"scipy_{n}_64_"), ctypes.c_void_p).value
-                     for n in ("sgemm", "dgemm")}
+            return {n: ctypes.cast(getattr(lib, f"scipy_{n}_64_"), ctypes.c_void_p).value
+                    for n in ("sgemm", "dgemm")}
         except (OSError, AttributeError):
             continue
-        from xlapy.backends.cpu import blas_threads
-        blas_threads.register(lib)
-        return found
     return None
 
 

@@ -142,7 +142,6 @@ class ModuleEmitter:
         self.aliases: dict[int, int] = {}
         self._programs: dict[int, ir.Function] = {}
         self._names: set[str] = set()
-        self.split_gemms = 0  # gemms run as slices on the pool (gemm.py): BLAS must be serial
 
     def _profile_table(self, name: str):
         g = self._profile_globals.get(name)
