@@ -117,3 +117,42 @@ print("child-status", os.waitstatus_to_exitcode(status))
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)
     assert "child-status 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_jobs_of_different_sizes_under_contention_never_hang(tmp_path):
+    """Regression: a worker still looping on a finished job could compare-and-swap the old
+    claim word after the caller had written the next job's fields (before publishing it),
+    run a chunk of the new job twice and push `done` past the chunk count, so the caller
+    waited forever. It showed with a 2-chunk job followed by a many-chunk job while
+    OpenBLAS's own spinning workers kept descheduling xlapy's (about one run in two of this
+    loop hung before the fix). The loop runs in a child process with a deadline."""
+    script = tmp_path / "stress.py"
+    script.write_text(f"""
+import os, numpy as np
+os.environ["XLAPY_NUM_THREADS"] = "2"
+os.environ["XLAPY_CACHE_DIR"] = {str(tmp_path)!r}
+import xlapy as xp, xlapy.numpy as xnp
+rng = np.random.default_rng(0)
+x = rng.standard_normal((2, 300000)).astype(np.float32)
+y = rng.standard_normal((1000, 1000)).astype(np.float32)
+a = rng.standard_normal((256, 256)).astype(np.float32)
+def f(x, y):
+    s = xnp.sum(x * x, -1)             # a row reduction of 2 rows: a job of 2 chunks
+    return xnp.tanh(y) * s[0] + s[1]   # then an elementwise job of many chunks
+g = xp.jit(f)
+want = np.tanh(y) * np.sum(x * x, -1)[0] + np.sum(x * x, -1)[1]
+for i in range(15000):
+    out = g(x, y)
+    if i % 3 == 0:
+        a @ a                          # OpenBLAS's threads wake up and spin
+scale = float(np.sum(x * x))           # |out| is at most about this: absolute tolerance
+print("max-error", float(np.max(np.abs(out - want))) / scale)
+""")
+    try:
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              timeout=150)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the thread pool hung (the caller waited for a chunk count never reached)")
+    assert proc.returncode == 0, proc.stderr
+    err = float(proc.stdout.split("max-error")[1])
+    assert err < 1e-4

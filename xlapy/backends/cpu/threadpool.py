@@ -9,7 +9,9 @@ workers. Design, for robustness on busy machines:
   - the caller publishes a job and immediately works on it itself;
   - chunks are claimed with a compare-and-swap on one 64-bit word holding
     (job generation << 32 | next chunk), so a worker that wakes up late can never run a
-    chunk of the wrong job, and a descheduled worker simply takes fewer chunks;
+    chunk of the wrong job, and a descheduled worker simply takes fewer chunks; a new job
+    first closes that word (new generation, no chunk left) and only then writes its fields,
+    so a worker holding a stale copy of the word fails its compare-and-swap;
   - the caller waits only for chunks that were claimed, never for idle workers: a worker
     the OS has not scheduled yet costs nothing (libgomp's static fork-join waits for every
     thread at the barrier, which multiplies run time when other processes load the CPU);
@@ -164,6 +166,14 @@ def _build_ir() -> str:
     got = b.extract_value(b.cmpxchg(g_busy, c32(0), c32(1), sc, sc), 1)
     b.cbranch(got, locked, serial)  # another job runs (nested or concurrent): go serial
     b.position_at_end(locked)
+    # Close the claim word first (new generation, no chunk claimable) and only then rewrite
+    # the job's fields: a worker still looping on the previous job may have read the old
+    # claim word and be about to compare-and-swap it; changing the word makes that CAS fail.
+    # (Without this, such a worker could claim a chunk index of the old generation after the
+    # new job's fields were written, run a chunk of the new job twice and overshoot `done`,
+    # leaving the caller waiting forever for done == nchunks.)
+    new_gen = b.add(b.lshr(b.load_atomic(claim, sc, 8, typ=I64), c64(32)), c64(1))
+    b.store_atomic(b.or_(b.shl(new_gen, c64(32)), c64(0xFFFFFFFF)), claim, sc, 8)
     b.store(fn_a, g_fn)
     b.store(ctx_a, g_ctx)
     b.store(n_a, g_n)
@@ -172,7 +182,6 @@ def _build_ir() -> str:
     b.store(nchunks, g_nchunks)
     b.store_atomic(c64(0), g_done, sc, 8)
     b.store_atomic(c32(0), g_fin, sc, 4)
-    new_gen = b.add(b.lshr(b.load_atomic(claim, sc, 8, typ=I64), c64(32)), c64(1))
     b.store_atomic(b.shl(new_gen, c64(32)), claim, sc, 8)   # publishes the job
     b.atomic_rmw("add", g_wake, c32(1), sc)
     futex(b, g_wake, _FUTEX_WAKE, c32(0x7FFFFFFF))
