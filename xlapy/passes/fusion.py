@@ -125,6 +125,20 @@ def _is_epilogue(consumer: Instruction, producer: Instruction) -> bool:
     return consumer.opcode in ELEMENTWISE
 
 
+def _regroup(comp, fused: Instruction, offset: int, shape) -> Instruction:
+    """tuple(gte(fused, offset), gte(fused, offset + 1), ...) of tuple shape `shape`: the
+    value an old tuple-shaped instruction had, rebuilt from a multi-output fusion."""
+    elems = []
+    for k, s in enumerate(shape.tuple_shapes):
+        g = Instruction("get-tuple-element", s, [fused], {"index": k + offset},
+                        "get-tuple-element")
+        comp.add_instruction(g)
+        elems.append(g)
+    t = Instruction("tuple", shape, elems, name="tuple")
+    comp.add_instruction(t)
+    return t
+
+
 def _reaches(src: Instruction, dst: Instruction, skip_edge_to: Instruction | None) -> bool:
     """Is there a path src -> ... -> dst not using the direct edge src -> skip_edge_to?"""
     stack = [u for u in src.users if u is not skip_edge_to]
@@ -386,25 +400,9 @@ class FusionPass:
                     if old is not fused:
                         u.replace_operand_with(old, fused)
                     continue
-                elems = []
-                for k, s in enumerate(old_shape.tuple_shapes):
-                    g = Instruction("get-tuple-element", s, [fused], {"index": k + offset},
-                                    "get-tuple-element")
-                    comp.add_instruction(g)
-                    elems.append(g)
-                t = Instruction("tuple", old_shape, elems, name="tuple")
-                comp.add_instruction(t)
-                u.replace_operand_with(old, t)
+                u.replace_operand_with(old, _regroup(comp, fused, offset, old_shape))
             if was_root:
-                elems = []
-                for k, s in enumerate(old_shape.tuple_shapes):
-                    g = Instruction("get-tuple-element", s, [fused], {"index": k + offset},
-                                    "get-tuple-element")
-                    comp.add_instruction(g)
-                    elems.append(g)
-                t = Instruction("tuple", old_shape, elems, name="tuple")
-                comp.add_instruction(t)
-                comp.root = t
+                comp.root = _regroup(comp, fused, offset, old_shape)
             return
         g = Instruction("get-tuple-element", old_shape, [fused], {"index": offset},
                         "get-tuple-element")

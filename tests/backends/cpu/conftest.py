@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pathlib
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -26,6 +28,21 @@ from xlapy.hlo import parse
 from xlapy.hlo.parser import parse_file
 
 CORPUS = pathlib.Path(__file__).resolve().parents[2] / "hlo"
+
+
+def _register_optable() -> None:
+    """optable.py, importable by this directory's tests as `xlapy_tests_cpu_optable` (under a
+    private name: tests/frontend has an optable module too, and pytest runs with
+    --import-mode=importlib, which puts no test directory on sys.path)."""
+    name = "xlapy_tests_cpu_optable"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, pathlib.Path(__file__).with_name("optable.py"))
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+
+
+_register_optable()
 
 
 @pytest.fixture(scope="session", autouse=True)

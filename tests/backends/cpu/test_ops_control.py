@@ -7,9 +7,6 @@ unknown custom-call target (a LoweringError naming it, not a crash).
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -19,18 +16,7 @@ from xlapy.errors import XlapyError
 from xlapy.hlo import parse
 
 
-def _load_optable():
-    """optable.py under a private name (tests/frontend has an optable module too)."""
-    name = "xlapy_tests_cpu_optable"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, pathlib.Path(__file__).with_name("optable.py"))
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-O = _load_optable()
+import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
 RNG = np.random.default_rng(31)
 
 

@@ -10,26 +10,12 @@ compare within a relative tolerance of about n * eps; NaN and inf positions must
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 
-def _load_optable():
-    """optable.py under a private name (tests/frontend has an optable module too)."""
-    name = "xlapy_tests_cpu_optable"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, pathlib.Path(__file__).with_name("optable.py"))
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-O = _load_optable()
+import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
 
 # f16/bf16 sums accumulate in f32 and round once (test_low_precision_sums_accumulate_in_f32);
 # the remaining difference is one rounding and another summation order.

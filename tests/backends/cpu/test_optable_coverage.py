@@ -6,27 +6,15 @@ dedicated test (optable.ELSEWHERE) or is listed, with the reason, as unsupported
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import re
-import sys
 
 from xlapy.hlo.opcodes import OPCODES
 
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def _load_optable():
-    """optable.py under a private name (tests/frontend has an optable module too)."""
-    name = "xlapy_tests_cpu_optable"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, HERE / "optable.py")
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-O = _load_optable()
+import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
 _GROUPS = {"ELEMENTWISE": O.ELEMENTWISE, "OTHER_OPS": O.OTHER_OPS, "ELSEWHERE": O.ELSEWHERE,
            "UNSUPPORTED": O.UNSUPPORTED}
 

@@ -53,30 +53,30 @@ def _ints(xs) -> tuple:
     return tuple(int(x) for x in xs)
 
 
+class _IntTuples:
+    """Dimension-number fields are stored as tuples of Python ints, whatever was passed."""
+
+    def __post_init__(self):
+        for f in self.__dataclass_fields__:
+            object.__setattr__(self, f, _ints(getattr(self, f)))
+
+
 @dataclass(frozen=True)
-class GatherDimensionNumbers:
+class GatherDimensionNumbers(_IntTuples):
     offset_dims: tuple
     collapsed_slice_dims: tuple
     start_index_map: tuple
     operand_batching_dims: tuple = ()
     start_indices_batching_dims: tuple = ()
 
-    def __post_init__(self):
-        for f in self.__dataclass_fields__:
-            object.__setattr__(self, f, _ints(getattr(self, f)))
-
 
 @dataclass(frozen=True)
-class ScatterDimensionNumbers:
+class ScatterDimensionNumbers(_IntTuples):
     update_window_dims: tuple
     inserted_window_dims: tuple
     scatter_dims_to_operand_dims: tuple
     operand_batching_dims: tuple = ()
     scatter_indices_batching_dims: tuple = ()
-
-    def __post_init__(self):
-        for f in self.__dataclass_fields__:
-            object.__setattr__(self, f, _ints(getattr(self, f)))
 
 
 def _gather_dn_of(sdn: ScatterDimensionNumbers) -> GatherDimensionNumbers:

@@ -1,0 +1,103 @@
+"""Where the MLP training step's time goes (the row where xlapy trails JAX).
+
+    .venv/bin/python benchmarks/mlp_breakdown.py
+
+Prints (1) the per-instruction time of xlapy's compiled step (--xla_hlo_profile cycle
+counters, per step), (2) NumPy's BLAS on each of the step's eight gemm shapes alone, (3) one
+of the step's elementwise kernels alone, before and after BLAS calls (OpenBLAS's workers
+keep spinning after a call and take the core from xlapy's pool), and (4) the step itself, xlapy and JAX alternating. Informative only: timings on a shared
+machine move by a few percent between runs.
+"""
+import os
+import sys
+import time
+
+os.environ.setdefault("XLAPY_FLAGS", "--xla_hlo_profile")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+
+import xlapy as xp  # noqa: E402
+import xlapy.numpy as xnp  # noqa: E402
+from workloads import grad_steps, make_numpy_like, mlp_params, one_hot  # noqa: E402
+
+# (name, lhs shape, rhs shape, lhs transposed, rhs transposed) of the step's gemms
+GEMMS = [("fwd 1", (256, 784), (784, 1024), False, False),
+         ("fwd 2", (256, 1024), (1024, 1024), False, False),
+         ("fwd 3", (256, 1024), (1024, 10), False, False),
+         ("dh2 = g3 w3^T", (256, 10), (1024, 10), False, True),
+         ("dh1 = g2 w2^T", (256, 1024), (1024, 1024), False, True),
+         ("dW1 = x^T g1", (256, 784), (256, 1024), True, False),
+         ("dW2 = h1^T g2", (256, 1024), (256, 1024), True, False),
+         ("dW3 = h2^T g3", (256, 1024), (256, 10), True, False)]
+
+
+def best(f, n=30):
+    f()
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
+    return min(ts)
+
+
+def time_relu(rng) -> float:
+    """One of the step's elementwise kernels (multiply_fusion.5: relu(h + b)) alone."""
+    h = rng.standard_normal((256, 1024)).astype(np.float32)
+    bias = rng.standard_normal(1024).astype(np.float32)
+    relu = xp.jit(lambda h, b: (lambda v: v * (v > 0))(h + b))
+    return best(lambda: relu(h, bias), 200)
+
+
+def main() -> int:
+    rng = np.random.default_rng(0)
+    flags, os.environ["XLAPY_FLAGS"] = os.environ["XLAPY_FLAGS"], ""
+    print(f"relu(h + b) 256x1024 alone, before any BLAS call: {time_relu(rng) * 1e6:.1f} us")
+    os.environ["XLAPY_FLAGS"] = flags
+    args = (*mlp_params(rng), rng.standard_normal((256, 784)).astype(np.float32),
+            one_hot(rng, 256, 10))
+    _, step = grad_steps(xp.grad, make_numpy_like(xnp)["xent"])
+    compiled = xp.jit(step).lower(*args).compile()
+    exe = compiled.executable
+    for _ in range(3):
+        compiled(*args)
+    exe.profile(reset=True)
+    n = 20
+    for _ in range(n):
+        compiled(*args)
+    print("xlapy step, per instruction (profiled build, per step):")
+    for r in exe.profile():
+        print(f"  {r['instruction'][:32]:32s} {r['opcode']:12s} {r['seconds'] / n * 1e3:7.3f} ms")
+    print("NumPy's BLAS on the same gemm shapes, alone:")
+    total = 0.0
+    for name, sa, sb, ta, tb in GEMMS:
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        a, b = (a.T if ta else a), (b.T if tb else b)
+        t = best(lambda: a @ b)
+        total += t
+        flops = 2 * a.shape[0] * a.shape[1] * b.shape[1]
+        print(f"  {name:16s} {t * 1e3:7.3f} ms  {flops / t / 1e9:6.1f} GFLOP/s")
+    print(f"  total {total * 1e3:.2f} ms")
+    os.environ["XLAPY_FLAGS"] = ""  # the rest is timed without the profiling counters
+    print(f"relu(h + b) 256x1024 alone, right after BLAS calls: {time_relu(rng) * 1e6:.1f} us")
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return 0
+    fx = xp.jit(grad_steps(xp.grad, make_numpy_like(xnp)["xent"])[1])
+    fj = jax.jit(grad_steps(jax.grad, make_numpy_like(jnp)["xent"])[1])
+    jargs = [jax.device_put(a) for a in args]
+    rounds = {"xlapy": [], "jax": []}
+    for _ in range(5):
+        rounds["jax"].append(best(lambda: jax.block_until_ready(fj(*jargs)), 20))
+        rounds["xlapy"].append(best(lambda: fx(*args), 20))
+    for k, v in rounds.items():
+        print(f"step {k:6s} " + " ".join(f"{t * 1e3:.2f}" for t in v) + " ms (best of 20, 5 rounds)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
