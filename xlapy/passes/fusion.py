@@ -307,7 +307,8 @@ class FusionPass:
         return new
 
     @staticmethod
-    def _renumber(fc: Computation, fusion: Instruction, operands: list, keep: list) -> None:
+    def _renumber(fc: Computation, fusion: Instruction, operands: list, keep: list,
+                  dedupe: bool = True) -> None:
         old_params = list(fc.parameters)
         dead = [p for k, p in enumerate(old_params) if k not in keep]
         for p in dead:
@@ -321,8 +322,9 @@ class FusionPass:
             fc.parameters.append(p)
         fusion.replace_operands([operands[k] for k in keep])
         # topological order inside the fused computation, then merge duplicated copies
-        fc.instructions = fc.post_order()
-        _dedupe(fc)
+        if dedupe:
+            fc.instructions = fc.post_order()
+            _dedupe(fc)
 
     # ---- multi-output fusion of dependent reductions --------------------------------------------
     def _multi_output(self, comp: Computation) -> bool:
@@ -366,7 +368,9 @@ class FusionPass:
         for k, idx in feeds.items():
             fc.parameters[k].replace_all_uses_with(cloned[0] if idx is None else cloned[idx])
         keep = [k for k in range(len(new_operands)) if k not in feeds]
-        self._renumber(fc, consumer, new_operands, keep)
+        # no dedupe yet: a cloned root identical to one of the consumer's instructions would
+        # be merged away before the tuple below refers to it
+        self._renumber(fc, consumer, new_operands, keep, dedupe=False)
         old_root = fc.root
         old_elems = list(old_root.operands) if consumer.shape.is_tuple else [old_root]
         elems = cloned + old_elems

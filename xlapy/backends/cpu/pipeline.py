@@ -11,6 +11,8 @@
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
   row-fusion        a row reduction merges into its elementwise consumer: one kernel that
                     works row by row with the row in cache (softmax, layernorm)
+  column-fusion     an elementwise kernel and a column reduction over the same data become
+                    one multi-output kernel (a layer's gradient and its bias gradient)
   dce               whatever fusion left unused
 
 Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped; observers receive the
@@ -23,6 +25,7 @@ from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
 from xlapy.backends.cpu.gemm_update import GemmUpdateFusion
+from xlapy.passes.column_fusion import ColumnFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
 from xlapy.passes.row_fusion import RowFusion
 from xlapy.passes.transpose_folding import TransposeFolding
@@ -33,7 +36,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
-                            FusionPass(), RowFusion(), DCE()],
+                            FusionPass(), RowFusion(), ColumnFusion(), DCE()],
                     verify=verify, observers=list(observers))
 
 
