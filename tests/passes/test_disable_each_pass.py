@@ -23,7 +23,7 @@ CORPUS = pathlib.Path(__file__).parents[1] / "hlo"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 PASSES = ["call-inliner", "fusion-inliner", "algsimp", "constant_folding", "cse", "dce",
           "tuple-simplifier", "transpose-folding", "reduction-splitter", "gemm-update-fusion",
-          "fusion", "row-fusion"]
+          "fusion", "row-fusion", "column-fusion"]
 RUNNABLE = [(e, f) for e in MANIFEST for k, f in e["files"].items()
             if f.endswith(".hlo") and e.get("expect") != "unsupported-custom-call"]
 NATIVE_SUBSET = {"mlp_train_step.hlo", "cnn_train_step.opt.hlo", "fori_loop.hlo"}
@@ -43,6 +43,15 @@ def _inputs(entry):
     specs = entry.get("inputs", [])
     return [a.view(ml_dtypes.bfloat16) if i < len(specs) and specs[i].get("stored_as") == "uint16"
             else a for i, a in enumerate(arrays)]
+
+
+def test_every_pipeline_pass_is_listed():
+    from xlapy.backends.cpu.pipeline import cpu_pipeline
+
+    def names(pipeline):
+        for p in pipeline.passes:
+            yield from names(p) if hasattr(p, "passes") else [p.name]
+    assert set(names(cpu_pipeline())) == set(PASSES)
 
 
 @pytest.mark.parametrize("disabled", PASSES)
