@@ -260,8 +260,9 @@ class ProgramEmitter:
             self.vals[id(instr)] = self.emit_instruction(instr)
         # copy root leaves that are not already in place
         root_leaves = flatten(self.vals[id(comp.root)])
+        in_place = set(self.direct.values()) | set(self.direct_elems.values())
         for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
-            if k not in self.direct.values():
+            if k not in in_place:
                 self.memcpy(self.table_entry(self.outs_tbl, k), ptr, shape.byte_size)
         self.b.ret_void()
         return self.fn
@@ -352,6 +353,16 @@ class ProgramEmitter:
             if i is not None and count[id(i)] == 1 and i.opcode not in ALIAS_OPS \
                     and i.opcode != "while":
                 out[id(i)] = k
+        # elements of multi-output kernels (a fusion with a flat tuple result) that are root
+        # leaves once: the kernel writes them straight into the caller's output too
+        elems: dict = {}
+        for k, i in enumerate(leaves):
+            if i is not None and i.opcode == "get-tuple-element":
+                src = i.operands[0]
+                if src.opcode == "fusion" and all(not e.is_tuple for e in src.shape.tuple_shapes):
+                    key = (id(src), i.attrs["index"])
+                    elems[key] = None if key in elems else k
+        self.direct_elems = {key: k for key, k in elems.items() if k is not None}
         return out
 
     def dest_leaves(self, instr: Instruction) -> list:
@@ -359,8 +370,10 @@ class ProgramEmitter:
             return [self.table_entry(self.outs_tbl, self.direct[id(instr)])]
         offset = self.assignment.offset(instr)
         out = []
-        for n in leaf_sizes(instr.shape):
-            out.append(self.arena_ptr(offset))
+        for j, n in enumerate(leaf_sizes(instr.shape)):
+            leaf = self.direct_elems.get((id(instr), j)) if instr.shape.is_tuple else None
+            out.append(self.arena_ptr(offset) if leaf is None
+                       else self.table_entry(self.outs_tbl, leaf))
             offset += _align(max(n, 1))
         return out
 
