@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.gemm_kernel import use_own_gemm
 from xlapy.backends.cpu.program import custom_emitter
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, for_range
 
 _GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm"}
+GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
 
 
 def _matrix(shape, batch, rows, cols):
@@ -81,7 +83,82 @@ def emit_dot(pe, instr, dest, operands) -> bool:
 
 
 def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
-              beta: float = 0.0) -> None:
+              beta: float = 0.0, cin_ptr=None) -> None:
+    """out = alpha * (lhs . rhs) + beta * cin, where cin (an array laid out like out)
+    defaults to out itself; through xlapy's own gemm (gemm_kernel.py) or BLAS."""
+    m, n, k = plan["m"], plan["n"], plan["k"]
+    if m == 0 or n == 0:
+        return
+    if k > 0 and use_own_gemm():
+        _emit_own_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr)
+        return
+    if beta != 0.0 and cin_ptr is not None:
+        # BLAS updates C in place: start it from cin
+        pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * (4 if plan["t"] == "f32" else 8))
+    _emit_blas_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta)
+
+
+def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr) -> None:
+    from xlapy.backends.cpu import gemm_kernel as gk
+    b = pe.b
+    t = plan["t"]
+    esize = 4 if t == "f32" else 8
+    m, n, k = plan["m"], plan["n"], plan["k"]
+    # element strides (row, column) of each matrix; cin is laid out like the output
+    sa = (k, 1) if plan["lhs_rm"] else (1, m)
+    sb = (n, 1) if plan["rhs_rm"] else (1, k)
+    sc = (n, 1) if plan["out_rm"] else (1, m)
+    # few columns: compute C^T = B^T . A^T, so the micro-tile's long side runs along M
+    swap = n < 2 * gk.NV * gk.lanes(t, gk.vector_bits()) and m > n
+    me = pe.me
+    chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
+    rows = n if swap else m
+    ws = me.scratch(b, pe.arena, gk.workspace_bytes(t, gk.vector_bits(), rows, k, chunks))
+    slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
+    name = f"xlapy_gemm_{t}"
+    fn = pe.llmod.globals.get(name) or ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR]),
+                                                   name)
+
+    def put(slot, value):
+        at = b.gep(slots, [c64(gk.SLOT[slot])], source_etype=T.I64)
+        if isinstance(value, int):
+            value = c64(value)
+        elif isinstance(value, float):
+            value = b.bitcast(ir.Constant(T.F64, value), T.I64)
+        elif value.type != T.I64:
+            value = b.ptrtoint(value, T.I64)
+        b.store(value, at)
+
+    if swap:
+        dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
+    else:
+        dims, a_str, b_str, c_str = (m, n), sa, sb, sc
+    for slot, value in (("M", dims[0]), ("N", dims[1]), ("K", k), ("rsa", a_str[0]),
+                        ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),
+                        ("ldcin", c_str[0]), ("cscin", c_str[1]), ("ldc", c_str[0]),
+                        ("csc", c_str[1]), ("ws", ws), ("chunks", chunks),
+                        ("alpha", float(alpha)), ("beta", float(beta))):
+        put(slot, value)
+
+    def call(lhs, rhs, out, cin):
+        put("A", rhs if swap else lhs)
+        put("B", lhs if swap else rhs)
+        put("C", out)
+        put("Cin", cin)
+        b.call(fn, [slots])
+
+    cin_ptr = out_ptr if cin_ptr is None else cin_ptr
+    if plan["batch"] == 1:
+        call(lhs_ptr, rhs_ptr, out_ptr, cin_ptr)
+        return
+    with for_range(b, 0, plan["batch"], name="batch") as i:
+        def at(p, elems):
+            return b.gep(p, [b.mul(i, c64(elems * esize))], source_etype=T.I8)
+        call(at(lhs_ptr, m * k), at(rhs_ptr, k * n), at(out_ptr, m * n), at(cin_ptr, m * n))
+
+
+def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
+                    beta: float) -> None:
     """out = alpha * (lhs . rhs) + beta * out, through BLAS."""
     b = pe.b
     t = plan["t"]
@@ -91,8 +168,6 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
     gemm = pe.llmod.globals.get(name) or ir.Function(
         pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 13), name)
     m, n, k = plan["m"], plan["n"], plan["k"]
-    if m == 0 or n == 0:
-        return
     if plan["out_rm"]:
         # C^T (N x M, col-major, ld N) = B^T (N x K) * A^T (K x M)
         first, second = rhs_ptr, lhs_ptr

@@ -6,8 +6,9 @@ weight; the gradient itself was just written by a gemm. Rewriting
     subtract(W, multiply(broadcast(c), dot(A, B)))   ->   custom-call "__xlapy$gemm_update"
                                                            (W, A, B), alpha = -c
 
-lets the backend copy W into the result and run gemm with alpha and beta = 1, so the
-gradient never goes to memory. Also add(W, ...) (alpha = +c) and subtract(W, dot) (alpha
+lets the backend run one gemm with alpha and beta = 1 that reads W and writes the new
+weight (xlapy's gemm does it in one pass; with BLAS, W is first copied into the result), so
+the gradient never goes to memory. Also add(W, ...) (alpha = +c) and subtract(W, dot) (alpha
 = -1). Applies to f32/f64 dots the gemm emitter handles, whose result and product have
 no other users, with W of the same shape and layout. The reference interpreter evaluates
 the custom-call too (interpreter/xlapy_calls.py), so optimized modules stay checkable.
@@ -97,7 +98,11 @@ def emit_gemm_update(pe, instr, dest, operands) -> bool:
     plan = plan_for(attrs, a.shape, b.shape, instr.shape)
     if plan is None:
         return False
-    if 0 not in pe.shared_operands(instr):  # else W already is the result's buffer
+    # W is read where it lies (cin) unless it already is the result's buffer
+    same_layout = w.shape.minor_to_major == instr.shape.minor_to_major
+    if not same_layout and 0 not in pe.shared_operands(instr):
         pe.memcpy(dest[0], operands[0], instr.shape.byte_size)
-    emit_gemm(pe, plan, dest[0], operands[1], operands[2], alpha=cfg["alpha"], beta=1.0)
+    cin = operands[0] if same_layout and 0 not in pe.shared_operands(instr) else None
+    emit_gemm(pe, plan, dest[0], operands[1], operands[2], alpha=cfg["alpha"], beta=1.0,
+              cin_ptr=cin)
     return True

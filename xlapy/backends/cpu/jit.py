@@ -10,6 +10,8 @@ name, so cached object files stay valid across processes (addresses differ per p
                                 else the one inside scipy (scipy.linalg.cython_blas, LP64)
   xlapy_parallel_for            xlapy's thread pool (threadpool.py), registered when the
                                 first object that calls it is loaded
+  xlapy_gemm_f32 / _f64         xlapy's own gemm (gemm_kernel.py), built, cached and
+                                registered when the first object that calls it is loaded
 
 Optimization flags: -O3 with loop and SLP vectorization, for the host's features; no
 fast-math flags are ever put on instructions, so results follow IEEE semantics.
@@ -57,8 +59,10 @@ def target_machine():
 def target_description() -> str:
     """Identifies the code generation target (part of every cache key)."""
     _init()
+    from xlapy.backends.cpu.gemm_kernel import use_own_gemm
     return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|blas{BLAS_INT_BITS}|"
-            f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}")
+            f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}|"
+            f"gemm={'xlapy' if use_own_gemm() else 'blas'}")
 
 
 def capsule_pointer(capsule) -> int:
@@ -150,12 +154,14 @@ def _ensure_pool_symbol() -> None:
     _pool_registered = True
 
 
-def optimize(module_ref) -> None:
+def optimize(module_ref, light: bool = False) -> None:
+    """-O3 with the vectorizers and unrolling; `light`: -O2 without them, for code that is
+    vectorized by hand (the gemm kernel), where they only cost compile time."""
     tm = target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_unrolling = True
+    pto = llvm.create_pipeline_tuning_options(speed_level=2 if light else 3)
+    pto.loop_vectorization = not light
+    pto.slp_vectorization = not light
+    pto.loop_unrolling = not light
     pb = llvm.create_pass_builder(tm, pto)
     pm = pb.getModulePassManager()
     pm.run(module_ref, pb)
@@ -175,12 +181,12 @@ def parse_ir(text: str):
     return mod
 
 
-def compile_to_object(text: str, dump=None) -> bytes:
+def compile_to_object(text: str, dump=None, light: bool = False) -> bytes:
     """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR before and
     after optimization and the assembly, when given."""
     with _lock:  # llvmlite's global context is not thread safe
         mod = parse_ir(text)
-        optimize(mod)
+        optimize(mod, light)
         tm = target_machine()
         if dump is not None:
             optimized_ir = str(mod)
@@ -192,21 +198,21 @@ def compile_to_object(text: str, dump=None) -> bytes:
         return tm.emit_object(mod)
 
 
-def cached_object(text: str) -> bytes:
-    """compile_to_object for the runtime's own fixed modules (trampoline, thread pool),
+def cached_object(text: str, light: bool = False) -> bytes:
+    """compile_to_object for the runtime's own fixed modules (trampoline, thread pool, gemm),
     through the disk cache, so a new process does not run LLVM for them again."""
     import hashlib
     import os
     from xlapy.backends.cpu.compiler import cache_dir
     root = cache_dir()
-    key = hashlib.sha256((text + target_description()).encode()).hexdigest()
+    key = hashlib.sha256((text + target_description() + f"|light={light}").encode()).hexdigest()
     path = root / f"runtime-{key}.o" if root is not None else None
     if path is not None:
         try:
             return path.read_bytes()
         except OSError:
             pass
-    obj = compile_to_object(text)
+    obj = compile_to_object(text, light=light)
     if path is not None:
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -227,10 +233,14 @@ class LoadedObject:
             uses_pool = b"xlapy_parallel_for" in obj
         if uses_pool:
             _ensure_pool_symbol()
-        for name, register in LAZY_SYMBOLS.items():
+        for name, register in list(LAZY_SYMBOLS.items()):
             if name not in _lazy_done and name.encode() in obj:
-                register()
-                _lazy_done.add(name)
+                _lazy_done.add(name)  # first: the object defining the symbol mentions it too
+                try:
+                    register()
+                except BaseException:
+                    _lazy_done.discard(name)
+                    raise
         with _lock:
             self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

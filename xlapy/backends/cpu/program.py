@@ -142,6 +142,20 @@ class ModuleEmitter:
         self.aliases: dict[int, int] = {}
         self._programs: dict[int, ir.Function] = {}
         self._names: set[str] = set()
+        self._scratch: ir.GlobalVariable | None = None
+        self._scratch_bytes = 0
+
+    def scratch(self, b: ir.IRBuilder, arena, nbytes: int):
+        """Pointer to a scratch region of at least nbytes at the end of the arena, shared by
+        every user (the gemm's packing buffers): they run one at a time. Its offset is
+        only known once the whole module is emitted, so the code loads it from a global."""
+        if self._scratch is None:
+            self._scratch = ir.GlobalVariable(self.llmod, T.I64, "xlapy.scratch_offset")
+            self._scratch.global_constant = True
+            self._scratch.linkage = "internal"
+        self._scratch_bytes = max(self._scratch_bytes, nbytes)
+        offset = b.load(self._scratch, typ=T.I64)
+        return b.gep(arena, [offset], inbounds=True, source_etype=T.I8)
 
     def _profile_table(self, name: str):
         g = self._profile_globals.get(name)
@@ -177,6 +191,10 @@ class ModuleEmitter:
     def emit(self, entry_name: str = "xlapy_entry") -> str:
         fn = self.program(self.hlo.entry, entry_name)
         fn.linkage = "external"
+        if self._scratch is not None:
+            offset = -(-self.arena_size // 64) * 64
+            self._scratch.initializer = ir.Constant(T.I64, offset)
+            self.arena_size = offset + self._scratch_bytes
         return str(self.llmod)
 
 

@@ -1,0 +1,121 @@
+"""xlapy's own gemm (gemm_kernel.py): the kernel against NumPy in float64 on shapes with
+edges, every transposition, alpha/beta with a separate Cin, one or several chunks and a
+transposed C; and whole programs compiled with XLAPY_GEMM=xlapy against the interpreter."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.backends.cpu import gemm_kernel as gk
+from xlapy.backends.cpu import jit
+from xlapy.errors import XlapyError
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    out = {}
+    for t in ("f32", "f64"):
+        lib = jit.LoadedObject(jit.cached_object(gk.build_ir(gk.vector_bits(), t), light=True))
+        out[t] = (lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}")))
+    return out
+
+
+def _run(kernels, a, b, c, alpha, beta, cin, chunks):
+    t = "f32" if a.dtype == np.float32 else "f64"
+    es = a.itemsize
+    m, k = a.shape
+    ws = np.empty(gk.workspace_bytes(t, gk.vector_bits(), m, k, chunks), np.uint8)
+    slots = (ctypes.c_int64 * len(gk.ARGS))()
+    vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
+                csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
+                csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // es,
+                cscin=cin.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
+                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks)
+    for name, v in vals.items():
+        slots[gk.SLOT[name]] = v
+    doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
+    doubles[gk.SLOT["alpha"]], doubles[gk.SLOT["beta"]] = alpha, beta
+    kernels[t][1](ctypes.addressof(slots))
+
+
+SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
+          (1030, 70, 9)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", SHAPES, ids=[f"{m}x{k}x{n}" for m, k, n in SHAPES])
+def test_kernel_matches_numpy(kernels, dtype, m, k, n):
+    rng = np.random.default_rng(m * 1000 + k + n)
+    for ta, tb, chunks, c_transposed, (alpha, beta) in [
+            (False, False, 1, False, (1.0, 0.0)), (True, False, 2, False, (-0.5, 1.0)),
+            (False, True, 3, True, (2.0, 0.25)), (True, True, 2, True, (1.0, 0.0)),
+            (False, False, 2, False, (0.5, -1.0))]:
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+        a, b = (a.T if ta else a), (b.T if tb else b)
+        cin = rng.standard_normal((m, n)).astype(dtype)
+        c = np.empty((n, m), dtype).T if c_transposed else np.empty((m, n), dtype)
+        if beta == 0.0:
+            c[...] = np.nan   # beta 0: C's old contents (and Cin) must not be read
+            cin = c
+        _run(kernels, a, b, c, alpha, beta, cin, chunks)
+        want = alpha * (a.astype(np.float64) @ b.astype(np.float64))
+        if beta:
+            want = want + beta * cin
+        tol = (3e-5 if dtype == np.float32 else 1e-12) * np.sqrt(k)
+        np.testing.assert_allclose(c, want, rtol=tol, atol=tol,
+                                   err_msg=f"ta={ta} tb={tb} chunks={chunks} alpha={alpha} "
+                                           f"beta={beta} C transposed={c_transposed}")
+
+
+def test_result_may_overwrite_cin(kernels):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((70, 300)), rng.standard_normal((300, 90))
+    w = rng.standard_normal((70, 90))
+    want = w - 0.1 * (a @ b)
+    _run(kernels, a, b, w, -0.1, 1.0, w, 2)   # in place: W' = W - 0.1 A.B into W
+    np.testing.assert_allclose(w, want, rtol=1e-12, atol=1e-12)
+
+
+def _programs():
+    f32 = np.float32
+    rng = np.random.default_rng(1)
+
+    def mlp_step(w1, b1, w2, b2, x, y):
+        def loss(w1, b1, w2, b2):
+            h = xnp.maximum(x @ w1 + b1, 0)
+            return xnp.sum((h @ w2 + b2 - y) ** 2)
+        g = xp.grad(loss, argnums=(0, 1, 2, 3))(w1, b1, w2, b2)
+        return tuple(p - 0.01 * d for p, d in zip((w1, b1, w2, b2), g))
+    mlp_args = (rng.standard_normal((100, 200)).astype(f32) * f32(0.1), np.zeros(200, f32),
+                rng.standard_normal((200, 10)).astype(f32) * f32(0.1), np.zeros(10, f32),
+                rng.standard_normal((64, 100)).astype(f32), rng.standard_normal((64, 10)).astype(f32))
+    batched = (lambda a, b: xnp.einsum("bij,bkj->bik", a, b),
+               (rng.standard_normal((3, 40, 70)), rng.standard_normal((3, 50, 70))))
+    transposed = (lambda a, b: xnp.transpose(a) @ b,
+                  (rng.standard_normal((300, 80)).astype(f32), rng.standard_normal((300, 90)).astype(f32)))
+    return {"mlp step": (mlp_step, mlp_args), "batched f64": batched, "transposed": transposed}
+
+
+@pytest.mark.parametrize("name", list(_programs()))
+def test_programs_with_xlapy_gemm_match_the_interpreter(name, monkeypatch):
+    fn, args = _programs()[name]
+    want = xp.jit(fn, backend="interpreter")(*args)
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    compiled = xp.jit(fn).lower(*args).compile()
+    assert b"xlapy_gemm_f" in compiled.executable.spec.obj   # the program calls the kernel
+    got = compiled(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_bad_xlapy_gemm_setting_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("XLAPY_GEMM", "mkl")
+    with pytest.raises(XlapyError, match="XLAPY_GEMM must be 'blas' or 'xlapy'"):
+        xp.jit(lambda a, b: a @ b)(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))

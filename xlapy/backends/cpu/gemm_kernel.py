@@ -1,0 +1,472 @@
+"""xlapy's own gemm: packed, register-blocked matrix multiplication in LLVM IR.
+
+    void xlapy_gemm_f32(ptr args)        args: GemmArgs slots (see ARGS below)
+    void xlapy_gemm_f64(ptr args)
+
+computes, for row-major C (M x N, row stride ldc):
+
+    C = alpha * A.B + beta * Cin         (beta == 0: Cin is not read; Cin may be C)
+
+where A (M x K) and B (K x N) are read through element strides (rsa, csa), (rsb, csb), so
+any transposition is just other strides. It is the classic Goto/BLIS algorithm: B is
+packed in KC x NR slivers, A in MR x KC slivers, and an MR x NR micro-kernel keeps its
+MR * NR / VL accumulators in vector registers while it streams both slivers (one vector
+load of B and one broadcast of A per FMA row). Tiles at the edges are zero-padded in the
+packed copies and stored through a small buffer.
+
+Why not only BLAS: the result goes where the program wants it, in one pass. A plain dot
+writes C once (OpenBLAS first zeroes C, then accumulates into it); a weight update
+W' = W + alpha * A.B reads W and writes W' in that same pass (with BLAS, W is first copied
+into W' and the gemm then reads W' back); and the gemm runs on xlapy's thread pool, so no
+second set of threads (OpenBLAS's, which keep spinning after a call) competes with the
+pool's next kernels.
+
+Measured on the 2-core AVX-512 machine (`.venv/bin/python benchmarks/gemm_kernel.py`): on
+the MLP step's five big shapes, one thread 151-190 GFLOP/s against OpenBLAS's 145-167, two
+threads at OpenBLAS's 300-330 (within run-to-run noise). Inside the 784-1024-1024-10 MLP
+training step the profiled gemms took 8.5 ms against OpenBLAS's 8.8 and the elementwise
+kernels 0.37 ms against 0.59, but `make bench`'s MLP rows came out level (1.02-1.15 of JAX
+against OpenBLAS's 1.04-1.11 over four alternating runs), so it is opt-in:
+XLAPY_GEMM=xlapy (use_own_gemm).
+
+Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
+the scratch space `ws` (panels split across threads), then C's columns are split in
+`chunks` ranges, each packing its own B slivers into its slice of `ws` (the program takes
+`ws` from the end of its arena: gemms run one at a time).
+
+The code is built once per process (and cached on disk, like the thread pool): its shape
+parameters are run-time arguments, so no module pays for compiling a gemm.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from llvmlite import ir
+
+from xlapy.backends.llvm.loops import c64, for_range
+
+I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
+
+# argument slots (8 bytes each): integers, pointers, then alpha and beta as doubles
+ARGS = ("M", "N", "K", "A", "rsa", "csa", "B", "rsb", "csb", "Cin", "ldcin", "cscin", "C",
+        "ldc", "csc", "ws", "chunks", "alpha", "beta")
+SLOT = {name: k for k, name in enumerate(ARGS)}
+
+MR = 12          # rows of the micro-tile
+NV = 2           # vectors per micro-tile row
+KC = 256         # depth of a packed sliver
+MC = 192         # rows of A packed at a time
+NC = 1024        # columns of B packed at a time
+
+
+def lanes(t: str, vector_bits: int) -> int:
+    return vector_bits // (32 if t == "f32" else 64)
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+def b_slice_bytes(t: str, vector_bits: int) -> int:
+    """Packing space for B slivers, per chunk."""
+    esize = 4 if t == "f32" else 8
+    return _round_up(esize * KC * (NC + NV * lanes(t, vector_bits)), 64) + 64
+
+
+def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int) -> int:
+    """Scratch one call needs: all of A packed once (shared by the chunks), then each chunk's
+    B slivers."""
+    esize = 4 if t == "f32" else 8
+    shared = _round_up(esize * _round_up(m, MR) * _round_up(k, KC), 64)
+    return 64 + shared + chunks * b_slice_bytes(t, vector_bits)
+
+
+@functools.lru_cache(maxsize=None)
+def build_ir(vector_bits: int, t: str) -> str:
+    m = ir.Module(f"xlapy_gemm_{t}")
+    _Gemm(m, t, lanes(t, vector_bits), vector_bits).build()
+    return str(m)
+
+
+def use_own_gemm() -> bool:
+    """XLAPY_GEMM=blas (the default: NumPy's OpenBLAS) or xlapy (this kernel). Not the
+    default yet: alone it matches OpenBLAS with two threads and beats it with one, but
+    inside the MLP training step it measured no faster (see the module docstring)."""
+    choice = os.environ.get("XLAPY_GEMM", "blas").strip().lower()
+    if choice not in ("xlapy", "blas"):
+        from xlapy.errors import XlapyError
+        raise XlapyError(f"XLAPY_GEMM must be 'blas' or 'xlapy', got '{choice}'")
+    return choice == "xlapy"
+
+
+def vector_bits() -> int:
+    from xlapy.backends.cpu.jit import preferred_vector_width
+    return preferred_vector_width() or 256
+
+
+_LOADED: list = []
+
+
+def _register(t: str) -> None:
+    import llvmlite.binding as llvm
+    from xlapy.backends.cpu import jit
+    lib = jit.LoadedObject(jit.cached_object(build_ir(vector_bits(), t), light=True))
+    _LOADED.append(lib)  # keeps the code alive for the process
+    llvm.add_symbol(f"xlapy_gemm_{t}", lib.address(f"xlapy_gemm_{t}"))
+
+
+def _lazy_symbols() -> None:
+    from xlapy.backends.cpu import jit
+    for t in ("f32", "f64"):
+        jit.LAZY_SYMBOLS[f"xlapy_gemm_{t}"] = functools.partial(_register, t)
+
+
+_lazy_symbols()
+
+
+class _Gemm:
+    def __init__(self, m: ir.Module, t: str, vl: int, vector_bits: int):
+        self.m, self.t, self.vl = m, t, vl
+        self.fty = ir.FloatType() if t == "f32" else ir.DoubleType()
+        self.vty = ir.VectorType(self.fty, vl)
+        self.nr = NV * vl
+        self.bits = vector_bits
+        self.fmuladd = ir.Function(m, ir.FunctionType(self.vty, [self.vty] * 3),
+                                   f"llvm.fmuladd.v{vl}{t}")
+
+    # ---- helpers --------------------------------------------------------------------------
+    def _fn(self, name, args, ret=VOID):
+        fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.t}.{name}")
+        fn.linkage = "internal"
+        fn.attributes.add("nounwind")
+        width = f'"min-legal-vector-width"="{self.bits}"'
+        pref = f'"prefer-vector-width"="{self.bits}"'
+        fn.attributes._known = fn.attributes._known | {width, pref}
+        fn.attributes.add(width)
+        fn.attributes.add(pref)
+        return fn
+
+    def _at(self, b, p, i):
+        return b.gep(p, [i], source_etype=self.fty)
+
+    def _splat(self, b, x):
+        undef = ir.Constant(self.vty, None)
+        v = b.insert_element(undef, x, ir.Constant(I32, 0))
+        return b.shuffle_vector(v, undef, ir.Constant(ir.VectorType(I32, self.vl), [0] * self.vl))
+
+    @staticmethod
+    def _min(b, x, y):
+        return b.select(b.icmp_signed("<", x, y), x, y)
+
+    # ---- the micro-kernel -----------------------------------------------------------------
+    def micro(self):
+        """micro(kc, ap, bp, tile): tile[MR][NR] = ap-sliver . bp-sliver."""
+        fn = self._fn("micro", [I64, PTR, PTR, PTR])
+        kc, ap, bp, tile = fn.args
+        for a in (ap, bp, tile):
+            a.add_attribute("noalias")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        entry = b.block
+        head, body, done = (fn.append_basic_block(n) for n in ("k.head", "k.body", "k.done"))
+        b.branch(head)
+        b.position_at_end(head)
+        k = b.phi(I64, "k")
+        k.add_incoming(c64(0), entry)
+        zero = ir.Constant(self.vty, [0.0] * self.vl)
+        accs = []
+        for _ in range(MR * NV):
+            p = b.phi(self.vty)
+            p.add_incoming(zero, entry)
+            accs.append(p)
+        b.cbranch(b.icmp_signed("<", k, kc), body, done)
+        b.position_at_end(body)
+        brow = b.mul(k, c64(self.nr))
+        bv = [b.load(self._at(b, bp, b.add(brow, c64(v * self.vl))), typ=self.vty,
+                     align=self.vl * (4 if self.t == "f32" else 8))
+              for v in range(NV)]
+        arow = b.mul(k, c64(MR))
+        new = []
+        for i in range(MR):
+            a = self._splat(b, b.load(self._at(b, ap, b.add(arow, c64(i))), typ=self.fty))
+            for v in range(NV):
+                new.append(b.call(self.fmuladd, [a, bv[v], accs[i * NV + v]]))
+        k.add_incoming(b.add(k, c64(1)), b.block)
+        for p, n in zip(accs, new):
+            p.add_incoming(n, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        for i in range(MR):
+            for v in range(NV):
+                b.store(accs[i * NV + v], self._at(b, tile, c64(i * self.nr + v * self.vl)),
+                        align=self.vl * (4 if self.t == "f32" else 8))
+        b.ret_void()
+        return fn
+
+    # ---- packing ---------------------------------------------------------------------------
+    def pack_b(self):
+        """pack_b(src, rs, cs, kc, nc, dst): dst[jp][k][NR] = src[k*rs + (jp*NR + j)*cs],
+        zero beyond nc."""
+        fn = self._fn("pack_b", [PTR, I64, I64, I64, I64, PTR])
+        src, rs, cs, kc, nc, dst = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        nr = self.nr
+        with for_range(b, 0, nc, nr, name="jp") as jp:
+            width = self._min(b, b.sub(nc, jp), c64(nr))
+            out = self._at(b, dst, b.mul(jp, kc))
+            full = b.and_(b.icmp_signed("==", width, c64(nr)), b.icmp_signed("==", cs, c64(1)))
+            with b.if_else(full) as (then, otherwise):
+                with then:
+                    with for_range(b, 0, kc, name="k") as k:
+                        s = self._at(b, src, b.add(b.mul(k, rs), jp))
+                        d = self._at(b, out, b.mul(k, c64(nr)))
+                        for v in range(NV):
+                            x = b.load(self._at(b, s, c64(v * self.vl)), typ=self.vty, align=1)
+                            b.store(x, self._at(b, d, c64(v * self.vl)), align=1)
+                with otherwise:
+                    whole = b.icmp_signed("==", width, c64(nr))
+                    with b.if_else(whole) as (strided, edge):
+                        with strided:
+                            # B stored transposed: NR column pointers, one element of each
+                            # per k (each column is read contiguously over the k loop)
+                            cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs))
+                                    for j in range(nr)]
+                            with for_range(b, 0, kc, name="kt") as k:
+                                at = b.mul(k, rs)
+                                d = b.mul(k, c64(nr))
+                                vals = [b.load(self._at(b, p, at), typ=self.fty) for p in cols]
+                                for j, x in enumerate(vals):
+                                    b.store(x, self._at(b, out, b.add(d, c64(j))))
+                        with edge:
+                            self._pack_b_columns(b, src, rs, cs, kc, jp, width, out)
+        b.ret_void()
+        return fn
+
+    def _pack_b_columns(self, b, src, rs, cs, kc, jp, width, out):
+        """Column by column, zeros beyond the last column."""
+        nr = self.nr
+        with for_range(b, 0, nr, name="j") as j:
+            inside = b.icmp_signed("<", j, width)
+            base = b.mul(b.select(inside, b.add(jp, j), c64(0)), cs)
+            with for_range(b, 0, kc, name="k") as k:
+                x = b.load(self._at(b, src, b.add(b.mul(k, rs), base)), typ=self.fty)
+                x = b.select(inside, x, ir.Constant(self.fty, 0.0))
+                b.store(x, self._at(b, out, b.add(b.mul(k, c64(nr)), j)))
+
+    def pack_a(self):
+        """pack_a(src, rs, cs, mc, kc, dst): dst[ip][k][MR] = src[(ip*MR + i)*rs + k*cs],
+        zero beyond mc."""
+        fn = self._fn("pack_a", [PTR, I64, I64, I64, I64, PTR])
+        src, rs, cs, mc, kc, dst = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        with for_range(b, 0, mc, MR, name="ip") as ip:
+            out = self._at(b, dst, b.mul(ip, kc))
+            # read along whichever dimension is contiguous in memory
+            with b.if_else(b.icmp_signed("==", rs, c64(1))) as (by_k, by_row):
+                with by_k:
+                    with for_range(b, 0, kc, name="k") as k:
+                        base = b.mul(k, cs)
+                        with for_range(b, 0, MR, name="i") as i:
+                            row = b.add(ip, i)
+                            inside = b.icmp_signed("<", row, mc)
+                            x = b.load(self._at(b, src, b.add(base, b.select(inside, row, c64(0)))),
+                                       typ=self.fty)
+                            x = b.select(inside, x, ir.Constant(self.fty, 0.0))
+                            b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
+                with by_row:
+                    full = b.icmp_signed("<=", b.add(ip, c64(MR)), mc)
+                    with b.if_else(full) as (whole, edge):
+                        with whole:
+                            # MR row pointers; per k one element of each row, stored together
+                            rows = [self._at(b, src, b.mul(b.add(ip, c64(i)), rs))
+                                    for i in range(MR)]
+                            with for_range(b, 0, kc, name="kw") as k:
+                                at = b.mul(k, cs)
+                                d = b.mul(k, c64(MR))
+                                vals = [b.load(self._at(b, r, at), typ=self.fty) for r in rows]
+                                for i, x in enumerate(vals):
+                                    b.store(x, self._at(b, out, b.add(d, c64(i))))
+                        with edge:
+                            self._pack_a_rows(b, src, rs, cs, mc, kc, ip, out)
+        b.ret_void()
+        return fn
+
+    def _pack_a_rows(self, b, src, rs, cs, mc, kc, ip, out):
+        """The last, partial panel of rows (zeros beyond mc)."""
+        with for_range(b, 0, MR, name="i") as i:
+            row = b.add(ip, i)
+            inside = b.icmp_signed("<", row, mc)
+            base = b.mul(b.select(inside, row, c64(0)), rs)
+            with for_range(b, 0, kc, name="k") as k:
+                x = b.load(self._at(b, src, b.add(base, b.mul(k, cs))), typ=self.fty)
+                x = b.select(inside, x, ir.Constant(self.fty, 0.0))
+                b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
+
+    # ---- write-back ------------------------------------------------------------------------
+    def store_tile(self):
+        """store_tile(tile, rows, cols, c, ldc, cin, ldcin, alpha, beta, mode):
+        mode 0: c = alpha*t + beta*cin; 1: c = alpha*t; 2: c += alpha*t."""
+        f = self.fty
+        fn = self._fn("store", [PTR, I64, I64, PTR, I64, I64, PTR, I64, I64, f, f, I32])
+        tile, rows, cols, c, ldc, csc, cin, ldcin, cscin, alpha, beta, mode = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        nr, vl = self.nr, self.vl
+        va, vb = self._splat(b, alpha), self._splat(b, beta)
+        one = {True: ir.Constant(self.vty, [1.0] * vl), False: ir.Constant(f, 1.0)}
+
+        def loops(body):
+            """body(acc, i, col, vector) over the tile: whole vectors for a full tile,
+            element by element at the edges."""
+            full = b.and_(b.icmp_signed("==", rows, c64(MR)), b.icmp_signed("==", cols, c64(nr)))
+            unit = b.and_(b.icmp_signed("==", csc, c64(1)), b.icmp_signed("==", cscin, c64(1)))
+            full = b.and_(full, unit)
+            with b.if_else(full) as (then, otherwise):
+                with then:
+                    with for_range(b, 0, MR, name="vi") as i:
+                        for v in range(NV):
+                            acc = b.load(self._at(b, tile, b.add(b.mul(i, c64(nr)), c64(v * vl))),
+                                         typ=self.vty)
+                            body(acc, i, c64(v * vl), True)
+                with otherwise:
+                    with for_range(b, 0, rows, name="i") as i:
+                        with for_range(b, 0, cols, name="j") as j:
+                            acc = b.load(self._at(b, tile, b.add(b.mul(i, c64(nr)), j)), typ=f)
+                            body(acc, i, j, False)
+
+        def write(src_ptr, src_ld, src_cs, factor):
+            def body(acc, i, col, vector):
+                typ = self.vty if vector else f
+                dst = self._at(b, c, b.add(b.mul(i, ldc), b.mul(col, csc)))
+                value = b.fmul(va if vector else alpha, acc)
+                if src_ptr is not None:
+                    at = b.add(b.mul(i, src_ld), b.mul(col, src_cs))
+                    old = b.load(self._at(b, src_ptr, at), typ=typ, align=1)
+                    fac = factor[vector] if isinstance(factor, dict) else \
+                        (vb if vector else beta)
+                    value = b.fadd(value, b.fmul(fac, old))
+                b.store(value, dst, align=1)
+            loops(body)
+
+        is1 = b.icmp_signed("==", mode, ir.Constant(I32, 1))
+        is2 = b.icmp_signed("==", mode, ir.Constant(I32, 2))
+        with b.if_else(is1) as (m1, rest):
+            with m1:
+                write(None, None, None, None)
+            with rest:
+                with b.if_else(is2) as (m2, m0):
+                    with m2:
+                        write(c, ldc, csc, one)
+                    with m0:
+                        write(cin, ldcin, cscin, "beta")
+        b.ret_void()
+        return fn
+
+    # ---- the two parallel phases ------------------------------------------------------------
+    def _args(self, b, ctx):
+        f = self.fty
+
+        def arg(name, typ=I64):
+            slot = b.gep(ctx, [c64(SLOT[name])], source_etype=I64)
+            if typ is PTR:
+                return b.load(slot, typ=PTR)
+            if typ is I64:
+                return b.load(slot, typ=I64)
+            v = b.load(slot, typ=ir.DoubleType())
+            return b.fptrunc(v, f) if self.t == "f32" else v
+        a = {n: arg(n) for n in ("M", "N", "K", "rsa", "csa", "rsb", "csb", "ldcin", "cscin",
+                                 "ldc", "csc", "chunks")}
+        a.update({n: arg(n, PTR) for n in ("A", "B", "Cin", "C", "ws")})
+        a.update({n: arg(n, f) for n in ("alpha", "beta")})
+        # scratch layout: shared packed A (M rounded to MR, K rounded to KC), then B slivers
+        esize = 4 if self.t == "f32" else 8
+        base = b.and_(b.add(b.ptrtoint(a["ws"], I64), c64(63)), c64(-64))
+        mpad = b.mul(b.sdiv(b.add(a["M"], c64(MR - 1)), c64(MR)), c64(MR))
+        kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))
+        shared = b.and_(b.add(b.mul(b.mul(mpad, kpad), c64(esize)), c64(63)), c64(-64))
+        a["apack"] = b.inttoptr(base, PTR)
+        a["bpack"] = b.inttoptr(b.add(base, shared), PTR)
+        a["mpad"] = mpad
+        return a
+
+    def build(self):
+        micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
+        t, f, nr = self.t, self.fty, self.nr
+
+        # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
+        pack_all = self._fn("pack_all", [PTR, I64, I64])
+        ctx, start, end = pack_all.args
+        b = ir.IRBuilder(pack_all.append_basic_block("entry"))
+        a = self._args(b, ctx)
+        with for_range(b, start, end, name="panel") as p:
+            row = b.mul(p, c64(MR))
+            mc = self._min(b, b.sub(a["M"], row), c64(MR))
+            with for_range(b, 0, a["K"], KC, name="pc") as pc:
+                kc = self._min(b, b.sub(a["K"], pc), c64(KC))
+                src = self._at(b, a["A"], b.add(b.mul(row, a["rsa"]), b.mul(pc, a["csa"])))
+                dst = self._at(b, a["apack"], b.add(b.mul(pc, a["mpad"]), b.mul(row, kc)))
+                b.call(pack_a, [src, a["rsa"], a["csa"], mc, kc, dst])
+        b.ret_void()
+
+        # phase 2: one chunk = a range of C's columns; it packs its own B slivers
+        chunk = self._fn("chunk", [PTR, I64, I64])
+        ctx, start, end = chunk.args
+        b = ir.IRBuilder(chunk.append_basic_block("entry"))
+        a = self._args(b, ctx)
+        M, N, K = a["M"], a["N"], a["K"]
+        tile = b.alloca(f, size=MR * nr)
+        tile.align = 64
+        beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
+        first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
+        per = b.sdiv(b.add(N, b.sub(a["chunks"], c64(1))), a["chunks"])
+        per = b.mul(b.sdiv(b.add(per, c64(nr - 1)), c64(nr)), c64(nr))
+        with for_range(b, start, end, name="chunk") as ch:
+            n0 = self._min(b, b.mul(ch, per), N)
+            n1 = self._min(b, b.add(n0, per), N)
+            bp = b.gep(a["bpack"], [b.mul(ch, c64(b_slice_bytes(t, self.bits)))],
+                       source_etype=ir.IntType(8))
+            with for_range(b, n0, n1, NC, name="jc") as jc:
+                nc = self._min(b, b.sub(n1, jc), c64(NC))
+                with for_range(b, 0, K, KC, name="pc") as pc:
+                    kc = self._min(b, b.sub(K, pc), c64(KC))
+                    bsrc = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
+                    b.call(pack_b, [bsrc, a["rsb"], a["csb"], kc, nc, bp])
+                    mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
+                                    ir.Constant(I32, 2))
+                    ablock = self._at(b, a["apack"], b.mul(pc, a["mpad"]))
+                    with for_range(b, 0, M, MC, name="ic") as ic:
+                        mc = self._min(b, b.sub(M, ic), c64(MC))
+                        ap = self._at(b, ablock, b.mul(ic, kc))
+                        with for_range(b, 0, nc, nr, name="jr") as jr:
+                            cols = self._min(b, b.sub(nc, jr), c64(nr))
+                            with for_range(b, 0, mc, MR, name="ir") as ir_:
+                                rows = self._min(b, b.sub(mc, ir_), c64(MR))
+                                b.call(micro, [kc, self._at(b, ap, b.mul(ir_, kc)),
+                                               self._at(b, bp, b.mul(jr, kc)), tile])
+                                row, col = b.add(ic, ir_), b.add(jc, jr)
+                                cptr = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]),
+                                                                 b.mul(col, a["csc"])))
+                                cin = self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]),
+                                                                  b.mul(col, a["cscin"])))
+                                b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin,
+                                               a["ldcin"], a["cscin"], a["alpha"], a["beta"],
+                                               mode])
+        b.ret_void()
+
+        pool = self.m.globals.get("xlapy_parallel_for") or ir.Function(
+            self.m, ir.FunctionType(VOID, [PTR, PTR, I64, I64]), "xlapy_parallel_for")
+        entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{t}")
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        ctx = entry.args[0]
+        load = lambda name: b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)  # noqa: E731
+        chunks, m = load("chunks"), load("M")
+        panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
+        with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
+            with par:
+                grain = b.sdiv(b.add(panels, c64(4 * 2 - 1)), c64(4 * 2))
+                b.call(pool, [pack_all, ctx, panels, grain])
+                b.call(pool, [chunk, ctx, chunks, c64(1)])
+            with ser:
+                b.call(pack_all, [ctx, c64(0), panels])
+                b.call(chunk, [ctx, c64(0), c64(1)])
+        b.ret_void()
