@@ -8,7 +8,6 @@ All of xlapy's runs come first, then NumPy's: OpenBLAS's threads keep spinning f
 after a call and would slow down xlapy's pool if the two alternated. Best of 20 calls.
 """
 import argparse
-import ctypes
 import os
 import sys
 import time
@@ -18,7 +17,6 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from xlapy.backends.cpu import gemm_kernel as gk  # noqa: E402
-from xlapy.backends.cpu import jit  # noqa: E402
 
 # (name, M, K, N, A transposed, B transposed)
 SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, False, False),
@@ -29,35 +27,12 @@ SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, Fa
           ("dW3 = h2^T g3", 1024, 256, 10, True, False)]
 
 
-def kernel(t: str):
-    lib = jit.LoadedObject(jit.cached_object(gk.build_ir(gk.vector_bits(), t), light=True))
-    return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
-
-
 def call_for(fn, a, b, c, chunks):
-    """A zero-argument call of the kernel computing c = a @ b (keeps its buffers alive).
-    Few columns: c^T = b^T @ a^T instead, as the cpu backend calls it (gemm.py)."""
+    """c = a @ b through the kernel; few columns: c^T = b^T @ a^T instead, as the cpu backend
+    calls it (gemm.py)."""
     if c.shape[1] < 2 * gk.NV * gk.lanes("f32", gk.vector_bits()) and c.shape[0] > c.shape[1]:
         a, b, c = b.T, a.T, c.T
-    es = a.itemsize
-    m, k = a.shape
-    ws = np.empty(gk.workspace_bytes("f32", gk.vector_bits(), m, k, chunks), np.uint8)
-    slots = (ctypes.c_int64 * len(gk.ARGS))()
-    vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
-                csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
-                csb=b.strides[1] // es, Cin=c.ctypes.data, ldcin=c.strides[0] // es,
-                cscin=c.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
-                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks)
-    for name, v in vals.items():
-        slots[gk.SLOT[name]] = v
-    doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
-    doubles[gk.SLOT["alpha"]], doubles[gk.SLOT["beta"]] = 1.0, 0.0
-    addr = ctypes.addressof(slots)
-
-    def run():
-        fn(addr)
-    run.keep = (slots, ws)
-    return run
+    return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
 
 def best(f, n=20):
@@ -75,7 +50,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="chunks (threads) for xlapy's kernel")
     args = ap.parse_args()
-    lib, fn = kernel("f32")
+    lib, fn = gk.load("f32")
     rng = np.random.default_rng(0)
     cases = []
     for name, m, k, n, ta, tb in SHAPES:

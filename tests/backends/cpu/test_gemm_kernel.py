@@ -4,43 +4,23 @@ transposed C; and whole programs compiled with XLAPY_GEMM=xlapy against the inte
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 
 import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.backends.cpu import gemm_kernel as gk
-from xlapy.backends.cpu import jit
 from xlapy.errors import XlapyError
 
 
 @pytest.fixture(scope="module")
 def kernels():
-    out = {}
-    for t in ("f32", "f64"):
-        lib = jit.LoadedObject(jit.cached_object(gk.build_ir(gk.vector_bits(), t), light=True))
-        out[t] = (lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}")))
-    return out
+    return {t: gk.load(t) for t in ("f32", "f64")}
 
 
 def _run(kernels, a, b, c, alpha, beta, cin, chunks):
     t = "f32" if a.dtype == np.float32 else "f64"
-    es = a.itemsize
-    m, k = a.shape
-    ws = np.empty(gk.workspace_bytes(t, gk.vector_bits(), m, k, chunks), np.uint8)
-    slots = (ctypes.c_int64 * len(gk.ARGS))()
-    vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
-                csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
-                csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // es,
-                cscin=cin.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
-                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks)
-    for name, v in vals.items():
-        slots[gk.SLOT[name]] = v
-    doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
-    doubles[gk.SLOT["alpha"]], doubles[gk.SLOT["beta"]] = alpha, beta
-    kernels[t][1](ctypes.addressof(slots))
+    gk.numpy_call(kernels[t][1], a, b, c, alpha, beta, cin, chunks)()
 
 
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),

@@ -106,6 +106,42 @@ def vector_bits() -> int:
     return preferred_vector_width() or 256
 
 
+def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1):
+    """A zero-argument call of a loaded kernel `fn` (ctypes, one pointer argument) computing
+    c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks)."""
+    import ctypes
+    import numpy as np
+    t = "f32" if a.dtype == np.float32 else "f64"
+    cin = c if cin is None else cin
+    es = a.itemsize
+    m, k = a.shape
+    ws = np.empty(workspace_bytes(t, vector_bits(), m, k, chunks), np.uint8)
+    slots = (ctypes.c_int64 * len(ARGS))()
+    vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
+                csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
+                csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // es,
+                cscin=cin.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
+                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks)
+    for name, v in vals.items():
+        slots[SLOT[name]] = v
+    doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
+    doubles[SLOT["alpha"]], doubles[SLOT["beta"]] = alpha, beta
+    addr = ctypes.addressof(slots)
+
+    def run():
+        fn(addr)
+    run.keep = (slots, ws, a, b, c, cin)
+    return run
+
+
+def load(t: str):
+    """(loaded object, ctypes function) of the kernel for dtype t, outside any program."""
+    import ctypes
+    from xlapy.backends.cpu import jit
+    lib = jit.LoadedObject(jit.cached_object(build_ir(vector_bits(), t), light=True))
+    return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
+
+
 _LOADED: list = []
 
 
@@ -228,31 +264,35 @@ class _Gemm:
                     whole = b.icmp_signed("==", width, c64(nr))
                     with b.if_else(whole) as (strided, edge):
                         with strided:
-                            # B stored transposed: NR column pointers, one element of each
-                            # per k (each column is read contiguously over the k loop)
+                            # B stored transposed: each column is read contiguously over k
                             cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs))
                                     for j in range(nr)]
-                            with for_range(b, 0, kc, name="kt") as k:
-                                at = b.mul(k, rs)
-                                d = b.mul(k, c64(nr))
-                                vals = [b.load(self._at(b, p, at), typ=self.fty) for p in cols]
-                                for j, x in enumerate(vals):
-                                    b.store(x, self._at(b, out, b.add(d, c64(j))))
+                            self._interleave(b, cols, rs, kc, nr, out)
                         with edge:
-                            self._pack_b_columns(b, src, rs, cs, kc, jp, width, out)
+                            self._interleave_edge(b, src, jp, width, cs, rs, kc, nr, out)
         b.ret_void()
         return fn
 
-    def _pack_b_columns(self, b, src, rs, cs, kc, jp, width, out):
-        """Column by column, zeros beyond the last column."""
-        nr = self.nr
-        with for_range(b, 0, nr, name="j") as j:
-            inside = b.icmp_signed("<", j, width)
-            base = b.mul(b.select(inside, b.add(jp, j), c64(0)), cs)
+    def _interleave(self, b, streams, step, kc, width, out):
+        """out[k*width + j] = streams[j][k*step] for k < kc: one element of each stream
+        (a row of A, a column of B) per k, stored side by side."""
+        with for_range(b, 0, kc, name="k") as k:
+            at = b.mul(k, step)
+            d = b.mul(k, c64(width))
+            vals = [b.load(self._at(b, p, at), typ=self.fty) for p in streams]
+            for j, x in enumerate(vals):
+                b.store(x, self._at(b, out, b.add(d, c64(j))))
+
+    def _interleave_edge(self, b, src, first, limit, lane_stride, step, kc, width, out):
+        """The same for the last, partial sliver: out[k*width + j] =
+        src[(first + j)*lane_stride + k*step] for j < limit, zero for limit <= j < width."""
+        with for_range(b, 0, width, name="j") as j:
+            inside = b.icmp_signed("<", j, limit)
+            base = b.mul(b.select(inside, b.add(first, j), c64(0)), lane_stride)
             with for_range(b, 0, kc, name="k") as k:
-                x = b.load(self._at(b, src, b.add(b.mul(k, rs), base)), typ=self.fty)
+                x = b.load(self._at(b, src, b.add(b.mul(k, step), base)), typ=self.fty)
                 x = b.select(inside, x, ir.Constant(self.fty, 0.0))
-                b.store(x, self._at(b, out, b.add(b.mul(k, c64(nr)), j)))
+                b.store(x, self._at(b, out, b.add(b.mul(k, c64(width)), j)))
 
     def pack_a(self):
         """pack_a(src, rs, cs, mc, kc, dst): dst[ip][k][MR] = src[(ip*MR + i)*rs + k*cs],
@@ -278,30 +318,14 @@ class _Gemm:
                     full = b.icmp_signed("<=", b.add(ip, c64(MR)), mc)
                     with b.if_else(full) as (whole, edge):
                         with whole:
-                            # MR row pointers; per k one element of each row, stored together
                             rows = [self._at(b, src, b.mul(b.add(ip, c64(i)), rs))
                                     for i in range(MR)]
-                            with for_range(b, 0, kc, name="kw") as k:
-                                at = b.mul(k, cs)
-                                d = b.mul(k, c64(MR))
-                                vals = [b.load(self._at(b, r, at), typ=self.fty) for r in rows]
-                                for i, x in enumerate(vals):
-                                    b.store(x, self._at(b, out, b.add(d, c64(i))))
+                            self._interleave(b, rows, cs, kc, MR, out)
                         with edge:
-                            self._pack_a_rows(b, src, rs, cs, mc, kc, ip, out)
+                            self._interleave_edge(b, src, ip, b.sub(mc, ip), rs, cs, kc, MR,
+                                                  out)
         b.ret_void()
         return fn
-
-    def _pack_a_rows(self, b, src, rs, cs, mc, kc, ip, out):
-        """The last, partial panel of rows (zeros beyond mc)."""
-        with for_range(b, 0, MR, name="i") as i:
-            row = b.add(ip, i)
-            inside = b.icmp_signed("<", row, mc)
-            base = b.mul(b.select(inside, row, c64(0)), rs)
-            with for_range(b, 0, kc, name="k") as k:
-                x = b.load(self._at(b, src, b.add(base, b.mul(k, cs))), typ=self.fty)
-                x = b.select(inside, x, ir.Constant(self.fty, 0.0))
-                b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
 
     # ---- write-back ------------------------------------------------------------------------
     def store_tile(self):
