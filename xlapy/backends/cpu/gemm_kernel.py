@@ -248,28 +248,27 @@ class _Gemm:
         src, rs, cs, kc, nc, dst = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         nr = self.nr
-        with for_range(b, 0, nc, nr, name="jp") as jp:
-            width = self._min(b, b.sub(nc, jp), c64(nr))
-            out = self._at(b, dst, b.mul(jp, kc))
-            full = b.and_(b.icmp_signed("==", width, c64(nr)), b.icmp_signed("==", cs, c64(1)))
-            with b.if_else(full) as (then, otherwise):
-                with then:
-                    with for_range(b, 0, kc, name="k") as k:
-                        s = self._at(b, src, b.add(b.mul(k, rs), jp))
-                        d = self._at(b, out, b.mul(k, c64(nr)))
+        whole_end = b.mul(b.sdiv(nc, c64(nr)), c64(nr))  # columns in whole slivers
+        with b.if_else(b.icmp_signed("==", cs, c64(1))) as (rows_contiguous, transposed):
+            with rows_contiguous:
+                # row by row: each row of B is read front to back (a 4 KB stride between
+                # rows defeats the hardware prefetcher when a sliver is copied at a time)
+                with for_range(b, 0, kc, name="k") as k:
+                    s = self._at(b, src, b.mul(k, rs))
+                    with for_range(b, 0, whole_end, nr, name="jp") as jp:
+                        d = self._at(b, dst, b.add(b.mul(jp, kc), b.mul(k, c64(nr))))
                         for v in range(NV):
-                            x = b.load(self._at(b, s, c64(v * self.vl)), typ=self.vty, align=1)
+                            x = b.load(self._at(b, s, b.add(jp, c64(v * self.vl))),
+                                       typ=self.vty, align=1)
                             b.store(x, self._at(b, d, c64(v * self.vl)), align=1)
-                with otherwise:
-                    whole = b.icmp_signed("==", width, c64(nr))
-                    with b.if_else(whole) as (strided, edge):
-                        with strided:
-                            # B stored transposed: each column is read contiguously over k
-                            cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs))
-                                    for j in range(nr)]
-                            self._interleave(b, cols, rs, kc, nr, out)
-                        with edge:
-                            self._interleave_edge(b, src, jp, width, cs, rs, kc, nr, out)
+            with transposed:
+                # B stored transposed: each column is read contiguously over k
+                with for_range(b, 0, whole_end, nr, name="jp") as jp:
+                    cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs)) for j in range(nr)]
+                    self._interleave(b, cols, rs, kc, nr, self._at(b, dst, b.mul(jp, kc)))
+        with b.if_then(b.icmp_signed("<", whole_end, nc)):
+            self._interleave_edge(b, src, whole_end, b.sub(nc, whole_end), cs, rs, kc, nr,
+                                  self._at(b, dst, b.mul(whole_end, kc)))
         b.ret_void()
         return fn
 
