@@ -21,13 +21,14 @@ into W' and the gemm then reads W' back); and the gemm runs on xlapy's thread po
 second set of threads (OpenBLAS's, which keep spinning after a call) competes with the
 pool's next kernels.
 
-Measured on the 2-core AVX-512 machine (`.venv/bin/python benchmarks/gemm_kernel.py`): on
-the MLP step's five big shapes, one thread 151-190 GFLOP/s against OpenBLAS's 145-167, two
-threads at OpenBLAS's 300-330 (within run-to-run noise). Inside the 784-1024-1024-10 MLP
-training step the profiled gemms took 8.5 ms against OpenBLAS's 8.8 and the elementwise
-kernels 0.37 ms against 0.59, but `make bench`'s MLP rows came out level (1.02-1.15 of JAX
-against OpenBLAS's 1.04-1.11 over four alternating runs), so it is opt-in:
-XLAPY_GEMM=xlapy (use_own_gemm).
+Measured on the 2-core AVX-512 machine (`.venv/bin/python benchmarks/gemm_kernel.py`, and
+with `OPENBLAS_NUM_THREADS=1 ... --threads 1`): on the MLP step's shapes, one thread
+156-191 GFLOP/s against OpenBLAS's 161-173, two threads 279-347 against 284-309. Inside the
+784-1024-1024-10 MLP training step (profiled) the gemms take as long as OpenBLAS's
+(8.7-9.1 ms) and the elementwise kernels 0.37-0.47 ms instead of 0.59-0.68 (no OpenBLAS
+threads compete with the pool), but the step as a whole measured level with OpenBLAS's
+within run-to-run noise (`make bench`'s MLP row 1.02-1.15 of JAX against 1.04-1.11), so it
+is opt-in: XLAPY_GEMM=xlapy (use_own_gemm).
 
 Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
 the scratch space `ws` (panels split across threads), then C's columns are split in
