@@ -1,4 +1,6 @@
-"""dot through BLAS gemm (scipy's OpenBLAS, called directly from generated code).
+"""dot through gemm: NumPy's OpenBLAS (or scipy's), called directly from generated code, or
+with XLAPY_GEMM=xlapy xlapy's own kernel (gemm_kernel.py), which takes strides instead of
+trans flags and computes C^T = B^T A^T when C has few columns.
 
 Handled: f32 and f64 dots with at most one free dimension per operand and exactly one
 contracting dimension, any number of batch dimensions provided they are the most-major
