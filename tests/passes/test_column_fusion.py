@@ -205,3 +205,20 @@ def test_outputs_written_in_place_can_still_be_read_by_later_kernels():
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(got[2], -got[0])
+
+
+def test_cpu_pipeline_leaves_reductions_the_column_kernel_cannot_take():
+    # a reducer that is not a single associative op (a maximum written as a select, exact
+    # in any order): the cpu column kernel does not take it, so the merged kernel could not
+    # be emitted; the cpu pipeline must leave the pair alone
+    text = backward_module(rows=4, cols=1024).replace(
+        "  ROOT %s = f32[] add(%a, %b)",
+        "  %gt = pred[] compare(%a, %b), direction=GT\n"
+        "  ROOT %s = f32[] select(%gt, %a, %b)")
+    args = _args(4, 1024)
+    exe = get_platform("cpu").compiler.compile(parse(text))
+    assert not any(i.opcode == "fusion" and i.shape.is_tuple
+                   for i in exe.optimized_module.entry.instructions)
+    got, want = exe.run(*args), _interp(parse(text), *args)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5)

@@ -71,7 +71,13 @@ def _elementwise_kernel(e: Instruction, x_shape) -> bool:
 
 
 class ColumnFusion:
+    """`column_kernel(S)`: the backend's test that it emits S as a column-reduction kernel
+    (the cpu backend's column_plan); pairs whose S it would not take are left alone, since
+    the merged kernel has outputs of two shapes and only such a kernel can emit it."""
     name = "column-fusion"
+
+    def __init__(self, column_kernel=None):
+        self.column_kernel = column_kernel
 
     def run(self, module: Module) -> bool:
         changed = False
@@ -83,6 +89,9 @@ class ColumnFusion:
                     if s.parent is not comp:
                         continue
                     e = self._partner(s)
+                    if e is not None and self.column_kernel is not None \
+                            and self.column_kernel(s) is None:
+                        e = None
                     if e is not None:
                         log.debug("column fusion: %s into %s", e.name, s.name)
                         FusionPass()._fuse_multi_output(comp, s, e)

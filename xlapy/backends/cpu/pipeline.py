@@ -24,6 +24,7 @@ from __future__ import annotations
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.backends.cpu.column_reduction import column_plan
 from xlapy.backends.cpu.gemm_update import GemmUpdateFusion
 from xlapy.passes.column_fusion import ColumnFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
@@ -36,7 +37,8 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
-                            FusionPass(), RowFusion(), ColumnFusion(), DCE()],
+                            FusionPass(), RowFusion(),
+                            ColumnFusion(column_kernel=column_plan), DCE()],
                     verify=verify, observers=list(observers))
 
 
