@@ -25,6 +25,7 @@ from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, Gen, Tup
 from xlapy.backends.llvm.elemental_reduce import simple_reducer
 from xlapy.backends.llvm.loops import c64, for_range, linear_of
 from xlapy.hlo.ir import Instruction
+from xlapy.hlo.opcodes import ELEMENTWISE
 
 BLOCK = 256       # columns per block (the accumulator: BLOCK elements on the stack) ...
 WIDE_BLOCK = 512  # ... or this many from 2 * WIDE_BLOCK columns on: each thread then reads
@@ -106,7 +107,52 @@ def _feeders(red: Instruction) -> set:
     return seen
 
 
-def emit_column_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool):
+def overwritable_operands(instr: Instruction, element: int | None = None) -> list[int]:
+    """Operands whose buffer the column output (root element `element` of a multi-output
+    kernel) may be written into, for donation: arrays of the column output's shape that
+    the fused computation reads only at the output's own column, either in the epilogue
+    (elementwise on column-shaped values, up to the column output) or broadcast along the
+    rows. A block of columns reads those columns in its row loop and epilogue before the
+    epilogue writes them, and no other block touches them. (A bias b read as b + x and
+    updated as b - lr * sum(g): the bias update can go where b was.)"""
+    from xlapy.backends.cpu.inplace import _same_buffer_shape
+    plan = column_plan(instr)
+    if plan is None:
+        return []
+    red, _ = plan
+    comp = instr.fused_computation
+    column_root, _ = split_outputs(comp, red)
+    elems = list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
+    if element is not None and elems[element] is not column_root:
+        return []
+    x = red.operands[0].shape
+    row_broadcast = [x.minor_to_major[0]]
+    cols = column_root.shape
+
+    def per_column(v) -> bool:
+        for u in v.users:
+            if u is comp.root and u.opcode == "tuple":
+                if v is not column_root:
+                    return False
+            elif u.opcode == "broadcast" and list(u.attrs.get("dimensions", ())) == \
+                    row_broadcast and u.shape.dims == x.dims:
+                continue
+            elif u.opcode in ELEMENTWISE and u.shape.dims == cols.dims and u is not red:
+                if not per_column(u):
+                    return False
+            else:
+                return False
+        return True
+
+    params = {p.parameter_number: p for p in comp.parameters}
+    return [k for k, o in enumerate(instr.operands)
+            if k in params and _same_buffer_shape(o.shape, cols) and per_column(params[k])]
+
+
+def emit_column_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool,
+                       shared_inputs: frozenset = frozenset()):
+    """shared_inputs: input leaf indices that live in the column output's buffer (a donated
+    bias, see overwritable_operands); the kernel reads them through that output pointer."""
     from xlapy.backends.cpu.kernels import Kernel, parallel_wrapper, set_vector_width
     red, blocks = column_plan(instr)
     comp = instr.fused_computation
@@ -126,12 +172,13 @@ def emit_column_kernel(module: ir.Module, instr: Instruction, name: str, paralle
     start, end = fn.args[-2], fn.args[-1]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     em = ElementalEmitter(b, module)
-    it = iter(fn.args[n_out:-2])
+    it = iter(enumerate(fn.args[n_out:-2]))
 
     def gen_for(shape):
         if shape.is_tuple:
             return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
-        return ArrayInput(em, next(it), shape)
+        k, arg = next(it)
+        return ArrayInput(em, out if k in shared_inputs else arg, shape)
 
     param_gens = [gen_for(op.shape) for op in instr.operands]
     x_shape = red.operands[0].shape

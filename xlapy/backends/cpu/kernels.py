@@ -128,7 +128,7 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     pointers ever point into the same buffer."""
     from xlapy.backends.cpu.column_reduction import column_plan, emit_column_kernel
     if column_plan(instr) is not None:
-        return emit_column_kernel(module, instr, name, parallel)
+        return emit_column_kernel(module, instr, name, parallel, shared_inputs)
     out_shapes = output_leaves(instr.shape)
     in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
     fty = ir.FunctionType(T.VOID, [T.PTR] * (len(out_shapes) + len(in_shapes)) + [T.I64, T.I64])

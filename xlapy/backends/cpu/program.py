@@ -107,6 +107,15 @@ def _requested_aliases(module) -> dict[int, int]:
 _PASS_ALONG = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
 
 
+def _overwritable(instr: Instruction, element: int | None) -> list[int]:
+    """Operands whose buffer instr's output (root element `element` of a multi-output
+    kernel) may be written into: column kernels by their own rule, the rest by inplace.py."""
+    from xlapy.backends.cpu.column_reduction import column_plan, overwritable_operands
+    if column_plan(instr) is not None:
+        return overwritable_operands(instr, element)
+    return inplace_operands(instr) if element is None else []
+
+
 def _readers(param: Instruction) -> list:
     """(instruction, operand it reads) for every user of param's buffer, looking through
     the instructions that only pass pointers along (tuple, get-tuple-element, bitcast)."""
@@ -291,19 +300,23 @@ class ProgramEmitter:
         reads the parameter after that kernel (the kernel itself only where it can overwrite
         that operand in place). Others are dropped: that output gets a fresh buffer."""
         pos = {id(i): k for k, i in enumerate(schedule)}
-        by_out: dict[int, Instruction] = {}  # output leaf -> the first instruction writing it
-        for x, k in self.direct.items():
-            i = self._by_id[x]
-            if k not in by_out or pos[id(i)] < pos[id(by_out[k])]:
-                by_out[k] = i
+        # output leaf -> (the first instruction writing it, its element for a multi-output one)
+        by_out: dict[int, tuple] = {}
+        writers = [(self._by_id[x], None, k) for x, k in self.direct.items()] + \
+            [(self._by_id[x], j, k) for (x, j), k in self.direct_elems.items()]
+        for i, element, k in writers:
+            if k not in by_out or pos[id(i)] < pos[id(by_out[k][0])]:
+                by_out[k] = (i, element)
         params = self.comp.parameters
         param_of_leaf = {self.param_leaf_start[p.parameter_number]: p for p in params
                          if not p.shape.is_tuple}
         accepted: dict[int, int] = {}
         for out_leaf, param_leaf in sorted(self.me.requested_aliases.items()):
-            d, p = by_out.get(out_leaf), param_of_leaf.get(param_leaf)
-            if d is None or p is None or not p.shape.has_default_layout \
-                    or not d.shape.has_default_layout:
+            (d, element), p = by_out.get(out_leaf, (None, None)), param_of_leaf.get(param_leaf)
+            if d is None or p is None or not p.shape.has_default_layout:
+                continue
+            leaf_shape = d.shape if element is None else d.shape.tuple_shapes[element]
+            if not leaf_shape.has_default_layout:
                 continue
             readers = _readers(p)
             ok = True
@@ -311,8 +324,8 @@ class ProgramEmitter:
                 if u.opcode in _PASS_ALONG:
                     ok = ok and u is not self.comp.root  # the root is copied out at the end
                 elif u is d:
-                    ok = ok and all(j in inplace_operands(d) for j, o in enumerate(d.operands)
-                                    if o is via)
+                    ok = ok and all(j in _overwritable(d, element)
+                                    for j, o in enumerate(d.operands) if o is via)
                 elif pos.get(id(u), -1) >= pos[id(d)]:  # (dead users never run)
                     ok = False
             if ok:
