@@ -10,12 +10,12 @@ after a call and would slow down xlapy's pool if the two alternated. Best of 20 
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from harness import best  # noqa: E402
 from xlapy.backends.cpu import gemm_kernel as gk  # noqa: E402
 
 # (name, M, K, N, A transposed, B transposed)
@@ -35,16 +35,6 @@ def call_for(fn, a, b, c, chunks):
     return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
 
-def best(f, n=20):
-    f()
-    ts = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return min(ts)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
@@ -62,8 +52,9 @@ def main() -> int:
         run()
         np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3 * np.sqrt(k))
         cases.append((name, m, k, n, a, b, c, run))
-    own = {name: best(run) for name, m, k, n, a, b, c, run in cases}
-    blas = {name: best(lambda: np.matmul(a, b, out=c)) for name, m, k, n, a, b, c, run in cases}
+    own = {name: best(run, 20) for name, m, k, n, a, b, c, run in cases}
+    blas = {name: best(lambda: np.matmul(a, b, out=c), 20)
+            for name, m, k, n, a, b, c, run in cases}
     print(f"{'shape':16s} {'xlapy':>22s} {'NumPy (OpenBLAS)':>22s}")
     for name, m, k, n, *_ in cases:
         flops = 2 * m * n * k

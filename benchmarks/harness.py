@@ -55,3 +55,15 @@ def fmt_time(s: float) -> str:
     if s < 1:
         return f"{s * 1e3:8.2f} ms"
     return f"{s:8.2f} s "
+
+
+def best(fn, n: int = 30) -> float:
+    """The minimum time of n calls of fn after one warm-up call (for scripts that time a
+    fixed number of calls rather than a time budget)."""
+    fn()
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)

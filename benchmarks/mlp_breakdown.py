@@ -4,11 +4,13 @@
 
 Prints (1) the per-instruction time of xlapy's compiled step (--xla_hlo_profile cycle
 counters, per step), (2) NumPy's BLAS on each of the step's eight gemm shapes alone, (3) one
-of the step's elementwise kernels, relu(h + b) on 256x1024, in a hot loop (its 2 MB of
-data stays in the core's cache) and right after a 256x1024x1024 gemm each time (the gemm's
-6 MB evict it: that is the situation inside the step), and (4) the step itself, xlapy and
-JAX alternating. Informative only: timings on a shared machine move by a few percent
-between runs.
+of the step's elementwise kernels, relu(h + b) on 256x1024, in a hot loop before any BLAS
+call (its 2 MB of data stays in the core's cache), right after a 256x1024x1024 gemm each
+time (the gemm's 6 MB evict it: the situation inside the step), and in a hot loop again
+after the BLAS calls (OpenBLAS's threads keep spinning and take the second core; with
+OPENBLAS_NUM_THREADS=1 this equals the first), and (4) the step itself, xlapy and JAX
+alternating. Informative only: timings on a shared machine move by a few percent between
+runs.
 """
 import os
 import sys
@@ -21,6 +23,7 @@ import numpy as np  # noqa: E402
 
 import xlapy as xp  # noqa: E402
 import xlapy.numpy as xnp  # noqa: E402
+from harness import best  # noqa: E402
 from workloads import grad_steps, make_numpy_like, mlp_params, one_hot  # noqa: E402
 
 # (name, lhs shape, rhs shape, lhs transposed, rhs transposed) of the step's gemms
@@ -32,16 +35,6 @@ GEMMS = [("fwd 1", (256, 784), (784, 1024), False, False),
          ("dW1 = x^T g1", (256, 784), (256, 1024), True, False),
          ("dW2 = h1^T g2", (256, 1024), (256, 1024), True, False),
          ("dW3 = h2^T g3", (256, 1024), (256, 10), True, False)]
-
-
-def best(f, n=30):
-    f()
-    ts = []
-    for _ in range(n):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
 
 
 def time_relu(rng, after_gemm: bool) -> float:
@@ -65,6 +58,9 @@ def time_relu(rng, after_gemm: bool) -> float:
 
 def main() -> int:
     rng = np.random.default_rng(0)
+    flags, os.environ["XLAPY_FLAGS"] = os.environ["XLAPY_FLAGS"], ""
+    hot = time_relu(rng, False)
+    os.environ["XLAPY_FLAGS"] = flags
     args = (*mlp_params(rng), rng.standard_normal((256, 784)).astype(np.float32),
             one_hot(rng, 256, 10))
     _, step = grad_steps(xp.grad, make_numpy_like(xnp)["xent"])
@@ -91,8 +87,11 @@ def main() -> int:
         print(f"  {name:16s} {t * 1e3:7.3f} ms  {flops / t / 1e9:6.1f} GFLOP/s")
     print(f"  total {total * 1e3:.2f} ms")
     os.environ["XLAPY_FLAGS"] = ""  # the rest is timed without the profiling counters
-    print(f"relu(h + b) 256x1024: {time_relu(rng, False) * 1e6:.1f} us in a hot loop (best), "
-          f"{time_relu(rng, True) * 1e6:.1f} us right after a gemm (median)")
+    print(f"relu(h + b) 256x1024: {hot * 1e6:.1f} us in a hot loop before any BLAS call "
+          "(best), "
+          f"{time_relu(rng, True) * 1e6:.1f} us right after a gemm (median), "
+          f"{time_relu(rng, False) * 1e6:.1f} us in a hot loop after the BLAS calls (best: "
+          "OpenBLAS's threads still spin)")
     try:
         import jax
         import jax.numpy as jnp

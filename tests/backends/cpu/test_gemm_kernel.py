@@ -74,11 +74,13 @@ def _programs():
         return tuple(p - 0.01 * d for p, d in zip((w1, b1, w2, b2), g))
     mlp_args = (rng.standard_normal((100, 200)).astype(f32) * f32(0.1), np.zeros(200, f32),
                 rng.standard_normal((200, 10)).astype(f32) * f32(0.1), np.zeros(10, f32),
-                rng.standard_normal((64, 100)).astype(f32), rng.standard_normal((64, 10)).astype(f32))
+                rng.standard_normal((64, 100)).astype(f32),
+                rng.standard_normal((64, 10)).astype(f32))
     batched = (lambda a, b: xnp.einsum("bij,bkj->bik", a, b),
                (rng.standard_normal((3, 40, 70)), rng.standard_normal((3, 50, 70))))
     transposed = (lambda a, b: xnp.transpose(a) @ b,
-                  (rng.standard_normal((300, 80)).astype(f32), rng.standard_normal((300, 90)).astype(f32)))
+                  (rng.standard_normal((300, 80)).astype(f32),
+                   rng.standard_normal((300, 90)).astype(f32)))
     return {"mlp step": (mlp_step, mlp_args), "batched f64": batched, "transposed": transposed}
 
 

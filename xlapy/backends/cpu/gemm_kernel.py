@@ -482,8 +482,8 @@ class _Gemm:
         entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{t}")
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         ctx = entry.args[0]
-        load = lambda name: b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)  # noqa: E731
-        chunks, m = load("chunks"), load("M")
+        chunks, m = (b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)
+                     for name in ("chunks", "M"))
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
             with par:
