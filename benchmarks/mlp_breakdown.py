@@ -7,10 +7,11 @@ counters, per step), (2) NumPy's BLAS on each of the step's eight gemm shapes al
 of the step's elementwise kernels, relu(h + b) on 256x1024, in a hot loop before any BLAS
 call (its 2 MB of data stays in the core's cache), right after a 256x1024x1024 gemm each
 time (the gemm's 6 MB evict it: the situation inside the step), and in a hot loop again
-after the BLAS calls (OpenBLAS's threads keep spinning and take the second core; with
-OPENBLAS_NUM_THREADS=1 this equals the first), and (4) the step itself, xlapy and JAX
-alternating. Informative only: timings on a shared machine move by a few percent between
-runs.
+after the BLAS calls (slower than the first while OpenBLAS's threads keep spinning and take
+the second core; with OPENBLAS_NUM_THREADS=1 the two are equal), (4) the step compiled with and without
+column fusion in this process (profiled kernel times, then alternating step times), and
+(5) the step itself, xlapy and JAX alternating. With XLAPY_GEMM=xlapy the step uses xlapy's
+own gemm. Informative only: timings on a shared machine move by a few percent between runs.
 """
 import os
 import sys
@@ -56,6 +57,45 @@ def time_relu(rng, after_gemm: bool) -> float:
     return sorted(ts)[len(ts) // 2]
 
 
+def profile_split(compiled, args, rounds: int = 5, n: int = 20) -> tuple:
+    """(gemm ms, other kernels ms) per step from the --xla_hlo_profile counters: each
+    instruction's minimum over `rounds` rounds of n steps, summed."""
+    exe = compiled.executable
+    for _ in range(3):
+        compiled(*args)
+    per: dict = {}
+    for _ in range(rounds):
+        exe.profile(reset=True)
+        for _ in range(n):
+            compiled(*args)
+        for r in exe.profile():
+            key = (r["instruction"], r["opcode"])
+            per[key] = min(per.get(key, 1e9), r["seconds"] / n)
+    gemm = sum(t for (_, op), t in per.items() if op in ("dot", "custom-call"))
+    return gemm * 1e3, (sum(per.values()) - gemm) * 1e3
+
+
+def pass_ab(step, args, name: str, rounds: int = 11) -> None:
+    """The step compiled with and without pass `name`, in this process: profiled kernel
+    times, then step times in alternating rounds (best of 10 each)."""
+    variants = {}
+    for label, flags in (("with", ""), ("without", f"--xla_disable_hlo_passes={name}")):
+        os.environ["XLAPY_FLAGS"] = f"--xla_hlo_profile {flags}"
+        gemm, other = profile_split(xp.jit(step).lower(*args).compile(), args)
+        os.environ["XLAPY_FLAGS"] = flags
+        variants[label] = xp.jit(step).lower(*args).compile()
+        print(f"{label:8s} {name}: profiled gemms {gemm:.2f} ms, other kernels {other:.2f} ms")
+    times = {label: [] for label in variants}
+    for _ in range(rounds):
+        for label, c in variants.items():
+            times[label].append(best(lambda: c(*args), 10))
+    ratios = sorted(a / b for a, b in zip(times["with"], times["without"]))
+    print(f"step with / without {name}: median ratio {ratios[rounds // 2]:.3f} over {rounds} "
+          f"alternating rounds (medians {sorted(times['with'])[rounds // 2] * 1e3:.2f} and "
+          f"{sorted(times['without'])[rounds // 2] * 1e3:.2f} ms)")
+    os.environ["XLAPY_FLAGS"] = ""
+
+
 def main() -> int:
     rng = np.random.default_rng(0)
     flags, os.environ["XLAPY_FLAGS"] = os.environ["XLAPY_FLAGS"], ""
@@ -73,8 +113,12 @@ def main() -> int:
     for _ in range(n):
         compiled(*args)
     print("xlapy step, per instruction (profiled build, per step):")
-    for r in exe.profile():
+    rows = exe.profile()
+    for r in rows:
         print(f"  {r['instruction'][:32]:32s} {r['opcode']:12s} {r['seconds'] / n * 1e3:7.3f} ms")
+    gemm = sum(r["seconds"] for r in rows if r["opcode"] in ("dot", "custom-call")) / n
+    other = sum(r["seconds"] for r in rows) / n - gemm
+    print(f"  gemms {gemm * 1e3:.2f} ms, other kernels {other * 1e3:.2f} ms")
     print("NumPy's BLAS on the same gemm shapes, alone:")
     total = 0.0
     for name, sa, sb, ta, tb in GEMMS:
@@ -90,8 +134,8 @@ def main() -> int:
     print(f"relu(h + b) 256x1024: {hot * 1e6:.1f} us in a hot loop before any BLAS call "
           "(best), "
           f"{time_relu(rng, True) * 1e6:.1f} us right after a gemm (median), "
-          f"{time_relu(rng, False) * 1e6:.1f} us in a hot loop after the BLAS calls (best: "
-          "OpenBLAS's threads still spin)")
+          f"{time_relu(rng, False) * 1e6:.1f} us in a hot loop after the BLAS calls (best)")
+    pass_ab(step, args, "column-fusion")
     try:
         import jax
         import jax.numpy as jnp

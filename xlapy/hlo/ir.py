@@ -366,6 +366,19 @@ class Module:
 
 # ---- structural equality (used by round-trip tests and "no change" pass checks) -----------
 
+def operand_closure(x: Instruction) -> list[Instruction]:
+    """x and every instruction it depends on (its operands, their operands, ...)."""
+    out, stack, seen = [], [x], set()
+    while stack:
+        i = stack.pop()
+        if id(i) in seen:
+            continue
+        seen.add(id(i))
+        out.append(i)
+        stack.extend(i.operands)
+    return out
+
+
 def _literal_equal(a, b) -> bool:
     if a is ELIDED or b is ELIDED:
         return a is b

@@ -18,19 +18,22 @@ element the reduction reads, so the shared inputs are read from memory once.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, Gen, TupleGen
 from xlapy.backends.llvm.elemental_reduce import simple_reducer
 from xlapy.backends.llvm.loops import c64, for_range, linear_of
-from xlapy.hlo.ir import Instruction
+from xlapy.hlo.ir import Instruction, operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 
 BLOCK = 256       # columns per block (the accumulator: BLOCK elements on the stack) ...
 WIDE_BLOCK = 512  # ... or this many from 2 * WIDE_BLOCK columns on: each thread then reads
-                  # longer contiguous runs of every row (measured on the MLP step's bias
-                  # gradients, 256x1024: 0.26 -> 0.18 ms for the merged column kernel)
+                  # longer contiguous runs of every row (the MLP step's merged bias-gradient
+                  # kernels, 256x1024, in benchmarks/mlp_breakdown.py's profile: 0.26 ms with
+                  # 256-column blocks, 0.18 ms with 512)
 
 
 def block_size(columns: int) -> int:
@@ -40,8 +43,19 @@ def block_size(columns: int) -> int:
 MIN_COLUMNS = 16
 
 
-def column_plan(instr: Instruction):
-    """(reduce instruction, block count) if instr is a column reduction kernel, else None."""
+class ColumnPlan(NamedTuple):
+    red: Instruction            # the reduce
+    blocks: int                 # blocks of columns (the parallel dimension)
+    column_root: Instruction    # the root element holding the reduction (its epilogue)
+    elements: list              # the root's elements (the root itself when not a tuple)
+
+
+def root_elements(comp) -> list:
+    return list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
+
+
+def column_plan(instr: Instruction) -> ColumnPlan | None:
+    """The plan if instr is a column reduction kernel, else None."""
     comp = instr.fused_computation if instr.opcode == "fusion" else None
     if comp is None:
         return None
@@ -73,17 +87,15 @@ def column_plan(instr: Instruction):
         if i.shape.dims != column_root.shape.dims and i.opcode != "broadcast":
             return None
     blocks = -(-x.dims[kept[0]] // block_size(x.dims[kept[0]]))
-    return red, blocks
+    return ColumnPlan(red, blocks, column_root, root_elements(comp))
 
 
 def split_outputs(comp, red: Instruction):
     """(the root element holding the reduction, [root elements with the reduction input's
     dimensions and layout, which must not depend on the reduction]) or None."""
-    root = comp.root
-    elems = list(root.operands) if root.opcode == "tuple" else [root]
     x = red.operands[0].shape
     column, full = [], []
-    for e in elems:
+    for e in root_elements(comp):
         if e.shape.is_tuple:
             return None
         if e is red or id(red) in _feeders(e):
@@ -97,14 +109,9 @@ def split_outputs(comp, red: Instruction):
     return column[0], full
 
 
-def _feeders(red: Instruction) -> set:
-    seen, stack = set(), list(red.operands)
-    while stack:
-        n = stack.pop()
-        if id(n) not in seen:
-            seen.add(id(n))
-            stack.extend(n.operands)
-    return seen
+def _feeders(x: Instruction) -> set:
+    """ids of the instructions x depends on (not x itself)."""
+    return {id(i) for i in operand_closure(x) if i is not x}
 
 
 def overwritable_operands(instr: Instruction, element: int | None = None) -> list[int]:
@@ -119,11 +126,9 @@ def overwritable_operands(instr: Instruction, element: int | None = None) -> lis
     plan = column_plan(instr)
     if plan is None:
         return []
-    red, _ = plan
+    red, column_root = plan.red, plan.column_root
     comp = instr.fused_computation
-    column_root, _ = split_outputs(comp, red)
-    elems = list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
-    if element is not None and elems[element] is not column_root:
+    if element is not None and plan.elements[element] is not column_root:
         return []
     x = red.operands[0].shape
     row_broadcast = [x.minor_to_major[0]]
@@ -154,10 +159,8 @@ def emit_column_kernel(module: ir.Module, instr: Instruction, name: str, paralle
     """shared_inputs: input leaf indices that live in the column output's buffer (a donated
     bias, see overwritable_operands); the kernel reads them through that output pointer."""
     from xlapy.backends.cpu.kernels import Kernel, parallel_wrapper, set_vector_width
-    red, blocks = column_plan(instr)
+    red, blocks, column_root, root_elems = column_plan(instr)
     comp = instr.fused_computation
-    column_root, _ = split_outputs(comp, red)
-    root_elems = list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
     n_out = len(root_elems)
     in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
     fty = ir.FunctionType(T.VOID, [T.PTR] * (n_out + len(in_shapes)) + [T.I64, T.I64])

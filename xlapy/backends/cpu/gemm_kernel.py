@@ -24,11 +24,12 @@ pool's next kernels.
 Measured on the 2-core AVX-512 machine (`.venv/bin/python benchmarks/gemm_kernel.py`, and
 with `OPENBLAS_NUM_THREADS=1 ... --threads 1`): on the MLP step's shapes, one thread
 156-191 GFLOP/s against OpenBLAS's 161-173, two threads 279-347 against 284-309. Inside the
-784-1024-1024-10 MLP training step (profiled) the gemms take as long as OpenBLAS's
-(8.7-9.1 ms) and the elementwise kernels 0.37-0.47 ms instead of 0.59-0.68 (no OpenBLAS
-threads compete with the pool), but the step as a whole measured level with OpenBLAS's
-within run-to-run noise (`make bench`'s MLP row 1.02-1.15 of JAX against 1.04-1.11), so it
-is opt-in: XLAPY_GEMM=xlapy (use_own_gemm).
+784-1024-1024-10 MLP training step (`XLAPY_GEMM=xlapy .venv/bin/python
+benchmarks/mlp_breakdown.py`, against the same without XLAPY_GEMM) the profiled gemms take
+as long as OpenBLAS's (9.29 against 9.31 ms) and the other kernels 0.43 ms instead of 0.74
+(no OpenBLAS threads compete with the pool), but the step as a whole measured level with
+OpenBLAS's within run-to-run noise (9.52-9.83 against 9.42-9.84 ms), so it is opt-in:
+XLAPY_GEMM=xlapy (use_own_gemm).
 
 Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
 the scratch space `ws` (panels split across threads), then C's columns are split in
@@ -148,8 +149,7 @@ _LOADED: list = []
 
 def _register(t: str) -> None:
     import llvmlite.binding as llvm
-    from xlapy.backends.cpu import jit
-    lib = jit.LoadedObject(jit.cached_object(build_ir(vector_bits(), t), light=True))
+    lib, _ = load(t)
     _LOADED.append(lib)  # keeps the code alive for the process
     llvm.add_symbol(f"xlapy_gemm_{t}", lib.address(f"xlapy_gemm_{t}"))
 
@@ -178,11 +178,9 @@ class _Gemm:
         fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.t}.{name}")
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
-        width = f'"min-legal-vector-width"="{self.bits}"'
-        pref = f'"prefer-vector-width"="{self.bits}"'
-        fn.attributes._known = fn.attributes._known | {width, pref}
-        fn.attributes.add(width)
-        fn.attributes.add(pref)
+        from xlapy.backends.cpu.kernels import add_string_attribute
+        add_string_attribute(fn, f'"min-legal-vector-width"="{self.bits}"')
+        add_string_attribute(fn, f'"prefer-vector-width"="{self.bits}"')
         return fn
 
     def _at(self, b, p, i):

@@ -98,11 +98,14 @@ def emit_gemm_update(pe, instr, dest, operands) -> bool:
     plan = plan_for(attrs, a.shape, b.shape, instr.shape)
     if plan is None:
         return False
-    # W is read where it lies (cin) unless it already is the result's buffer
-    same_layout = w.shape.minor_to_major == instr.shape.minor_to_major
-    if not same_layout and 0 not in pe.shared_operands(instr):
-        pe.memcpy(dest[0], operands[0], instr.shape.byte_size)
-    cin = operands[0] if same_layout and 0 not in pe.shared_operands(instr) else None
+    # W is read where it lies (cin), unless it already is the result's buffer; the fusion
+    # only forms with W laid out like the result, a hand-written custom-call may differ
+    cin = None
+    if 0 not in pe.shared_operands(instr):
+        if w.shape.minor_to_major == instr.shape.minor_to_major:
+            cin = operands[0]
+        else:
+            pe.memcpy(dest[0], operands[0], instr.shape.byte_size)
     emit_gemm(pe, plan, dest[0], operands[1], operands[2], alpha=cfg["alpha"], beta=1.0,
               cin_ptr=cin)
     return True

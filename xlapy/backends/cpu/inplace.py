@@ -76,3 +76,13 @@ def inplace_operands(instr: Instruction) -> list[int]:
     return [k for k, o in enumerate(instr.operands)
             if _same_buffer_shape(o.shape, out) and k in params
             and _elementwise_to_root(params[k], out, comp.root)]
+
+
+def donatable_operands(instr: Instruction, element: int | None = None) -> list[int]:
+    """Operands whose buffer instr's output (root element `element` of a multi-output
+    kernel) may be written into when that output is donated: column kernels by their own
+    rule (column_reduction.overwritable_operands), the rest as inplace_operands."""
+    from xlapy.backends.cpu.column_reduction import column_plan, overwritable_operands
+    if column_plan(instr) is not None:
+        return overwritable_operands(instr, element)
+    return inplace_operands(instr) if element is None else []

@@ -113,8 +113,7 @@ def kernel_cost(instr: Instruction) -> tuple[int, int]:
     from xlapy.backends.cpu.column_reduction import column_plan
     plan = column_plan(instr)
     if plan is not None:
-        red, blocks = plan
-        return blocks, red.operands[0].shape.size
+        return plan.blocks, plan.red.operands[0].shape.size
     loop_shape = output_leaves(instr.shape)[0]
     if flat_ok(instr):
         return loop_shape.size, loop_shape.size
@@ -208,9 +207,14 @@ def set_vector_width(fn: ir.Function) -> None:
     from xlapy.backends.cpu.jit import preferred_vector_width
     width = preferred_vector_width()
     if width:
-        # llvmlite has no API for string attributes: the printer emits this set verbatim
-        fn.attributes._known = fn.attributes._known | {f'"prefer-vector-width"="{width}"'}
-        fn.attributes.add(f'"prefer-vector-width"="{width}"')
+        add_string_attribute(fn, f'"prefer-vector-width"="{width}"')
+
+
+def add_string_attribute(fn: ir.Function, attr: str) -> None:
+    """A function attribute such as '"prefer-vector-width"="512"'. llvmlite has no API for
+    string attributes: its printer emits the known set verbatim."""
+    fn.attributes._known = fn.attributes._known | {attr}
+    fn.attributes.add(attr)
 
 
 def pool_function(module: ir.Module) -> ir.Function:

@@ -27,10 +27,10 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from xlapy.backends.cpu.custom_calls import custom_call_target
-from xlapy.backends.cpu.routine import copy_array, entry_alloca, index_nest, routine_function
+from xlapy.backends.cpu.routine import copy_array, index_nest, routine_function
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
-from xlapy.backends.llvm.loops import c64, linear_of
+from xlapy.backends.llvm.loops import c64, entry_alloca, linear_of
 
 _POTRF = {"f32": "xlapy_spotrf", "f64": "xlapy_dpotrf"}
 

@@ -35,11 +35,11 @@ from typing import Callable
 from llvmlite import ir
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
-from xlapy.backends.cpu.inplace import inplace_operands
+from xlapy.backends.cpu.inplace import donatable_operands, inplace_operands
 from xlapy.backends.cpu.kernels import emit_kernel, kernel_cost, pool_function
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
-from xlapy.backends.llvm.loops import c64
+from xlapy.backends.llvm.loops import c64, entry_alloca
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
 from xlapy.hlo.shapes import Shape
 
@@ -105,15 +105,6 @@ def _requested_aliases(module) -> dict[int, int]:
 
 
 _PASS_ALONG = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
-
-
-def _overwritable(instr: Instruction, element: int | None) -> list[int]:
-    """Operands whose buffer instr's output (root element `element` of a multi-output
-    kernel) may be written into: column kernels by their own rule, the rest by inplace.py."""
-    from xlapy.backends.cpu.column_reduction import column_plan, overwritable_operands
-    if column_plan(instr) is not None:
-        return overwritable_operands(instr, element)
-    return inplace_operands(instr) if element is None else []
 
 
 def _readers(param: Instruction) -> list:
@@ -222,16 +213,7 @@ class ProgramEmitter:
 
     # ---- helpers ---------------------------------------------------------------------------
     def alloca(self, ty, count=None):
-        b = self.b
-        entry = self.fn.entry_basic_block
-        saved = b.block
-        if entry.instructions:
-            b.position_before(entry.instructions[0])
-        else:
-            b.position_at_end(entry)
-        slot = b.alloca(ty, size=count)
-        b.position_at_end(saved)
-        return slot
+        return entry_alloca(self.b, ty, count)
 
     def table(self, ptrs: list):
         """A stack array of pointers holding `ptrs`."""
@@ -260,7 +242,7 @@ class ProgramEmitter:
     def emit(self) -> ir.Function:
         comp = self.comp
         schedule = comp.post_order()
-        self.direct = self._direct_outputs()
+        self.direct, self.direct_elems = self._direct_outputs()
         into_outputs = self._producers_into_outputs(schedule)
         defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct  # noqa: E731
 
@@ -324,7 +306,7 @@ class ProgramEmitter:
                 if u.opcode in _PASS_ALONG:
                     ok = ok and u is not self.comp.root  # the root is copied out at the end
                 elif u is d:
-                    ok = ok and all(j in _overwritable(d, element)
+                    ok = ok and all(j in donatable_operands(d, element)
                                     for j, o in enumerate(d.operands) if o is via)
                 elif pos.get(id(u), -1) >= pos[id(d)]:  # (dead users never run)
                     ok = False
@@ -360,8 +342,11 @@ class ProgramEmitter:
     def shared_operands(self, instr: Instruction) -> set:
         return self.shared.get(id(instr), set())
 
-    def _direct_outputs(self) -> dict[int, int]:
-        """id(instr) -> output leaf index, for array kernels that are root leaves once."""
+    def _direct_outputs(self) -> tuple[dict, dict]:
+        """id(instr) -> output leaf index, for array kernels that are root leaves once; and
+        (id(fusion), element) -> output leaf index, for elements of multi-output kernels (a
+        fusion with a flat tuple result) that are root leaves once: those kernels write them
+        straight into the caller's output too."""
         self._by_id = {id(i): i for i in self.comp.instructions}
         leaves: list = []
 
@@ -384,8 +369,6 @@ class ProgramEmitter:
             if i is not None and count[id(i)] == 1 and i.opcode not in ALIAS_OPS \
                     and i.opcode != "while":
                 out[id(i)] = k
-        # elements of multi-output kernels (a fusion with a flat tuple result) that are root
-        # leaves once: the kernel writes them straight into the caller's output too
         elems: dict = {}
         for k, i in enumerate(leaves):
             if i is not None and i.opcode == "get-tuple-element":
@@ -393,8 +376,7 @@ class ProgramEmitter:
                 if src.opcode == "fusion" and all(not e.is_tuple for e in src.shape.tuple_shapes):
                     key = (id(src), i.attrs["index"])
                     elems[key] = None if key in elems else k
-        self.direct_elems = {key: k for key, k in elems.items() if k is not None}
-        return out
+        return out, {key: k for key, k in elems.items() if k is not None}
 
     def dest_leaves(self, instr: Instruction) -> list:
         if id(instr) in self.direct:
@@ -402,7 +384,7 @@ class ProgramEmitter:
         offset = self.assignment.offset(instr)
         out = []
         for j, n in enumerate(leaf_sizes(instr.shape)):
-            leaf = self.direct_elems.get((id(instr), j)) if instr.shape.is_tuple else None
+            leaf = self.direct_elems.get((id(instr), j))
             out.append(self.arena_ptr(offset) if leaf is None
                        else self.table_entry(self.outs_tbl, leaf))
             offset += _align(max(n, 1))

@@ -18,7 +18,7 @@ import contextlib
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, for_range, linear_of
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, linear_of
 from xlapy.hlo.shapes import Shape
 
 # Scratch buffers up to this size live on the stack of the routine; bigger ones are
@@ -34,19 +34,6 @@ def routine_function(pe, base: str, n_ptrs: int, extra_args=()) -> tuple[ir.Func
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
     return fn, ir.IRBuilder(fn.append_basic_block("entry"))
-
-
-def entry_alloca(b: ir.IRBuilder, ty: ir.Type, count=None, name: str = ""):
-    """A stack slot in the entry block of the builder's function."""
-    entry = b.function.entry_basic_block
-    saved = b.block
-    if entry.instructions:
-        b.position_before(entry.instructions[0])
-    else:
-        b.position_at_end(entry)
-    slot = b.alloca(ty, size=None if count is None else c64(count), name=name)
-    b.position_at_end(saved)
-    return slot
 
 
 def slot(b: ir.IRBuilder, ty: ir.Type, init=None, name: str = ""):

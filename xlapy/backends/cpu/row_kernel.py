@@ -22,13 +22,13 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, for_range, loop_nest
+from xlapy.backends.llvm.loops import entry_alloca, for_range, loop_nest
+from xlapy.hlo.ir import operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
+from xlapy.passes import fusion
 
-EXPENSIVE = {"exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "tanh",
-             "sine", "cosine", "tan", "erf", "power", "atan2", "divide", "remainder", "sqrt",
-             "rsqrt", "cbrt"}
+EXPENSIVE = fusion.EXPENSIVE & ELEMENTWISE   # exp, log, tanh, divide, sqrt, ...
 MAX_SCRATCH_BYTES = 64 * 1024
 
 
@@ -72,16 +72,8 @@ def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:
     from it in the output loop."""
     t = instr.shape.element_type
     st = T.storage_type(t)
-    b0 = em.b
-    saved = b0.block
-    entry = b0.function.entry_basic_block
-    if entry.instructions:
-        b0.position_before(entry.instructions[0])
-    else:
-        b0.position_at_end(entry)
-    buf = b0.alloca(st, size=c64(n), name=f"row.{instr.name}")
+    buf = entry_alloca(em.b, st, n, name=f"row.{instr.name}")
     buf.align = 64
-    b0.position_at_end(saved)
     compute = gen.fn
 
     def fn(index):
@@ -118,26 +110,14 @@ def row_values(comp, loop_shape: Shape) -> list:
 
 
 def _subtree_has(x, opcode: str) -> bool:
-    return any(i.opcode == opcode for i in _subtree(x))
-
-
-def _subtree(x) -> list:
-    out, stack, seen = [], [x], set()
-    while stack:
-        i = stack.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
-        out.append(i)
-        stack.extend(i.operands)
-    return out
+    return any(i.opcode == opcode for i in operand_closure(x))
 
 
 def _materializable(comp, shape: Shape, hoisted: list) -> list:
     if shape.dims[shape.minor_to_major[0]] * 8 > MAX_SCRATCH_BYTES:
         return []
     minor = shape.minor_to_major[0]
-    in_hoisted = {id(i) for x, _ in hoisted for i in _subtree(x)}
+    in_hoisted = {id(i) for x, _ in hoisted for i in operand_closure(x)}
     hoisted_ids = {id(x) for x, _ in hoisted}
     # values the output loop computes: the root's subtree, not entering hoisted values
     out_side, stack = set(), [comp.root]

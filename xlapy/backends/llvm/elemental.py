@@ -29,7 +29,7 @@ import numpy as np
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, linear_of
+from xlapy.backends.llvm.loops import c64, entry_alloca, linear_of
 from xlapy.errors import LoweringError
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
 from xlapy.hlo.shapes import Shape
@@ -160,16 +160,7 @@ class ElementalEmitter:
 
     def alloca(self, ty: ir.Type, name: str = ""):
         """A stack slot in the function's entry block (so mem2reg turns it into registers)."""
-        b = self.b
-        entry = b.function.entry_basic_block
-        saved = b.block
-        if entry.instructions:
-            b.position_before(entry.instructions[0])
-        else:
-            b.position_at_end(entry)
-        slot = b.alloca(ty, name=name)
-        b.position_at_end(saved)
-        return slot
+        return entry_alloca(self.b, ty, name=name)
 
     # ---- constants -------------------------------------------------------------------------
     def constant_global(self, instr: Instruction) -> ir.GlobalVariable:

@@ -19,6 +19,21 @@ from xlapy.backends.llvm.types import I64
 from xlapy.hlo.shapes import Shape
 
 
+def entry_alloca(b: ir.IRBuilder, ty: ir.Type, count=None, name: str = ""):
+    """A stack slot (of `count` elements: an int or an i64 value) in the entry block of the
+    builder's function, so mem2reg can promote it and loops never grow the stack."""
+    entry = b.function.entry_basic_block
+    saved = b.block
+    if entry.instructions:
+        b.position_before(entry.instructions[0])
+    else:
+        b.position_at_end(entry)
+    size = c64(count) if isinstance(count, int) else count
+    slot = b.alloca(ty, size=size, name=name)
+    b.position_at_end(saved)
+    return slot
+
+
 def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
