@@ -6,6 +6,15 @@ training step's eight gemm shapes.
 
 All of xlapy's runs come first, then NumPy's: OpenBLAS's threads keep spinning for a while
 after a call and would slow down xlapy's pool if the two alternated. Best of 20 calls.
+
+    .venv/bin/python benchmarks/gemm_kernel.py --sequence [--compare OTHER_gemm_kernel.py]
+
+runs the eight gemms back to back with one shared workspace, as inside the training step,
+where each gemm finds its operands in the other core's cache or further away (a gemm
+repeated in a hot loop keeps them in its own core's cache), and prints per-gemm medians of
+40 rounds. --compare loads a second version of gemm_kernel.py (say `git show
+HEAD~1:xlapy/backends/cpu/gemm_kernel.py > /tmp/old.py`) and alternates the two in each
+round: an A/B that machine load cannot bias. No NumPy here (its threads would disturb it).
 """
 import argparse
 import os
@@ -35,19 +44,73 @@ def call_for(fn, a, b, c, chunks):
     return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
 
+def operands(rng):
+    out = []
+    for name, m, k, n, ta, tb in SHAPES:
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+        out.append((name, (a.T if ta else a), (b.T if tb else b), np.empty((m, n), np.float32)))
+    return out
+
+
+def _version(path):
+    """(module, ctypes function, loaded object) of a gemm_kernel.py file."""
+    import ctypes
+    import importlib.util
+    from xlapy.backends.cpu import jit
+    spec = importlib.util.spec_from_file_location(f"gemm_kernel_{abs(hash(path))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lib = jit.LoadedObject(jit.compile_to_object(mod.build_ir(mod.vector_bits(), "f32"),
+                                                 light=True))
+    return mod, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address("xlapy_gemm_f32")), lib
+
+
+def sequence(args) -> int:
+    import time
+    rng = np.random.default_rng(0)
+    ops = operands(rng)
+    paths = [gk.__file__] + ([args.compare] if args.compare else [])
+    versions = [_version(p) for p in paths]
+    ws = np.empty(16 << 20, np.uint8)  # one workspace for all, as in a program's arena
+    runs = []
+    for mod, fn, _ in versions:
+        calls = []
+        for name, a, b, c in ops:
+            run = call_for(fn, a, b, c, args.threads)
+            run.keep[0][mod.SLOT["ws"]] = ws.ctypes.data
+            calls.append(run)
+        runs.append(calls)
+    times = np.zeros((len(runs), len(ops), 40))
+    for r in range(times.shape[2]):
+        for v, calls in enumerate(runs):
+            for i, run in enumerate(calls):
+                t = time.perf_counter()
+                run()
+                times[v, i, r] = time.perf_counter() - t
+    med = np.median(times, axis=2) * 1e3
+    print(f"{'shape':16s}" + "".join(f"{os.path.basename(p)[-22:]:>24s}" for p in paths))
+    for i, (name, *_rest) in enumerate(ops):
+        print(f"{name:16s}" + "".join(f"{med[v, i]:21.3f} ms" for v in range(len(runs))))
+    print(f"{'total':16s}" + "".join(f"{med[v].sum():21.3f} ms" for v in range(len(runs))))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="chunks (threads) for xlapy's kernel")
+    ap.add_argument("--sequence", action="store_true",
+                    help="the eight gemms back to back, medians of 40 rounds")
+    ap.add_argument("--compare", metavar="FILE",
+                    help="with --sequence: another gemm_kernel.py to alternate with")
     args = ap.parse_args()
+    if args.sequence:
+        return sequence(args)
     lib, fn = gk.load("f32")
     rng = np.random.default_rng(0)
     cases = []
-    for name, m, k, n, ta, tb in SHAPES:
-        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
-        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
-        a, b = (a.T if ta else a), (b.T if tb else b)
-        c = np.empty((m, n), np.float32)
+    for (name, a, b, c), (_, m, k, n, _ta, _tb) in zip(operands(rng), SHAPES):
         run = call_for(fn, a, b, c, args.threads)
         run()
         np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3 * np.sqrt(k))

@@ -53,6 +53,23 @@ def test_kernel_matches_numpy(kernels, dtype, m, k, n):
                                            f"beta={beta} C transposed={c_transposed}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_operands_with_no_unit_stride(kernels, dtype):
+    # neither stride of B is 1 (the element-by-element packing), and B transposed with
+    # contiguous columns at depths around the vector length (register transposes plus the
+    # element-by-element rest)
+    rng = np.random.default_rng(7)
+    big = rng.standard_normal((300, 200)).astype(dtype)
+    for a, b in [(rng.standard_normal((37, 100)).astype(dtype), big[::3, ::2][:100, :45]),
+                 *[(rng.standard_normal((29, k)).astype(dtype),
+                    rng.standard_normal((70, k)).astype(dtype).T) for k in (15, 16, 17, 33)]]:
+        c = np.full((a.shape[0], b.shape[1]), np.nan, dtype)
+        _run(kernels, a, b, c, 1.0, 0.0, c, 2)
+        tol = (3e-5 if dtype == np.float32 else 1e-12) * np.sqrt(a.shape[1])
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64),
+                                   rtol=tol, atol=tol, err_msg=f"B strides {b.strides}")
+
+
 def test_result_may_overwrite_cin(kernels):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((70, 300)), rng.standard_normal((300, 90))

@@ -31,6 +31,17 @@ as long as OpenBLAS's (9.29 against 9.31 ms) and the other kernels 0.43 ms inste
 OpenBLAS's within run-to-run noise (9.52-9.83 against 9.42-9.84 ms), so it is opt-in:
 XLAPY_GEMM=xlapy (use_own_gemm).
 
+Packing is where the time goes inside a step: run back to back with one workspace
+(`benchmarks/gemm_kernel.py --sequence`), the eight gemms take 9.5-10.4 ms, and 7.2-8.4 ms
+with the packing routines replaced by no-ops (results wrong; a bound only). Both packers
+therefore copy with vectors where the source allows: B stored transposed (a dot with W^T)
+and A row-major are transposed VL x VL in registers, A stored column-major is copied MR
+values at a time with masked loads and stores. Against the kernel before those two and
+equal depth blocks, in the same process (`--sequence --compare`): the transposed-B gemm
+2.04-2.17 instead of 2.17-2.27 ms, and the eight 1.5-2 % faster in total. Software
+prefetching in the packers, and packing B one sliver at a time inside the first row block
+(to overlap reading B with arithmetic), measured no gain or a loss and are not used.
+
 Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
 the scratch space `ws` (panels split across threads), then C's columns are split in
 `chunks` ranges, each packing its own B slivers into its slice of `ws` (the program takes
@@ -261,15 +272,60 @@ class _Gemm:
                                        typ=self.vty, align=1)
                             b.store(x, self._at(b, d, c64(v * self.vl)), align=1)
             with transposed:
-                # B stored transposed: each column is read contiguously over k
-                with for_range(b, 0, whole_end, nr, name="jp") as jp:
-                    cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs)) for j in range(nr)]
-                    self._interleave(b, cols, rs, kc, nr, self._at(b, dst, b.mul(jp, kc)))
+                with b.if_else(b.icmp_signed("==", rs, c64(1))) as (columns_contiguous, other):
+                    with columns_contiguous:
+                        self._pack_b_transposed(b, src, cs, kc, whole_end, dst)
+                    with other:
+                        with for_range(b, 0, whole_end, nr, name="jp") as jp:
+                            cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs))
+                                    for j in range(nr)]
+                            self._interleave(b, cols, rs, kc, nr,
+                                             self._at(b, dst, b.mul(jp, kc)))
         with b.if_then(b.icmp_signed("<", whole_end, nc)):
             self._interleave_edge(b, src, whole_end, b.sub(nc, whole_end), cs, rs, kc, nr,
                                   self._at(b, dst, b.mul(whole_end, kc)))
         b.ret_void()
         return fn
+
+    def _pack_b_transposed(self, b, src, cs, kc, whole_end, dst):
+        """pack_b's whole slivers when B is stored transposed with its columns contiguous
+        (B[k, j] = src[k + j*cs], a dot with a transposed weight): VL x VL blocks are read
+        as VL vectors (VL columns, VL consecutive k each) and transposed in registers, so
+        the copy is vector loads, shuffles and vector stores instead of one scalar load and
+        store per element; the last kc % VL rows go element by element."""
+        nr, vl = self.nr, self.vl
+        kfull = b.mul(b.sdiv(kc, c64(vl)), c64(vl))
+        align = 4 if self.t == "f32" else 8
+        with for_range(b, 0, whole_end, nr, name="jp") as jp:
+            out = self._at(b, dst, b.mul(jp, kc))
+            for v in range(NV):
+                cols = [self._at(b, src, b.mul(b.add(jp, c64(v * vl + j)), cs))
+                        for j in range(vl)]
+                with for_range(b, 0, kfull, vl, name="kb") as kb:
+                    rows = [b.load(self._at(b, p, kb), typ=self.vty, align=align) for p in cols]
+                    for k, x in enumerate(self._transpose(b, rows)):
+                        at = b.add(b.mul(b.add(kb, c64(k)), c64(nr)), c64(v * vl))
+                        b.store(x, self._at(b, out, at), align=align)
+                with for_range(b, kfull, kc, name="kr") as k:
+                    d = b.add(b.mul(k, c64(nr)), c64(v * vl))
+                    for j, p in enumerate(cols):
+                        b.store(b.load(self._at(b, p, k), typ=self.fty),
+                                self._at(b, out, b.add(d, c64(j))))
+
+    def _transpose(self, b, rows):
+        """Transpose VL vectors of VL lanes: log2(VL) rounds of pairing vector i with
+        vector i + VL/2 and interleaving their low and high halves."""
+        n = self.vl
+        lo = ir.Constant(ir.VectorType(I32, n), [x for i in range(n // 2) for x in (i, n + i)])
+        hi = ir.Constant(ir.VectorType(I32, n),
+                         [x for i in range(n // 2, n) for x in (i, n + i)])
+        for _ in range(n.bit_length() - 1):
+            new = []
+            for i in range(n // 2):
+                new += [b.shuffle_vector(rows[i], rows[i + n // 2], lo),
+                        b.shuffle_vector(rows[i], rows[i + n // 2], hi)]
+            rows = new
+        return rows
 
     def _interleave(self, b, streams, step, kc, width, out):
         """out[k*width + j] = streams[j][k*step] for k < kc: one element of each stream
@@ -300,30 +356,93 @@ class _Gemm:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         with for_range(b, 0, mc, MR, name="ip") as ip:
             out = self._at(b, dst, b.mul(ip, kc))
+            full = b.icmp_signed("<=", b.add(ip, c64(MR)), mc)
             # read along whichever dimension is contiguous in memory
             with b.if_else(b.icmp_signed("==", rs, c64(1))) as (by_k, by_row):
                 with by_k:
-                    with for_range(b, 0, kc, name="k") as k:
-                        base = b.mul(k, cs)
-                        with for_range(b, 0, MR, name="i") as i:
-                            row = b.add(ip, i)
-                            inside = b.icmp_signed("<", row, mc)
-                            x = b.load(self._at(b, src, b.add(base, b.select(inside, row, c64(0)))),
-                                       typ=self.fty)
-                            x = b.select(inside, x, ir.Constant(self.fty, 0.0))
-                            b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
+                    with b.if_else(full) as (whole, edge):
+                        with whole:
+                            # the panel's MR values at each k are contiguous: vector copies
+                            with for_range(b, 0, kc, name="k") as k:
+                                s_k = self._at(b, src, b.add(ip, b.mul(k, cs)))
+                                d_k = self._at(b, out, b.mul(k, c64(MR)))
+                                for g, lanes in self._groups():
+                                    x = self._load_lanes(b, self._at(b, s_k, c64(g)), lanes)
+                                    self._store_lanes(b, x, self._at(b, d_k, c64(g)), lanes)
+                        with edge:
+                            with for_range(b, 0, kc, name="k") as k:
+                                base = b.mul(k, cs)
+                                with for_range(b, 0, MR, name="i") as i:
+                                    row = b.add(ip, i)
+                                    inside = b.icmp_signed("<", row, mc)
+                                    at = b.add(base, b.select(inside, row, c64(0)))
+                                    x = b.load(self._at(b, src, at), typ=self.fty)
+                                    x = b.select(inside, x, ir.Constant(self.fty, 0.0))
+                                    b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
                 with by_row:
-                    full = b.icmp_signed("<=", b.add(ip, c64(MR)), mc)
                     with b.if_else(full) as (whole, edge):
                         with whole:
                             rows = [self._at(b, src, b.mul(b.add(ip, c64(i)), rs))
                                     for i in range(MR)]
-                            self._interleave(b, rows, cs, kc, MR, out)
+                            with b.if_else(b.icmp_signed("==", cs, c64(1))) as (unit, strided):
+                                with unit:
+                                    self._pack_a_rows(b, rows, kc, out)
+                                with strided:
+                                    self._interleave(b, rows, cs, kc, MR, out)
                         with edge:
                             self._interleave_edge(b, src, ip, b.sub(mc, ip), rs, cs, kc, MR,
                                                   out)
         b.ret_void()
         return fn
+
+    def _groups(self):
+        """(first row, valid lanes) of the vectors that hold a panel's MR rows."""
+        return [(g, min(self.vl, MR - g)) for g in range(0, MR, self.vl)]
+
+    def _lane_mask(self, lanes):
+        return ir.Constant(ir.VectorType(ir.IntType(1), self.vl),
+                           [1 if j < lanes else 0 for j in range(self.vl)])
+
+    def _masked(self, op):
+        t = f"v{self.vl}{self.t}"
+        name = f"llvm.masked.{op}.{t}.p0"
+        mask_t = ir.VectorType(ir.IntType(1), self.vl)
+        fty = ir.FunctionType(self.vty, [PTR, I32, mask_t, self.vty]) if op == "load" else \
+            ir.FunctionType(VOID, [self.vty, PTR, I32, mask_t])
+        return self.m.globals.get(name) or ir.Function(self.m, fty, name)
+
+    def _load_lanes(self, b, p, lanes):
+        """The first `lanes` elements at p in a vector (the rest zero; never read)."""
+        if lanes == self.vl:
+            return b.load(p, typ=self.vty, align=1)
+        return b.call(self._masked("load"), [p, ir.Constant(I32, 1), self._lane_mask(lanes),
+                                              ir.Constant(self.vty, None)])
+
+    def _store_lanes(self, b, x, p, lanes):
+        if lanes == self.vl:
+            b.store(x, p, align=1)
+        else:
+            b.call(self._masked("store"), [x, p, ir.Constant(I32, 1), self._lane_mask(lanes)])
+
+    def _pack_a_rows(self, b, rows, kc, out):
+        """pack_a's whole panels when A's rows are contiguous along k: VL x VL blocks (VL
+        values of each of VL rows, missing rows zero) are transposed in registers, so each k
+        gets its MR values with vector stores; the last kc % VL values element by element."""
+        vl = self.vl
+        kfull = b.mul(b.sdiv(kc, c64(vl)), c64(vl))
+        zero = ir.Constant(self.vty, [0.0] * vl)
+        with for_range(b, 0, kfull, vl, name="kb") as kb:
+            for g, lanes in self._groups():
+                vecs = [b.load(self._at(b, rows[g + i], kb), typ=self.vty, align=1)
+                        for i in range(lanes)] + [zero] * (vl - lanes)
+                for k, x in enumerate(self._transpose(b, vecs)):
+                    at = b.add(b.mul(b.add(kb, c64(k)), c64(MR)), c64(g))
+                    self._store_lanes(b, x, self._at(b, out, at), lanes)
+        with for_range(b, kfull, kc, name="kr") as k:
+            d = b.mul(k, c64(MR))
+            for i, p in enumerate(rows):
+                b.store(b.load(self._at(b, p, k), typ=self.fty),
+                        self._at(b, out, b.add(d, c64(i))))
 
     # ---- write-back ------------------------------------------------------------------------
     def store_tile(self):
@@ -406,6 +525,10 @@ class _Gemm:
         mpad = b.mul(b.sdiv(b.add(a["M"], c64(MR - 1)), c64(MR)), c64(MR))
         kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))
         shared = b.and_(b.add(b.mul(b.mul(mpad, kpad), c64(esize)), c64(63)), c64(-64))
+        # depth blocks of equal size (784 = 4 x 196, not 3 x 256 + 16: a thin last block
+        # costs a full pass over C for little arithmetic)
+        blocks = b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC))
+        a["kcb"] = b.sdiv(b.add(a["K"], b.sub(blocks, c64(1))), blocks)
         a["apack"] = b.inttoptr(base, PTR)
         a["bpack"] = b.inttoptr(b.add(base, shared), PTR)
         a["mpad"] = mpad
@@ -423,8 +546,8 @@ class _Gemm:
         with for_range(b, start, end, name="panel") as p:
             row = b.mul(p, c64(MR))
             mc = self._min(b, b.sub(a["M"], row), c64(MR))
-            with for_range(b, 0, a["K"], KC, name="pc") as pc:
-                kc = self._min(b, b.sub(a["K"], pc), c64(KC))
+            with for_range(b, 0, a["K"], a["kcb"], name="pc") as pc:
+                kc = self._min(b, b.sub(a["K"], pc), a["kcb"])
                 src = self._at(b, a["A"], b.add(b.mul(row, a["rsa"]), b.mul(pc, a["csa"])))
                 dst = self._at(b, a["apack"], b.add(b.mul(pc, a["mpad"]), b.mul(row, kc)))
                 b.call(pack_a, [src, a["rsa"], a["csa"], mc, kc, dst])
@@ -449,8 +572,8 @@ class _Gemm:
                        source_etype=ir.IntType(8))
             with for_range(b, n0, n1, NC, name="jc") as jc:
                 nc = self._min(b, b.sub(n1, jc), c64(NC))
-                with for_range(b, 0, K, KC, name="pc") as pc:
-                    kc = self._min(b, b.sub(K, pc), c64(KC))
+                with for_range(b, 0, K, a["kcb"], name="pc") as pc:
+                    kc = self._min(b, b.sub(K, pc), a["kcb"])
                     bsrc = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
                     b.call(pack_b, [bsrc, a["rsb"], a["csb"], kc, nc, bp])
                     mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,

@@ -40,7 +40,8 @@ def c64(v: int) -> ir.Constant:
 
 @contextlib.contextmanager
 def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i"):
-    """Emit `for (i = start; i < stop; i += step)`; yields i."""
+    """Emit `for (i = start; i < stop; i += step)`; yields i. `step` (an int or an i64
+    value) must be positive."""
     if isinstance(start, int):
         start = c64(start)
     if isinstance(stop, int):
@@ -57,7 +58,8 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i"):
     b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
     b.position_at_end(body)
     yield i
-    nxt = b.add(i, c64(step), name=f"{name}.next", flags=["nsw"])
+    nxt = b.add(i, c64(step) if isinstance(step, int) else step, name=f"{name}.next",
+                flags=["nsw"])
     latch = b.block
     i.add_incoming(nxt, latch)
     b.branch(header)
