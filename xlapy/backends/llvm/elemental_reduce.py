@@ -19,7 +19,7 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 
 def _as_tuple(v):
@@ -105,7 +105,7 @@ def _identity(op: str, t):
     return False if t.is_pred else 0
 
 
-LANES = 16  # independent accumulators of a vectorized reduction (SLP packs them)
+LANES = 16  # independent accumulators of a vectorized reduction
 
 
 _VECTOR_OPS = {"add": ("fadd", "add"), "multiply": ("fmul", "mul"),
@@ -137,8 +137,9 @@ def _vector_combine(em, op: str, t, a, b_):
 def _reduce_vectorized(em, instr, gens, index, op) -> object:
     """Reduce whose reduced dims include the input's minor (contiguous) dimension: the
     accumulator is an LLVM vector of LANES lanes striding along that dimension (LANES
-    consecutive elements are combined lane-wise per step; LLVM turns the lane values into
-    vector loads and arithmetic), then the lanes are combined pairwise. The summation order
+    consecutive elements are combined lane-wise per step; an inner loop of LANES iterations
+    computes them, which LLVM's loop vectorizer turns into vector loads and arithmetic),
+    then the lanes are combined pairwise. The summation order
     differs from a sequential loop (as in XLA's vectorized reductions); every element is
     still combined exactly once: lane 0 starts from the init value, the others from the
     reducer's identity."""
@@ -161,6 +162,7 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     tail_slot = em.alloca(init.type)
     b.store(ident, tail_slot)
     chunks = n // LANES
+    lanes = entry_alloca(b, init.type, LANES)
     with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):
@@ -169,11 +171,14 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
             full[d] = oidx[k]
         with em.scope(), for_range(b, 0, chunks, name="vr") as c:
             base = b.mul(c, c64(LANES), flags=["nsw", "nuw"])
-            vec = ir.Constant(vty, ir.Undefined)
-            for k in range(LANES):
+            # the LANES values come from an inner loop over a stack array that the loop
+            # vectorizer turns into one vector iteration: the element's computation (an exp,
+            # a tanh) is emitted once, not LANES times for the SLP vectorizer to merge
+            with em.scope(), for_range(b, 0, LANES, name="vl") as k:
                 idx = list(full)
-                idx[minor] = b.add(base, c64(k), flags=["nsw", "nuw"])
-                vec = b.insert_element(vec, gens[0](idx), ir.Constant(T.I32, k))
+                idx[minor] = b.add(base, k, flags=["nsw", "nuw"])
+                b.store(gens[0](idx), b.gep(lanes, [k], source_etype=init.type))
+            vec = b.load(b.bitcast(lanes, vty.as_pointer()), typ=vty)
             b.store(_vector_combine(em, op, t, b.load(slot), vec), slot)
         if n % LANES:
             with em.scope(), for_range(b, chunks * LANES, n, name="vt") as j:
