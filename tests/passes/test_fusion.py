@@ -100,10 +100,17 @@ def test_layernorm_gelu_is_one_kernel():
     assert n == 1, ops  # per row: mean, variance; then normalize + gelu
 
 
-def test_dense_layer_is_gemm_plus_one_epilogue():
-    n, ops = kernels_of(dense, rng.random((32, 784), f32), rng.random((784, 512), f32),
-                        rng.random(512, f32))
-    assert (n, ops) == (2, ["dot", "fusion:maximum"])
+def test_dense_layer_is_gemm_plus_one_epilogue(monkeypatch):
+    args = rng.random((32, 784), f32), rng.random((784, 512), f32), rng.random(512, f32)
+    monkeypatch.setenv("XLAPY_GEMM", "blas")
+    assert kernels_of(dense, *args) == (2, ["dot", "fusion:maximum"])
+    # xlapy's own gemm (the default for this size) runs bias + relu on each finished tile
+    monkeypatch.setenv("XLAPY_GEMM", "auto")
+    m = optimized(xp.jit(dense).lower(*args).module)
+    (fusion,) = [i for i in m.entry.instructions if i.opcode == "fusion"]
+    assert count_kernels(m) == 1 and fusion.attrs["kind"] == "kOutput"
+    assert sorted({i.opcode for i in fusion.fused_computation.instructions}) == [
+        "add", "broadcast", "constant", "dot", "maximum", "parameter"]
 
 
 def test_log_softmax_cross_entropy_kernels():
@@ -121,13 +128,21 @@ def test_mnist_sgd_step_kernels():
     assert n <= 6, ops  # + row reductions (1 multi-output kernel), dlogits, bias update
 
 
-def test_mlp_training_step_kernels():
+def test_mlp_training_step_kernels(monkeypatch):
     params = [(rng.random((784, 128), f32), rng.random(128, f32)),
               (rng.random((128, 10), f32), rng.random(10, f32))]
-    n, ops = kernels_of(mlp_step, params, rng.random((32, 784), f32), rng.random((32, 10), f32))
+    args = params, rng.random((32, 784), f32), rng.random((32, 10), f32)
+    monkeypatch.setenv("XLAPY_GEMM", "blas")
+    n, ops = kernels_of(mlp_step, *args)
     # 2 forward dots, dh, and the two weight gradients fused with their updates (gemms)
     assert ops.count("dot") == 3 and ops.count("custom-call") == 2
     assert n <= 11, ops  # + relu epilogue, row reductions, dlogits, relu grad, 2 bias updates
+    # xlapy's gemm: the first layer's dot (32x784x128) carries bias + relu, the mask
+    # stored as a predicate for the backward pass; the smaller dots stay with BLAS
+    monkeypatch.setenv("XLAPY_GEMM", "auto")
+    n_own, ops = kernels_of(mlp_step, *args)
+    assert ops.count("fusion:tuple") == 1 and ops.count("dot") == 2, ops
+    assert n_own == n - 1, ops
 
 
 @pytest.mark.parametrize("name,bound", [("softmax.hlo", 6), ("layernorm_gelu_tanh.hlo", 2),

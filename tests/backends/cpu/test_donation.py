@@ -159,7 +159,10 @@ def test_donating_a_static_argument_is_an_error():
         f(np.ones(3, f32), 2)
 
 
-def test_gemm_epilogue_runs_in_place_in_the_output():
+def test_gemm_epilogue_runs_in_place_in_the_output(monkeypatch):
+    # the BLAS path: gemm into the result, then the bias+relu kernel in place (with xlapy's
+    # own gemm the epilogue runs inside the gemm instead: test_gemm_epilogue.py)
+    monkeypatch.setenv("XLAPY_GEMM", "blas")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((256, 128)).astype(f32)
     w = rng.standard_normal((128, 64)).astype(f32)
@@ -172,7 +175,8 @@ def test_gemm_epilogue_runs_in_place_in_the_output():
                                atol=1e-5)
 
 
-def test_in_place_kernel_in_the_arena_matches_the_interpreter():
+def test_in_place_kernel_in_the_arena_matches_the_interpreter(monkeypatch):
+    monkeypatch.setenv("XLAPY_GEMM", "blas")   # arena sizes without the own gemm's scratch
     text = """HloModule m
 ENTRY e {
   a = f32[96,80] parameter(0)

@@ -116,5 +116,5 @@ def test_programs_with_xlapy_gemm_match_the_interpreter(name, monkeypatch):
 
 def test_bad_xlapy_gemm_setting_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("XLAPY_GEMM", "mkl")
-    with pytest.raises(XlapyError, match="XLAPY_GEMM must be 'blas' or 'xlapy'"):
+    with pytest.raises(XlapyError, match="XLAPY_GEMM must be 'auto', 'xlapy' or 'blas'"):
         xp.jit(lambda a, b: a @ b)(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))

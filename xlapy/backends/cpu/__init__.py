@@ -1,7 +1,7 @@
 """The cpu backend: HLO -> LLVM IR -> native code for the host, run in-process."""
 
 from xlapy.backends.base import Platform, register_platform
-from xlapy.backends.cpu import gemm, gemm_update  # noqa: F401  (register the dot emitters)
+from xlapy.backends.cpu import gemm, gemm_epilogue, gemm_update  # noqa: F401  (emitters)
 # dedicated emitters (importing registers them)
 from xlapy.backends.cpu import (custom_calls, lapack, scatter,  # noqa: F401
                                 select_and_scatter, sort)

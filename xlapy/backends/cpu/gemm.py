@@ -1,6 +1,8 @@
-"""dot through gemm: NumPy's OpenBLAS (or scipy's), called directly from generated code, or
-with XLAPY_GEMM=xlapy xlapy's own kernel (gemm_kernel.py), which takes strides instead of
-trans flags and computes C^T = B^T A^T when C has few columns.
+"""dot through gemm: xlapy's own kernel (gemm_kernel.py: products of at least
+gemm_kernel.OWN_GEMM_MIN_FLOPS, or every one with XLAPY_GEMM=xlapy), which takes strides
+instead of trans flags, computes C^T = B^T A^T when C has few columns and can run a fused
+epilogue on each tile (gemm_epilogue.py); else NumPy's OpenBLAS (or scipy's), called
+directly from generated code.
 
 Handled: f32 and f64 dots with at most one free dimension per operand and exactly one
 contracting dimension, any number of batch dimensions provided they are the most-major
@@ -85,22 +87,41 @@ def emit_dot(pe, instr, dest, operands) -> bool:
 
 
 def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
-              beta: float = 0.0, cin_ptr=None) -> None:
+              beta: float = 0.0, cin_ptr=None, epilogue=None) -> None:
     """out = alpha * (lhs . rhs) + beta * cin, where cin (an array laid out like out)
-    defaults to out itself; through xlapy's own gemm (gemm_kernel.py) or BLAS."""
+    defaults to out itself; through xlapy's own gemm (gemm_kernel.py) or BLAS.
+    `epilogue` (own gemm only: see own_gemm_for): (function, context) called on each
+    finished tile of out, in the kernel's coordinates (gemm_kernel.EPILOGUE_TYPE) and
+    told whether they are out's transposed (swapped_for(plan))."""
     m, n, k = plan["m"], plan["n"], plan["k"]
     if m == 0 or n == 0:
         return
-    if k > 0 and use_own_gemm():
-        _emit_own_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr)
+    if k > 0 and own_gemm_for(plan):
+        _emit_own_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr, epilogue)
         return
+    if epilogue is not None:
+        raise AssertionError("a gemm epilogue needs xlapy's own gemm (own_gemm_for)")
     if beta != 0.0 and cin_ptr is not None:
         # BLAS updates C in place: start it from cin
         pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * (4 if plan["t"] == "f32" else 8))
     _emit_blas_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta)
 
 
-def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr) -> None:
+def own_gemm_for(plan: dict) -> bool:
+    """Whether the gemm of `plan` runs on xlapy's own kernel (gemm_kernel.use_own_gemm)."""
+    return plan["k"] > 0 and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"])
+
+
+def swapped_for(plan: dict) -> bool:
+    """Whether the own gemm computes C^T = B^T . A^T for this plan (few columns): its tiles
+    are then [col, col + cols) x [row, row + rows) of the dot's result."""
+    from xlapy.backends.cpu import gemm_kernel as gk
+    m, n = plan["m"], plan["n"]
+    return n < 2 * gk.NV * gk.lanes(plan["t"], gk.vector_bits()) and m > n
+
+
+def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr,
+                   epilogue=None) -> None:
     from xlapy.backends.cpu import gemm_kernel as gk
     b = pe.b
     t = plan["t"]
@@ -111,7 +132,7 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     sb = (n, 1) if plan["rhs_rm"] else (1, k)
     sc = (n, 1) if plan["out_rm"] else (1, m)
     # few columns: compute C^T = B^T . A^T, so the micro-tile's long side runs along M
-    swap = n < 2 * gk.NV * gk.lanes(t, gk.vector_bits()) and m > n
+    swap = swapped_for(plan)
     me = pe.me
     chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
     rows = n if swap else m
@@ -139,6 +160,8 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
                         ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),
                         ("ldcin", c_str[0]), ("cscin", c_str[1]), ("ldc", c_str[0]),
                         ("csc", c_str[1]), ("ws", ws), ("chunks", chunks),
+                        ("epi", epilogue[0] if epilogue else 0),
+                        ("epi_ctx", epilogue[1] if epilogue else 0),
                         ("alpha", float(alpha)), ("beta", float(beta))):
         put(slot, value)
 

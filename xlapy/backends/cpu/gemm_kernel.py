@@ -23,13 +23,15 @@ pool's next kernels.
 
 Measured on the 2-core AVX-512 machine (`.venv/bin/python benchmarks/gemm_kernel.py`, and
 with `OPENBLAS_NUM_THREADS=1 ... --threads 1`): on the MLP step's shapes, one thread
-156-191 GFLOP/s against OpenBLAS's 161-173, two threads 279-347 against 284-309. Inside the
-784-1024-1024-10 MLP training step (`XLAPY_GEMM=xlapy .venv/bin/python
-benchmarks/mlp_breakdown.py`, against the same without XLAPY_GEMM) the profiled gemms take
-as long as OpenBLAS's (9.29 against 9.31 ms) and the other kernels 0.43 ms instead of 0.74
-(no OpenBLAS threads compete with the pool), but the step as a whole measured level with
-OpenBLAS's within run-to-run noise (9.52-9.83 against 9.42-9.84 ms), so it is opt-in:
-XLAPY_GEMM=xlapy (use_own_gemm).
+156-191 GFLOP/s against OpenBLAS's 161-173, two threads 279-347 against 284-309. It is the
+default for products of at least OWN_GEMM_MIN_FLOPS (XLAPY_GEMM=auto, gemm_choice): alone
+it only matched OpenBLAS inside the 784-1024-1024-10 MLP training step, but it runs the
+dot's elementwise consumers on each finished tile (gemm_epilogue.py, EPILOGUE_TYPE), which
+BLAS cannot; `.venv/bin/python benchmarks/mlp_gemm_ab.py` (one process per choice, each
+timing the step against JAX): xlapy / JAX median 1.000 (0.989-1.034) with the default,
+1.061 (1.043-1.065) with XLAPY_GEMM=blas, over six rounds. Small products stay with
+OpenBLAS (its small-matrix paths need no packing: the MNIST step's 100x784x10 gemms took
+the step from 50 to 74 us on this kernel).
 
 Packing is where the time goes inside a step: run back to back with one workspace
 (`benchmarks/gemm_kernel.py --sequence`), the eight gemms take 9.5-10.4 ms, and 7.2-8.4 ms
@@ -64,7 +66,11 @@ I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidT
 
 # argument slots (8 bytes each): integers, pointers, then alpha and beta as doubles
 ARGS = ("M", "N", "K", "A", "rsa", "csa", "B", "rsb", "csb", "Cin", "ldcin", "cscin", "C",
-        "ldc", "csc", "ws", "chunks", "alpha", "beta")
+        "ldc", "csc", "ws", "chunks", "epi", "epi_ctx", "alpha", "beta")
+# epilogue: void epi(ptr epi_ctx, i64 row, i64 col, i64 rows, i64 cols), called (when `epi` is
+# not null) on the thread that finished C's tile [row, row + rows) x [col, col + cols), right
+# after its final values are stored, while they are in that core's L1 cache
+EPILOGUE_TYPE = ir.FunctionType(VOID, [PTR, I64, I64, I64, I64])
 SLOT = {name: k for k, name in enumerate(ARGS)}
 
 MR = 12          # rows of the micro-tile
@@ -103,15 +109,30 @@ def build_ir(vector_bits: int, t: str) -> str:
     return str(m)
 
 
-def use_own_gemm() -> bool:
-    """XLAPY_GEMM=blas (the default: NumPy's OpenBLAS) or xlapy (this kernel). Not the
-    default yet: alone it matches OpenBLAS with two threads and beats it with one, but
-    inside the MLP training step it measured no faster (see the module docstring)."""
-    choice = os.environ.get("XLAPY_GEMM", "blas").strip().lower()
-    if choice not in ("xlapy", "blas"):
+OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
+
+
+def gemm_choice() -> str:
+    """XLAPY_GEMM: auto (the default: this kernel for products of at least
+    OWN_GEMM_MIN_FLOPS where xlapy's thread pool runs, BLAS for smaller ones, whose
+    packing overhead OpenBLAS's small-matrix paths avoid), xlapy (this kernel for every
+    f32/f64 gemm) or blas (NumPy's OpenBLAS for all)."""
+    choice = os.environ.get("XLAPY_GEMM", "auto").strip().lower()
+    if choice not in ("auto", "xlapy", "blas"):
         from xlapy.errors import XlapyError
-        raise XlapyError(f"XLAPY_GEMM must be 'blas' or 'xlapy', got '{choice}'")
-    return choice == "xlapy"
+        raise XlapyError(f"XLAPY_GEMM must be 'auto', 'xlapy' or 'blas', got '{choice}'")
+    return choice
+
+
+def use_own_gemm(flops: int) -> bool:
+    """Whether a gemm of `flops` (2 m n k) runs on this kernel (gemm_choice)."""
+    choice = gemm_choice()
+    if choice == "xlapy":
+        return True
+    if choice == "blas":
+        return False
+    from xlapy.backends.cpu.jit import threads_available
+    return flops >= OWN_GEMM_MIN_FLOPS and threads_available()
 
 
 def vector_bits() -> int:
@@ -134,7 +155,7 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1):
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
                 csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // es,
                 cscin=cin.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
-                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks)
+                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks, epi=0, epi_ctx=0)
     for name, v in vals.items():
         slots[SLOT[name]] = v
     doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
@@ -189,6 +210,10 @@ class _Gemm:
         fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.t}.{name}")
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
+        if name not in ("pack_all", "chunk"):
+            # each helper runs for a whole tile or panel: a call costs nothing there, and
+            # inlined into the loop nests they made LLVM's loop passes take 0.4 s
+            fn.attributes.add("noinline")
         from xlapy.backends.cpu.kernels import add_string_attribute
         add_string_attribute(fn, f'"min-legal-vector-width"="{self.bits}"')
         add_string_attribute(fn, f'"prefer-vector-width"="{self.bits}"')
@@ -517,7 +542,9 @@ class _Gemm:
             return b.fptrunc(v, f) if self.t == "f32" else v
         a = {n: arg(n) for n in ("M", "N", "K", "rsa", "csa", "rsb", "csb", "ldcin", "cscin",
                                  "ldc", "csc", "chunks")}
-        a.update({n: arg(n, PTR) for n in ("A", "B", "Cin", "C", "ws")})
+        a.update({n: arg(n, PTR) for n in ("A", "B", "Cin", "C", "ws", "epi_ctx")})
+        a["epi"] = b.load(b.gep(ctx, [c64(SLOT["epi"])], source_etype=I64),
+                          typ=EPILOGUE_TYPE.as_pointer())
         a.update({n: arg(n, f) for n in ("alpha", "beta")})
         # scratch layout: shared packed A (M rounded to MR, K rounded to KC), then B slivers
         esize = 4 if self.t == "f32" else 8
@@ -562,6 +589,7 @@ class _Gemm:
         tile = b.alloca(f, size=MR * nr)
         tile.align = 64
         beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
+        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
         first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
         per = b.sdiv(b.add(N, b.sub(a["chunks"], c64(1))), a["chunks"])
         per = b.mul(b.sdiv(b.add(per, c64(nr - 1)), c64(nr)), c64(nr))
@@ -578,6 +606,7 @@ class _Gemm:
                     b.call(pack_b, [bsrc, a["rsb"], a["csb"], kc, nc, bp])
                     mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
                                     ir.Constant(I32, 2))
+                    last = b.icmp_signed(">=", b.add(pc, kc), K)
                     ablock = self._at(b, a["apack"], b.mul(pc, a["mpad"]))
                     with for_range(b, 0, M, MC, name="ic") as ic:
                         mc = self._min(b, b.sub(M, ic), c64(MC))
@@ -596,6 +625,8 @@ class _Gemm:
                                 b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin,
                                                a["ldcin"], a["cscin"], a["alpha"], a["beta"],
                                                mode])
+                                with b.if_then(b.and_(last, has_epi)):
+                                    b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
         b.ret_void()
 
         pool = self.m.globals.get("xlapy_parallel_for") or ir.Function(

@@ -59,10 +59,10 @@ def target_machine():
 def target_description() -> str:
     """Identifies the code generation target (part of every cache key)."""
     _init()
-    from xlapy.backends.cpu.gemm_kernel import use_own_gemm
+    from xlapy.backends.cpu.gemm_kernel import gemm_choice
     return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|blas{BLAS_INT_BITS}|"
             f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}|"
-            f"gemm={'xlapy' if use_own_gemm() else 'blas'}")
+            f"gemm={gemm_choice()}")
 
 
 def capsule_pointer(capsule) -> int:

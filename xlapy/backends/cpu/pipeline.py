@@ -8,6 +8,8 @@
   reduction-splitter large reductions to a scalar become a parallel row reduction + a
                     small one
   gemm-update-fusion W - c*(A.B) becomes one gemm with alpha/beta (training updates)
+  gemm-epilogue-fusion the elementwise computation on a dot's result (bias, activation,
+                    mask) runs inside xlapy's own gemm, tile by tile (gemm_epilogue.py)
   fusion            loop, reduction-input and multi-output fusion (passes/fusion.py)
   row-fusion        a row reduction merges into its elementwise consumer: one kernel that
                     works row by row with the row in cache (softmax, layernorm)
@@ -25,6 +27,7 @@ from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
 from xlapy.backends.cpu.column_reduction import column_plan
+from xlapy.backends.cpu.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.gemm_update import GemmUpdateFusion
 from xlapy.passes.column_fusion import ColumnFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
@@ -37,6 +40,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
+                            GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
                             ColumnFusion(column_kernel=column_plan), DCE()],
                     verify=verify, observers=list(observers))

@@ -39,9 +39,10 @@ def c64(v: int) -> ir.Constant:
 
 
 @contextlib.contextmanager
-def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i"):
+def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None):
     """Emit `for (i = start; i < stop; i += step)`; yields i. `step` (an int or an i64
-    value) must be positive."""
+    value) must be positive. `hints`: LLVM loop metadata for the loop, e.g.
+    {"llvm.loop.interleave.count": 1}."""
     if isinstance(start, int):
         start = c64(start)
     if isinstance(stop, int):
@@ -62,7 +63,14 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i"):
                 flags=["nsw"])
     latch = b.block
     i.add_incoming(nxt, latch)
-    b.branch(header)
+    br = b.branch(header)
+    if hints:
+        m = b.module
+        ops = [m.add_metadata([ir.MetaDataString(m, k), ir.Constant(ir.IntType(32), int(v))])
+               for k, v in hints.items()]
+        loop_id = m.add_metadata(ops)
+        loop_id.operands = (loop_id, *ops)   # a loop ID refers to itself (printed distinct)
+        br.set_metadata("llvm.loop", loop_id)
     b.position_at_end(exit_)
 
 
