@@ -101,7 +101,7 @@ def test_layernorm_gelu_is_one_kernel():
 
 
 def test_dense_layer_is_gemm_plus_one_epilogue(monkeypatch):
-    args = rng.random((32, 784), f32), rng.random((784, 512), f32), rng.random(512, f32)
+    args = rng.random((128, 784), f32), rng.random((784, 512), f32), rng.random(512, f32)
     monkeypatch.setenv("XLAPY_GEMM", "blas")
     assert kernels_of(dense, *args) == (2, ["dot", "fusion:maximum"])
     # xlapy's own gemm (the default for this size) runs bias + relu on each finished tile
@@ -131,14 +131,15 @@ def test_mnist_sgd_step_kernels():
 def test_mlp_training_step_kernels(monkeypatch):
     params = [(rng.random((784, 128), f32), rng.random(128, f32)),
               (rng.random((128, 10), f32), rng.random(10, f32))]
-    args = params, rng.random((32, 784), f32), rng.random((32, 10), f32)
+    args = params, rng.random((512, 784), f32), rng.random((512, 10), f32)
     monkeypatch.setenv("XLAPY_GEMM", "blas")
     n, ops = kernels_of(mlp_step, *args)
     # 2 forward dots, dh, and the two weight gradients fused with their updates (gemms)
     assert ops.count("dot") == 3 and ops.count("custom-call") == 2
     assert n <= 11, ops  # + relu epilogue, row reductions, dlogits, relu grad, 2 bias updates
-    # xlapy's gemm: the first layer's dot (32x784x128) carries bias + relu, the mask
-    # stored as a predicate for the backward pass; the smaller dots stay with BLAS
+    # xlapy's gemm: the first layer's dot (512x784x128) carries bias + relu, the mask
+    # stored as a predicate for the backward pass; dh (512x10x128) is too small a product
+    # and the second layer's result (512x10) too small a result for an epilogue
     monkeypatch.setenv("XLAPY_GEMM", "auto")
     n_own, ops = kernels_of(mlp_step, *args)
     assert ops.count("fusion:tuple") == 1 and ops.count("dot") == 2, ops

@@ -62,8 +62,9 @@ def test_no_change_leaves_the_module_identical(monkeypatch):
 
 
 def test_small_products_stay_with_blas_under_auto(monkeypatch):
-    small = DENSE.replace("256,784", "8,16").replace("784,512", "16,32") \
-        .replace("256,512", "8,32").replace("f32[512]", "f32[32]")
+    # 1024x16x64: 2.1M flops (BLAS under auto) but a result large enough for an epilogue
+    small = DENSE.replace("256,784", "1024,16").replace("784,512", "16,64") \
+        .replace("256,512", "1024,64").replace("f32[512]", "f32[64]")
     monkeypatch.setenv("XLAPY_GEMM", "auto")
     assert not _run_pass(small)[1]
     monkeypatch.setenv("XLAPY_GEMM", "xlapy")
@@ -89,17 +90,28 @@ def test_operands_that_depend_on_the_dot_another_way_stay_outside(monkeypatch):
 HloModule softmaxish
 mx { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }
 ENTRY main {
-  x = f32[64,32] parameter(0)
-  w = f32[32,48] parameter(1)
-  d = f32[64,48] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = f32[512,32] parameter(0)
+  w = f32[32,128] parameter(1)
+  d = f32[512,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   n = f32[] constant(-inf)
-  r = f32[64] reduce(d, n), dimensions={1}, to_apply=mx
-  rb = f32[64,48] broadcast(r), dimensions={0}
-  ROOT s = f32[64,48] subtract(d, rb)
+  r = f32[512] reduce(d, n), dimensions={1}, to_apply=mx
+  rb = f32[512,128] broadcast(r), dimensions={0}
+  e = f32[512,128] exponential(d)
+  ROOT s = f32[512,128] subtract(e, rb)
 }
 """
     m, changed = _run_pass(text)
-    assert not changed and not _fusions(m)
+    # exp(d) joins the dot; the subtract, which needs the row max, stays outside
+    (fusion,) = _fusions(m)
+    assert changed and fusion.fused_computation.root.opcode in ("exponential", "tuple")
+    assert "subtract" not in {i.opcode for i in fusion.fused_computation.instructions}
+    assert m.entry.root.opcode == "subtract"
+
+
+def test_small_results_are_left_alone(monkeypatch):
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    text = DENSE.replace("256,512", "100,512").replace("256,784", "100,784")
+    assert not _run_pass(text)[1]
 
 
 def test_batched_dots_are_left_alone(monkeypatch):
@@ -134,20 +146,20 @@ def _programs():
     return {
         # tile edges in both directions (M, N not multiples of the 12 x 32 tile)
         "dense relu, edges": (lambda x, w, b: xnp.maximum(x @ w + b, 0.0),
-                              (r(301, 130), r(130, 77), r(77))),
+                              (r(1001, 130), r(130, 77), r(77))),
         # few columns: the gemm computes C^T, its tiles are transposed
         "few columns (C^T)": (lambda x, w, b: xnp.tanh(x @ w + b),
-                              (r(500, 300), r(300, 10), r(10))),
+                              (r(7001, 300), r(300, 10), r(10))),
         "gelu, transposed weight": (lambda x, w, b: gelu(x @ w.T + b),
-                                    (r(128, 256), r(192, 256), r(192))),
-        "f64": (lambda x, w: xnp.exp(-(x @ w) ** 2), (r(200, 100, dtype=np.float64),
+                                    (r(512, 256), r(192, 256), r(192))),
+        "f64": (lambda x, w: xnp.exp(-(x @ w) ** 2), (r(500, 100, dtype=np.float64),
                                                    r(100, 150, dtype=np.float64))),
         "dot also returned": (lambda x, w: (x @ w, xnp.sqrt(xnp.abs(x @ w)) * 2),
-                              (r(96, 64), r(64, 80))),
-        "bf16 result": (lambda x, w: (x @ w).astype(xnp.bfloat16), (r(64, 64), r(64, 64))),
+                              (r(960, 64), r(64, 80))),
+        "bf16 result": (lambda x, w: (x @ w).astype(xnp.bfloat16), (r(320, 64), r(64, 256))),
         "mlp step (masks stored as predicates)": (
             mlp_step, (r(100, 200) * f32(0.1), np.zeros(200, f32), r(200, 30) * f32(0.1),
-                       np.zeros(30, f32), r(64, 100), r(64, 30))),
+                       np.zeros(30, f32), r(400, 100), r(400, 30))),
     }
 
 
@@ -172,6 +184,4 @@ def test_mlp_masks_are_predicates(monkeypatch):
     fn, args = _programs()["mlp step (masks stored as predicates)"]
     text = xp.jit(fn).lower(*args).compile().as_text()
     fusion_lines = [line for line in text.splitlines() if f"kind={KIND}" in line and "ENTRY" not in line]
-    assert any("pred[64,200]" in line for line in fusion_lines)
-    assert not any("f32[64,200]" in line and "convert" in line for line in text.splitlines()
-                   if "ENTRY" in line)
+    assert any("pred[400,200]" in line for line in fusion_lines)

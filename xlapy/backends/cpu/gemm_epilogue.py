@@ -12,7 +12,8 @@ tile's final values are stored, on the same thread, while they are in that core'
 computation, compiled with the program.
 
 The pass (cpu pipeline, before loop fusion) grows, from each dot the own gemm will compute
-(gemm.own_gemm_for: f32/f64, no batch dimensions, row-major result), the region of
+(gemm.own_gemm_for: f32/f64, no batch dimensions, row-major result, at least MIN_ELEMENTS
+of them), the region of
 elementwise instructions of the dot's dimensions that depend on it and whose other operands
 do not (so the fusion cannot create a cycle and every operand is ready before the gemm
 starts). Broadcasts, iotas and scalar constants among those other operands are cloned into
@@ -43,8 +44,12 @@ KIND = "kOutput"
 _CLONED = ("broadcast", "iota")   # other operands copied into the fusion
 
 
+MIN_ELEMENTS = 1 << 16   # smaller results: a separate (or consumer-fused) kernel costs
+                         # next to nothing at run time, and an epilogue costs compile time
+
+
 def _gemm_plan(d: Instruction):
-    if d.opcode != "dot" or d.shape.rank != 2:
+    if d.opcode != "dot" or d.shape.rank != 2 or d.shape.size < MIN_ELEMENTS:
         return None
     plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
     if plan is None or plan["batch"] != 1 or not plan["out_rm"] or not own_gemm_for(plan):
