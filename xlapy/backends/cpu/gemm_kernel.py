@@ -28,8 +28,8 @@ default for products of at least OWN_GEMM_MIN_FLOPS (XLAPY_GEMM=auto, gemm_choic
 it only matched OpenBLAS inside the 784-1024-1024-10 MLP training step, but it runs the
 dot's elementwise consumers on each finished tile (gemm_epilogue.py, EPILOGUE_TYPE), which
 BLAS cannot; `.venv/bin/python benchmarks/mlp_gemm_ab.py` (one process per choice, each
-timing the step against JAX): xlapy / JAX median 1.000 (0.989-1.034) with the default,
-1.061 (1.043-1.065) with XLAPY_GEMM=blas, over six rounds. Small products stay with
+timing the step against JAX, `--rounds 8`): xlapy / JAX median 0.980 (0.972-1.004) with
+the default, 1.053 (1.024-1.065) with XLAPY_GEMM=blas. Small products stay with
 OpenBLAS (its small-matrix paths need no packing: the MNIST step's 100x784x10 gemms took
 the step from 50 to 74 us on this kernel).
 
