@@ -185,3 +185,28 @@ def test_mlp_masks_are_predicates(monkeypatch):
     text = xp.jit(fn).lower(*args).compile().as_text()
     fusion_lines = [line for line in text.splitlines() if f"kind={KIND}" in line and "ENTRY" not in line]
     assert any("pred[400,200]" in line for line in fusion_lines)
+
+
+def test_concurrent_calls_give_identical_results(monkeypatch):
+    """Threads calling one executable at once: the pool runs one job at a time (the others
+    run their gemm chunks serially), each call has its own arena (gemm scratch included)."""
+    import threading
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((512, 300)).astype(f32), \
+        rng.standard_normal((300, 400)).astype(f32), rng.standard_normal(400).astype(f32)
+    f = xp.jit(lambda x, w, b: xnp.tanh(x @ w + b))
+    want = f(x, w, b)
+    np.testing.assert_allclose(want, np.tanh(x @ w + b), rtol=1e-4, atol=1e-4)
+    mismatches = []
+
+    def work():
+        for _ in range(20):
+            if not np.array_equal(f(x, w, b), want):
+                mismatches.append(1)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not mismatches
