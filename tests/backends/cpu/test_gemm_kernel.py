@@ -13,14 +13,21 @@ from xlapy.backends.cpu import gemm_kernel as gk
 from xlapy.errors import XlapyError
 
 
-@pytest.fixture(scope="module")
-def kernels():
-    return {t: gk.load(t) for t in ("f32", "f64")}
+# the host's vector width, and 256 bits as built for AVX2 (and NEON) hosts, which an AVX-512
+# host runs too: its VL = 8 takes other paths (two lane groups per 12-row panel, 8 x 8
+# register transposes)
+WIDTHS = sorted({gk.vector_bits(), 256})
+
+
+@pytest.fixture(scope="module", params=WIDTHS, ids=[f"{w}-bit" for w in WIDTHS])
+def kernels(request):
+    return {t: (*gk.load(t, request.param), request.param) for t in ("f32", "f64")}
 
 
 def _run(kernels, a, b, c, alpha, beta, cin, chunks):
     t = "f32" if a.dtype == np.float32 else "f64"
-    gk.numpy_call(kernels[t][1], a, b, c, alpha, beta, cin, chunks)()
+    _, fn, bits = kernels[t]
+    gk.numpy_call(fn, a, b, c, alpha, beta, cin, chunks, bits=bits)()
 
 
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),

@@ -140,7 +140,7 @@ def vector_bits() -> int:
     return preferred_vector_width() or 256
 
 
-def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1):
+def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None):
     """A zero-argument call of a loaded kernel `fn` (ctypes, one pointer argument) computing
     c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks)."""
     import ctypes
@@ -149,7 +149,7 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1):
     cin = c if cin is None else cin
     es = a.itemsize
     m, k = a.shape
-    ws = np.empty(workspace_bytes(t, vector_bits(), m, k, chunks), np.uint8)
+    ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks), np.uint8)
     slots = (ctypes.c_int64 * len(ARGS))()
     vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
@@ -168,11 +168,11 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1):
     return run
 
 
-def load(t: str):
+def load(t: str, bits: int | None = None):
     """(loaded object, ctypes function) of the kernel for dtype t, outside any program."""
     import ctypes
     from xlapy.backends.cpu import jit
-    lib = jit.LoadedObject(jit.cached_object(build_ir(vector_bits(), t), light=True))
+    lib = jit.LoadedObject(jit.cached_object(build_ir(bits or vector_bits(), t), light=True))
     return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
 
 
