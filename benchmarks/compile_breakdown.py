@@ -11,6 +11,9 @@ re-optimizing the already optimized IR (roughly what emitting vector IR directly
 leave), and the math functions not inlined (one exp body instead of one per vector lane).
 Python's share is the total minus LLVM's.
 
+--floor reports LLVM's cost per function on this machine instead: modules of 1, 2, 4 and 8
+copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation, best of 3.
+
 --lanes N sets the vector lanes of emitted reductions (elemental_reduce.LANES, 16 by
 default) and also reports each workload's run time, to weigh compile time against speed.
 """
@@ -80,12 +83,43 @@ def llvm_ms(text: str, level: int = 3, passes: bool = False):
     return best, sorted(per_pass.items(), key=lambda kv: -kv[1])[:5]
 
 
+def floor() -> None:
+    loop = """define void @f{k}(ptr noalias %a, ptr noalias %b, i64 %n) {{
+entry:
+  br label %h
+h:
+  %i = phi i64 [0, %entry], [%i1, %body]
+  %c = icmp slt i64 %i, %n
+  br i1 %c, label %body, label %done
+body:
+  %p = getelementptr float, ptr %a, i64 %i
+  %x = load float, ptr %p
+  %y = fadd float %x, 1.0
+  %q = getelementptr float, ptr %b, i64 %i
+  store float %y, ptr %q
+  %i1 = add nsw i64 %i, 1
+  br label %h
+done:
+  ret void
+}}
+"""
+    for n in (1, 2, 4, 8):
+        parse, opt, codegen = llvm_ms("".join(loop.format(k=k) for k in range(n)))
+        print(f"{n} trivial loop function(s): -O3 {opt:.1f} ms, codegen {codegen:.1f} ms "
+              f"({(opt + codegen) / n:.1f} ms per function)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lanes", type=int, default=elemental_reduce.LANES)
     ap.add_argument("--only", help="one workload (name prefix); LLVM's pass timers report only "
                     "once per process, so the most expensive passes are listed with --only")
+    ap.add_argument("--floor", action="store_true", help="LLVM's cost per trivial function")
     args = ap.parse_args()
+    if args.floor:
+        jit._init()
+        floor()
+        return 0
     elemental_reduce.LANES = args.lanes
     rng = np.random.default_rng(0)
     xp.jit(lambda v: v + 1)(np.ones(1 << 21, np.float32))   # LLVM, the pool, the trampoline

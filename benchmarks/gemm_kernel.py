@@ -15,6 +15,16 @@ repeated in a hot loop keeps them in its own core's cache), and prints per-gemm 
 40 rounds. --compare loads a second version of gemm_kernel.py (say `git show
 HEAD~1:xlapy/backends/cpu/gemm_kernel.py > /tmp/old.py`) and alternates the two in each
 round: an A/B that machine load cannot bias. No NumPy here (its threads would disturb it).
+
+    .venv/bin/python benchmarks/gemm_kernel.py --pair
+
+the backward pass's two independent big gemms (dW2 = h1^T g2 and dh1 = g2 W2^T), both split
+over the cores one after the other, against running them at the same time on one core
+each (a second Python thread; the ctypes call releases the GIL), alternating, 40 rounds.
+
+    .venv/bin/python benchmarks/gemm_kernel.py --build
+
+the kernel's one-time build, without the disk cache: generating its IR, then LLVM.
 """
 import argparse
 import os
@@ -39,7 +49,7 @@ SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, Fa
 def call_for(fn, a, b, c, chunks):
     """c = a @ b through the kernel; few columns: c^T = b^T @ a^T instead, as the cpu backend
     calls it (gemm.py)."""
-    if c.shape[1] < 2 * gk.NV * gk.lanes("f32", gk.vector_bits()) and c.shape[0] > c.shape[1]:
+    if gk.swaps("f32", c.shape[0], c.shape[1], gk.vector_bits()):
         a, b, c = b.T, a.T, c.T
     return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
@@ -55,15 +65,12 @@ def operands(rng):
 
 def _version(path):
     """(module, ctypes function, loaded object) of a gemm_kernel.py file."""
-    import ctypes
     import importlib.util
-    from xlapy.backends.cpu import jit
     spec = importlib.util.spec_from_file_location(f"gemm_kernel_{abs(hash(path))}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    lib = jit.LoadedObject(jit.compile_to_object(mod.build_ir(mod.vector_bits(), "f32"),
-                                                 light=True))
-    return mod, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address("xlapy_gemm_f32")), lib
+    lib, fn = mod.load("f32")
+    return mod, fn, lib
 
 
 def sequence(args) -> int:
@@ -96,6 +103,57 @@ def sequence(args) -> int:
     return 0
 
 
+def pair(args) -> int:
+    import threading
+    import time
+    rng = np.random.default_rng(0)
+    ops = {name: (a, b, c) for name, a, b, c in operands(rng)}
+    lib, fn = gk.load("f32")
+    names = ("dW2 = h1^T g2", "dh1 = g2 w2^T")
+    split = [call_for(fn, *ops[n], args.threads) for n in names]
+    whole = [call_for(fn, *ops[n], 1) for n in names]
+    go, done = threading.Event(), threading.Event()
+
+    def worker():
+        while True:
+            go.wait()
+            go.clear()
+            whole[0]()
+            done.set()
+    threading.Thread(target=worker, daemon=True).start()
+
+    def together():
+        go.set()
+        whole[1]()
+        done.wait()
+        done.clear()
+    runs = {"one after the other, split over the cores": lambda: [r() for r in split],
+            "at the same time, one core each": together}
+    times = {k: [] for k in runs}
+    for _ in range(40):
+        for k, run in runs.items():
+            t = time.perf_counter()
+            run()
+            times[k].append(time.perf_counter() - t)
+    for k, ts in times.items():
+        print(f"{k:42s} median {np.median(ts) * 1e3:.3f} ms")
+    return 0
+
+
+def build() -> int:
+    import time
+    from xlapy.backends.cpu import jit
+    jit._init()
+    for t in ("f32", "f64"):
+        t0 = time.perf_counter()
+        text = gk.build_ir.__wrapped__(gk.vector_bits(), t)
+        t1 = time.perf_counter()
+        jit.compile_to_object(text, light=True)
+        t2 = time.perf_counter()
+        print(f"{t}: IR {(t1 - t0) * 1e3:.0f} ms, LLVM {(t2 - t1) * 1e3:.0f} ms")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
@@ -104,9 +162,16 @@ def main() -> int:
                     help="the eight gemms back to back, medians of 40 rounds")
     ap.add_argument("--compare", metavar="FILE",
                     help="with --sequence: another gemm_kernel.py to alternate with")
+    ap.add_argument("--pair", action="store_true",
+                    help="two independent gemms: split one after the other vs concurrently")
+    ap.add_argument("--build", action="store_true", help="time the kernel's one-time build")
     args = ap.parse_args()
     if args.sequence:
         return sequence(args)
+    if args.pair:
+        return pair(args)
+    if args.build:
+        return build()
     lib, fn = gk.load("f32")
     rng = np.random.default_rng(0)
     cases = []

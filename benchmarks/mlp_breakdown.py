@@ -79,13 +79,9 @@ def profile_split(compiled, args, rounds: int = 5, n: int = 20) -> tuple:
 def gemm_names(compiled) -> set:
     """Instructions of the optimized step that run a gemm: dots, the weight updates
     (custom-calls) and the dots with their fused epilogues (kind=kOutput fusions)."""
-    import re
-    names = set()
-    for line in compiled.as_text().splitlines():
-        m = re.match(r"\s*(?:ROOT )?%(\S+) = .*? (dot|custom-call|fusion)\(", line)
-        if m and (m.group(2) != "fusion" or "kind=kOutput" in line):
-            names.add(m.group(1))
-    return names
+    return {i.name for i in compiled.executable.optimized_module.entry.instructions
+            if i.opcode in ("dot", "custom-call")
+            or (i.opcode == "fusion" and i.attrs.get("kind") == "kOutput")}
 
 
 def pass_ab(step, args, name: str, rounds: int = 11) -> None:

@@ -13,7 +13,6 @@ chart docs/benchmarks.svg.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import platform

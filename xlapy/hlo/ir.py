@@ -205,6 +205,10 @@ class Computation:
     def parameter_shapes(self) -> list[Shape]:
         return [p.shape for p in self.parameters]
 
+    def root_elements(self) -> list[Instruction]:
+        """The root's operands when it is a tuple (a multi-output fusion), else [root]."""
+        return list(self.root.operands) if self.root.opcode == "tuple" else [self.root]
+
     def post_order(self) -> list[Instruction]:
         """All instructions, operands before users; definition order breaks ties."""
         order: list[Instruction] = []
@@ -411,6 +415,15 @@ class Module:
 
 def operand_closure(x: Instruction) -> list[Instruction]:
     """x and every instruction it depends on (its operands, their operands, ...)."""
+    return _closure(x, "operands")
+
+
+def user_closure(x: Instruction) -> list[Instruction]:
+    """x and every instruction that depends on it (its users, their users, ...)."""
+    return _closure(x, "users")
+
+
+def _closure(x: Instruction, edges: str) -> list[Instruction]:
     out, stack, seen = [], [x], set()
     while stack:
         i = stack.pop()
@@ -418,7 +431,7 @@ def operand_closure(x: Instruction) -> list[Instruction]:
             continue
         seen.add(id(i))
         out.append(i)
-        stack.extend(i.operands)
+        stack.extend(getattr(i, edges))
     return out
 
 

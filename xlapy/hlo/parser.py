@@ -118,6 +118,18 @@ class _Parser:
         if not self.accept(s):
             raise self.error(f"expected '{s}'{' ' + what if what else ''}, found {self.describe_next()}")
 
+    def items(self, item, close: str, what: str | None = None) -> list:
+        """item() for each element of a comma-separated list ended by `close` (whose opening
+        bracket was already read); `what` names the list in the error for a missing comma."""
+        out = []
+        if not self.accept(close):
+            while True:
+                out.append(item())
+                if self.accept(close):
+                    break
+                self.expect(",", f"or '{close}' in {what}" if what else None)
+        return out
+
     def match(self, regex: re.Pattern, what: str) -> re.Match:
         self.skip_ws()
         m = regex.match(self.text, self.pos)
@@ -146,32 +158,22 @@ class _Parser:
         self.skip_ws()
         start = self.pos
         if self.accept("("):
-            shapes = []
-            if not self.accept(")"):
-                while True:
-                    shapes.append(self.shape())
-                    if self.accept(")"):
-                        break
-                    self.expect(",", "or ')' in tuple shape")
-            return Shape.tuple(shapes)
+            return Shape.tuple(self.items(self.shape, ")", "tuple shape"))
         m = _TYPE.match(self.text, self.pos)
         if not m:
             raise self.error(f"expected a shape such as f32[2,3], found {self.describe_next()}")
         t = PRIMITIVE_TYPES[m.group(1)]
         self.pos = m.end()
-        dims = []
-        if not self.accept("]"):
-            while True:
-                self.skip_ws()
-                if self.text.startswith(("<=", "?"), self.pos):
-                    raise self.error("dynamic dimensions (<=N or ?) are not supported")
-                d = self.integer("a dimension size")
-                if d < 0:
-                    raise self.error(f"negative dimension size {d}", start)
-                dims.append(d)
-                if self.accept("]"):
-                    break
-                self.expect(",", "or ']' in dimensions")
+
+        def dim():
+            self.skip_ws()
+            if self.text.startswith(("<=", "?"), self.pos):
+                raise self.error("dynamic dimensions (<=N or ?) are not supported")
+            d = self.integer("a dimension size")
+            if d < 0:
+                raise self.error(f"negative dimension size {d}", start)
+            return d
+        dims = self.items(dim, "]", "dimensions")
         layout = None
         if self.text.startswith("{", self.pos):  # a layout only directly after ']'
             self.pos += 1
@@ -279,15 +281,11 @@ class _Parser:
         name = self.name("a computation name (or ENTRY)")
         rec = _CompRecord(name, pos, is_entry)
         if self.accept("("):
-            rec.signature = []
-            if not self.accept(")"):
-                while True:
-                    self.name("a parameter name")
-                    self.expect(":")
-                    rec.signature.append(self.shape())
-                    if self.accept(")"):
-                        break
-                    self.expect(",", "or ')' in the parameter list")
+            def parameter():
+                self.name("a parameter name")
+                self.expect(":")
+                return self.shape()
+            rec.signature = self.items(parameter, ")", "the parameter list")
             self.expect("->", "after the parameter list")
             rec.signature = (rec.signature, self.shape())
         self.expect("{", f"to open computation {name}")
@@ -331,17 +329,15 @@ class _Parser:
         elif opcode == "constant":
             rec.literal = self.literal(shape)
             self.expect(")", "after the constant's value")
-        elif not self.accept(")"):
-            while True:
+        else:
+            def operand():
                 self.skip_ws()
                 if _TYPE.match(self.text, self.pos) or self.text.startswith("(", self.pos):
                     self.shape()  # old-style operand shape prefix; the operand's own shape wins
                 self.skip_ws()
                 opnd_pos = self.pos
-                rec.operands.append((self.name("an operand name"), opnd_pos))
-                if self.accept(")"):
-                    break
-                self.expect(",", "or ')' in the operand list")
+                return self.name("an operand name"), opnd_pos
+            rec.operands = self.items(operand, ")", "the operand list")
         while self.accept(","):
             self.attribute(rec)
         return rec
@@ -369,14 +365,7 @@ class _Parser:
 
     def attr_ints(self):
         self.expect("{")
-        out = []
-        if not self.accept("}"):
-            while True:
-                out.append(self.integer())
-                if self.accept("}"):
-                    break
-                self.expect(",", "or '}' in integer list")
-        return tuple(out)
+        return tuple(self.items(self.integer, "}", "integer list"))
 
     def attr_int(self):
         return self.integer()
@@ -402,32 +391,26 @@ class _Parser:
 
     def attr_computations(self):
         self.expect("{")
-        out = []
-        if not self.accept("}"):
-            while True:
-                self.skip_ws()
-                p = self.pos
-                out.append(("comp", self.name("a computation name"), p))
-                if self.accept("}"):
-                    break
-                self.expect(",", "or '}' in computation list")
-        return ("comps", out)
+
+        def computation():
+            self.skip_ws()
+            p = self.pos
+            return "comp", self.name("a computation name"), p
+        return ("comps", self.items(computation, "}", "computation list"))
 
     def attr_slice(self):
         self.expect("{")
-        starts, limits, strides = [], [], []
-        if not self.accept("}"):
-            while True:
-                self.expect("[", "to open a slice range")
-                starts.append(self.integer())
-                self.expect(":")
-                limits.append(self.integer())
-                strides.append(self.integer() if self.accept(":") else 1)
-                self.expect("]", "to close a slice range")
-                if self.accept("}"):
-                    break
-                self.expect(",", "or '}' in slice")
-        return A.SliceSpec(tuple(starts), tuple(limits), tuple(strides))
+
+        def slice_range():
+            self.expect("[", "to open a slice range")
+            start = self.integer()
+            self.expect(":")
+            limit = self.integer()
+            stride = self.integer() if self.accept(":") else 1
+            self.expect("]", "to close a slice range")
+            return start, limit, stride
+        ranges = self.items(slice_range, "}", "slice")
+        return A.SliceSpec(*(tuple(r[k] for r in ranges) for k in range(3)))
 
     def attr_padding(self):
         text = self.match(_PADDING, "a padding config such as 0_0x1_1 or 0_0_1").group(0)

@@ -77,13 +77,7 @@ class Builder:
         try:
             sub.expect("{")
             sub.expect("(")
-            params = []
-            if not sub.accept(")"):
-                while True:
-                    params.append(sub.shape())
-                    if sub.accept(")"):
-                        break
-                    sub.expect(",")
+            params = sub.items(sub.shape, ")")
             sub.expect("->")
             result = sub.shape()
         except ParseError as e:

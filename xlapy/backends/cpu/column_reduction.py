@@ -50,10 +50,6 @@ class ColumnPlan(NamedTuple):
     elements: list              # the root's elements (the root itself when not a tuple)
 
 
-def root_elements(comp) -> list:
-    return list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
-
-
 def column_plan(instr: Instruction) -> ColumnPlan | None:
     """The plan if instr is a column reduction kernel, else None."""
     comp = instr.fused_computation if instr.opcode == "fusion" else None
@@ -87,7 +83,7 @@ def column_plan(instr: Instruction) -> ColumnPlan | None:
         if i.shape.dims != column_root.shape.dims and i.opcode != "broadcast":
             return None
     blocks = -(-x.dims[kept[0]] // block_size(x.dims[kept[0]]))
-    return ColumnPlan(red, blocks, column_root, root_elements(comp))
+    return ColumnPlan(red, blocks, column_root, comp.root_elements())
 
 
 def split_outputs(comp, red: Instruction):
@@ -95,7 +91,7 @@ def split_outputs(comp, red: Instruction):
     dimensions and layout, which must not depend on the reduction]) or None."""
     x = red.operands[0].shape
     column, full = [], []
-    for e in root_elements(comp):
+    for e in comp.root_elements():
         if e.shape.is_tuple:
             return None
         if e is red or id(red) in _feeders(e):

@@ -93,10 +93,10 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
     `epilogue` (own gemm only: see own_gemm_for): (function, context) called on each
     finished tile of out, in the kernel's coordinates (gemm_kernel.EPILOGUE_TYPE) and
     told whether they are out's transposed (swapped_for(plan))."""
-    m, n, k = plan["m"], plan["n"], plan["k"]
+    m, n = plan["m"], plan["n"]
     if m == 0 or n == 0:
         return
-    if k > 0 and own_gemm_for(plan):
+    if own_gemm_for(plan):
         _emit_own_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr, epilogue)
         return
     if epilogue is not None:
@@ -116,8 +116,7 @@ def swapped_for(plan: dict) -> bool:
     """Whether the own gemm computes C^T = B^T . A^T for this plan (few columns): its tiles
     are then [col, col + cols) x [row, row + rows) of the dot's result."""
     from xlapy.backends.cpu import gemm_kernel as gk
-    m, n = plan["m"], plan["n"]
-    return n < 2 * gk.NV * gk.lanes(plan["t"], gk.vector_bits()) and m > n
+    return gk.swaps(plan["t"], plan["m"], plan["n"], gk.vector_bits())
 
 
 def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr,
@@ -125,7 +124,6 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     from xlapy.backends.cpu import gemm_kernel as gk
     b = pe.b
     t = plan["t"]
-    esize = 4 if t == "f32" else 8
     m, n, k = plan["m"], plan["n"], plan["k"]
     # element strides (row, column) of each matrix; cin is laid out like the output
     sa = (k, 1) if plan["lhs_rm"] else (1, m)
@@ -173,13 +171,20 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
         b.call(fn, [slots])
 
     cin_ptr = out_ptr if cin_ptr is None else cin_ptr
+    _each_batch(pe, plan, call, (lhs_ptr, m * k), (rhs_ptr, k * n), (out_ptr, m * n),
+                (cin_ptr, m * n))
+
+
+def _each_batch(pe, plan: dict, call, *operands) -> None:
+    """call(*pointers) once, or once per batch element, each (pointer, elements per batch
+    element) advanced to that element."""
     if plan["batch"] == 1:
-        call(lhs_ptr, rhs_ptr, out_ptr, cin_ptr)
+        call(*(p for p, _ in operands))
         return
+    b = pe.b
+    esize = 4 if plan["t"] == "f32" else 8
     with for_range(b, 0, plan["batch"], name="batch") as i:
-        def at(p, elems):
-            return b.gep(p, [b.mul(i, c64(elems * esize))], source_etype=T.I8)
-        call(at(lhs_ptr, m * k), at(rhs_ptr, k * n), at(out_ptr, m * n), at(cin_ptr, m * n))
+        call(*(b.gep(p, [b.mul(i, c64(n * esize))], source_etype=T.I8) for p, n in operands))
 
 
 def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
@@ -188,7 +193,6 @@ def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
     b = pe.b
     t = plan["t"]
     fty = T.F32 if t == "f32" else T.F64
-    esize = 4 if t == "f32" else 8
     name = _GEMM[t]
     gemm = pe.llmod.globals.get(name) or ir.Function(
         pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 13), name)
@@ -227,10 +231,4 @@ def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
         b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,
                       ints[4], beta, c_ptr, ints[5]])
 
-    if plan["batch"] == 1:
-        call(first, second, out_ptr)
-        return
-    with for_range(b, 0, plan["batch"], name="batch") as i:
-        def at(p, elems):
-            return b.gep(p, [b.mul(i, c64(elems * esize))], source_etype=T.I8)
-        call(at(first, first_elems), at(second, second_elems), at(out_ptr, m * n))
+    _each_batch(pe, plan, call, (first, first_elems), (second, second_elems), (out_ptr, m * n))

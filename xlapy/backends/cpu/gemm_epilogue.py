@@ -36,9 +36,10 @@ from xlapy.backends.cpu.program import custom_emitter
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, lowering_error
 from xlapy.backends.llvm.loops import c64, for_range
-from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.ir import Computation, Instruction, Module, user_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
-from xlapy.passes.fusion import _tuple_shape
+from xlapy.hlo.shapes import Shape
+from xlapy.passes.pipeline import non_fusion_computations
 
 KIND = "kOutput"
 _CLONED = ("broadcast", "iota")   # other operands copied into the fusion
@@ -57,19 +58,9 @@ def _gemm_plan(d: Instruction):
     return plan
 
 
-def _descendants(d: Instruction) -> set:
-    seen, stack = {id(d)}, [d]
-    while stack:
-        for u in stack.pop().users:
-            if id(u) not in seen:
-                seen.add(id(u))
-                stack.append(u)
-    return seen
-
-
 def _region(comp: Computation, d: Instruction) -> list:
     """The elementwise instructions fused behind d, in definition order."""
-    below = _descendants(d)
+    below = {id(i) for i in user_closure(d)}
     inside = {id(d)}
     region = []
     for u in comp.post_order():
@@ -93,11 +84,8 @@ class GemmEpilogueFusion:
     name = "gemm-epilogue-fusion"
 
     def run(self, module: Module) -> bool:
-        from xlapy.passes.fusion import FusionPass
         changed = False
-        for comp in list(module.computations):
-            if FusionPass._is_fused_or_scalar(comp, module):
-                continue
+        for comp in non_fusion_computations(module):
             for d in [i for i in comp.post_order() if i.opcode == "dot"]:
                 if d.parent is comp and _gemm_plan(d) is not None:
                     changed |= self._fuse(module, comp, d)
@@ -160,7 +148,7 @@ class GemmEpilogueFusion:
         if len(roots) == 1:
             fc.root = roots[0]
         else:
-            fc.root = Instruction("tuple", _tuple_shape([r.shape for r in roots]), roots,
+            fc.root = Instruction("tuple", Shape.tuple([r.shape for r in roots]), roots,
                                   name="tuple")
             fc.add_instruction(fc.root)
         module.add_computation(fc, before=comp)
@@ -195,10 +183,6 @@ def _dot_of(comp: Computation) -> Instruction:
     return next(i for i in comp.instructions if i.opcode == "dot")
 
 
-def _root_elements(comp: Computation) -> list:
-    return list(comp.root.operands) if comp.root.opcode == "tuple" else [comp.root]
-
-
 @custom_emitter("fusion")
 def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
     if instr.attrs.get("kind") != KIND:
@@ -209,7 +193,7 @@ def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
     if plan is None or not own_gemm_for(plan):
         raise lowering_error(instr, "a gemm epilogue fusion needs xlapy's own gemm for its dot "
                                     "(XLAPY_GEMM changed after the module was optimized?)")
-    roots = _root_elements(comp)
+    roots = comp.root_elements()
     raw = next(k for k, r in enumerate(roots)
                if r is d or (r.shape.equal_with_layout(d.shape) and d not in roots))
     leaf = [o[0] if isinstance(o, tuple) else o for o in operands]
@@ -230,7 +214,7 @@ def _epilogue_function(module: ir.Module, instr: Instruction, d: Instruction, ra
     from xlapy.backends.cpu.kernels import set_vector_width
     from xlapy.backends.llvm.loops import linear_of
     comp = instr.fused_computation
-    roots = _root_elements(comp)
+    roots = comp.root_elements()
     n_ptrs = len(roots) + len(instr.operands)
     # the work is in `body`, whose pointer arguments are noalias (a result's buffer is never
     # an operand's; the raw products are read and written through the same pointer), so LLVM

@@ -31,7 +31,8 @@ BLAS cannot; `.venv/bin/python benchmarks/mlp_gemm_ab.py` (one process per choic
 timing the step against JAX, `--rounds 8`): xlapy / JAX median 0.980 (0.972-1.004) with
 the default, 1.053 (1.024-1.065) with XLAPY_GEMM=blas. Small products stay with
 OpenBLAS (its small-matrix paths need no packing: the MNIST step's 100x784x10 gemms took
-the step from 50 to 74 us on this kernel).
+the step from 50 to 74 us on this kernel, `XLAPY_GEMM=xlapy .venv/bin/python
+benchmarks/run.py --no-torch --only MNIST`).
 
 Packing is where the time goes inside a step: run back to back with one workspace
 (`benchmarks/gemm_kernel.py --sequence`), the eight gemms take 9.5-10.4 ms, and 7.2-8.4 ms
@@ -42,7 +43,8 @@ values at a time with masked loads and stores. Against the kernel before those t
 equal depth blocks, in the same process (`--sequence --compare`): the transposed-B gemm
 2.04-2.17 instead of 2.17-2.27 ms, and the eight 1.5-2 % faster in total. Software
 prefetching in the packers, and packing B one sliver at a time inside the first row block
-(to overlap reading B with arithmetic), measured no gain or a loss and are not used.
+(to overlap reading B with arithmetic), measured no gain or a loss against this version
+with `--sequence --compare` and were not kept.
 
 Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
 the scratch space `ws` (panels split across threads), then C's columns are split in
@@ -84,21 +86,29 @@ def lanes(t: str, vector_bits: int) -> int:
     return vector_bits // (32 if t == "f32" else 64)
 
 
+def _esize(t: str) -> int:
+    return 4 if t == "f32" else 8
+
+
+def swaps(t: str, m: int, n: int, vector_bits: int) -> bool:
+    """Whether a call computes C^T = B^T . A^T instead (C has few columns, so the
+    micro-tile's long side runs along M): fewer than two slivers of columns and more rows."""
+    return n < 2 * NV * lanes(t, vector_bits) and m > n
+
+
 def _round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
 
 
 def b_slice_bytes(t: str, vector_bits: int) -> int:
     """Packing space for B slivers, per chunk."""
-    esize = 4 if t == "f32" else 8
-    return _round_up(esize * KC * (NC + NV * lanes(t, vector_bits)), 64) + 64
+    return _round_up(_esize(t) * KC * (NC + NV * lanes(t, vector_bits)), 64) + 64
 
 
 def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int) -> int:
     """Scratch one call needs: all of A packed once (shared by the chunks), then each chunk's
     B slivers."""
-    esize = 4 if t == "f32" else 8
-    shared = _round_up(esize * _round_up(m, MR) * _round_up(k, KC), 64)
+    shared = _round_up(_esize(t) * _round_up(m, MR) * _round_up(k, KC), 64)
     return 64 + shared + chunks * b_slice_bytes(t, vector_bits)
 
 
@@ -202,6 +212,7 @@ class _Gemm:
         self.vty = ir.VectorType(self.fty, vl)
         self.nr = NV * vl
         self.bits = vector_bits
+        self.esize = _esize(t)
         self.fmuladd = ir.Function(m, ir.FunctionType(self.vty, [self.vty] * 3),
                                    f"llvm.fmuladd.v{vl}{t}")
 
@@ -255,7 +266,7 @@ class _Gemm:
         b.position_at_end(body)
         brow = b.mul(k, c64(self.nr))
         bv = [b.load(self._at(b, bp, b.add(brow, c64(v * self.vl))), typ=self.vty,
-                     align=self.vl * (4 if self.t == "f32" else 8))
+                     align=self.vl * self.esize)
               for v in range(NV)]
         arow = b.mul(k, c64(MR))
         new = []
@@ -271,7 +282,7 @@ class _Gemm:
         for i in range(MR):
             for v in range(NV):
                 b.store(accs[i * NV + v], self._at(b, tile, c64(i * self.nr + v * self.vl)),
-                        align=self.vl * (4 if self.t == "f32" else 8))
+                        align=self.vl * self.esize)
         b.ret_void()
         return fn
 
@@ -297,45 +308,15 @@ class _Gemm:
                                        typ=self.vty, align=1)
                             b.store(x, self._at(b, d, c64(v * self.vl)), align=1)
             with transposed:
-                with b.if_else(b.icmp_signed("==", rs, c64(1))) as (columns_contiguous, other):
-                    with columns_contiguous:
-                        self._pack_b_transposed(b, src, cs, kc, whole_end, dst)
-                    with other:
-                        with for_range(b, 0, whole_end, nr, name="jp") as jp:
-                            cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs))
-                                    for j in range(nr)]
-                            self._interleave(b, cols, rs, kc, nr,
-                                             self._at(b, dst, b.mul(jp, kc)))
+                # B stored transposed: each column is read along k
+                with for_range(b, 0, whole_end, nr, name="jp") as jp:
+                    cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs)) for j in range(nr)]
+                    self._interleave(b, cols, rs, kc, nr, self._at(b, dst, b.mul(jp, kc)))
         with b.if_then(b.icmp_signed("<", whole_end, nc)):
             self._interleave_edge(b, src, whole_end, b.sub(nc, whole_end), cs, rs, kc, nr,
                                   self._at(b, dst, b.mul(whole_end, kc)))
         b.ret_void()
         return fn
-
-    def _pack_b_transposed(self, b, src, cs, kc, whole_end, dst):
-        """pack_b's whole slivers when B is stored transposed with its columns contiguous
-        (B[k, j] = src[k + j*cs], a dot with a transposed weight): VL x VL blocks are read
-        as VL vectors (VL columns, VL consecutive k each) and transposed in registers, so
-        the copy is vector loads, shuffles and vector stores instead of one scalar load and
-        store per element; the last kc % VL rows go element by element."""
-        nr, vl = self.nr, self.vl
-        kfull = b.mul(b.sdiv(kc, c64(vl)), c64(vl))
-        align = 4 if self.t == "f32" else 8
-        with for_range(b, 0, whole_end, nr, name="jp") as jp:
-            out = self._at(b, dst, b.mul(jp, kc))
-            for v in range(NV):
-                cols = [self._at(b, src, b.mul(b.add(jp, c64(v * vl + j)), cs))
-                        for j in range(vl)]
-                with for_range(b, 0, kfull, vl, name="kb") as kb:
-                    rows = [b.load(self._at(b, p, kb), typ=self.vty, align=align) for p in cols]
-                    for k, x in enumerate(self._transpose(b, rows)):
-                        at = b.add(b.mul(b.add(kb, c64(k)), c64(nr)), c64(v * vl))
-                        b.store(x, self._at(b, out, at), align=align)
-                with for_range(b, kfull, kc, name="kr") as k:
-                    d = b.add(b.mul(k, c64(nr)), c64(v * vl))
-                    for j, p in enumerate(cols):
-                        b.store(b.load(self._at(b, p, k), typ=self.fty),
-                                self._at(b, out, b.add(d, c64(j))))
 
     def _transpose(self, b, rows):
         """Transpose VL vectors of VL lanes: log2(VL) rounds of pairing vector i with
@@ -354,8 +335,23 @@ class _Gemm:
 
     def _interleave(self, b, streams, step, kc, width, out):
         """out[k*width + j] = streams[j][k*step] for k < kc: one element of each stream
-        (a row of A, a column of B) per k, stored side by side."""
-        with for_range(b, 0, kc, name="k") as k:
+        (a row of A, a column of B) per k, stored side by side. Streams contiguous along k
+        (step 1: row-major A, B stored transposed for a dot with W^T) are copied as VL x VL
+        blocks transposed in registers (vector loads, shuffles, vector stores; a last group
+        of fewer than VL streams with masked stores), the last kc % VL values element by
+        element; other steps element by element throughout."""
+        vl = self.vl
+        unit = b.icmp_signed("==", step, c64(1))
+        kfull = b.select(unit, b.mul(b.sdiv(kc, c64(vl)), c64(vl)), c64(0))
+        zero = ir.Constant(self.vty, [0.0] * vl)
+        with for_range(b, 0, kfull, vl, name="kb") as kb:
+            for g, lanes in self._groups(len(streams)):
+                vecs = [b.load(self._at(b, streams[g + i], kb), typ=self.vty, align=1)
+                        for i in range(lanes)] + [zero] * (vl - lanes)
+                for k, x in enumerate(self._transpose(b, vecs)):
+                    at = b.add(b.mul(b.add(kb, c64(k)), c64(width)), c64(g))
+                    self._store_lanes(b, x, self._at(b, out, at), lanes)
+        with for_range(b, kfull, kc, name="k") as k:
             at = b.mul(k, step)
             d = b.mul(k, c64(width))
             vals = [b.load(self._at(b, p, at), typ=self.fty) for p in streams]
@@ -391,7 +387,7 @@ class _Gemm:
                             with for_range(b, 0, kc, name="k") as k:
                                 s_k = self._at(b, src, b.add(ip, b.mul(k, cs)))
                                 d_k = self._at(b, out, b.mul(k, c64(MR)))
-                                for g, lanes in self._groups():
+                                for g, lanes in self._groups(MR):
                                     x = self._load_lanes(b, self._at(b, s_k, c64(g)), lanes)
                                     self._store_lanes(b, x, self._at(b, d_k, c64(g)), lanes)
                         with edge:
@@ -409,20 +405,16 @@ class _Gemm:
                         with whole:
                             rows = [self._at(b, src, b.mul(b.add(ip, c64(i)), rs))
                                     for i in range(MR)]
-                            with b.if_else(b.icmp_signed("==", cs, c64(1))) as (unit, strided):
-                                with unit:
-                                    self._pack_a_rows(b, rows, kc, out)
-                                with strided:
-                                    self._interleave(b, rows, cs, kc, MR, out)
+                            self._interleave(b, rows, cs, kc, MR, out)
                         with edge:
                             self._interleave_edge(b, src, ip, b.sub(mc, ip), rs, cs, kc, MR,
                                                   out)
         b.ret_void()
         return fn
 
-    def _groups(self):
-        """(first row, valid lanes) of the vectors that hold a panel's MR rows."""
-        return [(g, min(self.vl, MR - g)) for g in range(0, MR, self.vl)]
+    def _groups(self, n: int):
+        """(first, valid lanes) of the vectors that hold n values (a panel's MR rows)."""
+        return [(g, min(self.vl, n - g)) for g in range(0, n, self.vl)]
 
     def _lane_mask(self, lanes):
         return ir.Constant(ir.VectorType(ir.IntType(1), self.vl),
@@ -448,26 +440,6 @@ class _Gemm:
             b.store(x, p, align=1)
         else:
             b.call(self._masked("store"), [x, p, ir.Constant(I32, 1), self._lane_mask(lanes)])
-
-    def _pack_a_rows(self, b, rows, kc, out):
-        """pack_a's whole panels when A's rows are contiguous along k: VL x VL blocks (VL
-        values of each of VL rows, missing rows zero) are transposed in registers, so each k
-        gets its MR values with vector stores; the last kc % VL values element by element."""
-        vl = self.vl
-        kfull = b.mul(b.sdiv(kc, c64(vl)), c64(vl))
-        zero = ir.Constant(self.vty, [0.0] * vl)
-        with for_range(b, 0, kfull, vl, name="kb") as kb:
-            for g, lanes in self._groups():
-                vecs = [b.load(self._at(b, rows[g + i], kb), typ=self.vty, align=1)
-                        for i in range(lanes)] + [zero] * (vl - lanes)
-                for k, x in enumerate(self._transpose(b, vecs)):
-                    at = b.add(b.mul(b.add(kb, c64(k)), c64(MR)), c64(g))
-                    self._store_lanes(b, x, self._at(b, out, at), lanes)
-        with for_range(b, kfull, kc, name="kr") as k:
-            d = b.mul(k, c64(MR))
-            for i, p in enumerate(rows):
-                b.store(b.load(self._at(b, p, k), typ=self.fty),
-                        self._at(b, out, b.add(d, c64(i))))
 
     # ---- write-back ------------------------------------------------------------------------
     def store_tile(self):
@@ -547,7 +519,7 @@ class _Gemm:
                           typ=EPILOGUE_TYPE.as_pointer())
         a.update({n: arg(n, f) for n in ("alpha", "beta")})
         # scratch layout: shared packed A (M rounded to MR, K rounded to KC), then B slivers
-        esize = 4 if self.t == "f32" else 8
+        esize = self.esize
         base = b.and_(b.add(b.ptrtoint(a["ws"], I64), c64(63)), c64(-64))
         mpad = b.mul(b.sdiv(b.add(a["M"], c64(MR - 1)), c64(MR)), c64(MR))
         kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))

@@ -30,7 +30,6 @@ import os
 import platform
 import sys
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 
 from xlapy.backends.llvm.types import I32, I64, PTR, VOID

@@ -29,7 +29,7 @@ import numpy as np
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, entry_alloca, linear_of
+from xlapy.backends.llvm.loops import entry_alloca, linear_of
 from xlapy.errors import LoweringError
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
 from xlapy.hlo.shapes import Shape
