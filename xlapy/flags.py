@@ -25,6 +25,7 @@ class Flags:
     xla_disable_hlo_passes: list[str] = field(default_factory=list)
     xla_generate_hlo_graph: str | None = None
     xla_hlo_profile: bool = False
+    xla_cpu_parallel_codegen_split_count: int = 0  # 0: one part per core
 
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}
@@ -44,6 +45,12 @@ def parse_flags(text: str) -> Flags:
             if value and value.lower() not in _BOOL:
                 raise XlapyError(f"XLAPY_FLAGS: --{name} takes true or false, got '{value}'")
             setattr(f, name, _BOOL.get(value.lower(), True) if value else True)
+        elif isinstance(current, int):
+            try:
+                setattr(f, name, int(value))
+            except ValueError:
+                raise XlapyError(f"XLAPY_FLAGS: --{name} takes an integer, got '{value}'") \
+                    from None
         elif isinstance(current, list):
             setattr(f, name, [v for v in value.split(",") if v])
         else:

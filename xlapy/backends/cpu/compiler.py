@@ -24,7 +24,7 @@ from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "10"  # (the key also hashes xlapy's sources: see source_fingerprint)
+CODEGEN_VERSION = "11"  # (the key also hashes xlapy's sources: see source_fingerprint)
 
 
 def default_num_threads() -> int:
@@ -64,6 +64,19 @@ def cache_dir() -> pathlib.Path | None:
     root = os.environ.get("XLAPY_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xlapy")
     return pathlib.Path(root)
+
+
+def codegen_split_count(fl) -> int:
+    """How many parts a program's LLVM module is split into, to compile them concurrently
+    (split.py): --xla_cpu_parallel_codegen_split_count=N, else one per core this process may
+    run on; 1 where llvmlite's lock cannot be passed (jit.parallel_compile_available)."""
+    n = fl.xla_cpu_parallel_codegen_split_count
+    if n <= 0:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except AttributeError:
+            n = os.cpu_count() or 1
+    return max(1, n) if jit.parallel_compile_available() else 1
 
 
 class CpuCompiler(Compiler):
@@ -114,6 +127,7 @@ class CpuCompiler(Compiler):
                  profile: bool = False) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
+        from xlapy.backends.cpu.split import split_module
         import time
         t0 = time.perf_counter()
         dumper.module(module, "before_optimizations")
@@ -125,10 +139,12 @@ class CpuCompiler(Compiler):
                                 use_threads=jit.threads_available(), profile=profile)
         text = emitter.emit("xlapy_entry")
         dumper.raw("ir-no-opt.ll", text)
+        parts = 1 if profile else codegen_split_count(dumper.fl)
+        texts = split_module(emitter.llmod, "xlapy_entry", parts) if parts > 1 else [text]
         t2 = time.perf_counter()
-        obj = jit.compile_to_object(text, dumper.raw if dumper.enabled else None)
+        objects = jit.compile_objects(texts, dumper.raw if dumper.enabled else None)
         t3 = time.perf_counter()
-        spec = ExecutableSpec.for_module(optimized, obj, emitter.arena_size)
+        spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
         spec.aliases = dict(emitter.aliases)
         _warn_unused_donations(emitter)

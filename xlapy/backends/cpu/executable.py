@@ -30,7 +30,7 @@ _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_
 
 @dataclass
 class ExecutableSpec:
-    obj: bytes
+    objects: list               # object code: one file, or the parts of a split module
     arena_size: int
     param_shapes: list          # entry parameter shapes (may be tuples)
     result_shape: Shape
@@ -41,8 +41,8 @@ class ExecutableSpec:
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
 
     @staticmethod
-    def for_module(module: Module, obj: bytes, arena_size: int) -> "ExecutableSpec":
-        return ExecutableSpec(obj, arena_size, [p.shape for p in module.entry.parameters],
+    def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
+        return ExecutableSpec(list(objects), arena_size, [p.shape for p in module.entry.parameters],
                               module.entry.root.shape, module.to_string())
 
 
@@ -54,7 +54,7 @@ class CpuExecutable(Executable):
     def __init__(self, module: Module, spec: ExecutableSpec):
         super().__init__(module, "cpu")
         self.spec = spec
-        self._code = LoadedObject(spec.obj)
+        self._code = LoadedObject(spec.objects)
         self._fn = _ENTRY(self._code.address(spec.entry_symbol))
         self._param_leaves = [leaf for s in spec.param_shapes for leaf in s.leaves()]
         self._out_leaves = spec.result_shape.leaves()
@@ -114,7 +114,7 @@ class CpuExecutable(Executable):
             "argument_size_in_bytes": sum(s.byte_size for s in self._param_leaves),
             "output_size_in_bytes": sum(s.byte_size for s in self._out_leaves),
             "temp_size_in_bytes": self.spec.arena_size,
-            "generated_code_size_in_bytes": len(self.spec.obj),
+            "generated_code_size_in_bytes": sum(len(o) for o in self.spec.objects),
         }
 
     def _new_arena(self):

@@ -30,6 +30,13 @@ from xlapy.errors import LoweringError
 
 _lock = threading.Lock()
 
+# Static relocation with the JIT's (large) code model: code addresses constants and other
+# functions absolutely, patched when loaded. Position-independent code would go through a
+# global offset table, which MCJIT's ELF loader gets wrong when one engine loads several
+# objects that use one (the parts of a split module: split.py); the first object's
+# constant-pool loads then read through the second one's table and crash.
+RELOC = "static"
+
 
 @functools.lru_cache(maxsize=None)
 def _init() -> None:
@@ -42,11 +49,16 @@ def _init() -> None:
 def new_target_machine():
     """A fresh TargetMachine for the host. An MCJIT engine takes ownership of the one it is
     given (and frees it with the engine), so every engine needs its own."""
+    triple, cpu, features = _host()
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=features, opt=3, reloc=RELOC, codemodel="jitdefault", jit=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _host() -> tuple[str, str, str]:
     _init()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
-                                        opt=3, reloc="pic", codemodel="jitdefault", jit=True)
+    return llvm.get_process_triple(), llvm.get_host_cpu_name(), \
+        llvm.get_host_cpu_features().flatten()
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,11 +70,10 @@ def target_machine():
 
 def target_description() -> str:
     """Identifies the code generation target (part of every cache key)."""
-    _init()
     from xlapy.backends.cpu.gemm_kernel import gemm_choice
-    return (f"{llvm.get_process_triple()}|{llvm.get_host_cpu_name()}|blas{BLAS_INT_BITS}|"
-            f"{llvm.get_host_cpu_features().flatten()}|llvm{llvm.llvm_version_info}|"
-            f"gemm={gemm_choice()}")
+    triple, cpu, features = _host()
+    return (f"{triple}|{cpu}|blas{BLAS_INT_BITS}|{features}|llvm{llvm.llvm_version_info}|"
+            f"reloc={RELOC}|gemm={gemm_choice()}")
 
 
 def capsule_pointer(capsule) -> int:
@@ -154,48 +165,164 @@ def _ensure_pool_symbol() -> None:
     _pool_registered = True
 
 
-def optimize(module_ref, light: bool = False) -> None:
-    """-O3 with the vectorizers and unrolling; `light`: -O2 without them, for code that is
-    vectorized by hand (the gemm kernel), where they only cost compile time."""
-    tm = target_machine()
+def optimize(module_ref, light: bool = False, tm=None) -> None:
+    """-O3 with the loop and SLP vectorizers, without loop unrolling and without the loop
+    vectorizer's interleaving (one vector per iteration); `light`: -O2 without the
+    vectorizers, for code that is vectorized by hand (the gemm kernel).
+
+    Unrolling and interleaving roughly double the code LLVM optimizes and translates (row
+    softmax: 566 -> 230 lines of optimized IR) and cost a third of compile time, for no
+    measurable speed: generated loops are memory-bound or already vectorized 16 lanes wide,
+    and out-of-order execution overlaps their independent iterations
+    (`benchmarks/compile_breakdown.py` reports both settings)."""
+    tm = tm or target_machine()
     pto = llvm.create_pipeline_tuning_options(speed_level=2 if light else 3)
     pto.loop_vectorization = not light
     pto.slp_vectorization = not light
-    pto.loop_unrolling = not light
+    pto.loop_unrolling = False
+    pto.loop_interleaving = False
     pb = llvm.create_pass_builder(tm, pto)
     pm = pb.getModulePassManager()
     pm.run(module_ref, pb)
 
 
-def parse_ir(text: str):
+def parse_ir(text: str, tm=None, context=None):
     _init()
     try:
-        mod = llvm.parse_assembly(text)
+        mod = llvm.parse_assembly(text, context=context)
         mod.verify()
     except RuntimeError as e:
         raise LoweringError(f"LLVM rejected the generated IR: {e}\n  This is a bug in xlapy; "
                             "rerun with XLAPY_FLAGS=--xla_dump_to=DIR and report the dump") from None
-    tm = target_machine()
+    tm = tm or target_machine()
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     return mod
 
 
+def _compile(text: str, tm, light: bool, dump: bool, context=None):
+    """(object code, optimized IR, assembly) of one module; the last two only with dump."""
+    mod = parse_ir(text, tm, context)
+    optimize(mod, light, tm)
+    optimized_ir = asm = None
+    if dump:
+        optimized_ir = str(mod)
+        # Code generation mutates the module: emit the assembly from a separate copy.
+        copy = llvm.parse_assembly(optimized_ir, context=context)
+        copy.triple, copy.data_layout = mod.triple, mod.data_layout
+        asm = tm.emit_assembly(copy)
+    return tm.emit_object(mod), optimized_ir, asm
+
+
 def compile_to_object(text: str, dump=None, light: bool = False) -> bytes:
-    """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR before and
-    after optimization and the assembly, when given."""
-    with _lock:  # llvmlite's global context is not thread safe
-        mod = parse_ir(text)
-        optimize(mod, light)
-        tm = target_machine()
-        if dump is not None:
-            optimized_ir = str(mod)
-            dump("ir-with-opt.ll", optimized_ir)
-            # Code generation mutates the module: emit the assembly from a separate copy.
-            copy = llvm.parse_assembly(optimized_ir)
-            copy.triple, copy.data_layout = mod.triple, mod.data_layout
-            dump("s", tm.emit_assembly(copy))
-        return tm.emit_object(mod)
+    """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR after
+    optimization and the assembly, when given."""
+    return compile_objects([text], dump, light)[0]
+
+
+def compile_objects(texts: list[str], dump=None, light: bool = False) -> list[bytes]:
+    """Object code for each of several modules (the parts of one program, split.py), compiled
+    concurrently on one thread each when there are several and parallel_compile_available().
+    `dump(name, text)` receives the optimized IR and the assembly of all parts."""
+    _init()
+    with _lock:  # llvmlite's global context and xlapy's target machines are not thread safe
+        if len(texts) == 1 or not parallel_compile_available():
+            results = [_compile(t, target_machine(), light, dump is not None) for t in texts]
+        else:
+            results = _compile_parallel(texts, light, dump is not None)
+    if dump is not None:
+        many = len(texts) > 1
+        for k, name in ((1, "ir-with-opt.ll"), (2, "s")):
+            dump(name, "".join((f"; ---- part {i + 1} of {len(texts)} ----\n" if many else "")
+                               + r[k] for i, r in enumerate(results)))
+    return [r[0] for r in results]
+
+
+# ---- parallel compilation ------------------------------------------------------------------
+# llvmlite guards every LLVM call with one process-wide lock, so two threads cannot compile at
+# once through it. LLVM itself compiles concurrently as long as each thread has its own
+# LLVMContext and TargetMachine (XLA's parallel codegen and ORC's concurrent compilation rely
+# on this). For a program split into parts, the calling thread takes llvmlite's lock, which
+# keeps every other thread out of LLVM, and the compiling threads, each in a fresh context
+# with its own target machine, pass through it (_PassThroughLock).
+
+class _PassThroughLock:
+    """Stands in for llvmlite's lock object: threads marked `free` skip it."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.local = threading.local()
+
+    def acquire(self, blocking=True, timeout=-1):
+        if getattr(self.local, "free", False):
+            return True
+        return self.inner.acquire(blocking, timeout)
+
+    def release(self):
+        if not getattr(self.local, "free", False):
+            self.inner.release()
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+@functools.lru_cache(maxsize=None)
+def _pass_through_lock() -> _PassThroughLock | None:
+    try:
+        from llvmlite.binding import ffi
+        holder = ffi.lib._lock
+        inner = holder._lock
+        if not (hasattr(inner, "acquire") and hasattr(inner, "release")):
+            return None
+        lock = _PassThroughLock(inner)
+        holder._lock = lock
+        return lock
+    except AttributeError:  # another llvmlite layout: compile serially
+        return None
+
+
+def parallel_compile_available() -> bool:
+    return _pass_through_lock() is not None
+
+
+_worker_tms: list = []
+
+
+def _compile_parallel(texts: list[str], light: bool, dump: bool) -> list:
+    lock = _pass_through_lock()
+    while len(_worker_tms) < len(texts):
+        _worker_tms.append(new_target_machine())
+    results: list = [None] * len(texts)
+    errors: list = []
+
+    def work(k: int) -> None:
+        lock.local.free = k > 0
+        try:
+            ctx = llvm.create_context()
+            try:
+                results[k] = _compile(texts[k], _worker_tms[k], light, dump, ctx)
+            except BaseException as e:  # re-raised on the calling thread, without the
+                errors.append(e.with_traceback(None))  # frames that hold ctx's modules
+            ctx.close()  # here, while this thread may still pass the lock
+        finally:
+            lock.local.free = False
+
+    lock.acquire()
+    try:
+        threads = [threading.Thread(target=work, args=(k,), name=f"xlapy-llvm-{k}")
+                   for k in range(1, len(texts))]
+        for t in threads:
+            t.start()
+        work(0)
+        for t in threads:
+            t.join()
+    finally:
+        lock.release()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def cached_object(text: str, light: bool = False) -> bytes:
@@ -225,16 +352,18 @@ def cached_object(text: str, light: bool = False) -> bytes:
 
 
 class LoadedObject:
-    """Machine code loaded into this process (kept alive as long as this object is)."""
+    """Machine code loaded into this process (kept alive as long as this object is): one
+    object file, or the parts of one program (split.py), linked together."""
 
-    def __init__(self, obj: bytes, uses_pool: bool | None = None):
+    def __init__(self, obj: bytes | list[bytes], uses_pool: bool | None = None):
         _init()
+        objs = [obj] if isinstance(obj, bytes) else list(obj)
         if uses_pool is None:
-            uses_pool = b"xlapy_parallel_for" in obj
+            uses_pool = any(b"xlapy_parallel_for" in o for o in objs)
         if uses_pool:
             _ensure_pool_symbol()
         for name, register in list(LAZY_SYMBOLS.items()):
-            if name not in _lazy_done and name.encode() in obj:
+            if name not in _lazy_done and any(name.encode() in o for o in objs):
                 _lazy_done.add(name)  # first: the object defining the symbol mentions it too
                 try:
                     register()
@@ -243,7 +372,8 @@ class LoadedObject:
                     raise
         with _lock:
             self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
-            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            for o in objs:
+                self.engine.add_object_file(llvm.ObjectFileRef.from_data(o))
             self.engine.finalize_object()
 
     def address(self, name: str) -> int:

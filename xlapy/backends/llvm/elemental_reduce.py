@@ -163,6 +163,10 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     b.store(ident, tail_slot)
     chunks = n // LANES
     lanes = entry_alloca(b, init.type, LANES)
+    # read back as one vector: without this the slot has the element's alignment while the
+    # vector load assumes the vector's (a misaligned aligned-move where the slot stays in
+    # memory, e.g. when LLVM does not inline the kernel)
+    lanes.align = 64
     with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):

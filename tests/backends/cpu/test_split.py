@@ -1,0 +1,173 @@
+"""Split compilation (split.py, jit.compile_objects): a program's LLVM module cut into parts
+that compile concurrently and load into one engine."""
+
+import re
+import threading
+
+import numpy as np
+import pytest
+
+from xlapy.backends.base import get_platform
+from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.backends.cpu.program import ModuleEmitter
+from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.split import split_module
+from xlapy.errors import LoweringError, XlapyError
+from xlapy.flags import parse_flags
+from xlapy.hlo import parse
+
+# four kernels: an elementwise one, a row softmax (exp: an alwaysinline helper), a column
+# sum and a constant table read by two of them
+PROGRAM = """HloModule several
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }
+ENTRY e {
+  x = f32[300,200] parameter(0)
+  c = f32[200] constant({...})
+  cb = f32[300,200] broadcast(c), dimensions={1}
+  y = f32[300,200] multiply(x, cb)
+  t = f32[300,200] tanh(y)
+  ninf = f32[] constant(-inf)
+  mx = f32[300] reduce(t, ninf), dimensions={1}, to_apply=max
+  mb = f32[300,200] broadcast(mx), dimensions={0}
+  d = f32[300,200] subtract(t, mb)
+  e = f32[300,200] exponential(d)
+  z = f32[] constant(0)
+  s = f32[300] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[300,200] broadcast(s), dimensions={0}
+  sm = f32[300,200] divide(e, sb)
+  cs = f32[200] reduce(y, z), dimensions={0}, to_apply=add
+  w = f32[200] add(cs, c)
+  ROOT r = (f32[300,200], f32[200], f32[300,200]) tuple(sm, w, y)
+}
+"""
+
+
+def _module():
+    text = PROGRAM.replace("{...}", "{" + ", ".join(f"{0.5 + k / 400:.4f}" for k in range(200))
+                           + "}")
+    return parse(text)
+
+
+def _emitter():
+    em = ModuleEmitter(run_cpu_pipeline(_module()), 2, 1000, use_threads=True)
+    em.emit("xlapy_entry")
+    return em
+
+
+def _defines(text):
+    return re.findall(r'^define (\w+) [^@]*@"([^"]+)"', text, re.M)
+
+
+def test_one_part_is_the_module_text():
+    em = _emitter()
+    assert split_module(em.llmod, "xlapy_entry", 1) == [str(em.llmod)]
+
+
+def test_parts_define_every_function_once_and_declare_the_rest():
+    em = _emitter()
+    whole = _defines(str(em.llmod))
+    inline = {n for _, n in whole if f'@"{n}"' in str(em.llmod) and
+              re.search(rf'define [^\n]*@"{re.escape(n)}"[^\n]*alwaysinline', str(em.llmod))}
+    texts = split_module(em.llmod, "xlapy_entry", 2)
+    assert len(texts) == 2
+    owners = {}
+    for k, t in enumerate(texts):
+        for linkage, name in _defines(t):
+            if name in inline:
+                assert linkage == "internal"      # a private copy per part that uses it
+                continue
+            assert name not in owners, f"{name} defined twice"
+            owners[name] = k
+    assert set(owners) == {n for _, n in whole} - inline
+    assert owners["xlapy_entry"] is not None
+    for k, t in enumerate(texts):
+        jit.parse_ir(t)                             # each part is a valid module on its own
+        for name, home in owners.items():           # used elsewhere: declared, and external
+            if home != k and f'@"{name}"' in t:
+                assert re.search(rf'^declare [^\n]*@"{re.escape(name)}"\(', t, re.M)
+                assert re.search(rf'^define external [^\n]*@"{re.escape(name)}"\(',
+                                 texts[home], re.M)
+    # the constant table is a private global, copied into each part that reads it
+    users = [t for t in texts if re.search(r'@"const\.c[^"]*" = private', t)]
+    assert users
+
+
+def test_single_cluster_is_not_split():
+    em = ModuleEmitter(run_cpu_pipeline(parse("""HloModule one
+ENTRY e {
+  x = f32[100] parameter(0)
+  ROOT y = f32[100] tanh(x)
+}""")), 1, 10**9, use_threads=False)
+    em.emit("xlapy_entry")
+    # the entry and one kernel: a part holding only the entry is not worth its set-up
+    assert len(split_module(em.llmod, "xlapy_entry", 2)) == 1
+
+
+def _compile(monkeypatch, count):
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_cpu_parallel_codegen_split_count={count}")
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    return CpuCompiler().compile(_module())  # its own in-memory cache
+
+
+@pytest.mark.skipif(not jit.parallel_compile_available(), reason="llvmlite's lock layout")
+def test_split_program_gives_the_same_bits_as_one_module(monkeypatch):
+    x = np.random.default_rng(0).standard_normal((300, 200)).astype(np.float32)
+    one = _compile(monkeypatch, 1)
+    two = _compile(monkeypatch, 2)
+    assert len(one.spec.objects) == 1 and len(two.spec.objects) == 2
+    for a, b in zip(one.run(x), two.run(x)):
+        np.testing.assert_array_equal(a, b)
+    want = get_platform("interpreter").compiler.compile(_module()).run(x)
+    for a, b in zip(two.run(x), want):
+        np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.skipif(not jit.parallel_compile_available(), reason="llvmlite's lock layout")
+def test_concurrent_split_compilations(monkeypatch):
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_parallel_codegen_split_count=2")
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    x = np.random.default_rng(1).standard_normal((300, 200)).astype(np.float32)
+    want = get_platform("interpreter").compiler.compile(_module()).run(x)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(3):
+                exe = CpuCompiler().compile(_module())
+                for a, b in zip(exe.run(x), want):
+                    np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
+        except BaseException as e:  # reported on the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_error_in_a_worker_part_reaches_the_caller():
+    good = 'define i64 @"f"() {\n  ret i64 1\n}\n'
+    bad = 'define i64 @"g"() {\n  ret i32 1\n}\n'
+    with pytest.raises(LoweringError, match="LLVM rejected the generated IR"):
+        jit.compile_objects([good, bad])
+    assert len(jit.compile_objects([good, good.replace('"f"', '"h"')])) == 2  # still usable
+
+
+def test_split_count_flag_takes_an_integer():
+    assert parse_flags("--xla_cpu_parallel_codegen_split_count=3"
+                       ).xla_cpu_parallel_codegen_split_count == 3
+    with pytest.raises(XlapyError, match="takes an integer"):
+        parse_flags("--xla_cpu_parallel_codegen_split_count=many")
+
+
+def test_reduction_lane_buffer_is_vector_aligned():
+    """The lane buffer is read back as one vector: it must have the vector's alignment
+    (it once had the element's, a misaligned aligned-move wherever it stayed in memory)."""
+    em = _emitter()
+    text = str(em.llmod)
+    assert re.search(r"alloca float, i64 16, align 64", text)
+    assert not re.search(r"alloca float, i64 16\n", text)

@@ -1,0 +1,133 @@
+"""Splitting a program's LLVM module into parts that compile in parallel.
+
+LLVM's optimization and code generation take most of a first call's time, and one module
+compiles on one core. Like XLA's parallel codegen split (`xla_cpu_parallel_codegen_split_count`),
+the cpu compiler cuts the emitted module into up to N parts that `jit.compile_objects`
+compiles concurrently, each in its own LLVM context, and loads as one executable.
+
+  texts = split_module(llmod, "xlapy_entry", parts=2)    # one IR text per part
+
+Algorithm:
+- Units: every defined function that is not `alwaysinline` belongs to exactly one part.
+  Functions that reference each other (a kernel and its thread-pool wrapper, a gemm
+  epilogue and its body, a while body and its kernels) form one cluster (union-find over
+  references), so calls inside a cluster stay inlinable; the entry function is a cluster of
+  its own (it only calls kernels once each, where inlining gains nothing).
+- Clusters are packed into parts by estimated cost (IR text length, with the alwaysinline
+  helpers they use counted at each use), largest first into the cheapest part. Parts whose
+  cost is under a fifth of the largest are merged back (a part has a fixed cost of about a
+  millisecond of LLVM set-up, and a lopsided split only adds it).
+- Each part's text holds its functions, copies of the alwaysinline helpers and constant
+  globals they reference (private copies per part), declarations of everything else they
+  reference, and all module metadata. A function referenced from another part gets external
+  linkage; all parts load into one engine, whose linker resolves those names among its own
+  objects first.
+
+Invariant: with parts=1, or when a module has one cluster, the result is the module's own
+text, unchanged. Profile builds are never split (their counter tables are shared globals).
+"""
+
+from __future__ import annotations
+
+import re
+
+from llvmlite import ir
+
+_REF = re.compile(r'@"((?:[^"\\]|\\.)*)"|@([-a-zA-Z$._][-a-zA-Z$._0-9]*)')
+MIN_PART_SHARE = 0.2
+
+
+def _refs(text: str) -> set[str]:
+    return {a or b for a, b in _REF.findall(text)}
+
+
+def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
+    """The module as up to `parts` IR texts that together define it (see the docstring)."""
+    if parts <= 1:
+        return [str(llmod)]
+    values = dict(llmod.globals)
+    fns = {n: v for n, v in values.items() if isinstance(v, ir.Function) and v.blocks}
+    gvars = {n: v for n, v in values.items() if isinstance(v, ir.GlobalVariable)}
+    if any(not (g.global_constant and g.linkage in ("private", "internal"))
+           for g in gvars.values()):
+        return [str(llmod)]
+    text = {n: str(f) for n, f in fns.items()}
+    refs = {n: _refs(t) - {n} for n, t in text.items()}
+    inline = {n for n, f in fns.items() if "alwaysinline" in f.attributes}
+    units = [n for n in fns if n not in inline]
+
+    parent = {n: n for n in units}
+
+    def find(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for n in units:
+        if n == entry:
+            continue
+        for r in refs[n]:
+            if r in parent and r != entry:
+                parent[find(r)] = find(n)
+
+    helpers_of: dict[str, set[str]] = {}
+
+    def helpers(n):
+        """alwaysinline functions n needs, transitively."""
+        got = helpers_of.get(n)
+        if got is None:
+            got, stack = set(), [r for r in refs[n] if r in inline]
+            while stack:
+                h = stack.pop()
+                if h not in got:
+                    got.add(h)
+                    stack.extend(r for r in refs[h] if r in inline)
+            helpers_of[n] = got
+        return got
+
+    clusters: dict[str, list[str]] = {}
+    for n in units:
+        clusters.setdefault(find(n), []).append(n)
+    if len(clusters) < 2:
+        return [str(llmod)]
+    cost = {root: sum(len(text[n]) + sum(len(text[h]) for h in helpers(n)) for n in members)
+            for root, members in clusters.items()}
+    bins: list[list] = [[0, []] for _ in range(min(parts, len(clusters)))]
+    for root in sorted(clusters, key=lambda r: -cost[r]):
+        b = min(bins, key=lambda b: b[0])
+        b[0] += cost[root]
+        b[1].extend(clusters[root])
+    bins.sort(key=lambda b: -b[0])
+    while len(bins) > 1 and bins[-1][0] < MIN_PART_SHARE * bins[0][0]:
+        small = bins.pop()
+        bins[-1][0] += small[0]
+        bins[-1][1].extend(small[1])
+        bins.sort(key=lambda b: -b[0])
+    if len(bins) < 2:
+        return [str(llmod)]
+
+    home = {n: k for k, (_, members) in enumerate(bins) for n in members}
+    for n, k in home.items():  # referenced from another part: must be visible to the linker
+        if n != entry and any(n in refs[m] and home.get(m, k) != k for m in fns):
+            fns[n].linkage = "external"
+            text[n] = str(fns[n])
+    header = f'; ModuleID = "{llmod.name}"\ntarget triple = "unknown-unknown-unknown"\n' \
+             'target datalayout = ""\n\n'
+    metadata = "\n".join(llmod._get_metadata_lines())
+    out = []
+    for _, members in bins:
+        defined = list(members)
+        for n in members:
+            defined.extend(h for h in helpers(n) if h not in defined)
+        used = set().union(*(refs[n] for n in defined)) - set(defined)
+        lines = [str(gvars[g]) for g in gvars if g in used]
+        for name in values:
+            if name not in used or name in gvars:
+                continue
+            f = values[name]
+            args = ", ".join(str(t) for t in f.ftype.args)
+            lines.append(f"declare {f.ftype.return_type} {f.get_reference()}({args})")
+        lines.extend(text[n] for n in defined)
+        out.append(header + "\n".join(lines) + "\n" + metadata + "\n")
+    return out
