@@ -42,11 +42,25 @@ def measure(fn, min_time: float = 0.3, min_runs: int = 3, warmup: int = 1) -> Ti
     return Timing(min(times), statistics.median(times), len(times))
 
 
-def first_call(fn) -> float:
-    """Seconds for a first call (compilation included)."""
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+def first_call(fn, reset=None, repeats: int = 5, idle: float = 0.15) -> list[float]:
+    """Seconds of cold calls (trace + compile + run): the first call, then, when `reset`
+    (the system's clear-caches function) is given, repeats - 1 more, each after reset().
+    Each starts on an idle machine: after `idle` seconds of sleep, so that worker threads of
+    whatever ran before (OpenBLAS and XLA's Eigen pool spin-wait for a while after a job) have
+    gone to sleep and do not take cores from a compiler that uses them, and after a garbage
+    collection (JAX's large heap makes a full collection inside the call cost tens of
+    milliseconds, whoever triggers it). A single first call
+    moves by 20-50 % between runs on a shared machine; report the median."""
+    times = []
+    for k in range(repeats if reset is not None else 1):
+        if k:
+            reset()
+        gc.collect()  # the dropped programs' garbage is not collected inside the timed call
+        time.sleep(idle)
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
 
 
 def fmt_time(s: float) -> str:

@@ -8,10 +8,10 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     # Lazy: `import xlapy` stays cheap; the frontend loads on first use.
-    if name in ("jit", "grad", "value_and_grad", "vjp"):
+    if name in ("jit", "grad", "value_and_grad", "vjp", "clear_caches"):
         from xlapy.frontend import autodiff, jit as _jit
         return {"jit": _jit.jit, "grad": autodiff.grad, "value_and_grad": autodiff.value_and_grad,
-                "vjp": autodiff.vjp}[name]
+                "vjp": autodiff.vjp, "clear_caches": _jit.clear_caches}[name]
     if name in ("numpy", "nn", "lax"):
         import importlib
         return importlib.import_module(f"xlapy.{name}")

@@ -47,3 +47,24 @@ def test_memory_analysis_reports_arena_and_io():
     assert mem["argument_size_in_bytes"] == X.nbytes + W.nbytes
     assert mem["output_size_in_bytes"] == 4 * 4
     assert mem["temp_size_in_bytes"] >= 8 * 4 * 4     # the dot's result lives in the arena
+
+
+def test_clear_caches_forgets_compiled_programs(monkeypatch):
+    """xlapy.clear_caches() (as jax.clear_caches): the next call traces and compiles again."""
+    from xlapy.backends.base import get_platform
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    stats = get_platform("cpu").compiler.stats
+    traces = []
+
+    def g(x, w):
+        traces.append(1)
+        return xnp.tanh(x @ w).sum(axis=0) * 3
+
+    jg = xp.jit(g)
+    want = jg(X, W)
+    n_traces, n_compiles = len(traces), stats["compiles"]
+    np.testing.assert_array_equal(jg(X, W), want)
+    assert (len(traces), stats["compiles"]) == (n_traces, n_compiles)   # served from caches
+    xp.clear_caches()
+    np.testing.assert_array_equal(jg(X, W), want)
+    assert len(traces) == n_traces + 1 and stats["compiles"] == n_compiles + 1

@@ -94,6 +94,9 @@ class Compiler:
     def compile(self, module: Module) -> Executable:
         raise NotImplementedError
 
+    def clear_cache(self) -> None:
+        """Forget compiled executables kept in memory (a backend without a cache: nothing)."""
+
 
 class Platform:
     name: str = "?"
@@ -137,6 +140,12 @@ def get_platform(name: str | None = None) -> Platform:
     if name not in _INSTANCES:
         _INSTANCES[name] = _FACTORIES[name]()
     return _INSTANCES[name]
+
+
+def clear_caches() -> None:
+    """Empty the in-memory compilation cache of every platform created so far."""
+    for p in _INSTANCES.values():
+        p.compiler.clear_cache()
 
 
 def list_platforms() -> list[str]:

@@ -29,6 +29,7 @@ import inspect
 import logging
 import os
 import time
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,6 +130,7 @@ class JitFunction:
         self._fast: dict = {}
         self._fast_ok = not self.static_argnums and not self.static_argnames
         self._signatures: list = []
+        _LIVE.add(self)
         self.__name__ = getattr(fun, "__name__", "fn")
         functools.update_wrapper(self, fun)
         try:
@@ -402,6 +404,19 @@ def _as_array(x, fn_name: str) -> np.ndarray:
     except Exception:  # noqa: BLE001
         raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
                          "mark it static with static_argnums/static_argnames") from None
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def clear_caches() -> None:
+    """Forget every compiled program held in memory (as jax.clear_caches): each jitted
+    function's traces and executables and each backend's compilation cache. The next call
+    traces and compiles again (or loads from the disk cache, which this leaves alone)."""
+    from xlapy.backends.base import clear_caches as clear_backends
+    for f in list(_LIVE):
+        f.clear_cache()
+    clear_backends()
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None):

@@ -85,6 +85,10 @@ class CpuCompiler(Compiler):
         self._lock = threading.Lock()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
 
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._memory.clear()
+
     def fingerprint(self, module: Module, num_threads: int, threshold: int,
                     profile: bool = False) -> str:
         h = hashlib.sha256()
