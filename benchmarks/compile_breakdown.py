@@ -1,15 +1,16 @@
 """Where a first call's compile time goes (the rows where xlapy compiles slower than JAX).
 
-    .venv/bin/python benchmarks/compile_breakdown.py [--lanes N]
+    .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--floor]
 
-For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), compiled without the
-disk cache after a warm-up compile (so LLVM and the runtime's own objects are ready):
-lower + compile in total, then the generated module's LLVM work on its own, measured on
-the dumped IR (best of 3): parsing, -O3, code generation (with --only NAME also LLVM's five
-most expensive passes), and three variants that bound what other strategies could save: -O2 instead of -O3,
-re-optimizing the already optimized IR (roughly what emitting vector IR directly would
-leave), and the math functions not inlined (one exp body instead of one per vector lane).
-Python's share is the total minus LLVM's.
+For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
+compile (LLVM, the runtime's own objects and the compiler's threads ready) and with every
+cache cleared: lower + compile in total (median of 5), split into HLO passes, LLVM IR
+emission (with the module split), LLVM (its parts compiled concurrently: wall time) and the
+rest (tracing, loading); then, from a dumping compilation, LLVM's work on each part on its
+own (parse + optimize + code generation, best of 3), the whole unsplit module the same way,
+the whole module with loop unrolling and interleaving on (the -O3 settings before they were
+turned off), and the parts' already optimized IR optimized again (roughly what emitting
+vector IR directly would leave). With --only NAME also LLVM's five most expensive passes.
 
 --floor reports LLVM's cost per function on this machine instead: modules of 1, 2, 4 and 8
 copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation, best of 3.
@@ -51,36 +52,45 @@ def workloads(rng):
                                       (rng.standard_normal((8192, 1024)).astype(np.float32),))}
 
 
-def llvm_ms(text: str, level: int = 3, passes: bool = False):
-    """(parse, optimize, codegen) ms, best of 3; with passes=True also the timing report."""
+def llvm_ms(text: str, level: int = 3, passes: bool = False, unroll: bool = False):
+    """(parse, optimize, codegen) ms, best of 3, with xlapy's pipeline settings (`unroll`:
+    loop unrolling and interleaving on, as -O3 has them by default); with passes=True also
+    the five most expensive passes."""
     best = None
+    tm = jit.target_machine()
     for _ in range(3):
         t0 = time.perf_counter()
         mod = jit.parse_ir(text)
         t1 = time.perf_counter()
         pto = llvm.create_pipeline_tuning_options(speed_level=level)
-        pto.loop_vectorization = pto.slp_vectorization = pto.loop_unrolling = True
-        pb = llvm.create_pass_builder(jit.target_machine(), pto)
+        pto.loop_vectorization = pto.slp_vectorization = True
+        pto.loop_unrolling = pto.loop_interleaving = unroll
+        pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
         t2 = time.perf_counter()
-        jit.target_machine().emit_object(mod)
+        tm.emit_object(mod)
         t3 = time.perf_counter()
         ms = ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3)
         best = ms if best is None or sum(ms) < sum(best) else best
     if not passes:
         return best
-    llvm.set_time_passes(True)
     mod = jit.parse_ir(text)
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=level))
+    pb.start_pass_timing()
     jit.optimize(mod)
-    jit.target_machine().emit_object(mod)
-    report = llvm.report_and_reset_timings()
-    llvm.set_time_passes(False)
+    report = pb.finish_pass_timing()
     per_pass: dict = {}
     for sec, name in re.findall(r"^\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)"
                                 r"\s+(\S.*?)(?: #\d+)?$", report, re.M):
         if name != "Total":
             per_pass[name] = per_pass.get(name, 0.0) + float(sec) * 1e3
     return best, sorted(per_pass.items(), key=lambda kv: -kv[1])[:5]
+
+
+def parts_of(dumped: str) -> list[str]:
+    """The modules of a dump that holds a split module's parts (compiler.py's markers)."""
+    chunks = re.split(r"^; ---- part \d+ of \d+ ----\n", dumped, flags=re.M)
+    return [c for c in chunks if c.strip()]
 
 
 def floor() -> None:
@@ -126,31 +136,39 @@ def main() -> int:
     for name, (fn, inputs) in workloads(rng).items():
         if args.only and not name.startswith(args.only):
             continue
-        t0 = time.perf_counter()
-        compiled = xp.jit(fn).lower(*inputs).compile()
-        total = (time.perf_counter() - t0) * 1e3
+        runs = []
+        for _ in range(5):
+            xp.clear_caches()
+            t0 = time.perf_counter()
+            compiled = xp.jit(fn).lower(*inputs).compile()
+            runs.append(((time.perf_counter() - t0) * 1e3, compiled.executable.spec))
+        total, spec = sorted(runs, key=lambda r: r[0])[2]
+        cs = {k: v * 1e3 for k, v in spec.compile_seconds.items()}
+        n = len(spec.objects)
+        print(f"{name} (reduction lanes {args.lanes}): lower + compile {total:.1f} ms = HLO "
+              f"passes {cs['hlo_passes']:.1f} + IR emission {cs['llvm_ir_emission']:.1f} + LLVM "
+              f"{cs['llvm_optimize_and_codegen']:.1f} ({n} part{'s' if n > 1 else ''}"
+              f"{' concurrently' if n > 1 else ''}) + the rest "
+              f"{total - sum(cs.values()):.1f}")
         # again with dumps, for the IR (a dumping compilation bypasses the caches; its time
         # would include writing the dumps and the assembly listing, so it is not the one timed)
         dump = pathlib.Path(tempfile.mkdtemp(prefix="xlapy-compile-"))
         os.environ["XLAPY_FLAGS"] = f"--xla_dump_to={dump}"
         xp.jit(fn).lower(*inputs).compile()
         os.environ["XLAPY_FLAGS"] = ""
-        text = next(dump.glob("*.ir-no-opt.ll")).read_text()
+        whole = next(dump.glob("*.ir-no-opt.ll")).read_text()
+        split = list(dump.glob("*.ir-parts.ll"))
+        parts = parts_of(split[0].read_text()) if split else [whole]
+        optimized = parts_of(next(dump.glob("*.ir-with-opt.ll")).read_text())
+        fmt = lambda ms: f"{sum(ms):.1f} ({ms[0]:.1f} + {ms[1]:.1f} + {ms[2]:.1f})"  # noqa: E731
+        print("  LLVM per part, alone (parse + optimize + codegen): "
+              + ", ".join(fmt(llvm_ms(p)) for p in parts))
         if args.only:
-            (parse, opt, codegen), top = llvm_ms(text, passes=True)
-        else:
-            (parse, opt, codegen), top = llvm_ms(text), []
-        print(f"{name} (reduction lanes {args.lanes}): lower + compile {total:.1f} ms = LLVM "
-              f"{parse + opt + codegen:.1f} ms (parse {parse:.1f}, -O3 {opt:.1f}, codegen "
-              f"{codegen:.1f}) + Python and the rest {total - parse - opt - codegen:.1f} ms")
-        if top:
-            print("  most expensive passes (ms): " + ", ".join(f"{n} {ms:.1f}" for n, ms in top))
-        o2 = llvm_ms(text, level=2)
-        reopt = llvm_ms(next(dump.glob("*.ir-with-opt.ll")).read_text())
-        no_inline = llvm_ms(text.replace("alwaysinline", "noinline"))
-        print(f"  -O2: {o2[1]:.1f} + {o2[2]:.1f} ms; already optimized IR again: "
-              f"{reopt[1]:.1f} + {reopt[2]:.1f} ms; math not inlined: {no_inline[1]:.1f} + "
-              f"{no_inline[2]:.1f} ms (optimize + codegen)")
+            _, top = llvm_ms(whole, passes=True)
+            print("  most expensive passes (ms): " + ", ".join(f"{p} {ms:.1f}" for p, ms in top))
+        print(f"  whole module: {fmt(llvm_ms(whole))}; with unrolling and interleaving "
+              f"{fmt(llvm_ms(whole, unroll=True))}; the optimized parts optimized again: "
+              + ", ".join(fmt(llvm_ms(p)) for p in optimized))
         if args.lanes != 16 or "--lanes" in sys.argv:
             compiled(*inputs)
             times = []

@@ -1,14 +1,18 @@
 """Split compilation (split.py, jit.compile_objects): a program's LLVM module cut into parts
 that compile concurrently and load into one engine."""
 
+import os
+import pathlib
 import re
+import subprocess
+import sys
 import threading
 
 import numpy as np
 import pytest
 
 from xlapy.backends.base import get_platform
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu import jit, parallel_compile
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.backends.cpu.program import ModuleEmitter
 from xlapy.backends.cpu.pipeline import run_cpu_pipeline
@@ -111,7 +115,7 @@ def _compile(monkeypatch, count):
     return CpuCompiler().compile(_module())  # its own in-memory cache
 
 
-@pytest.mark.skipif(not jit.parallel_compile_available(), reason="llvmlite's lock layout")
+@pytest.mark.skipif(not parallel_compile.available(), reason="llvmlite's lock layout")
 def test_split_program_gives_the_same_bits_as_one_module(monkeypatch):
     x = np.random.default_rng(0).standard_normal((300, 200)).astype(np.float32)
     one = _compile(monkeypatch, 1)
@@ -124,7 +128,7 @@ def test_split_program_gives_the_same_bits_as_one_module(monkeypatch):
         np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
 
 
-@pytest.mark.skipif(not jit.parallel_compile_available(), reason="llvmlite's lock layout")
+@pytest.mark.skipif(not parallel_compile.available(), reason="llvmlite's lock layout")
 def test_concurrent_split_compilations(monkeypatch):
     monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_parallel_codegen_split_count=2")
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
@@ -171,3 +175,31 @@ def test_reduction_lane_buffer_is_vector_aligned():
     text = str(em.llmod)
     assert re.search(r"alloca float, i64 16, align 64", text)
     assert not re.search(r"alloca float, i64 16\n", text)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not parallel_compile.available(),
+                    reason="needs fork and parallel compilation")
+def test_split_compilation_in_a_forked_child(tmp_path):
+    """The helper threads do not survive a fork: the child starts its own."""
+    script = tmp_path / "child.py"
+    script.write_text(f"""
+import os, sys
+import numpy as np
+os.environ["XLAPY_DISABLE_CACHE"] = "1"
+os.environ["XLAPY_FLAGS"] = "--xla_cpu_parallel_codegen_split_count=2"
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+from test_split import _module
+from xlapy.backends.cpu.compiler import CpuCompiler
+x = np.ones((300, 200), np.float32)
+want = CpuCompiler().compile(_module()).run(x)
+pid = os.fork()
+if pid == 0:
+    exe = CpuCompiler().compile(_module())
+    ok = len(exe.spec.objects) == 2 and all(np.array_equal(a, b) for a, b in zip(exe.run(x), want))
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print("child-status", os.waitstatus_to_exitcode(status))
+""")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert "child-status 0" in out.stdout, out.stdout + out.stderr

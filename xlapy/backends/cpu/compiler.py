@@ -19,7 +19,7 @@ import pickle
 import threading
 
 from xlapy.backends.base import Compiler
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu import jit, parallel_compile
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.flags import flags
 from xlapy.hlo.ir import Module
@@ -69,14 +69,14 @@ def cache_dir() -> pathlib.Path | None:
 def codegen_split_count(fl) -> int:
     """How many parts a program's LLVM module is split into, to compile them concurrently
     (split.py): --xla_cpu_parallel_codegen_split_count=N, else one per core this process may
-    run on; 1 where llvmlite's lock cannot be passed (jit.parallel_compile_available)."""
+    run on; 1 where llvmlite's lock cannot be passed (parallel_compile.available)."""
     n = fl.xla_cpu_parallel_codegen_split_count
     if n <= 0:
         try:
             n = len(os.sched_getaffinity(0))
         except AttributeError:
             n = os.cpu_count() or 1
-    return max(1, n) if jit.parallel_compile_available() else 1
+    return max(1, n) if parallel_compile.available() else 1
 
 
 class CpuCompiler(Compiler):
@@ -134,6 +134,8 @@ class CpuCompiler(Compiler):
         from xlapy.backends.cpu.split import split_module
         import time
         t0 = time.perf_counter()
+        parts = 1 if profile else codegen_split_count(dumper.fl)
+        parallel_compile.wake(parts - 1)  # the helper threads start while Python works
         dumper.module(module, "before_optimizations")
         observers = dumper.observers()
         optimized = run_cpu_pipeline(module.clone(), observers=observers)
@@ -141,10 +143,13 @@ class CpuCompiler(Compiler):
         t1 = time.perf_counter()
         emitter = ModuleEmitter(optimized, num_threads, threshold,
                                 use_threads=jit.threads_available(), profile=profile)
-        text = emitter.emit("xlapy_entry")
-        dumper.raw("ir-no-opt.ll", text)
-        parts = 1 if profile else codegen_split_count(dumper.fl)
-        texts = split_module(emitter.llmod, "xlapy_entry", parts) if parts > 1 else [text]
+        emitter.emit("xlapy_entry")
+        if dumper.enabled:
+            dumper.raw("ir-no-opt.ll", str(emitter.llmod))
+        texts = split_module(emitter.llmod, "xlapy_entry", parts)
+        if dumper.enabled and len(texts) > 1:
+            dumper.raw("ir-parts.ll", "".join(f"; ---- part {k + 1} of {len(texts)} ----\n{t}"
+                                              for k, t in enumerate(texts)))
         t2 = time.perf_counter()
         objects = jit.compile_objects(texts, dumper.raw if dumper.enabled else None)
         t3 = time.perf_counter()

@@ -222,107 +222,21 @@ def compile_to_object(text: str, dump=None, light: bool = False) -> bytes:
 
 def compile_objects(texts: list[str], dump=None, light: bool = False) -> list[bytes]:
     """Object code for each of several modules (the parts of one program, split.py), compiled
-    concurrently on one thread each when there are several and parallel_compile_available().
+    concurrently on one thread each when there are several (parallel_compile.py).
     `dump(name, text)` receives the optimized IR and the assembly of all parts."""
+    from xlapy.backends.cpu import parallel_compile
     _init()
     with _lock:  # llvmlite's global context and xlapy's target machines are not thread safe
-        if len(texts) == 1 or not parallel_compile_available():
+        if len(texts) == 1 or not parallel_compile.available():
             results = [_compile(t, target_machine(), light, dump is not None) for t in texts]
         else:
-            results = _compile_parallel(texts, light, dump is not None)
+            results = parallel_compile.compile_all(texts, light, dump is not None)
     if dump is not None:
         many = len(texts) > 1
         for k, name in ((1, "ir-with-opt.ll"), (2, "s")):
             dump(name, "".join((f"; ---- part {i + 1} of {len(texts)} ----\n" if many else "")
                                + r[k] for i, r in enumerate(results)))
     return [r[0] for r in results]
-
-
-# ---- parallel compilation ------------------------------------------------------------------
-# llvmlite guards every LLVM call with one process-wide lock, so two threads cannot compile at
-# once through it. LLVM itself compiles concurrently as long as each thread has its own
-# LLVMContext and TargetMachine (XLA's parallel codegen and ORC's concurrent compilation rely
-# on this). For a program split into parts, the calling thread takes llvmlite's lock, which
-# keeps every other thread out of LLVM, and the compiling threads, each in a fresh context
-# with its own target machine, pass through it (_PassThroughLock).
-
-class _PassThroughLock:
-    """Stands in for llvmlite's lock object: threads marked `free` skip it."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.local = threading.local()
-
-    def acquire(self, blocking=True, timeout=-1):
-        if getattr(self.local, "free", False):
-            return True
-        return self.inner.acquire(blocking, timeout)
-
-    def release(self):
-        if not getattr(self.local, "free", False):
-            self.inner.release()
-
-    __enter__ = acquire
-
-    def __exit__(self, *exc):
-        self.release()
-
-
-@functools.lru_cache(maxsize=None)
-def _pass_through_lock() -> _PassThroughLock | None:
-    try:
-        from llvmlite.binding import ffi
-        holder = ffi.lib._lock
-        inner = holder._lock
-        if not (hasattr(inner, "acquire") and hasattr(inner, "release")):
-            return None
-        lock = _PassThroughLock(inner)
-        holder._lock = lock
-        return lock
-    except AttributeError:  # another llvmlite layout: compile serially
-        return None
-
-
-def parallel_compile_available() -> bool:
-    return _pass_through_lock() is not None
-
-
-_worker_tms: list = []
-
-
-def _compile_parallel(texts: list[str], light: bool, dump: bool) -> list:
-    lock = _pass_through_lock()
-    while len(_worker_tms) < len(texts):
-        _worker_tms.append(new_target_machine())
-    results: list = [None] * len(texts)
-    errors: list = []
-
-    def work(k: int) -> None:
-        lock.local.free = k > 0
-        try:
-            ctx = llvm.create_context()
-            try:
-                results[k] = _compile(texts[k], _worker_tms[k], light, dump, ctx)
-            except BaseException as e:  # re-raised on the calling thread, without the
-                errors.append(e.with_traceback(None))  # frames that hold ctx's modules
-            ctx.close()  # here, while this thread may still pass the lock
-        finally:
-            lock.local.free = False
-
-    lock.acquire()
-    try:
-        threads = [threading.Thread(target=work, args=(k,), name=f"xlapy-llvm-{k}")
-                   for k in range(1, len(texts))]
-        for t in threads:
-            t.start()
-        work(0)
-        for t in threads:
-            t.join()
-    finally:
-        lock.release()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def cached_object(text: str, light: bool = False) -> bytes:

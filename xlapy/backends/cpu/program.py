@@ -188,14 +188,15 @@ class ModuleEmitter:
             self._programs[id(comp)] = fn
         return fn
 
-    def emit(self, entry_name: str = "xlapy_entry") -> str:
+    def emit(self, entry_name: str = "xlapy_entry") -> ir.Module:
+        """The LLVM module of the whole program (`llmod`), entry function `entry_name`."""
         fn = self.program(self.hlo.entry, entry_name)
         fn.linkage = "external"
         if self._scratch is not None:
             offset = -(-self.arena_size // 64) * 64
             self._scratch.initializer = ir.Constant(T.I64, offset)
             self.arena_size = offset + self._scratch_bytes
-        return str(self.llmod)
+        return self.llmod
 
 
 class ProgramEmitter:
