@@ -12,6 +12,11 @@ the whole module with loop unrolling and interleaving on (the -O3 settings befor
 turned off), and the parts' already optimized IR optimized again (roughly what emitting
 vector IR directly would leave). With --only NAME also LLVM's five most expensive passes.
 
+--first-calls instead compares cold first calls (trace + compile + run, every cache
+cleared, median of 5) of xlapy and JAX on the same three workloads, each system in a process
+of its own, started right away and after 0.15 s of idle (as `make bench` does): a core that
+has been idle makes xlapy's two compiling threads start with cold caches.
+
 --floor reports LLVM's cost per function on this machine instead: modules of 1, 2, 4 and 8
 copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation, best of 3.
 
@@ -119,16 +124,80 @@ done:
               f"({(opt + codegen) / n:.1f} ms per function)")
 
 
+def first_calls_of(system: str, rng, idles=(0.0, 0.15)) -> dict:
+    """{workload: [median ms per idle]} of 5 cold first calls (trace + compile + run, every
+    cache cleared, after a garbage collection and `idle` seconds of sleep), in a process that
+    has only this system loaded (another system's worker threads could still be spinning)."""
+    import gc
+    import statistics
+    a = np.ones((256, 256), np.float32)
+    if system == "jax":
+        import jax
+        import jax.numpy as jnp
+
+        def jsoftmax(x):
+            m = jnp.max(x, axis=1, keepdims=True)
+            e = jnp.exp(x - m)
+            return e / jnp.sum(e, axis=1, keepdims=True)
+        fns = [lambda x: jnp.sum(x), lambda x, y, z: jnp.sum(x + y * z), jsoftmax]
+        jax.block_until_ready(jax.jit(lambda x, y: x @ y)(a, a))
+        clear, block, jit_, put = jax.clear_caches, jax.block_until_ready, jax.jit, jax.device_put
+    else:
+        fns = [fn for fn, _ in workloads(np.random.default_rng(0)).values()]
+        xp.jit(lambda x, y: x @ y)(a, a)
+        clear, block, jit_, put = xp.clear_caches, (lambda r: r), xp.jit, (lambda x: x)
+    out = {}
+    for (name, (_, inputs)), fn in zip(workloads(rng).items(), fns):
+        args = [put(x) for x in inputs]
+        f = jit_(fn)
+        out[name] = []
+        for idle in idles:
+            times = []
+            for _ in range(5):
+                clear()
+                gc.collect()
+                time.sleep(idle)
+                t0 = time.perf_counter()
+                block(f(*args))
+                times.append((time.perf_counter() - t0) * 1e3)
+            out[name].append(statistics.median(times))
+    return out
+
+
+def first_calls() -> None:
+    import json
+    import subprocess
+    res = {}
+    for system in ("xlapy", "jax"):
+        proc = subprocess.run([sys.executable, __file__, "--first-calls-of", system],
+                              capture_output=True, text=True, check=True)
+        res[system] = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, (x0, x1) in res["xlapy"].items():
+        j0, j1 = res["jax"][name]
+        print(f"{name}: cold first call, median of 5 (ms): right away xlapy {x0:.1f}, JAX "
+              f"{j0:.1f}; after 0.15 s idle xlapy {x1:.1f}, JAX {j1:.1f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lanes", type=int, default=elemental_reduce.LANES)
     ap.add_argument("--only", help="one workload (name prefix); LLVM's pass timers report only "
                     "once per process, so the most expensive passes are listed with --only")
     ap.add_argument("--floor", action="store_true", help="LLVM's cost per trivial function")
+    ap.add_argument("--first-calls", action="store_true",
+                    help="cold first calls of xlapy and JAX, right away and after 0.15 s idle")
+    ap.add_argument("--first-calls-of", choices=("xlapy", "jax"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.first_calls_of:
+        import json
+        print(json.dumps(first_calls_of(args.first_calls_of, np.random.default_rng(0))))
+        return 0
     if args.floor:
         jit._init()
         floor()
+        return 0
+    if args.first_calls:
+        first_calls()
         return 0
     elemental_reduce.LANES = args.lanes
     rng = np.random.default_rng(0)
