@@ -115,7 +115,10 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
     lock = _pass_through_lock()
     while len(_worker_tms) < len(texts):
         _worker_tms.append(jit.new_target_machine())
-    wake(len(texts) - 1)
+    try:
+        wake(len(texts) - 1)
+    except RuntimeError:  # no thread can be started (a resource limit): one after another
+        return [jit._compile(t, _worker_tms[0], light, dump) for t in texts]
     results: list = [None] * len(texts)
     errors: list = []
     done = [threading.Event() for _ in texts]
@@ -138,10 +141,12 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
         for k in range(1, len(texts)):
             _helpers[k - 1].put(functools.partial(work, k))
         work(0)
-        for d in done[1:]:
-            d.wait()
     finally:
-        lock.release()
+        try:  # also after an interrupt: no helper may still be using a target machine
+            for d in done[1:]:
+                d.wait()
+        finally:
+            lock.release()
     if errors:
         raise errors[0]
     return results
