@@ -207,7 +207,8 @@ def build(quick: bool, with_torch: bool = True):
 
 
 def host_fed_mnist(steps: int) -> dict:
-    """1000 MNIST SGD steps, batches fed from host arrays (per-call overhead dominates)."""
+    """1000 MNIST SGD steps, batches fed from host arrays (per-call overhead dominates); the
+    best of three such loops."""
     import xlapy as xp
     import xlapy.numpy as xnp
     rng = np.random.default_rng(1)
@@ -226,15 +227,19 @@ def host_fed_mnist(steps: int) -> dict:
     except ImportError:
         pass
     for name, f in fns.items():
-        w, b = np.zeros((784, 10), f32), np.zeros(10, f32)
-        f(w, b, data[:100], labels[:100])
-        t0 = time.perf_counter()
-        for i in range(steps):
-            lo = (i * 100) % (data.shape[0] - 100)
-            w, b = f(w, b, data[lo:lo + 100], labels[lo:lo + 100])
-        if name == "jax":
-            w = np.asarray(w)
-        out[name] = time.perf_counter() - t0
+        best = None
+        for _ in range(3):  # best of three loops, as the other rows take the best call
+            w, b = np.zeros((784, 10), f32), np.zeros(10, f32)
+            f(w, b, data[:100], labels[:100])
+            t0 = time.perf_counter()
+            for i in range(steps):
+                lo = (i * 100) % (data.shape[0] - 100)
+                w, b = f(w, b, data[lo:lo + 100], labels[lo:lo + 100])
+            if name == "jax":
+                w = np.asarray(w)
+            t = time.perf_counter() - t0
+            best = t if best is None else min(best, t)
+        out[name] = best
     return out
 
 

@@ -94,6 +94,9 @@ class ElementalEmitter:
         self.module = module
         self._scopes: list[dict] = [{}]
         self._globals: dict[int, ir.GlobalVariable] = {}
+        # id(instruction) -> its generator, for every computation generators() has bound
+        # (elemental_vector builds vector code from the trees under a reduction)
+        self.gen_of: dict[int, Gen] = {}
 
     # ---- caching ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -128,6 +131,7 @@ class ElementalEmitter:
                 gens[id(instr)] = param_gens[instr.parameter_number]
             else:
                 gens[id(instr)] = self.make_gen(instr, [gens[id(o)] for o in instr.operands])
+        self.gen_of.update(gens)
         return gens
 
     def make_gen(self, instr: Instruction, operand_gens: list[Gen]) -> Gen:

@@ -19,6 +19,7 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
+from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 
@@ -106,6 +107,7 @@ def _identity(op: str, t):
 
 
 LANES = 16  # independent accumulators of a vectorized reduction
+DIRECT_VECTORS = True  # operand trees that elemental_vector supports: vector code directly
 
 
 _VECTOR_OPS = {"add": ("fadd", "add"), "multiply": ("fmul", "mul"),
@@ -114,7 +116,7 @@ _VECTOR_OPS = {"add": ("fadd", "add"), "multiply": ("fmul", "mul"),
 
 
 def _vector_combine(em, op: str, t, a, b_):
-    """op on two <LANES x T> vectors, or None when there is no exact vector form."""
+    """op on two vectors of T (LANES lanes or fewer)."""
     b = em.b
     fop, iop = _VECTOR_OPS[op]
     if t.is_float:
@@ -162,11 +164,13 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     tail_slot = em.alloca(init.type)
     b.store(ident, tail_slot)
     chunks = n // LANES
-    lanes = entry_alloca(b, init.type, LANES)
-    # read back as one vector: without this the slot has the element's alignment while the
-    # vector load assumes the vector's (a misaligned aligned-move where the slot stays in
-    # memory, e.g. when LLVM does not inline the kernel)
-    lanes.align = 64
+    direct = vector_gen(em, instr.operands[0], minor, LANES) if DIRECT_VECTORS else None
+    if direct is None:
+        lanes = entry_alloca(b, init.type, LANES)
+        # read back as one vector: without this the slot has the element's alignment while
+        # the vector load assumes the vector's (a misaligned aligned-move where the slot stays
+        # in memory, e.g. when LLVM does not inline the kernel)
+        lanes.align = 64
     with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):
@@ -175,14 +179,19 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
             full[d] = oidx[k]
         with em.scope(), for_range(b, 0, chunks, name="vr") as c:
             base = b.mul(c, c64(LANES), flags=["nsw", "nuw"])
-            # the LANES values come from an inner loop over a stack array that the loop
-            # vectorizer turns into one vector iteration: the element's computation (an exp,
-            # a tanh) is emitted once, not LANES times for the SLP vectorizer to merge
-            with em.scope(), for_range(b, 0, LANES, name="vl") as k:
+            if direct is not None:  # vector code for the operand tree (elemental_vector)
                 idx = list(full)
-                idx[minor] = b.add(base, k, flags=["nsw", "nuw"])
-                b.store(gens[0](idx), b.gep(lanes, [k], source_etype=init.type))
-            vec = b.load(b.bitcast(lanes, vty.as_pointer()), typ=vty)
+                idx[minor] = base
+                vec = direct(idx)
+            else:
+                # the LANES values come from an inner loop over a stack array that the loop
+                # vectorizer turns into one vector iteration: the element's computation (an
+                # exp, a tanh) is emitted once, not LANES times for the SLP vectorizer
+                with em.scope(), for_range(b, 0, LANES, name="vl") as k:
+                    idx = list(full)
+                    idx[minor] = b.add(base, k, flags=["nsw", "nuw"])
+                    b.store(gens[0](idx), b.gep(lanes, [k], source_etype=init.type))
+                vec = b.load(b.bitcast(lanes, vty.as_pointer()), typ=vty)
             b.store(_vector_combine(em, op, t, b.load(slot), vec), slot)
         if n % LANES:
             with em.scope(), for_range(b, chunks * LANES, n, name="vt") as j:
@@ -191,7 +200,19 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
                 acc = b.load(tail_slot)
                 b.store(em.call_scalar(reducer, [acc, gens[0](idx)]), tail_slot)
     v = b.load(slot)
-    accs = [b.extract_element(v, ir.Constant(T.I32, k)) for k in range(LANES)] + [b.load(tail_slot)]
+    # the lanes combined in halves, as vectors (lane k with lane k + width/2), then with the
+    # tail: log2(LANES) vector operations instead of LANES - 1 scalar ones for LLVM's SLP
+    # vectorizer to pair up again
+    width = LANES
+    while width > 1:
+        half = width // 2
+        undef = ir.Constant(v.type, ir.Undefined)
+        lo, hi = (b.shuffle_vector(v, undef, ir.Constant(ir.VectorType(T.I32, half),
+                                                         list(range(k, k + half))))
+                  for k in (0, half))
+        v = _vector_combine(em, op, t, lo, hi)
+        width = half
+    accs = [b.extract_element(v, ir.Constant(T.I32, 0)), b.load(tail_slot)]
     while len(accs) > 1:
         nxt = [em.call_scalar(reducer, [accs[i], accs[i + 1]]) for i in range(0, len(accs) - 1, 2)]
         if len(accs) % 2:

@@ -1,0 +1,116 @@
+"""Vector generators: `lanes` consecutive elements along one dimension as one LLVM vector.
+
+A vectorized reduction (elemental_reduce._reduce_vectorized) combines LANES consecutive
+input elements per step. Its generic form computes them in a scalar loop of LANES iterations
+into a stack array, which LLVM's loop vectorizer turns into vector code; for the operand trees
+below, this module emits the vector code directly, so LLVM has no loop to vectorize and no
+stack array to promote (about half of a small reduction kernel's optimization time: the
+`optimized parts optimized again` figure of benchmarks/compile_breakdown.py).
+
+  vg = vector_gen(em, instr, dim, lanes)    # None: the tree is not supported
+  v = vg(index)                             # <lanes x T>: elements index .. index + lanes-1
+                                            # along `dim` (index[dim] is the first)
+Supported trees (f32 and f64 values):
+  - parameters bound to arrays in memory (ArrayInput) in which `dim` is the contiguous
+    dimension: one vector load;
+  - add, subtract, multiply, divide, negate (IEEE, as the scalar rules), maximum and
+    minimum (llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0, as the scalar rules);
+  - broadcast: along `dim` the operand's own vector, otherwise its one (scalar) element
+    splat across the lanes;
+  - scalar constants, splat;
+  - reshape, when `dim` is the last dimension and both last dimensions are multiples of
+    `lanes` (the caller's lanes start at multiples of `lanes`), so that the lanes stay within
+    one row of the operand.
+Everything else returns None and the caller keeps its scalar lane loop. Values of an
+instruction that does not vary along `dim` come from the scalar generators (em.gen_of), so
+they share em's cache with the scalar code.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import ArrayInput
+from xlapy.backends.llvm.elemental_data import _row_major_linear
+from xlapy.backends.llvm.loops import linear_of, row_major_index_of
+
+_BINARY = {"add": "fadd", "subtract": "fsub", "multiply": "fmul", "divide": "fdiv"}
+_MINMAX = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
+
+
+def _elem(t) -> str | None:
+    return {"f32": "f32", "f64": "f64"}.get(t.name)
+
+
+def _splat(b: ir.IRBuilder, v, lanes: int):
+    vty = ir.VectorType(v.type, lanes)
+    one = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(T.I32, 0))
+    return b.shuffle_vector(one, ir.Constant(vty, ir.Undefined),
+                            ir.Constant(ir.VectorType(T.I32, lanes), [0] * lanes))
+
+
+def _intrinsic(em, name: str, vty: ir.VectorType, elem: str):
+    full = f"{name}.v{vty.count}{elem}"  # llvmlite does not mangle vector intrinsic names
+    return em.module.globals.get(full) or ir.Function(
+        em.module, ir.FunctionType(vty, [vty, vty]), full)
+
+
+def vector_gen(em, instr, dim: int, lanes: int):
+    """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None."""
+    t = instr.shape.element_type
+    elem = _elem(t)
+    if elem is None or instr.shape.is_tuple:
+        return None
+    op = instr.opcode
+    vty = ir.VectorType(T.value_type(t), lanes)
+    if op == "parameter":
+        g = em.gen_of.get(id(instr))
+        shape = instr.shape
+        if not isinstance(g, ArrayInput) or shape.minor_to_major[0] != dim:
+            return None
+        ptr = g.ptr
+
+        def load(index):
+            addr = em.b.gep(ptr, [linear_of(em.b, shape, index)], inbounds=True,
+                            source_etype=T.value_type(t))
+            return em.b.load(addr, typ=vty, align=t.bits // 8)
+        return load
+    if op == "constant" and instr.shape.rank == 0:
+        scalar = em.gen_of.get(id(instr))
+        return None if scalar is None else (lambda index: _splat(em.b, scalar([]), lanes))
+    if op in _BINARY or op in _MINMAX:
+        x, y = (vector_gen(em, o, dim, lanes) for o in instr.operands)
+        if x is None or y is None:
+            return None
+        if op in _BINARY:
+            return lambda index: getattr(em.b, _BINARY[op])(x(index), y(index))
+        fn = _intrinsic(em, _MINMAX[op], vty, elem)
+        return lambda index: em.b.call(fn, [x(index), y(index)])
+    if op == "negate":
+        x = vector_gen(em, instr.operands[0], dim, lanes)
+        return None if x is None else (lambda index: em.b.fneg(x(index)))
+    if op == "broadcast":
+        dims = list(instr.attrs["dimensions"])
+        operand = instr.operands[0]
+        if dim in dims:
+            x = vector_gen(em, operand, dims.index(dim), lanes)
+            return None if x is None else (lambda index: x([index[d] for d in dims]))
+        scalar = em.gen_of.get(id(operand))
+        if scalar is None:
+            return None
+        return lambda index: _splat(em.b, scalar([index[d] for d in dims]), lanes)
+    if op == "reshape":
+        src = instr.operands[0].shape
+        out = instr.shape
+        if (dim != out.rank - 1 or src.rank == 0 or out.dims[-1] % lanes
+                or src.dims[-1] % lanes):
+            return None
+        x = vector_gen(em, instr.operands[0], src.rank - 1, lanes)
+        if x is None:
+            return None
+        if src.dims == out.dims:
+            return x
+        return lambda index: x(row_major_index_of(
+            em.b, src.dims, _row_major_linear(em.b, out.dims, index)))
+    return None
