@@ -37,6 +37,15 @@ _REF = re.compile(r'@"((?:[^"\\]|\\.)*)"|@([-a-zA-Z$._][-a-zA-Z$._0-9]*)')
 MIN_PART_SHARE = 0.2
 
 
+def _header(llmod: ir.Module) -> str:
+    return (f'; ModuleID = "{llmod.name}"\ntarget triple = "{llmod.triple}"\n'
+            f'target datalayout = "{llmod.data_layout}"\n\n')
+
+
+def _metadata(llmod: ir.Module) -> str:
+    return "\n".join(llmod._get_metadata_lines())
+
+
 def _refs(text: str) -> set[str]:
     return {a or b for a, b in _REF.findall(text)}
 
@@ -53,6 +62,11 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         return [str(llmod)]
     text = {n: str(f) for n, f in fns.items()}
     refs = {n: _refs(t) - {n} for n, t in text.items()}
+
+    def whole() -> list[str]:  # str(llmod), from the function texts already printed
+        lines = [it.get_declaration() for it in llmod.get_identified_types().values()]
+        lines += [text[n] if n in text else str(v) for n, v in values.items()]
+        return [_header(llmod) + "\n".join(lines + llmod._get_metadata_lines())]
     inline = {n for n, f in fns.items() if "alwaysinline" in f.attributes}
     units = [n for n in fns if n not in inline]
 
@@ -90,7 +104,7 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
     for n in units:
         clusters.setdefault(find(n), []).append(n)
     if len(clusters) < 2:
-        return [str(llmod)]
+        return whole()
     cost = {root: sum(len(text[n]) + sum(len(text[h]) for h in helpers(n)) for n in members)
             for root, members in clusters.items()}
     bins: list[list] = [[0, []] for _ in range(min(parts, len(clusters)))]
@@ -105,16 +119,14 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         bins[-1][1].extend(small[1])
         bins.sort(key=lambda b: -b[0])
     if len(bins) < 2:
-        return [str(llmod)]
+        return whole()
 
     home = {n: k for k, (_, members) in enumerate(bins) for n in members}
     for n, k in home.items():  # referenced from another part: must be visible to the linker
         if n != entry and any(n in refs[m] and home.get(m, k) != k for m in fns):
             fns[n].linkage = "external"
             text[n] = str(fns[n])
-    header = f'; ModuleID = "{llmod.name}"\ntarget triple = "unknown-unknown-unknown"\n' \
-             'target datalayout = ""\n\n'
-    metadata = "\n".join(llmod._get_metadata_lines())
+    header, metadata = _header(llmod), _metadata(llmod)
     out = []
     for _, members in bins:
         defined = list(members)
