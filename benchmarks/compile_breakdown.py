@@ -80,9 +80,12 @@ def llvm_ms(text: str, level: int = 3, passes: bool = False, unroll: bool = Fals
     if not passes:
         return best
     mod = jit.parse_ir(text)
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=level))
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = pto.slp_vectorization = True
+    pto.loop_unrolling = pto.loop_interleaving = unroll
+    pb = llvm.create_pass_builder(tm, pto)
     pb.start_pass_timing()
-    jit.optimize(mod)
+    pb.getModulePassManager().run(mod, pb)
     report = pb.finish_pass_timing()
     per_pass: dict = {}
     for sec, name in re.findall(r"^\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)"
