@@ -52,7 +52,9 @@ CASES = {
         "  r0 = f32[1,96] slice(y), slice={[0:1], [0:96]}\n  rv = f32[96] reshape(r0)\n"
         "  rb = f32[64,96] broadcast(rv), dimensions={1}\n  v = f32[64,96] multiply(x, rb)",
         False),
-    "exp(x) (not supported)": ("  v = f32[64,96] exponential(x)", False),
+    "exp(x) * tanh(y)": ("  ex = f32[64,96] exponential(x)\n  th = f32[64,96] tanh(y)\n"
+                         "  v = f32[64,96] multiply(ex, th)", True),
+    "sin(x) (no vector form)": ("  v = f32[64,96] sine(x)", False),
 }
 
 

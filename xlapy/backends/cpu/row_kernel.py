@@ -86,6 +86,7 @@ def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:
         return T.load(b, addr, t)
 
     gen.fn = fn
+    gen.tee = (buf, minor, phase)  # for vector code computing the same values (elemental_vector)
 
 
 def row_values(comp, loop_shape: Shape) -> list:

@@ -13,8 +13,8 @@ Algorithm:
   epilogue and its body, a while body and its kernels) form one cluster (union-find over
   references), so calls inside a cluster stay inlinable; the entry function is a cluster of
   its own (it only calls kernels once each, where inlining gains nothing).
-- Clusters are packed into parts by estimated cost (IR text length, with the alwaysinline
-  helpers they use counted at each use), largest first into the cheapest part. Parts whose
+- Clusters are packed into parts by estimated cost (lines of IR, about one instruction each,
+  with the alwaysinline helpers they use counted at each use), largest first into the cheapest part. Parts whose
   cost is under a fifth of the largest are merged back (a part has a fixed cost of about a
   millisecond of LLVM set-up, and a lopsided split only adds it).
 - Each part's text holds its functions, copies of the alwaysinline helpers and constant
@@ -105,7 +105,8 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         clusters.setdefault(find(n), []).append(n)
     if len(clusters) < 2:
         return whole()
-    cost = {root: sum(len(text[n]) + sum(len(text[h]) for h in helpers(n)) for n in members)
+    lines = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
+    cost = {root: sum(lines[n] + sum(lines[h] for h in helpers(n)) for n in members)
             for root, members in clusters.items()}
     bins: list[list] = [[0, []] for _ in range(min(parts, len(clusters)))]
     for root in sorted(clusters, key=lambda r: -cost[r]):

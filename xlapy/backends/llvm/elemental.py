@@ -150,7 +150,9 @@ class ElementalEmitter:
             self._scopes[-1][key] = value
             return value
 
-        return Gen(gen, instr.shape)
+        g = Gen(gen, instr.shape)
+        g.elemental = True  # computed by its rule from its operands (not an override)
+        return g
 
     def call_scalar(self, comp: Computation, args: list):
         """Inline a computation on scalar values (reducers, comparators, map functions).

@@ -15,6 +15,8 @@ Supported trees (f32 and f64 values):
     dimension: one vector load;
   - add, subtract, multiply, divide, negate (IEEE, as the scalar rules), maximum and
     minimum (llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0, as the scalar rules);
+  - exponential, exponential-minus-one, log, log-plus-one, tanh and logistic: the math
+    library's vector forms (math.VECTOR_FUNCTIONS), lane for lane the scalar functions;
   - broadcast: along `dim` the operand's own vector, otherwise its one (scalar) element
     splat across the lanes;
   - scalar constants, splat;
@@ -33,10 +35,13 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput
 from xlapy.backends.llvm.elemental_data import _row_major_linear
+from xlapy.backends.llvm.elemental_ops import _FLOAT_MATH
+from xlapy.backends.llvm.math import VECTOR_FUNCTIONS, math_function
 from xlapy.backends.llvm.loops import linear_of, row_major_index_of
 
 _BINARY = {"add": "fadd", "subtract": "fsub", "multiply": "fmul", "divide": "fdiv"}
 _MINMAX = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
+_MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTIONS}
 
 
 def _elem(t) -> str | None:
@@ -58,6 +63,35 @@ def _intrinsic(em, name: str, vty: ir.VectorType, elem: str):
 
 def vector_gen(em, instr, dim: int, lanes: int):
     """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None."""
+    g = em.gen_of.get(id(instr))
+    if instr.opcode != "parameter" and not getattr(g, "elemental", False):
+        return None  # a kernel supplies this value some other way (an override)
+    vg = _vector_gen(em, instr, dim, lanes)
+    tee = getattr(g, "tee", None)
+    if vg is None or tee is None:
+        return vg
+    # a row kernel keeps this value in a row buffer (row_kernel._tee): the vector form must
+    # fill it as the scalar form does while the row is hoisted, and read it back after
+    buf, minor, phase = tee
+    if minor != dim:
+        return None
+    t = instr.shape.element_type
+
+    vty = ir.VectorType(T.value_type(t), lanes)
+
+    def teed(index):
+        b = em.b
+        addr = b.bitcast(b.gep(buf, [index[dim]], inbounds=True, source_etype=T.value_type(t)),
+                         vty.as_pointer())
+        if phase[0] == "hoist":
+            v = vg(index)
+            b.store(v, addr, align=t.bits // 8)
+            return v
+        return b.load(addr, typ=vty, align=t.bits // 8)
+    return teed
+
+
+def _vector_gen(em, instr, dim: int, lanes: int):
     t = instr.shape.element_type
     elem = _elem(t)
     if elem is None or instr.shape.is_tuple:
@@ -87,6 +121,12 @@ def vector_gen(em, instr, dim: int, lanes: int):
             return lambda index: getattr(em.b, _BINARY[op])(x(index), y(index))
         fn = _intrinsic(em, _MINMAX[op], vty, elem)
         return lambda index: em.b.call(fn, [x(index), y(index)])
+    if op in _MATH:
+        x = vector_gen(em, instr.operands[0], dim, lanes)
+        if x is None:
+            return None
+        fn = math_function(em.module, _MATH[op], vty)
+        return lambda index: em.b.call(fn, [x(index)])
     if op == "negate":
         x = vector_gen(em, instr.operands[0], dim, lanes)
         return None if x is None else (lambda index: em.b.fneg(x(index)))

@@ -20,20 +20,31 @@ from llvmlite import ir
 from . import math_explog, math_special, math_trig  # noqa: F401  (fill the registry)
 from .math_ir import FUNCTIONS, Ctx
 
-__all__ = ['math_function', 'FUNCTIONS']
+__all__ = ['math_function', 'FUNCTIONS', 'VECTOR_FUNCTIONS']
+
+# functions whose implementation also builds on vector types (every lane the scalar result,
+# bit for bit: the same operations lane-wise); the others use tables or double-double helpers
+# that are written for scalars
+VECTOR_FUNCTIONS = frozenset({'exp', 'expm1', 'log', 'log1p', 'tanh', 'logistic'})
 
 
 def math_function(module, name, ty):
-    """Return (creating on first request) the function xlapy.<name>.<f32|f64> in `module`."""
-    if isinstance(ty, ir.FloatType):
+    """Return (creating on first request) the function xlapy.<name>.<f32|f64> in `module`;
+    for a vector type (VECTOR_FUNCTIONS only) xlapy.<name>.v<lanes><f32|f64>."""
+    scalar = ty.element if isinstance(ty, ir.VectorType) else ty
+    if isinstance(scalar, ir.FloatType):
         suffix = 'f32'
-    elif isinstance(ty, ir.DoubleType):
+    elif isinstance(scalar, ir.DoubleType):
         suffix = 'f64'
     else:
         raise TypeError(f'math_function({name!r}): type {ty} is not float or double; '
                         'widen half/bfloat16 to float first')
     if name not in FUNCTIONS:
         raise KeyError(f'math_function: unknown function {name!r}; known: {sorted(FUNCTIONS)}')
+    if isinstance(ty, ir.VectorType):
+        if name not in VECTOR_FUNCTIONS:
+            raise KeyError(f'math_function: {name!r} has no vector form')
+        suffix = f'v{ty.count}{suffix}'
     fname = f'xlapy.{name}.{suffix}'
     existing = module.globals.get(fname)
     if existing is not None:

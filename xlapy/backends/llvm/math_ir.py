@@ -36,7 +36,29 @@ def register(name, arity=1):
 
 
 def is_float_type(t):
-    return isinstance(t, (ir.FloatType, ir.DoubleType))
+    """float or double, or a vector of them."""
+    return isinstance(_scalar(t), (ir.FloatType, ir.DoubleType))
+
+
+def _scalar(t):
+    return t.element if isinstance(t, ir.VectorType) else t
+
+
+def _like(t, scalar):
+    """`scalar` as a vector of t's lanes when t is a vector, else scalar."""
+    return ir.VectorType(scalar, t.count) if isinstance(t, ir.VectorType) else scalar
+
+
+def constant(ty, value):
+    """A constant of type ty (a vector: every lane `value`, printed as LLVM's `splat (...)`
+    rather than one element per lane)."""
+    s = _scalar(ty)
+    c = ir.Constant(s, value if is_float_type(s) else int(value))
+    if not isinstance(ty, ir.VectorType):
+        return c
+    splat = ir.FormattedConstant(s, f"splat ({c})")  # (a vector type would wrap the text)
+    splat.type = ty
+    return splat
 
 
 class V:
@@ -58,7 +80,7 @@ class V:
     def _o(self, o):
         if isinstance(o, V):
             return o.v
-        return ir.Constant(self.v.type, o if self.is_float else int(o))
+        return constant(self.v.type, o)
 
     def _bin(self, o, fop, iop, swap=False):
         a, b = self.v, self._o(o)
@@ -117,11 +139,12 @@ class Ctx:
     """Emission context for one function body of float type `ty`."""
 
     def __init__(self, builder, ty):
+        """ty: float or double, or a vector of one of them (every operation lane-wise)."""
         self.b = builder
         self.ty = ty
         self.module = builder.module
-        self.f32 = isinstance(ty, ir.FloatType)
-        self.ity = I32 if self.f32 else I64
+        self.f32 = isinstance(_scalar(ty), ir.FloatType)
+        self.ity = _like(ty, I32 if self.f32 else I64)
         # IEEE layout of ty
         self.mant_bits = 23 if self.f32 else 52
         self.exp_bias = 127 if self.f32 else 1023
@@ -132,8 +155,7 @@ class Ctx:
         return V(self, v)
 
     def const(self, value, ty=None):
-        ty = ty or self.ty
-        return V(self, ir.Constant(ty, value if is_float_type(ty) else int(value)))
+        return V(self, constant(ty or self.ty, value))
 
     def iconst(self, value):
         return self.const(value, self.ity)
@@ -141,12 +163,17 @@ class Ctx:
     def _v(self, x, ty=None):
         if isinstance(x, V):
             return x.v
-        return ir.Constant(ty or self.ty, x)
+        return constant(ty or self.ty, x)
 
     # ---- intrinsics ----
     def _intr(self, name, args, ty=None):
         ty = ty or args[0].type
-        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty] * len(args)))
+        fnty = ir.FunctionType(ty, [ty] * len(args))
+        if isinstance(ty, ir.VectorType):  # llvmlite does not mangle vector types
+            full = f"{name}.v{ty.count}{'f32' if self.f32 else 'f64'}"
+            fn = self.module.globals.get(full) or ir.Function(self.module, fnty, full)
+        else:
+            fn = self.module.declare_intrinsic(name, [ty], fnty)
         return V(self, self.b.call(fn, args))
 
     def fma(self, a, b, c):
@@ -193,11 +220,11 @@ class Ctx:
 
     # ---- conversions and bits ----
     def bits(self, x):
-        ity = I32 if isinstance(x.type, ir.FloatType) else I64
-        return V(self, self.b.bitcast(x.v, ity))
+        ity = I32 if isinstance(_scalar(x.type), ir.FloatType) else I64
+        return V(self, self.b.bitcast(x.v, _like(x.type, ity)))
 
     def from_bits(self, i, ty=None):
-        ty = ty or (F32 if i.type.width == 32 else F64)
+        ty = ty or _like(i.type, F32 if _scalar(i.type).width == 32 else F64)
         return V(self, self.b.bitcast(i.v, ty))
 
     def to_int(self, x, ity=None):
@@ -224,10 +251,11 @@ class Ctx:
     def pow2i(self, n, ty=None):
         """2**n as a float of type ty for an integer n in the normal exponent range."""
         ty = ty or self.ty
-        f32 = isinstance(ty, ir.FloatType)
-        ity = I32 if f32 else I64
+        f32 = isinstance(_scalar(ty), ir.FloatType)
+        ity = _like(ty, I32 if f32 else I64)
         if n.type != ity:
-            n = self.sext(n, ity) if n.type.width < ity.width else self.itrunc(n, ity)
+            n = (self.sext(n, ity) if _scalar(n.type).width < _scalar(ity).width
+                 else self.itrunc(n, ity))
         return self.from_bits((n + (127 if f32 else 1023)) << (23 if f32 else 52), ty)
 
     def ldexp_split(self, x, n, ty=None):
