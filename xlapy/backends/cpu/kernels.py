@@ -23,6 +23,8 @@ from llvmlite import ir
 from xlapy.backends.cpu.row_kernel import RowPlan
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
+from xlapy.backends.llvm.elemental_reduce import LANES
+from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import c64, for_range, linear_of, loop_nest
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
@@ -181,10 +183,18 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     rows = None if flat or instr.opcode != "fusion" else \
         RowPlan.make(instr.fused_computation, loop_shape)
     if flat:
-        with for_range(b, start, end, name="flat") as i:
+        vector_store = vector_outputs(em, instr, outs, out_shapes, 0, flat=True)
+        if vector_store is not None:  # LANES outputs per iteration, then the remainder
+            whole = b.add(start, b.mul(b.sdiv(b.sub(end, start), c64(LANES)), c64(LANES)))
+            with for_range(b, start, whole, step=LANES, name="vflat") as i:
+                vector_store([i])
+            start = whole
+        with for_range(b, start, end, name="flat",
+                       hints=NOT_VECTORIZED if vector_store is not None else None) as i:
             store_outputs([i])
     elif rows is not None:
-        rows.emit(b, em, gens, start, end, store_outputs)
+        rows.emit(b, em, gens, start, end, store_outputs,
+                  lambda: vector_outputs(em, instr, outs, out_shapes, rows.minor))
     else:
         with loop_nest(b, loop_shape, start, end) as index:
             store_outputs(index)
@@ -192,6 +202,35 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     outer, cost = kernel_cost(instr)
     wrapper = parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
+
+
+NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}  # a remainder loop: vector code is there
+
+
+def vector_outputs(em, instr, outs, out_shapes, dim: int, flat: bool = False):
+    """store(index) writing LANES consecutive outputs along `dim` from vector code
+    (elemental_vector), or None when a root value has no vector form."""
+    if instr.opcode != "fusion":
+        return None
+    root = instr.fused_computation.root
+    leaves = list(root.operands) if root.opcode == "tuple" else [root]
+    if len(leaves) != len(out_shapes) or any(
+            s.element_type.name not in ("f32", "f64")
+            or (not flat and s.minor_to_major[0] != dim) for s in out_shapes):
+        return None
+    vgs = [vector_gen(em, leaf, dim, LANES) for leaf in leaves]
+    if any(v is None for v in vgs):
+        return None
+    b = em.b
+
+    def store(index):
+        with em.scope():
+            for out_ptr, shape, vg in zip(outs, out_shapes, vgs):
+                t = shape.element_type
+                offset = index[0] if flat else linear_of(b, shape, index)
+                addr = b.gep(out_ptr, [offset], inbounds=True, source_etype=T.value_type(t))
+                b.store(vg(index), addr, align=t.bits // 8)
+    return store
 
 
 def _flatten(v):

@@ -6,8 +6,10 @@ For each row (all loop indices but the minor one):
      costs a reduction (the row max and sum of a softmax, the mean and variance of a
      layernorm) is computed once, at index [row[d] for d in dims]; the elemental emitter's
      cache then answers the broadcast's per-element requests with it;
-  2. output: an inner loop over the row's elements computes and stores the outputs (LLVM
-     vectorizes it: the statistics are loop-invariant scalars).
+  2. output: an inner loop over the row's elements computes and stores the outputs: as
+     vector code LANES at a time where elemental_vector has the values' vector forms (the
+     statistics are splat across the lanes), with a scalar loop for the remainder;
+     otherwise a scalar loop that LLVM vectorizes.
 
 Materialization: an expensive elementwise value (exp, log, tanh, divide, ...) that both
 feeds a hoisted reduction and the outputs (exp(x - max) in a softmax) is written to a
@@ -22,6 +24,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.loops import entry_alloca, for_range, loop_nest
 from xlapy.hlo.ir import operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
@@ -47,12 +50,17 @@ class RowPlan:
             return None
         return RowPlan(comp, loop_shape, hoisted, _materializable(comp, loop_shape, hoisted))
 
-    def emit(self, b: ir.IRBuilder, em, gens: dict, start, end, store_outputs) -> None:
+    def emit(self, b: ir.IRBuilder, em, gens: dict, start, end, store_outputs,
+             vector_outputs=None) -> None:
+        """vector_outputs(): a store of LANES outputs along the minor dimension, or None
+        (called once the row buffers are in place)."""
         shape, minor = self.shape, self.minor
         n = shape.dims[minor]
         phase = ["hoist"]
         for x in self.materialized:
             _tee(em, gens[id(x)], x, n, minor, phase)
+        vector_store = vector_outputs() if vector_outputs is not None else None
+        whole = n - n % LANES if vector_store is not None else 0
         outer = Shape.array(shape.element_type,
                             tuple(1 if d == minor else k for d, k in enumerate(shape.dims)),
                             shape.minor_to_major)
@@ -61,10 +69,17 @@ class RowPlan:
             for x, dims in self.hoisted:
                 gens[id(x)]([index[d] for d in dims])
             phase[0] = "output"
-            with for_range(b, 0, n, name="row") as j:
-                full = list(index)
-                full[minor] = j
-                store_outputs(full)
+            if whole:
+                with for_range(b, 0, whole, step=LANES, name="rowv") as j:
+                    full = list(index)
+                    full[minor] = j
+                    vector_store(full)
+            if whole < n:
+                with for_range(b, whole, n, name="row",
+                               hints={"llvm.loop.vectorize.enable": 0} if whole else None) as j:
+                    full = list(index)
+                    full[minor] = j
+                    store_outputs(full)
 
 
 def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:

@@ -23,7 +23,10 @@ Supported trees (f32 and f64 values):
   - reshape, when `dim` is the last dimension and both last dimensions are multiples of
     `lanes` (the caller's lanes start at multiples of `lanes`), so that the lanes stay within
     one row of the operand.
-Everything else returns None and the caller keeps its scalar lane loop. Values of an
+Everything else returns None and the caller keeps its scalar code. Kernels use the same
+generators for their output loops (kernels.vector_outputs): elementwise kernels run as one
+flat loop and row kernels' output loops store `lanes` outputs per iteration, with a scalar
+loop for the remainder. Values of an
 instruction that does not vary along `dim` come from the scalar generators (em.gen_of), so
 they share em's cache with the scalar code.
 """
@@ -100,8 +103,10 @@ def _vector_gen(em, instr, dim: int, lanes: int):
     vty = ir.VectorType(T.value_type(t), lanes)
     if op == "parameter":
         g = em.gen_of.get(id(instr))
-        shape = instr.shape
-        if not isinstance(g, ArrayInput) or shape.minor_to_major[0] != dim:
+        if not isinstance(g, ArrayInput):
+            return None
+        shape = g.shape  # (a flat kernel reads its arrays as one dimension)
+        if shape.element_type != t or not shape.rank or shape.minor_to_major[0] != dim:
             return None
         ptr = g.ptr
 
