@@ -21,7 +21,6 @@ import threading
 from xlapy.backends.base import Compiler
 from xlapy.backends.cpu import jit, parallel_compile
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
-from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 
 CODEGEN_VERSION = "11"  # (the key also hashes xlapy's sources: see source_fingerprint)
