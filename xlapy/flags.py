@@ -25,7 +25,7 @@ class Flags:
     xla_disable_hlo_passes: list[str] = field(default_factory=list)
     xla_generate_hlo_graph: str | None = None
     xla_hlo_profile: bool = False
-    xla_cpu_parallel_codegen_split_count: int = 0  # 0: one part per core
+    xla_cpu_parallel_codegen_split_count: int = 0  # 0: one part per core, at most 8
 
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}

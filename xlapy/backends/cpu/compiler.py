@@ -65,16 +65,22 @@ def cache_dir() -> pathlib.Path | None:
     return pathlib.Path(root)
 
 
+MAX_DEFAULT_PARTS = 8
+
+
 def codegen_split_count(fl) -> int:
     """How many parts a program's LLVM module is split into, to compile them concurrently
     (split.py): --xla_cpu_parallel_codegen_split_count=N, else one per core this process may
-    run on; 1 where llvmlite's lock cannot be passed (parallel_compile.available)."""
+    run on, at most MAX_DEFAULT_PARTS (each part costs a target machine, a helper thread and
+    about a millisecond of fixed LLVM work); 1 where llvmlite's lock cannot be passed
+    (parallel_compile.available)."""
     n = fl.xla_cpu_parallel_codegen_split_count
     if n <= 0:
         try:
             n = len(os.sched_getaffinity(0))
         except AttributeError:
             n = os.cpu_count() or 1
+        n = min(n, MAX_DEFAULT_PARTS)
     return max(1, n) if parallel_compile.available() else 1
 
 
