@@ -207,3 +207,16 @@ print("child-status", os.waitstatus_to_exitcode(status))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=120)
     assert "child-status 0" in out.stdout, out.stdout + out.stderr
+
+
+def test_split_count_defaults_to_the_cores_at_most_eight(monkeypatch):
+    from xlapy.backends.cpu import compiler
+    monkeypatch.setattr(parallel_compile, "available", lambda: True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert compiler.codegen_split_count(parse_flags("")) == compiler.MAX_DEFAULT_PARTS == 8
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert compiler.codegen_split_count(parse_flags("")) == 2
+    flag = "--xla_cpu_parallel_codegen_split_count=12"
+    assert compiler.codegen_split_count(parse_flags(flag)) == 12   # asked for explicitly
+    monkeypatch.setattr(parallel_compile, "available", lambda: False)
+    assert compiler.codegen_split_count(parse_flags(flag)) == 1
