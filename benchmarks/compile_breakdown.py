@@ -1,6 +1,7 @@
 """Where a first call's compile time goes (the rows where xlapy compiles slower than JAX).
 
-    .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--floor]
+    .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--unroll]
+                                                     [--first-calls | --floor]
 
 For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
 compile (LLVM, the runtime's own objects and the compiler's threads ready) and with every
@@ -22,8 +23,11 @@ copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation
 
 --lanes N sets the vector lanes of emitted reductions (elemental_reduce.LANES, 16 by
 default) and also reports each workload's run time, to weigh compile time against speed.
+--unroll also compiles and runs each workload with loop unrolling and the vectorizer's
+interleaving on (jit.LOOP_UNROLLING), against the default without.
 """
 import argparse
+import contextlib
 import os
 import pathlib
 import re
@@ -33,12 +37,12 @@ import time
 
 os.environ["XLAPY_DISABLE_CACHE"] = "1"
 
-import llvmlite.binding as llvm  # noqa: E402
 import numpy as np  # noqa: E402
 
 import xlapy as xp  # noqa: E402
 import xlapy.numpy as xnp  # noqa: E402
 from xlapy.backends.cpu import jit  # noqa: E402
+from xlapy.backends.cpu.split import parts_of  # noqa: E402
 from xlapy.backends.llvm import elemental_reduce  # noqa: E402
 
 
@@ -57,36 +61,40 @@ def workloads(rng):
                                       (rng.standard_normal((8192, 1024)).astype(np.float32),))}
 
 
-def llvm_ms(text: str, level: int = 3, passes: bool = False, unroll: bool = False):
-    """(parse, optimize, codegen) ms, best of 3, with xlapy's pipeline settings (`unroll`:
-    loop unrolling and interleaving on, as -O3 has them by default); with passes=True also
-    the five most expensive passes."""
+@contextlib.contextmanager
+def unrolling(on: bool):
+    """jit.LOOP_UNROLLING (loop unrolling and the vectorizer's interleaving) set to `on`."""
+    saved, jit.LOOP_UNROLLING = jit.LOOP_UNROLLING, on
+    try:
+        yield
+    finally:
+        jit.LOOP_UNROLLING = saved
+
+
+def llvm_ms(text: str, passes: bool = False, unroll: bool = False):
+    """(parse, optimize, codegen) ms, best of 3, with xlapy's pipeline (`unroll`: with loop
+    unrolling and interleaving, as -O3 has them by default); with passes=True also the five
+    most expensive passes."""
     best = None
     tm = jit.target_machine()
-    for _ in range(3):
-        t0 = time.perf_counter()
+    with unrolling(unroll):
+        for _ in range(3):
+            t0 = time.perf_counter()
+            mod = jit.parse_ir(text)
+            t1 = time.perf_counter()
+            jit.optimize(mod)
+            t2 = time.perf_counter()
+            tm.emit_object(mod)
+            t3 = time.perf_counter()
+            ms = ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3)
+            best = ms if best is None or sum(ms) < sum(best) else best
+        if not passes:
+            return best
         mod = jit.parse_ir(text)
-        t1 = time.perf_counter()
-        pto = llvm.create_pipeline_tuning_options(speed_level=level)
-        pto.loop_vectorization = pto.slp_vectorization = True
-        pto.loop_unrolling = pto.loop_interleaving = unroll
-        pb = llvm.create_pass_builder(tm, pto)
+        pb = jit.pass_builder()
+        pb.start_pass_timing()
         pb.getModulePassManager().run(mod, pb)
-        t2 = time.perf_counter()
-        tm.emit_object(mod)
-        t3 = time.perf_counter()
-        ms = ((t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3)
-        best = ms if best is None or sum(ms) < sum(best) else best
-    if not passes:
-        return best
-    mod = jit.parse_ir(text)
-    pto = llvm.create_pipeline_tuning_options(speed_level=level)
-    pto.loop_vectorization = pto.slp_vectorization = True
-    pto.loop_unrolling = pto.loop_interleaving = unroll
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.start_pass_timing()
-    pb.getModulePassManager().run(mod, pb)
-    report = pb.finish_pass_timing()
+        report = pb.finish_pass_timing()
     per_pass: dict = {}
     for sec, name in re.findall(r"^\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)"
                                 r"\s+(\S.*?)(?: #\d+)?$", report, re.M):
@@ -95,10 +103,21 @@ def llvm_ms(text: str, level: int = 3, passes: bool = False, unroll: bool = Fals
     return best, sorted(per_pass.items(), key=lambda kv: -kv[1])[:5]
 
 
-def parts_of(dumped: str) -> list[str]:
-    """The modules of a dump that holds a split module's parts (compiler.py's markers)."""
-    chunks = re.split(r"^; ---- part \d+ of \d+ ----\n", dumped, flags=re.M)
-    return [c for c in chunks if c.strip()]
+def compile_and_run(fn, inputs) -> tuple[float, float]:
+    """(median lower + compile ms of 3, best run ms of 20) with every cache cleared."""
+    times = []
+    for _ in range(3):
+        xp.clear_caches()
+        t0 = time.perf_counter()
+        compiled = xp.jit(fn).lower(*inputs).compile()
+        times.append((time.perf_counter() - t0) * 1e3)
+    compiled(*inputs)
+    runs = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        compiled(*inputs)
+        runs.append((time.perf_counter() - t0) * 1e3)
+    return sorted(times)[1], min(runs)
 
 
 def floor() -> None:
@@ -187,6 +206,8 @@ def main() -> int:
     ap.add_argument("--only", help="one workload (name prefix); LLVM's pass timers report only "
                     "once per process, so the most expensive passes are listed with --only")
     ap.add_argument("--floor", action="store_true", help="LLVM's cost per trivial function")
+    ap.add_argument("--unroll", action="store_true",
+                    help="also compile and run with loop unrolling and interleaving on")
     ap.add_argument("--first-calls", action="store_true",
                     help="cold first calls of xlapy and JAX, right away and after 0.15 s idle")
     ap.add_argument("--first-calls-of", choices=("xlapy", "jax"), help=argparse.SUPPRESS)
@@ -241,14 +262,14 @@ def main() -> int:
         print(f"  whole module: {fmt(llvm_ms(whole))}; with unrolling and interleaving "
               f"{fmt(llvm_ms(whole, unroll=True))}; the optimized parts optimized again: "
               + ", ".join(fmt(llvm_ms(p)) for p in optimized))
-        if args.lanes != 16 or "--lanes" in sys.argv:
-            compiled(*inputs)
-            times = []
-            for _ in range(20):
-                t0 = time.perf_counter()
-                compiled(*inputs)
-                times.append(time.perf_counter() - t0)
-            print(f"  run {min(times) * 1e3:.2f} ms (best of 20)")
+        if "--lanes" in sys.argv:
+            print("  run %.2f ms (best of 20)" % compile_and_run(fn, inputs)[1])
+        if args.unroll:
+            lean = compile_and_run(fn, inputs)
+            with unrolling(True):
+                unrolled = compile_and_run(fn, inputs)
+            print("  without / with unrolling and interleaving: lower + compile %.1f / %.1f ms, "
+                  "run %.2f / %.2f ms (best of 20)" % (lean[0], unrolled[0], lean[1], unrolled[1]))
     return 0
 
 

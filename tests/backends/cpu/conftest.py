@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import subprocess
 import sys
 
 import ml_dtypes
@@ -150,6 +151,28 @@ def check_corpus(name: str, rtol=2e-4, atol=1e-5):
         assert_close(g, w, rtol, atol, what=f"{name} output {k} vs XLA")
 
 
+def in_forked_child(tmp_path, parent: str, child: str) -> None:
+    """Run `parent` (Python, with os and numpy as np imported) in a fresh interpreter, fork,
+    and run `child` in the child, which must set `ok`; assert that it is true there."""
+    script = tmp_path / "fork_child.py"
+    script.write_text("import os\nimport numpy as np\n" + parent + """
+pid = os.fork()
+if pid == 0:
+    try:
+""" + "".join(f"        {line}\n" for line in child.strip().splitlines()) + """
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        ok = False
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print("child-status", os.waitstatus_to_exitcode(status))
+""")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert "child-status 0" in proc.stdout, proc.stdout + proc.stderr
+
+
 @pytest.fixture
 def cpu_check():
     """The helpers above, for tests: cpu_check.jax(fn, *args), cpu_check.corpus(name), ..."""
@@ -161,4 +184,5 @@ def cpu_check():
         same = staticmethod(assert_same)
         close = staticmethod(assert_close)
         corpus_case = staticmethod(corpus_case)
+        in_forked_child = staticmethod(in_forked_child)
     return Helpers

@@ -4,8 +4,6 @@ that compile concurrently and load into one engine."""
 import os
 import pathlib
 import re
-import subprocess
-import sys
 import threading
 
 import numpy as np
@@ -71,9 +69,10 @@ def test_one_part_is_the_module_text():
 
 def test_parts_define_every_function_once_and_declare_the_rest():
     em = _emitter()
-    whole = _defines(str(em.llmod))
-    inline = {n for _, n in whole if f'@"{n}"' in str(em.llmod) and
-              re.search(rf'define [^\n]*@"{re.escape(n)}"[^\n]*alwaysinline', str(em.llmod))}
+    text = str(em.llmod)
+    whole = _defines(text)
+    inline = set(re.findall(r'^define [^@]*@"([^"]+)"[^\n]*alwaysinline', text, re.M))
+    assert inline  # the math helpers (tanh, exp)
     texts = split_module(em.llmod, "xlapy_entry", 2)
     assert len(texts) == 2
     owners = {}
@@ -85,7 +84,6 @@ def test_parts_define_every_function_once_and_declare_the_rest():
             assert name not in owners, f"{name} defined twice"
             owners[name] = k
     assert set(owners) == {n for _, n in whole} - inline
-    assert owners["xlapy_entry"] is not None
     for k, t in enumerate(texts):
         jit.parse_ir(t)                             # each part is a valid module on its own
         for name, home in owners.items():           # used elsewhere: declared, and external
@@ -183,12 +181,10 @@ def test_reduction_lane_buffer_is_vector_aligned(monkeypatch):
 
 @pytest.mark.skipif(not hasattr(os, "fork") or not parallel_compile.available(),
                     reason="needs fork and parallel compilation")
-def test_split_compilation_in_a_forked_child(tmp_path):
+def test_split_compilation_in_a_forked_child(cpu_check, tmp_path):
     """The helper threads do not survive a fork: the child starts its own."""
-    script = tmp_path / "child.py"
-    script.write_text(f"""
+    cpu_check.in_forked_child(tmp_path, f"""
 import os, sys
-import numpy as np
 os.environ["XLAPY_DISABLE_CACHE"] = "1"
 os.environ["XLAPY_FLAGS"] = "--xla_cpu_parallel_codegen_split_count=2"
 sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
@@ -196,17 +192,10 @@ from test_split import _module
 from xlapy.backends.cpu.compiler import CpuCompiler
 x = np.ones((300, 200), np.float32)
 want = CpuCompiler().compile(_module()).run(x)
-pid = os.fork()
-if pid == 0:
-    exe = CpuCompiler().compile(_module())
-    ok = len(exe.spec.objects) == 2 and all(np.array_equal(a, b) for a, b in zip(exe.run(x), want))
-    os._exit(0 if ok else 1)
-_, status = os.waitpid(pid, 0)
-print("child-status", os.waitstatus_to_exitcode(status))
+""", """
+exe = CpuCompiler().compile(_module())
+ok = len(exe.spec.objects) == 2 and all(np.array_equal(a, b) for a, b in zip(exe.run(x), want))
 """)
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=120)
-    assert "child-status 0" in out.stdout, out.stdout + out.stderr
 
 
 def test_split_count_defaults_to_the_cores_at_most_eight(monkeypatch):

@@ -136,7 +136,7 @@ class CpuCompiler(Compiler):
                  profile: bool = False) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
-        from xlapy.backends.cpu.split import split_module
+        from xlapy.backends.cpu.split import join_parts, split_module
         import time
         t0 = time.perf_counter()
         parts = 1 if profile else codegen_split_count(dumper.fl)
@@ -153,8 +153,7 @@ class CpuCompiler(Compiler):
             dumper.raw("ir-no-opt.ll", str(emitter.llmod))
         texts = split_module(emitter.llmod, "xlapy_entry", parts)
         if dumper.enabled and len(texts) > 1:
-            dumper.raw("ir-parts.ll", "".join(f"; ---- part {k + 1} of {len(texts)} ----\n{t}"
-                                              for k, t in enumerate(texts)))
+            dumper.raw("ir-parts.ll", join_parts(texts))
         t2 = time.perf_counter()
         objects = jit.compile_objects(texts, dumper.raw if dumper.enabled else None)
         t3 = time.perf_counter()

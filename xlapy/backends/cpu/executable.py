@@ -42,7 +42,8 @@ class ExecutableSpec:
 
     @staticmethod
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
-        return ExecutableSpec(list(objects), arena_size, [p.shape for p in module.entry.parameters],
+        return ExecutableSpec(list(objects), arena_size,
+                              [p.shape for p in module.entry.parameters],
                               module.entry.root.shape, module.to_string())
 
 

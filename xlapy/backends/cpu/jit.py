@@ -36,6 +36,7 @@ _lock = threading.Lock()
 # objects that use one (the parts of a split module: split.py); the first object's
 # constant-pool loads then read through the second one's table and crash.
 RELOC = "static"
+LOOP_UNROLLING = False  # and the loop vectorizer's interleaving: see optimize()
 
 
 @functools.lru_cache(maxsize=None)
@@ -170,20 +171,21 @@ def optimize(module_ref, light: bool = False, tm=None) -> None:
     vectorizer's interleaving (one vector per iteration); `light`: -O2 without the
     vectorizers, for code that is vectorized by hand (the gemm kernel).
 
-    Unrolling and interleaving roughly double the code LLVM optimizes and translates (row
-    softmax: 566 -> 230 lines of optimized IR) and cost a third of compile time, for no
-    measurable speed: generated loops are memory-bound or already vectorized 16 lanes wide,
-    and out-of-order execution overlaps their independent iterations
-    (`benchmarks/compile_breakdown.py` reports both settings)."""
-    tm = tm or target_machine()
+    Unrolling and interleaving enlarge the code LLVM optimizes and translates: without them
+    a row softmax 8192x1024 compiles in about 22 ms instead of 29 and runs in 2.9 ms instead
+    of 2.7 (sum and sum(x + y*z): compile 11-12 vs 12.5-14 ms, run level), measured with
+    `benchmarks/compile_breakdown.py --unroll`, which switches LOOP_UNROLLING. The loops are
+    memory-bound or already vector code, so the trade favours the first call."""
+    pb = pass_builder(tm, light)
+    pb.getModulePassManager().run(module_ref, pb)
+
+
+def pass_builder(tm=None, light: bool = False):
+    """The pass builder of optimize()'s pipeline (benchmarks time its passes)."""
     pto = llvm.create_pipeline_tuning_options(speed_level=2 if light else 3)
-    pto.loop_vectorization = not light
-    pto.slp_vectorization = not light
-    pto.loop_unrolling = False
-    pto.loop_interleaving = False
-    pb = llvm.create_pass_builder(tm, pto)
-    pm = pb.getModulePassManager()
-    pm.run(module_ref, pb)
+    pto.loop_vectorization = pto.slp_vectorization = not light
+    pto.loop_unrolling = pto.loop_interleaving = LOOP_UNROLLING and not light
+    return llvm.create_pass_builder(tm or target_machine(), pto)
 
 
 def parse_ir(text: str, tm=None, context=None):
@@ -232,10 +234,9 @@ def compile_objects(texts: list[str], dump=None, light: bool = False) -> list[by
         else:
             results = parallel_compile.compile_all(texts, light, dump is not None)
     if dump is not None:
-        many = len(texts) > 1
+        from xlapy.backends.cpu.split import join_parts
         for k, name in ((1, "ir-with-opt.ll"), (2, "s")):
-            dump(name, "".join((f"; ---- part {i + 1} of {len(texts)} ----\n" if many else "")
-                               + r[k] for i, r in enumerate(results)))
+            dump(name, join_parts([r[k] for r in results]) if len(results) > 1 else results[0][k])
     return [r[0] for r in results]
 
 

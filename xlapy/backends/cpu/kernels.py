@@ -25,7 +25,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.loops import c64, for_range, linear_of, loop_nest
+from xlapy.backends.llvm.loops import c64, lanes_then_rest, linear_of, loop_nest
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
 
@@ -184,14 +184,8 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
         RowPlan.make(instr.fused_computation, loop_shape)
     if flat:
         vector_store = vector_outputs(em, instr, outs, out_shapes, 0, flat=True)
-        if vector_store is not None:  # LANES outputs per iteration, then the remainder
-            whole = b.add(start, b.mul(b.sdiv(b.sub(end, start), c64(LANES)), c64(LANES)))
-            with for_range(b, start, whole, step=LANES, name="vflat") as i:
-                vector_store([i])
-            start = whole
-        with for_range(b, start, end, name="flat",
-                       hints=NOT_VECTORIZED if vector_store is not None else None) as i:
-            store_outputs([i])
+        lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
+                        lambda i: store_outputs([i]), "flat")
     elif rows is not None:
         rows.emit(b, em, gens, start, end, store_outputs,
                   lambda: vector_outputs(em, instr, outs, out_shapes, rows.minor))
@@ -202,9 +196,6 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     outer, cost = kernel_cost(instr)
     wrapper = parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
-
-
-NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}  # a remainder loop: vector code is there
 
 
 def vector_outputs(em, instr, outs, out_shapes, dim: int, flat: bool = False):

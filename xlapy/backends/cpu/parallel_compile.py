@@ -15,7 +15,7 @@ milliseconds to get scheduled again (measured: up to 4 ms on this project's 2-co
 0.15 s idle), which the compiler's own Python work (HLO passes, IR emission) then hides.
 
   available()                      whether llvmlite's lock can be passed (else: serially)
-  wake(n)                          start / wake n helper threads
+  wake(n)                          start / wake n helper threads (when a compilation starts)
   compile_all(texts, light, dump)  [(object, optimized IR, assembly)] in texts' order
 """
 
@@ -84,17 +84,21 @@ def _helper(q: queue.SimpleQueue) -> None:
             job()
 
 
-def wake(n: int) -> None:
-    """Make sure n helper threads exist and nudge them awake."""
-    if n <= 0 or not available():
-        return
+def _start_helpers(n: int) -> list[queue.SimpleQueue]:
+    """The queues of the first n helper threads, starting those that do not exist yet."""
     with _helpers_lock:
         while len(_helpers) < n:
             q: queue.SimpleQueue = queue.SimpleQueue()
             threading.Thread(target=_helper, args=(q,), daemon=True,
                              name=f"xlapy-llvm-{len(_helpers) + 1}").start()
             _helpers.append(q)
-        for q in _helpers[:n]:
+        return _helpers[:n]
+
+
+def wake(n: int) -> None:
+    """Make sure n helper threads exist and nudge them awake."""
+    if n > 0 and available():
+        for q in _start_helpers(n):
             q.put(None)
 
 
@@ -116,7 +120,7 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
     while len(_worker_tms) < len(texts):
         _worker_tms.append(jit.new_target_machine())
     try:
-        wake(len(texts) - 1)
+        helpers = _start_helpers(len(texts) - 1)
     except RuntimeError:  # no thread can be started (a resource limit): one after another
         return [jit._compile(t, _worker_tms[0], light, dump) for t in texts]
     results: list = [None] * len(texts)
@@ -138,8 +142,8 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
 
     lock.acquire()
     try:
-        for k in range(1, len(texts)):
-            _helpers[k - 1].put(functools.partial(work, k))
+        for k, q in enumerate(helpers, start=1):
+            q.put(functools.partial(work, k))
         work(0)
     finally:
         try:  # also after an interrupt: no helper may still be using a target machine

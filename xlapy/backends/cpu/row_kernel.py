@@ -25,7 +25,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental_reduce import LANES
-from xlapy.backends.llvm.loops import entry_alloca, for_range, loop_nest
+from xlapy.backends.llvm.loops import entry_alloca, lanes_then_rest, loop_nest
 from xlapy.hlo.ir import operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
@@ -60,7 +60,6 @@ class RowPlan:
         for x in self.materialized:
             _tee(em, gens[id(x)], x, n, minor, phase)
         vector_store = vector_outputs() if vector_outputs is not None else None
-        whole = n - n % LANES if vector_store is not None else 0
         outer = Shape.array(shape.element_type,
                             tuple(1 if d == minor else k for d, k in enumerate(shape.dims)),
                             shape.minor_to_major)
@@ -69,17 +68,15 @@ class RowPlan:
             for x, dims in self.hoisted:
                 gens[id(x)]([index[d] for d in dims])
             phase[0] = "output"
-            if whole:
-                with for_range(b, 0, whole, step=LANES, name="rowv") as j:
+
+            def at(store):
+                def body(j):
                     full = list(index)
                     full[minor] = j
-                    vector_store(full)
-            if whole < n:
-                with for_range(b, whole, n, name="row",
-                               hints={"llvm.loop.vectorize.enable": 0} if whole else None) as j:
-                    full = list(index)
-                    full[minor] = j
-                    store_outputs(full)
+                    store(full)
+                return body
+            lanes_then_rest(b, 0, n, LANES, vector_store and at(vector_store),
+                            at(store_outputs), "row")
 
 
 def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:
@@ -101,7 +98,7 @@ def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:
         return T.load(b, addr, t)
 
     gen.fn = fn
-    gen.tee = (buf, minor, phase)  # for vector code computing the same values (elemental_vector)
+    gen.tee = (buf, minor, phase)  # vector code computing the same values fills it too
 
 
 def row_values(comp, loop_shape: Shape) -> list:

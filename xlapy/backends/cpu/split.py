@@ -37,13 +37,25 @@ _REF = re.compile(r'@"((?:[^"\\]|\\.)*)"|@([-a-zA-Z$._][-a-zA-Z$._0-9]*)')
 MIN_PART_SHARE = 0.2
 
 
-def _header(llmod: ir.Module) -> str:
+def _module_text(llmod: ir.Module, lines: list[str]) -> str:
+    """What str(llmod) prints, with `lines` as its body."""
     return (f'; ModuleID = "{llmod.name}"\ntarget triple = "{llmod.triple}"\n'
-            f'target datalayout = "{llmod.data_layout}"\n\n')
+            f'target datalayout = "{llmod.data_layout}"\n\n'
+            + "\n".join(lines + llmod._get_metadata_lines()))
 
 
-def _metadata(llmod: ir.Module) -> str:
-    return "\n".join(llmod._get_metadata_lines())
+PART_MARKER = "; ---- part {} of {} ----\n"
+
+
+def join_parts(texts: list[str]) -> str:
+    """The parts as one text (for dumps), each after a marker line; parts_of reads it back."""
+    return "".join(PART_MARKER.format(k + 1, len(texts)) + t for k, t in enumerate(texts))
+
+
+def parts_of(dumped: str) -> list[str]:
+    """The modules of a join_parts text (a text without markers: itself)."""
+    chunks = re.split(r"^; ---- part \d+ of \d+ ----\n", dumped, flags=re.M)
+    return [c for c in chunks if c.strip()]
 
 
 def _refs(text: str) -> set[str]:
@@ -64,9 +76,9 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
     refs = {n: _refs(t) - {n} for n, t in text.items()}
 
     def whole() -> list[str]:  # str(llmod), from the function texts already printed
-        lines = [it.get_declaration() for it in llmod.get_identified_types().values()]
-        lines += [text[n] if n in text else str(v) for n, v in values.items()]
-        return [_header(llmod) + "\n".join(lines + llmod._get_metadata_lines())]
+        types = [it.get_declaration() for it in llmod.get_identified_types().values()]
+        return [_module_text(llmod, types + [text.get(n) or str(v) for n, v in values.items()])]
+
     inline = {n for n, f in fns.items() if "alwaysinline" in f.attributes}
     units = [n for n in fns if n not in inline]
 
@@ -105,8 +117,8 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         clusters.setdefault(find(n), []).append(n)
     if len(clusters) < 2:
         return whole()
-    lines = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
-    cost = {root: sum(lines[n] + sum(lines[h] for h in helpers(n)) for n in members)
+    size = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
+    cost = {root: sum(size[n] + sum(size[h] for h in helpers(n)) for n in members)
             for root, members in clusters.items()}
     bins: list[list] = [[0, []] for _ in range(min(parts, len(clusters)))]
     for root in sorted(clusters, key=lambda r: -cost[r]):
@@ -127,7 +139,6 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         if n != entry and any(n in refs[m] and home.get(m, k) != k for m in fns):
             fns[n].linkage = "external"
             text[n] = str(fns[n])
-    header, metadata = _header(llmod), _metadata(llmod)
     out = []
     for _, members in bins:
         defined = list(members)
@@ -142,5 +153,5 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
             args = ", ".join(str(t) for t in f.ftype.args)
             lines.append(f"declare {f.ftype.return_type} {f.get_reference()}({args})")
         lines.extend(text[n] for n in defined)
-        out.append(header + "\n".join(lines) + "\n" + metadata + "\n")
+        out.append(_module_text(llmod, lines))
     return out

@@ -48,7 +48,11 @@ def elemental_rule(*opcodes: str):
 
 
 class Gen:
-    """Generator of an array's elements."""
+    """Generator of an array's elements. `elemental`: made by make_gen, computing each value
+    from the operands' (not an override or an input); `tee`: (row buffer, dimension, phase)
+    when a row kernel keeps the values in a row buffer (row_kernel._tee)."""
+    elemental = False
+    tee = None
 
     def __init__(self, fn: Callable, shape: Shape):
         self.fn = fn
@@ -151,7 +155,7 @@ class ElementalEmitter:
             return value
 
         g = Gen(gen, instr.shape)
-        g.elemental = True  # computed by its rule from its operands (not an override)
+        g.elemental = True
         return g
 
     def call_scalar(self, comp: Computation, args: list):

@@ -22,18 +22,7 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import TupleGen, elemental_rule, lowering_error
 from xlapy.backends.llvm.elemental_ops import convert_value
-from xlapy.backends.llvm.loops import c64, index_of, linear_of, row_major_index_of
-
-
-def _row_major_linear(b, dims, index):
-    total = None
-    stride = 1
-    for d in reversed(range(len(dims))):
-        if dims[d] != 1:
-            term = index[d] if stride == 1 else b.mul(index[d], c64(stride), flags=["nsw", "nuw"])
-            total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
-        stride *= dims[d]
-    return c64(0) if total is None else total
+from xlapy.backends.llvm.loops import c64, index_of, linear_of, row_major_index_of, row_major_linear
 
 
 @elemental_rule("copy", "opt-barrier")
@@ -69,7 +58,7 @@ def _reshape(em, instr, gens, index):
     src = instr.operands[0].shape
     if src.dims == instr.shape.dims:
         return gens[0](index)
-    linear = _row_major_linear(b, instr.shape.dims, index)
+    linear = row_major_linear(b, instr.shape.dims, index)
     return gens[0](row_major_index_of(b, src.dims, linear))
 
 

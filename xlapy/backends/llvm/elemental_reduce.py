@@ -123,12 +123,7 @@ def _vector_combine(em, op: str, t, a, b_):
         if fop is None:
             return None
         if fop.startswith("llvm."):
-            # llvmlite cannot mangle vector intrinsic names: spell it out (llvm.maximum.v16f32)
-            elem = "f32" if a.type.element == T.F32 else "f64"
-            name = f"{fop}.v{a.type.count}{elem}"
-            fn = em.module.globals.get(name) or ir.Function(
-                em.module, ir.FunctionType(a.type, [a.type, a.type]), name)
-            return b.call(fn, [a, b_])
+            return b.call(T.intrinsic(em.module, fop, a.type, 2), [a, b_])
         return getattr(b, fop)(a, b_)
     if op in ("maximum", "minimum"):
         cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
@@ -139,9 +134,10 @@ def _vector_combine(em, op: str, t, a, b_):
 def _reduce_vectorized(em, instr, gens, index, op) -> object:
     """Reduce whose reduced dims include the input's minor (contiguous) dimension: the
     accumulator is an LLVM vector of LANES lanes striding along that dimension (LANES
-    consecutive elements are combined lane-wise per step; an inner loop of LANES iterations
-    computes them, which LLVM's loop vectorizer turns into vector loads and arithmetic),
-    then the lanes are combined pairwise. The summation order
+    consecutive elements are combined lane-wise per step: vector code from elemental_vector
+    where the operand tree has one, else an inner loop of LANES iterations that LLVM's loop
+    vectorizer turns into vector code), then the lanes are combined in vector halves and
+    with the scalar tail. The summation order
     differs from a sequential loop (as in XLA's vectorized reductions); every element is
     still combined exactly once: lane 0 starts from the init value, the others from the
     reducer's identity."""
@@ -212,13 +208,8 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
                   for k in (0, half))
         v = _vector_combine(em, op, t, lo, hi)
         width = half
-    accs = [b.extract_element(v, ir.Constant(T.I32, 0)), b.load(tail_slot)]
-    while len(accs) > 1:
-        nxt = [em.call_scalar(reducer, [accs[i], accs[i + 1]]) for i in range(0, len(accs) - 1, 2)]
-        if len(accs) % 2:
-            nxt.append(accs[-1])
-        accs = nxt
-    return accs[0]
+    return em.call_scalar(reducer, [b.extract_element(v, ir.Constant(T.I32, 0)),
+                                    b.load(tail_slot)])
 
 
 @elemental_rule("reduce")

@@ -37,18 +37,13 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput
-from xlapy.backends.llvm.elemental_data import _row_major_linear
 from xlapy.backends.llvm.elemental_ops import _FLOAT_MATH
 from xlapy.backends.llvm.math import VECTOR_FUNCTIONS, math_function
-from xlapy.backends.llvm.loops import linear_of, row_major_index_of
+from xlapy.backends.llvm.loops import linear_of, row_major_index_of, row_major_linear
 
 _BINARY = {"add": "fadd", "subtract": "fsub", "multiply": "fmul", "divide": "fdiv"}
 _MINMAX = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
 _MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTIONS}
-
-
-def _elem(t) -> str | None:
-    return {"f32": "f32", "f64": "f64"}.get(t.name)
 
 
 def _splat(b: ir.IRBuilder, v, lanes: int):
@@ -58,28 +53,20 @@ def _splat(b: ir.IRBuilder, v, lanes: int):
                             ir.Constant(ir.VectorType(T.I32, lanes), [0] * lanes))
 
 
-def _intrinsic(em, name: str, vty: ir.VectorType, elem: str):
-    full = f"{name}.v{vty.count}{elem}"  # llvmlite does not mangle vector intrinsic names
-    return em.module.globals.get(full) or ir.Function(
-        em.module, ir.FunctionType(vty, [vty, vty]), full)
-
-
 def vector_gen(em, instr, dim: int, lanes: int):
     """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None."""
     g = em.gen_of.get(id(instr))
-    if instr.opcode != "parameter" and not getattr(g, "elemental", False):
+    if g is None or (instr.opcode != "parameter" and not g.elemental):
         return None  # a kernel supplies this value some other way (an override)
-    vg = _vector_gen(em, instr, dim, lanes)
-    tee = getattr(g, "tee", None)
-    if vg is None or tee is None:
+    vg = _vector_gen(em, instr, g, dim, lanes)
+    if vg is None or g.tee is None:
         return vg
     # a row kernel keeps this value in a row buffer (row_kernel._tee): the vector form must
     # fill it as the scalar form does while the row is hoisted, and read it back after
-    buf, minor, phase = tee
+    buf, minor, phase = g.tee
     if minor != dim:
         return None
     t = instr.shape.element_type
-
     vty = ir.VectorType(T.value_type(t), lanes)
 
     def teed(index):
@@ -94,15 +81,13 @@ def vector_gen(em, instr, dim: int, lanes: int):
     return teed
 
 
-def _vector_gen(em, instr, dim: int, lanes: int):
+def _vector_gen(em, instr, g, dim: int, lanes: int):
     t = instr.shape.element_type
-    elem = _elem(t)
-    if elem is None or instr.shape.is_tuple:
+    if t.name not in ("f32", "f64") or instr.shape.is_tuple:
         return None
     op = instr.opcode
     vty = ir.VectorType(T.value_type(t), lanes)
     if op == "parameter":
-        g = em.gen_of.get(id(instr))
         if not isinstance(g, ArrayInput):
             return None
         shape = g.shape  # (a flat kernel reads its arrays as one dimension)
@@ -116,15 +101,14 @@ def _vector_gen(em, instr, dim: int, lanes: int):
             return em.b.load(addr, typ=vty, align=t.bits // 8)
         return load
     if op == "constant" and instr.shape.rank == 0:
-        scalar = em.gen_of.get(id(instr))
-        return None if scalar is None else (lambda index: _splat(em.b, scalar([]), lanes))
+        return lambda index: _splat(em.b, g([]), lanes)
     if op in _BINARY or op in _MINMAX:
         x, y = (vector_gen(em, o, dim, lanes) for o in instr.operands)
         if x is None or y is None:
             return None
         if op in _BINARY:
             return lambda index: getattr(em.b, _BINARY[op])(x(index), y(index))
-        fn = _intrinsic(em, _MINMAX[op], vty, elem)
+        fn = T.intrinsic(em.module, _MINMAX[op], vty, 2)
         return lambda index: em.b.call(fn, [x(index), y(index)])
     if op in _MATH:
         x = vector_gen(em, instr.operands[0], dim, lanes)
@@ -157,5 +141,5 @@ def _vector_gen(em, instr, dim: int, lanes: int):
         if src.dims == out.dims:
             return x
         return lambda index: x(row_major_index_of(
-            em.b, src.dims, _row_major_linear(em.b, out.dims, index)))
+            em.b, src.dims, row_major_linear(em.b, out.dims, index)))
     return None

@@ -74,6 +74,32 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None)
     b.position_at_end(exit_)
 
 
+NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}
+
+
+def lanes_then_rest(b: ir.IRBuilder, start, stop, lanes: int, vector_body, scalar_body,
+                    name: str) -> None:
+    """for i in [start, stop): vector_body(i) for each whole group of `lanes` (i its first
+    element), then scalar_body(i) for the remainder, in a loop LLVM is told not to vectorize
+    (the vector code is already there). `vector_body` None: the scalar loop alone, left to
+    LLVM's vectorizer. start/stop: ints (the split is computed here) or i64 values."""
+    if vector_body is None:
+        with for_range(b, start, stop, name=name) as i:
+            scalar_body(i)
+        return
+    if isinstance(start, int) and isinstance(stop, int):
+        whole = stop - (stop - start) % lanes
+    else:
+        start, stop = (c64(v) if isinstance(v, int) else v for v in (start, stop))
+        whole = b.add(start, b.mul(b.sdiv(b.sub(stop, start), c64(lanes)), c64(lanes)))
+    if not isinstance(whole, int) or whole > start:
+        with for_range(b, start, whole, step=lanes, name=name + "v") as i:
+            vector_body(i)
+    if not isinstance(whole, int) or whole < stop:
+        with for_range(b, whole, stop, name=name, hints=NOT_VECTORIZED) as i:
+            scalar_body(i)
+
+
 def strides(shape: Shape) -> list[int]:
     """Element strides of each logical dimension under the shape's layout."""
     st = [0] * shape.rank
@@ -115,6 +141,18 @@ def index_of(b: ir.IRBuilder, shape: Shape, linear) -> list:
             index[d] = b.udiv(rem, c64(stride))
             rem = b.urem(rem, c64(stride))
     return index
+
+
+def row_major_linear(b: ir.IRBuilder, dims, index) -> ir.Value:
+    """Row-major linear offset over `dims` of a multi-index (inverse of row_major_index_of)."""
+    total = None
+    stride = 1
+    for d in reversed(range(len(dims))):
+        if dims[d] != 1:
+            term = index[d] if stride == 1 else b.mul(index[d], c64(stride), flags=["nsw", "nuw"])
+            total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
+        stride *= dims[d]
+    return c64(0) if total is None else total
 
 
 def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:

@@ -17,6 +17,8 @@ Floating point semantics are IEEE: no fast-math flags are ever set. `fma` is llv
 """
 from llvmlite import ir
 
+from xlapy.backends.llvm.types import intrinsic
+
 I1 = ir.IntType(1)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -167,13 +169,7 @@ class Ctx:
 
     # ---- intrinsics ----
     def _intr(self, name, args, ty=None):
-        ty = ty or args[0].type
-        fnty = ir.FunctionType(ty, [ty] * len(args))
-        if isinstance(ty, ir.VectorType):  # llvmlite does not mangle vector types
-            full = f"{name}.v{ty.count}{'f32' if self.f32 else 'f64'}"
-            fn = self.module.globals.get(full) or ir.Function(self.module, fnty, full)
-        else:
-            fn = self.module.declare_intrinsic(name, [ty], fnty)
+        fn = intrinsic(self.module, name, ty or args[0].type, len(args))
         return V(self, self.b.call(fn, args))
 
     def fma(self, a, b, c):

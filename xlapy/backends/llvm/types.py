@@ -33,6 +33,23 @@ PTR = ir.PointerType()
 VOID = ir.VoidType()
 
 
+def _mangled(t: ir.Type) -> str:
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{_mangled(t.element)}"
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    return {ir.FloatType: "f32", ir.DoubleType: "f64", ir.HalfType: "f16"}[type(t)]
+
+
+def intrinsic(module: ir.Module, name: str, ty: ir.Type, nargs: int = 1) -> ir.Function:
+    """The intrinsic `name` overloaded on ty (a scalar or a vector type), taking nargs
+    arguments of ty and returning ty: llvm.maximum.v16f32. (llvmlite's declare_intrinsic
+    does not mangle vector types.)"""
+    full = f"{name}.{_mangled(ty)}"
+    return module.globals.get(full) or ir.Function(module, ir.FunctionType(ty, [ty] * nargs),
+                                                   full)
+
+
 def storage_type(t: PrimitiveType) -> ir.Type:
     if t.is_pred:
         return I8
