@@ -1,14 +1,15 @@
 """Where a first call's compile time goes (the rows where xlapy compiles slower than JAX).
 
     .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--unroll]
-                                                     [--first-calls | --floor]
+                                                     [--pipelines] [--first-calls | --floor]
 
 For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
 compile (LLVM, the runtime's own objects and the compiler's threads ready) and with every
 cache cleared: lower + compile in total (median of 5), split into HLO passes, LLVM IR
 emission (with the module split), LLVM (its parts compiled concurrently: wall time) and the
 rest (tracing, loading); then, from a dumping compilation, LLVM's work on each part on its
-own (parse + optimize + code generation, best of 3), the whole unsplit module the same way,
+own with the pipeline the compiler chose for it (parse + optimize + code generation, best
+of 3), the whole unsplit module the same way with -O3,
 the whole module with loop unrolling and interleaving on (the -O3 settings before they were
 turned off), and the parts' already optimized IR optimized again (roughly what emitting
 vector IR directly would leave). With --only NAME also LLVM's five most expensive passes.
@@ -25,6 +26,8 @@ copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation
 default) and also reports each workload's run time, to weigh compile time against speed.
 --unroll also compiles and runs each workload with loop unrolling and the vectorizer's
 interleaving on (jit.LOOP_UNROLLING), against the default without.
+--pipelines also compiles and runs each workload with -O3 for every part
+(jit.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
 """
 import argparse
 import contextlib
@@ -62,19 +65,25 @@ def workloads(rng):
 
 
 @contextlib.contextmanager
-def unrolling(on: bool):
-    """jit.LOOP_UNROLLING (loop unrolling and the vectorizer's interleaving) set to `on`."""
-    saved, jit.LOOP_UNROLLING = jit.LOOP_UNROLLING, on
+def switched(name: str, on: bool):
+    """jit.<name> (LOOP_UNROLLING: loop unrolling and the vectorizer's interleaving;
+    DIRECT_PIPELINE: the short pipeline for vector code) set to `on`."""
+    saved = getattr(jit, name)
+    setattr(jit, name, on)
     try:
         yield
     finally:
-        jit.LOOP_UNROLLING = saved
+        setattr(jit, name, saved)
 
 
-def llvm_ms(text: str, passes: bool = False, unroll: bool = False):
-    """(parse, optimize, codegen) ms, best of 3, with xlapy's pipeline (`unroll`: with loop
-    unrolling and interleaving, as -O3 has them by default); with passes=True also the five
-    most expensive passes."""
+def unrolling(on: bool):
+    return switched("LOOP_UNROLLING", on)
+
+
+def llvm_ms(text: str, passes: bool = False, unroll: bool = False, pipeline: str = "O3"):
+    """(parse, optimize, codegen) ms, best of 3, with one of xlapy's pipelines (`unroll`:
+    with loop unrolling and interleaving, as -O3 has them by default); with passes=True also
+    the five most expensive passes."""
     best = None
     tm = jit.target_machine()
     with unrolling(unroll):
@@ -82,7 +91,7 @@ def llvm_ms(text: str, passes: bool = False, unroll: bool = False):
             t0 = time.perf_counter()
             mod = jit.parse_ir(text)
             t1 = time.perf_counter()
-            jit.optimize(mod)
+            jit.optimize(mod, pipeline)
             t2 = time.perf_counter()
             tm.emit_object(mod)
             t3 = time.perf_counter()
@@ -91,9 +100,9 @@ def llvm_ms(text: str, passes: bool = False, unroll: bool = False):
         if not passes:
             return best
         mod = jit.parse_ir(text)
-        pb = jit.pass_builder()
+        pb = jit.pass_builder(None, pipeline)
         pb.start_pass_timing()
-        pb.getModulePassManager().run(mod, pb)
+        (jit.direct_passes() if pipeline == "direct" else pb.getModulePassManager()).run(mod, pb)
         report = pb.finish_pass_timing()
     per_pass: dict = {}
     for sec, name in re.findall(r"^\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)"
@@ -208,6 +217,8 @@ def main() -> int:
     ap.add_argument("--floor", action="store_true", help="LLVM's cost per trivial function")
     ap.add_argument("--unroll", action="store_true",
                     help="also compile and run with loop unrolling and interleaving on")
+    ap.add_argument("--pipelines", action="store_true",
+                    help="also compile and run with -O3 for every part")
     ap.add_argument("--first-calls", action="store_true",
                     help="cold first calls of xlapy and JAX, right away and after 0.15 s idle")
     ap.add_argument("--first-calls-of", choices=("xlapy", "jax"), help=argparse.SUPPRESS)
@@ -253,15 +264,18 @@ def main() -> int:
         split = list(dump.glob("*.ir-parts.ll"))
         parts = parts_of(split[0].read_text()) if split else [whole]
         optimized = parts_of(next(dump.glob("*.ir-with-opt.ll")).read_text())
+        used = [re.match(r"; optimized with the (\S+) pipeline", p).group(1) for p in optimized]
         fmt = lambda ms: f"{sum(ms):.1f} ({ms[0]:.1f} + {ms[1]:.1f} + {ms[2]:.1f})"  # noqa: E731
         print("  LLVM per part, alone (parse + optimize + codegen): "
-              + ", ".join(fmt(llvm_ms(p)) for p in parts))
+              + ", ".join(f"{fmt(llvm_ms(p, pipeline=u))} [{u}]" for p, u in zip(parts, used)))
         if args.only:
-            _, top = llvm_ms(whole, passes=True)
-            print("  most expensive passes (ms): " + ", ".join(f"{p} {ms:.1f}" for p, ms in top))
-        print(f"  whole module: {fmt(llvm_ms(whole))}; with unrolling and interleaving "
+            for u in sorted(set(used)):
+                _, top = llvm_ms(whole, passes=True, pipeline=u)
+                print(f"  most expensive passes of the {u} pipeline, whole module (ms): "
+                      + ", ".join(f"{p} {ms:.1f}" for p, ms in top))
+        print(f"  whole module, -O3: {fmt(llvm_ms(whole))}; with unrolling and interleaving "
               f"{fmt(llvm_ms(whole, unroll=True))}; the optimized parts optimized again: "
-              + ", ".join(fmt(llvm_ms(p)) for p in optimized))
+              + ", ".join(fmt(llvm_ms(p, pipeline=u)) for p, u in zip(optimized, used)))
         if "--lanes" in sys.argv:
             print("  run %.2f ms (best of 20)" % compile_and_run(fn, inputs)[1])
         if args.unroll:
@@ -270,6 +284,12 @@ def main() -> int:
                 unrolled = compile_and_run(fn, inputs)
             print("  without / with unrolling and interleaving: lower + compile %.1f / %.1f ms, "
                   "run %.2f / %.2f ms (best of 20)" % (lean[0], unrolled[0], lean[1], unrolled[1]))
+        if args.pipelines:
+            chosen = compile_and_run(fn, inputs)
+            with switched("DIRECT_PIPELINE", False):
+                o3 = compile_and_run(fn, inputs)
+            print("  pipelines as chosen / -O3 for every part: lower + compile %.1f / %.1f ms, "
+                  "run %.2f / %.2f ms (best of 20)" % (chosen[0], o3[0], chosen[1], o3[1]))
     return 0
 
 

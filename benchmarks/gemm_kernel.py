@@ -148,7 +148,7 @@ def build() -> int:
         t0 = time.perf_counter()
         text = gk.build_ir.__wrapped__(gk.vector_bits(), t)
         t1 = time.perf_counter()
-        jit.compile_to_object(text, light=True)
+        jit.compile_to_object(text, pipeline="light")
         t2 = time.perf_counter()
         print(f"{t}: IR {(t1 - t0) * 1e3:.0f} ms, LLVM {(t2 - t1) * 1e3:.0f} ms")
     return 0

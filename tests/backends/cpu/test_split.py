@@ -209,3 +209,22 @@ def test_split_count_defaults_to_the_cores_at_most_eight(monkeypatch):
     assert compiler.codegen_split_count(parse_flags(flag)) == 12   # asked for explicitly
     monkeypatch.setattr(parallel_compile, "available", lambda: False)
     assert compiler.codegen_split_count(parse_flags(flag)) == 1
+
+
+def test_small_modules_are_not_split(monkeypatch):
+    """Under MIN_PART_LINES lines per part, a module stays whole: handing a few milliseconds
+    of LLVM work to a thread on an idle core costs about as much as it saves."""
+    from xlapy.backends.cpu import split
+    em = _emitter()
+    lines = str(em.llmod).count("\n")
+    assert len(split_module(em.llmod, "xlapy_entry", 2)) == 2
+    monkeypatch.setattr(split, "MIN_PART_LINES", lines)   # room for one part only
+    assert split_module(em.llmod, "xlapy_entry", 2) == [str(em.llmod)]
+    tiny = ModuleEmitter(run_cpu_pipeline(parse("""HloModule tiny
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT y = f32[4] add(x, x)
+}""")), 2, 1, use_threads=True)
+    tiny.emit("xlapy_entry")
+    monkeypatch.setattr(split, "MIN_PART_LINES", 150)
+    assert split_module(tiny.llmod, "xlapy_entry", 2) == [str(tiny.llmod)]

@@ -155,7 +155,8 @@ class CpuCompiler(Compiler):
         if dumper.enabled and len(texts) > 1:
             dumper.raw("ir-parts.ll", join_parts(texts))
         t2 = time.perf_counter()
-        objects = jit.compile_objects(texts, dumper.raw if dumper.enabled else None)
+        objects = jit.compile_objects(texts, dumper.raw if dumper.enabled else None,
+                                      part_pipelines(emitter.llmod, texts))
         t3 = time.perf_counter()
         spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
@@ -189,6 +190,18 @@ class CpuCompiler(Compiler):
             os.replace(tmp, root / f"{key}.xlapy")
         except OSError:
             pass  # a read-only or full cache directory only costs a recompile
+
+
+def part_pipelines(llmod, texts: list[str]) -> list[str]:
+    """The LLVM pipeline of each part (jit.optimize): "direct" where no function the part
+    defines has a loop LLVM's vectorizer could still vectorize (loop_analysis.py), else
+    "O3". jit.DIRECT_PIPELINE False: "O3" for all."""
+    from xlapy.backends.cpu.split import defined_functions
+    from xlapy.backends.llvm.loop_analysis import needs_vectorizer
+    if not jit.DIRECT_PIPELINE:
+        return ["O3"] * len(texts)
+    scalar = {f.name for f in llmod.functions if f.blocks and needs_vectorizer(f)}
+    return ["O3" if defined_functions(t) & scalar else "direct" for t in texts]
 
 
 def _warn_unused_donations(emitter) -> None:

@@ -182,7 +182,7 @@ def load(t: str, bits: int | None = None):
     """(loaded object, ctypes function) of the kernel for dtype t, outside any program."""
     import ctypes
     from xlapy.backends.cpu import jit
-    lib = jit.LoadedObject(jit.cached_object(build_ir(bits or vector_bits(), t), light=True))
+    lib = jit.LoadedObject(jit.cached_object(build_ir(bits or vector_bits(), t), pipeline="light"))
     return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
 
 

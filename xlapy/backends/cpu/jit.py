@@ -13,8 +13,9 @@ name, so cached object files stay valid across processes (addresses differ per p
   xlapy_gemm_f32 / _f64         xlapy's own gemm (gemm_kernel.py), built, cached and
                                 registered when the first object that calls it is loaded
 
-Optimization flags: -O3 with loop and SLP vectorization, for the host's features; no
-fast-math flags are ever put on instructions, so results follow IEEE semantics.
+Optimization: -O3 with loop and SLP vectorization for the host's features, or a short
+pipeline for code emitted as vector code already (optimize(), PIPELINES); no fast-math flags
+are ever put on instructions, so results follow IEEE semantics.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _lock = threading.Lock()
 # constant-pool loads then read through the second one's table and crash.
 RELOC = "static"
 LOOP_UNROLLING = False  # and the loop vectorizer's interleaving: see optimize()
+DIRECT_PIPELINE = True  # the short "direct" pipeline for vector code: see optimize()
 
 
 @functools.lru_cache(maxsize=None)
@@ -166,22 +168,46 @@ def _ensure_pool_symbol() -> None:
     _pool_registered = True
 
 
-def optimize(module_ref, light: bool = False, tm=None) -> None:
-    """-O3 with the loop and SLP vectorizers, without loop unrolling and without the loop
-    vectorizer's interleaving (one vector per iteration); `light`: -O2 without the
-    vectorizers, for code that is vectorized by hand (the gemm kernel).
-
-    Unrolling and interleaving enlarge the code LLVM optimizes and translates: without them
-    a row softmax 8192x1024 compiles in about 22 ms instead of 29 and runs in 2.9 ms instead
-    of 2.7 (sum and sum(x + y*z): compile 11-12 vs 12.5-14 ms, run level), measured with
-    `benchmarks/compile_breakdown.py --unroll`, which switches LOOP_UNROLLING. The loops are
-    memory-bound or already vector code, so the trade favours the first call."""
-    pb = pass_builder(tm, light)
-    pb.getModulePassManager().run(module_ref, pb)
+PIPELINES = ("O3", "direct", "light")
 
 
-def pass_builder(tm=None, light: bool = False):
-    """The pass builder of optimize()'s pipeline (benchmarks time its passes)."""
+def optimize(module_ref, pipeline: str = "O3", tm=None) -> None:
+    """Optimize a module with one of PIPELINES:
+
+    "O3"      -O3 with the loop and SLP vectorizers, without loop unrolling and without the
+              loop vectorizer's interleaving (one vector per iteration). Unrolling and
+              interleaving enlarge the code LLVM optimizes and translates: without them a row
+              softmax 8192x1024 compiled in about 22 ms instead of 29 and ran in 2.9 ms
+              instead of 2.7 (`benchmarks/compile_breakdown.py --unroll` switches
+              LOOP_UNROLLING). The loops are memory-bound or already vector code, so the
+              trade favours the first call.
+    "direct"  for code emitted as vector code already (loop_analysis.needs_vectorizer is
+              false for every function): inline the alwaysinline helpers, promote stack
+              slots, combine and simplify once, rotate loops. About half of -O3's time on
+              such code at the same run time (`compile_breakdown.py --pipelines`).
+    "light"   -O2 without the vectorizers, for the hand-vectorized gemm kernel."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"unknown LLVM pipeline {pipeline!r}; one of {PIPELINES}")
+    pb = pass_builder(tm, pipeline)
+    mpm = direct_passes() if pipeline == "direct" else pb.getModulePassManager()
+    mpm.run(module_ref, pb)
+
+
+def direct_passes():
+    """The "direct" pipeline's module pass manager."""
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_always_inliner_pass()
+    mpm.add_sroa_pass()
+    mpm.add_instruction_combine_pass()
+    mpm.add_simplify_cfg_pass()
+    mpm.add_loop_rotate_pass()
+    mpm.add_dead_code_elimination_pass()
+    return mpm
+
+
+def pass_builder(tm=None, pipeline: str = "O3"):
+    """The pass builder of optimize()'s pipeline (its analyses; benchmarks time its passes)."""
+    light = pipeline != "O3"
     pto = llvm.create_pipeline_tuning_options(speed_level=2 if light else 3)
     pto.loop_vectorization = pto.slp_vectorization = not light
     pto.loop_unrolling = pto.loop_interleaving = LOOP_UNROLLING and not light
@@ -202,13 +228,13 @@ def parse_ir(text: str, tm=None, context=None):
     return mod
 
 
-def _compile(text: str, tm, light: bool, dump: bool, context=None):
+def _compile(text: str, tm, pipeline: str, dump: bool, context=None):
     """(object code, optimized IR, assembly) of one module; the last two only with dump."""
     mod = parse_ir(text, tm, context)
-    optimize(mod, light, tm)
+    optimize(mod, pipeline, tm)
     optimized_ir = asm = None
     if dump:
-        optimized_ir = str(mod)
+        optimized_ir = f"; optimized with the {pipeline} pipeline\n{mod}"
         # Code generation mutates the module: emit the assembly from a separate copy.
         copy = llvm.parse_assembly(optimized_ir, context=context)
         copy.triple, copy.data_layout = mod.triple, mod.data_layout
@@ -216,23 +242,27 @@ def _compile(text: str, tm, light: bool, dump: bool, context=None):
     return tm.emit_object(mod), optimized_ir, asm
 
 
-def compile_to_object(text: str, dump=None, light: bool = False) -> bytes:
+def compile_to_object(text: str, dump=None, pipeline: str = "O3") -> bytes:
     """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR after
     optimization and the assembly, when given."""
-    return compile_objects([text], dump, light)[0]
+    return compile_objects([text], dump, [pipeline])[0]
 
 
-def compile_objects(texts: list[str], dump=None, light: bool = False) -> list[bytes]:
+def compile_objects(texts: list[str], dump=None, pipelines: list[str] | None = None
+                    ) -> list[bytes]:
     """Object code for each of several modules (the parts of one program, split.py), compiled
-    concurrently on one thread each when there are several (parallel_compile.py).
-    `dump(name, text)` receives the optimized IR and the assembly of all parts."""
+    concurrently on one thread each when there are several (parallel_compile.py), each with
+    its pipeline (optimize(); default "O3"). `dump(name, text)` receives the optimized IR and
+    the assembly of all parts."""
+    pipelines = pipelines or ["O3"] * len(texts)
     from xlapy.backends.cpu import parallel_compile
     _init()
     with _lock:  # llvmlite's global context and xlapy's target machines are not thread safe
         if len(texts) == 1 or not parallel_compile.available():
-            results = [_compile(t, target_machine(), light, dump is not None) for t in texts]
+            results = [_compile(t, target_machine(), p, dump is not None)
+                       for t, p in zip(texts, pipelines)]
         else:
-            results = parallel_compile.compile_all(texts, light, dump is not None)
+            results = parallel_compile.compile_all(texts, pipelines, dump is not None)
     if dump is not None:
         from xlapy.backends.cpu.split import join_parts
         for k, name in ((1, "ir-with-opt.ll"), (2, "s")):
@@ -240,21 +270,21 @@ def compile_objects(texts: list[str], dump=None, light: bool = False) -> list[by
     return [r[0] for r in results]
 
 
-def cached_object(text: str, light: bool = False) -> bytes:
+def cached_object(text: str, pipeline: str = "O3") -> bytes:
     """compile_to_object for the runtime's own fixed modules (trampoline, thread pool, gemm),
     through the disk cache, so a new process does not run LLVM for them again."""
     import hashlib
     import os
     from xlapy.backends.cpu.compiler import cache_dir
     root = cache_dir()
-    key = hashlib.sha256((text + target_description() + f"|light={light}").encode()).hexdigest()
+    key = hashlib.sha256((text + target_description() + f"|pipeline={pipeline}").encode()).hexdigest()
     path = root / f"runtime-{key}.o" if root is not None else None
     if path is not None:
         try:
             return path.read_bytes()
         except OSError:
             pass
-    obj = compile_to_object(text, light=light)
+    obj = compile_to_object(text, pipeline=pipeline)
     if path is not None:
         try:
             root.mkdir(parents=True, exist_ok=True)

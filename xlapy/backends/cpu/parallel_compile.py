@@ -16,7 +16,7 @@ milliseconds to get scheduled again (measured: up to 4 ms on this project's 2-co
 
   available()                      whether llvmlite's lock can be passed (else: serially)
   wake(n)                          start / wake n helper threads (when a compilation starts)
-  compile_all(texts, light, dump)  [(object, optimized IR, assembly)] in texts' order
+  compile_all(texts, pipelines, dump)  [(object, optimized IR, assembly)], texts' order
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ os.register_at_fork(after_in_child=_after_fork)
 _worker_tms: list = []  # one target machine per part (index 0: the calling thread's)
 
 
-def compile_all(texts: list[str], light: bool, dump: bool) -> list:
+def compile_all(texts: list[str], pipelines: list[str], dump: bool) -> list:
     """jit._compile of every text, the first on this thread and one helper thread for each
     other; called with jit's compile lock held."""
     lock = _pass_through_lock()
@@ -122,7 +122,7 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
     try:
         helpers = _start_helpers(len(texts) - 1)
     except RuntimeError:  # no thread can be started (a resource limit): one after another
-        return [jit._compile(t, _worker_tms[0], light, dump) for t in texts]
+        return [jit._compile(t, _worker_tms[0], p, dump) for t, p in zip(texts, pipelines)]
     results: list = [None] * len(texts)
     errors: list = []
     done = [threading.Event() for _ in texts]
@@ -132,7 +132,7 @@ def compile_all(texts: list[str], light: bool, dump: bool) -> list:
         try:
             ctx = llvm.create_context()
             try:
-                results[k] = jit._compile(texts[k], _worker_tms[k], light, dump, ctx)
+                results[k] = jit._compile(texts[k], _worker_tms[k], pipelines[k], dump, ctx)
             except BaseException as e:  # re-raised on the calling thread, without the
                 errors.append(e.with_traceback(None))  # frames that hold ctx's modules
             ctx.close()  # here, while this thread may still pass the lock

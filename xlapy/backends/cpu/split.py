@@ -14,9 +14,15 @@ Algorithm:
   references), so calls inside a cluster stay inlinable; the entry function is a cluster of
   its own (it only calls kernels once each, where inlining gains nothing).
 - Clusters are packed into parts by estimated cost (lines of IR, about one instruction each,
-  with the alwaysinline helpers they use counted at each use), largest first into the cheapest part. Parts whose
-  cost is under a fifth of the largest are merged back (a part has a fixed cost of about a
-  millisecond of LLVM set-up, and a lopsided split only adds it).
+  with the alwaysinline helpers they use counted at each use), largest first into the
+  cheapest part. Parts whose cost is under a fifth of the largest are merged back (a part
+  has a fixed cost of about a millisecond of LLVM set-up, and a lopsided split only adds it).
+- A module gets at most one part per MIN_PART_LINES (150) lines: a part that small takes
+  LLVM about 3 ms, no more than handing it to another thread can cost when that thread's
+  core has been idle (its wake-up, and the scheduler first placing it beside the caller).
+  Measured with `make bench`'s first calls: split in two, sum(x + y*z) (151 lines) took
+  24.5 ms against 21.8 unsplit and the x + 1 of the call-overhead row (34 lines) 16.8
+  against 11.1, while the MLP step (1419 lines) took 137 ms against 175 unsplit.
 - Each part's text holds its functions, copies of the alwaysinline helpers and constant
   globals they reference (private copies per part), declarations of everything else they
   reference, and all module metadata. A function referenced from another part gets external
@@ -35,6 +41,7 @@ from llvmlite import ir
 
 _REF = re.compile(r'@"((?:[^"\\]|\\.)*)"|@([-a-zA-Z$._][-a-zA-Z$._0-9]*)')
 MIN_PART_SHARE = 0.2
+MIN_PART_LINES = 150
 
 
 def _module_text(llmod: ir.Module, lines: list[str]) -> str:
@@ -56,6 +63,15 @@ def parts_of(dumped: str) -> list[str]:
     """The modules of a join_parts text (a text without markers: itself)."""
     chunks = re.split(r"^; ---- part \d+ of \d+ ----\n", dumped, flags=re.M)
     return [c for c in chunks if c.strip()]
+
+
+_DEFINE = re.compile(r'^define [^@\n]*@(?:"((?:[^"\\]|\\.)*)"|([-a-zA-Z$._][-a-zA-Z$._0-9]*))',
+                     re.M)
+
+
+def defined_functions(text: str) -> set[str]:
+    """Names of the functions a module text defines."""
+    return {a or b for a, b in _DEFINE.findall(text)}
 
 
 def _refs(text: str) -> set[str]:
@@ -120,7 +136,10 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
     size = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
     cost = {root: sum(size[n] + sum(size[h] for h in helpers(n)) for n in members)
             for root, members in clusters.items()}
-    bins: list[list] = [[0, []] for _ in range(min(parts, len(clusters)))]
+    parts = min(parts, len(clusters), sum(cost.values()) // MIN_PART_LINES)
+    if parts < 2:
+        return whole()
+    bins: list[list] = [[0, []] for _ in range(parts)]
     for root in sorted(clusters, key=lambda r: -cost[r]):
         b = min(bins, key=lambda b: b[0])
         b[0] += cost[root]

@@ -20,7 +20,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
+from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
 
 
 def _as_tuple(v):
@@ -190,7 +190,8 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
                 vec = b.load(b.bitcast(lanes, vty.as_pointer()), typ=vty)
             b.store(_vector_combine(em, op, t, b.load(slot), vec), slot)
         if n % LANES:
-            with em.scope(), for_range(b, chunks * LANES, n, name="vt") as j:
+            # fewer than LANES elements, combined in order: nothing to vectorize
+            with em.scope(), for_range(b, chunks * LANES, n, name="vt", hints=NOT_VECTORIZED) as j:
                 idx = list(full)
                 idx[minor] = j
                 acc = b.load(tail_slot)

@@ -22,7 +22,9 @@ Supported trees (f32 and f64 values):
   - scalar constants, splat;
   - reshape, when `dim` is the last dimension and both last dimensions are multiples of
     `lanes` (the caller's lanes start at multiples of `lanes`), so that the lanes stay within
-    one row of the operand.
+    one row of the operand; or of a parameter array stored row-major, whose lanes are
+    consecutive in memory whichever of its rows they span (a long reduction split into rows
+    of any length).
 Everything else returns None and the caller keeps its scalar code. Kernels use the same
 generators for their output loops (kernels.vector_outputs): elementwise kernels run as one
 flat loop and row kernels' output loops store `lanes` outputs per iteration, with a scalar
@@ -132,9 +134,10 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
     if op == "reshape":
         src = instr.operands[0].shape
         out = instr.shape
-        if (dim != out.rank - 1 or src.rank == 0 or out.dims[-1] % lanes
-                or src.dims[-1] % lanes):
+        if dim != out.rank - 1 or src.rank == 0:
             return None
+        if out.dims[-1] % lanes or src.dims[-1] % lanes:
+            return _row_major_array(em, instr.operands[0], out, lanes)
         x = vector_gen(em, instr.operands[0], src.rank - 1, lanes)
         if x is None:
             return None
@@ -143,3 +146,22 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         return lambda index: x(row_major_index_of(
             em.b, src.dims, row_major_linear(em.b, out.dims, index)))
     return None
+
+
+def _row_major_array(em, operand, out, lanes: int):
+    """A reshape to `out` of a parameter array stored row-major: lanes consecutive along out's
+    last dimension are consecutive in memory, whichever rows of the array they span."""
+    g = em.gen_of.get(id(operand))
+    shape = getattr(g, "shape", None)
+    if (operand.opcode != "parameter" or not isinstance(g, ArrayInput) or g.tee is not None
+            or shape.element_type != out.element_type or shape.size != out.size
+            or tuple(shape.minor_to_major) != tuple(reversed(range(shape.rank)))):
+        return None
+    t = out.element_type
+    vty = ir.VectorType(T.value_type(t), lanes)
+
+    def load(index):
+        addr = em.b.gep(g.ptr, [row_major_linear(em.b, out.dims, index)], inbounds=True,
+                        source_etype=T.value_type(t))
+        return em.b.load(addr, typ=vty, align=t.bits // 8)
+    return load

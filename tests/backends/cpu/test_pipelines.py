@@ -1,0 +1,81 @@
+"""The LLVM pipeline of each compiled part (compiler.part_pipelines, jit.optimize): the
+short "direct" pipeline where every loop is vector code already, -O3 elsewhere; results do
+not depend on the choice."""
+
+import re
+
+import numpy as np
+import pytest
+
+from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.backends.cpu.split import split_module
+from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.program import ModuleEmitter
+from xlapy.hlo import parse
+
+SOFTMAX = """HloModule softmax
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }
+ENTRY e {
+  x = f32[64,256] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[64] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[64,256] broadcast(mx), dimensions={0}
+  d = f32[64,256] subtract(x, mb)
+  e = f32[64,256] exponential(d)
+  z = f32[] constant(0)
+  s = f32[64] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[64,256] broadcast(s), dimensions={0}
+  ROOT r = f32[64,256] divide(e, sb)
+}"""
+
+# a transposed add: a scalar loop nest whose inner loop LLVM's vectorizer handles
+TRANSPOSED = """HloModule t
+ENTRY e {
+  x = f32[64,48] parameter(0)
+  y = f32[48,64] parameter(1)
+  t = f32[64,48] transpose(y), dimensions={1,0}
+  ROOT r = f32[64,48] add(x, t)
+}"""
+
+
+def _pipelines(text: str) -> list[str]:
+    from xlapy.backends.cpu.compiler import part_pipelines
+    em = ModuleEmitter(run_cpu_pipeline(parse(text)), 1, 10**12, use_threads=False)
+    em.emit("xlapy_entry")
+    return part_pipelines(em.llmod, split_module(em.llmod, "xlapy_entry", 1))
+
+
+def test_vector_code_takes_the_direct_pipeline_scalar_loops_o3():
+    assert _pipelines(SOFTMAX) == ["direct"]
+    assert _pipelines(TRANSPOSED) == ["O3"]
+
+
+@pytest.mark.parametrize("text", [SOFTMAX, TRANSPOSED], ids=["softmax", "transposed"])
+def test_results_do_not_depend_on_the_pipeline(monkeypatch, cpu_check, text):
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    rng = np.random.default_rng(0)
+    module = parse(text)
+    args = [rng.standard_normal(p.shape.dims).astype(np.float32)
+            for p in module.entry.parameters]
+    got = CpuCompiler().compile(parse(text)).run(*args)
+    monkeypatch.setattr(jit, "DIRECT_PIPELINE", False)
+    o3 = CpuCompiler().compile(parse(text)).run(*args)
+    cpu_check.same([got], [o3])
+    cpu, interp = cpu_check.run(text, *args)
+    np.testing.assert_allclose(cpu[0], interp[0], rtol=2e-6, atol=1e-6)
+
+
+def test_dump_names_each_parts_pipeline(monkeypatch, tmp_path):
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_dump_to={tmp_path}")
+    CpuCompiler().compile(parse(SOFTMAX))
+    text = next(tmp_path.glob("*.ir-with-opt.ll")).read_text()
+    assert re.findall(r"^; optimized with the (\S+) pipeline", text, re.M) == ["direct"]
+
+
+def test_unknown_pipeline_is_refused():
+    mod = jit.parse_ir('define void @"f"() {\n  ret void\n}\n')
+    with pytest.raises(ValueError, match="unknown LLVM pipeline 'O5'"):
+        jit.optimize(mod, "O5")

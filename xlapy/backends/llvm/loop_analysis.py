@@ -1,0 +1,134 @@
+"""Which emitted functions still need LLVM's loop vectorizer (llvmlite.ir, before printing).
+
+Most of xlapy's loop kernels are emitted as vector code already (elemental_vector.py: the
+flat elementwise kernels, the row kernels, the vectorized reductions), with their scalar
+remainders marked not to be vectorized (loops.NOT_VECTORIZED). For such code LLVM's full
+-O3 pipeline is mostly wasted work on a first call: it halves the LLVM time of a row
+softmax, sum or sum(x + y*z) to optimize them with a short pipeline instead (jit.py,
+"direct"), at the same run time (`benchmarks/compile_breakdown.py`). The choice is made
+per function, here, and per compiled part by the compiler: a part takes the short pipeline
+only when none of its functions has a loop the vectorizer could still improve.
+
+    needs_vectorizer(fn) -> bool
+
+A function needs the vectorizer when one of its innermost natural loops
+- is not marked `llvm.loop.vectorize.enable` 0,
+- has no vector-typed value (LLVM's vectorizer leaves a loop with vector values alone),
+- and calls nothing but intrinsics and alwaysinline helpers (a call to any other function
+  makes the loop unvectorizable: the pool's wrappers, while bodies, library routines).
+Loops are found from back edges of a depth-first walk of the control-flow graph (the
+emitted graphs are reducible) and grouped by header; a loop is innermost when no other
+header lies inside it. Anything the walk does not recognize counts as needing the
+vectorizer, so the analysis can only err towards the full pipeline.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+
+def _successors(block: ir.Block) -> list[ir.Block]:
+    term = block.instructions[-1] if block.instructions else None
+    if term is None or not isinstance(term, ir.Terminator):
+        return []
+    succ = [op for op in term.operands if isinstance(op, ir.Block)]
+    if isinstance(term, ir.SwitchInstr):
+        succ += [term.default] + [blk for _, blk in term.cases]
+    return succ
+
+
+def natural_loops(fn: ir.Function) -> dict:
+    """{header block: set of the loop's blocks} (loops sharing a header merged)."""
+    if not fn.blocks:
+        return {}
+    preds: dict = {id(blk): [] for blk in fn.blocks}
+    succs = {id(blk): _successors(blk) for blk in fn.blocks}
+    for blk in fn.blocks:
+        for s in succs[id(blk)]:
+            preds.setdefault(id(s), []).append(blk)
+    back_edges = []
+    state: dict = {}  # id -> 1 on the stack, 2 finished
+    stack = [(fn.blocks[0], iter(succs[id(fn.blocks[0])]))]
+    state[id(fn.blocks[0])] = 1
+    while stack:
+        blk, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            state[id(blk)] = 2
+            stack.pop()
+        elif state.get(id(nxt)) == 1:
+            back_edges.append((blk, nxt))
+        elif id(nxt) not in state:
+            state[id(nxt)] = 1
+            stack.append((nxt, iter(succs.get(id(nxt), []))))
+    loops: dict = {}
+    for latch, header in back_edges:
+        body = loops.setdefault(header, {id(header)})
+        work = [latch]
+        while work:
+            blk = work.pop()
+            if id(blk) not in body:
+                body.add(id(blk))
+                work.extend(preds.get(id(blk), []))
+    return loops
+
+
+def _not_vectorized(instr) -> bool:
+    md = getattr(instr, "metadata", {}).get("llvm.loop")
+    if md is None:
+        return False
+    for op in md.operands:
+        if isinstance(op, ir.MDValue) and op is not md and len(op.operands) == 2:
+            key, val = op.operands
+            if (isinstance(key, ir.MetaDataString) and key.string == "llvm.loop.vectorize.enable"
+                    and isinstance(val, ir.Constant) and not val.constant):
+                return True
+    return False
+
+
+def _vector_valued(instr) -> bool:
+    if isinstance(getattr(instr, "type", None), ir.VectorType):
+        return True
+    return any(isinstance(getattr(op, "type", None), ir.VectorType)
+               for op in getattr(instr, "operands", ()))
+
+
+def _opaque_call(instr) -> bool:
+    if not isinstance(instr, ir.CallInstr):
+        return False
+    callee = instr.callee
+    if not isinstance(callee, ir.Function):
+        return True
+    return not (callee.name.startswith("llvm.") or "alwaysinline" in callee.attributes)
+
+
+def _own_loops_need_it(fn: ir.Function) -> bool:
+    loops = natural_loops(fn)
+    headers = {id(h) for h in loops}
+    by_id = {id(blk): blk for blk in fn.blocks}
+    for header, body in loops.items():
+        if any(h in body for h in headers - {id(header)}):
+            continue  # not innermost
+        instrs = [i for bid in body for i in by_id[bid].instructions]
+        if any(_not_vectorized(i) for i in instrs):
+            continue
+        if any(_vector_valued(i) for i in instrs) or any(_opaque_call(i) for i in instrs):
+            continue
+        return True
+    return False
+
+
+def needs_vectorizer(fn: ir.Function, _seen=None) -> bool:
+    """Whether an innermost loop of fn, or of an alwaysinline function it calls (its code
+    ends up in fn), is one LLVM's loop vectorizer could still vectorize."""
+    seen = _seen if _seen is not None else set()
+    seen.add(id(fn))
+    if _own_loops_need_it(fn):
+        return True
+    for blk in fn.blocks:
+        for i in blk.instructions:
+            callee = getattr(i, "callee", None) if isinstance(i, ir.CallInstr) else None
+            if (isinstance(callee, ir.Function) and callee.blocks and id(callee) not in seen
+                    and "alwaysinline" in callee.attributes and needs_vectorizer(callee, seen)):
+                return True
+    return False
