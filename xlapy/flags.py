@@ -26,6 +26,10 @@ class Flags:
     xla_generate_hlo_graph: str | None = None
     xla_hlo_profile: bool = False
     xla_cpu_parallel_codegen_split_count: int = 0  # 0: one part per core, at most 8
+    # denormals flushed to zero while compiled cpu code runs, as XLA's CPU runtime does
+    # (backends/llvm/fpmode.py); false: IEEE gradual underflow, as NumPy. xlapy's flag,
+    # named after XLA's --xla_gpu_ftz
+    xla_cpu_ftz: bool = True
 
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}

@@ -8,6 +8,8 @@
   output lists; `assert_same(got, want)` compares arrays exactly (bit patterns for floats,
   so NaN payload signs and -0.0 count, when `bitwise`).
 - `corpus_case(name)` loads tests/hlo/<name> with its inputs and XLA's outputs.
+- the `ieee_denormals` fixture compiles without denormal flushing (--xla_cpu_ftz=false),
+  for the op tables' exact comparisons with the interpreter.
 """
 
 from __future__ import annotations
@@ -171,6 +173,16 @@ print("child-status", os.waitstatus_to_exitcode(status))
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)
     assert "child-status 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def ieee_denormals(monkeypatch):
+    """Compile with --xla_cpu_ftz=false: IEEE gradual underflow, as the interpreter (NumPy)
+    computes. The cpu backend flushes denormals by default, as XLA's CPU runtime does
+    (fpmode.py, test_denormals.py checks that against JAX); the op tables feed denormals on
+    purpose, to check each operation's arithmetic exactly against the interpreter."""
+    flags = os.environ.get("XLAPY_FLAGS", "")
+    monkeypatch.setenv("XLAPY_FLAGS", f"{flags} --xla_cpu_ftz=false".strip())
 
 
 @pytest.fixture

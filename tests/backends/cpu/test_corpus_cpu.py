@@ -40,6 +40,7 @@ def _expects_unsupported(entry, filename):
 
 
 @pytest.mark.parametrize("entry,filename", CASES, ids=[f for _, f in CASES])
+@pytest.mark.usefixtures("ieee_denormals")  # the interpreter keeps denormals (NumPy)
 def test_cpu_matches_interpreter(entry, filename):
     module = parse_file(CORPUS / filename)
     inputs = load_inputs(entry)
@@ -61,4 +62,18 @@ def test_cpu_matches_interpreter(entry, filename):
     expected = flatten(interp.run(*inputs))
     got = flatten(get_platform("cpu").compiler.compile(module).run(*inputs))
     reports = compare_outputs(expected, got)
+    assert all(r.ok for r in reports), "\n".join(r.line() for r in reports if not r.ok)
+
+
+@pytest.mark.parametrize("filename", ["elementwise_unary_f32_special.hlo",
+                                      "elementwise_unary_f32_special.opt.hlo"])
+def test_special_values_match_xla_with_denormals_flushed(filename):
+    """By default the cpu backend flushes denormals as XLA's CPU runtime does: on the corpus
+    of special values (denormals among them) it gives XLA's recorded outputs."""
+    entry = next(e for e, f in CASES if f == filename)
+    module = parse_file(CORPUS / filename)
+    with np.load(CORPUS / entry["files"]["outputs"]) as z:
+        want = [z[f"arr_{i}"] for i in range(len(z.files))]
+    got = flatten(get_platform("cpu").compiler.compile(module).run(*load_inputs(entry)))
+    reports = compare_outputs(want, got)
     assert all(r.ok for r in reports), "\n".join(r.line() for r in reports if not r.ok)

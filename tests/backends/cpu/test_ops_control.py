@@ -260,6 +260,7 @@ ENTRY main {
 """
 
 
+@pytest.mark.usefixtures("ieee_denormals")  # denormal inputs compared exactly
 def test_map(cpu_check):
     args = [O.values("f32", (3, 17), RNG), O.values("f32", (3, 17), RNG, 4),
             O.values("s16", (37,), RNG), O.values("bf16", (2, 3, 5), RNG),

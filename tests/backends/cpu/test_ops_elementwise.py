@@ -26,6 +26,9 @@ from xlapy.hlo import parse
 
 import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
 
+# exact comparisons on denormal inputs: IEEE gradual underflow (conftest.ieee_denormals)
+pytestmark = pytest.mark.usefixtures("ieee_denormals")
+
 
 # Every (op, attribute variant) runs on the "pairs" operand and the zero-size shapes (cheap
 # to compile); each op runs on ONE of the costlier shapes (scalar, odd size, non-default

@@ -17,6 +17,9 @@ import pytest
 
 import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
 
+# exact comparisons on denormal inputs: IEEE gradual underflow (conftest.ieee_denormals)
+pytestmark = pytest.mark.usefixtures("ieee_denormals")
+
 # f16/bf16 sums accumulate in f32 and round once (test_low_precision_sums_accumulate_in_f32);
 # the remaining difference is one rounding and another summation order.
 _SUM_RTOL = {"f16": 2e-2, "bf16": 1.2e-1, "f32": 2e-5, "f64": 1e-13}

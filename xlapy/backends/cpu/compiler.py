@@ -95,10 +95,10 @@ class CpuCompiler(Compiler):
             self._memory.clear()
 
     def fingerprint(self, module: Module, num_threads: int, threshold: int,
-                    profile: bool = False) -> str:
+                    profile: bool = False, ftz: bool = True) -> str:
         h = hashlib.sha256()
         h.update(module.to_string(print_metadata=False).encode())
-        h.update(f"|{num_threads}|{threshold}|{profile}|{CODEGEN_VERSION}|".encode())
+        h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
         h.update(source_fingerprint().encode())
         h.update(jit.target_description().encode())
         return h.hexdigest()
@@ -111,7 +111,8 @@ class CpuCompiler(Compiler):
         num_threads = num_threads or default_num_threads()
         dumper = Dumper(module, backend="cpu")
         profile = dumper.fl.xla_hlo_profile
-        key = self.fingerprint(module, num_threads, parallel_threshold, profile)
+        key = self.fingerprint(module, num_threads, parallel_threshold, profile,
+                               dumper.fl.xla_cpu_ftz)
         if not dumper.active:  # dumps describe a compilation: never serve them from a cache
             with self._lock:
                 exe = self._memory.get(key)
@@ -147,7 +148,8 @@ class CpuCompiler(Compiler):
         dumper.module(optimized, "cpu_after_optimizations")
         t1 = time.perf_counter()
         emitter = ModuleEmitter(optimized, num_threads, threshold,
-                                use_threads=jit.threads_available(), profile=profile)
+                                use_threads=jit.threads_available(), profile=profile,
+                                flush_denormals=dumper.fl.xla_cpu_ftz)
         emitter.emit("xlapy_entry")
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", str(emitter.llmod))

@@ -37,6 +37,7 @@ from llvmlite import ir
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
 from xlapy.backends.cpu.inplace import donatable_operands, inplace_operands
 from xlapy.backends.cpu.kernels import emit_kernel, kernel_cost, pool_function
+from xlapy.backends.llvm import fpmode
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
@@ -127,8 +128,9 @@ class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
     def __init__(self, module, num_threads: int, parallel_threshold: int, use_threads: bool,
-                 profile: bool = False):
+                 profile: bool = False, flush_denormals: bool = True):
         self.hlo = module
+        self.flush_denormals = flush_denormals  # the entry runs with FTZ/DAZ (fpmode.py)
         self.profile_labels: list | None = [] if profile else None
         self._profile_globals: dict = {}
         self.llmod = ir.Module(name=module.name)
@@ -266,6 +268,9 @@ class ProgramEmitter:
             self.shared.setdefault(k, set()).update(js)
         if comp is self.me.hlo.entry and self.me.requested_aliases:
             self.me.aliases = self._donations(schedule)
+        # denormals flushed while the program runs, the caller's mode restored on return
+        saved_mode = fpmode.flush_denormals(self.b) \
+            if comp is self.me.hlo.entry and self.me.flush_denormals else None
         for instr in schedule:
             self.vals[id(instr)] = self.emit_instruction(instr)
         # copy root leaves that are not already in place
@@ -274,6 +279,7 @@ class ProgramEmitter:
         for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
             if k not in in_place:
                 self.memcpy(self.table_entry(self.outs_tbl, k), ptr, shape.byte_size)
+        fpmode.set_mode(self.b, saved_mode)
         self.b.ret_void()
         return self.fn
 

@@ -16,7 +16,8 @@ workers. Design, for robustness on busy machines:
     the OS has not scheduled yet costs nothing (libgomp's static fork-join waits for every
     thread at the barrier, which multiplies run time when other processes load the CPU);
   - idle workers spin briefly, then sleep on a futex;
-  - one job at a time: a nested or concurrent call runs serially on its own thread.
+  - one job at a time: a nested or concurrent call runs serially on its own thread;
+  - every chunk runs with the caller's floating-point mode (denormal flushing, fpmode.py).
 
 Workers are created lazily (XLAPY_NUM_THREADS - 1 of them) and re-created in a forked
 child. Linux only (futex); elsewhere every call runs on the calling thread.
@@ -32,6 +33,7 @@ import sys
 
 from llvmlite import ir
 
+from xlapy.backends.llvm import fpmode
 from xlapy.backends.llvm.types import I32, I64, PTR, VOID
 
 SPINS = 2000
@@ -65,6 +67,7 @@ def _build_ir() -> str:
     g_wake = glob("wake", I32)          # futex word: bumped for every new job
     g_busy = glob("busy", I32)          # a job is running
     g_nworkers = glob("nworkers", I32)
+    g_fpmode = glob("fpmode", I64)      # the caller's floating-point mode (fpmode.py)
 
     syscall = ir.Function(m, ir.FunctionType(I64, [I64], var_arg=True), "syscall")
     kernel_ty = ir.FunctionType(VOID, [PTR, I64, I64])
@@ -105,6 +108,10 @@ def _build_ir() -> str:
     res = b.cmpxchg(claim, w, b.add(w, c64(1)), sc, sc)
     b.cbranch(b.extract_value(res, 1), claimed, loop)
     b.position_at_end(claimed)
+    # every chunk runs in the mode of the job's caller (denormal flushing: a value must not
+    # depend on which thread computed it); read after the claim, like the job's other fields
+    if fpmode.supported():
+        fpmode.set_mode(b, b.load(g_fpmode, typ=I64))
     chunk = b.load(g_chunk, typ=I64)
     start = b.mul(idx, chunk)
     end = b.add(start, chunk)
@@ -177,6 +184,9 @@ def _build_ir() -> str:
     b.store(ctx_a, g_ctx)
     b.store(n_a, g_n)
     b.store(chunk_a, g_chunk)
+    mode = fpmode.get_mode(b)
+    if mode is not None:
+        b.store(mode, g_fpmode)
     nchunks = b.sdiv(b.add(n_a, b.sub(chunk_a, c64(1))), chunk_a)
     b.store(nchunks, g_nchunks)
     b.store_atomic(c64(0), g_done, sc, 8)

@@ -1,0 +1,65 @@
+"""Denormal flushing (fpmode.py, --xla_cpu_ftz): compiled cpu code runs with denormals
+flushed to zero, as XLA's CPU runtime runs it, on the calling thread and on the pool's
+workers alike; the caller's own mode is restored; --xla_cpu_ftz=false keeps IEEE gradual
+underflow."""
+
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.backends.llvm import fpmode
+from xlapy.hlo import parse
+
+pytestmark = pytest.mark.skipif(not fpmode.supported(), reason="x86-64 and AArch64 only")
+
+TINY = np.array([1e-10, 1e-39, -3e-39, 1.5e-38], np.float32)   # the middle two denormal
+
+# big enough to run on the pool's workers (with more than one thread)
+DOUBLE = """HloModule double
+ENTRY e {
+  x = f32[1048576] parameter(0)
+  two = f32[] constant(2)
+  t = f32[1048576] broadcast(two), dimensions={}
+  ROOT y = f32[1048576] multiply(x, t)
+}"""
+
+
+def _compile(monkeypatch, ftz: bool):
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_cpu_ftz={'true' if ftz else 'false'}")
+    return CpuCompiler().compile(parse(DOUBLE), num_threads=2, parallel_threshold=1000)
+
+
+def test_denormals_are_flushed_as_xla_does():
+    jax = pytest.importorskip("jax")
+    fns = [lambda x: x * 2, lambda x: x * np.float32(1e-30), lambda x: x - np.float32(1e-38)]
+    for fn in fns:
+        got = np.asarray(xp.jit(fn)(TINY))
+        want = np.asarray(jax.jit(fn)(TINY))
+        np.testing.assert_array_equal(got, want)
+    e = np.array([-100.0, -88.0, -80.0], np.float32)   # exp underflows into denormals
+    np.testing.assert_array_equal(np.asarray(xp.jit(xnp.exp)(e)), np.asarray(jax.jit(jax.numpy.exp)(e)))
+    assert np.asarray(xp.jit(xnp.exp)(e))[0] == 0.0
+
+
+def test_workers_flush_and_follow_the_callers_mode(monkeypatch):
+    x = np.full(1 << 20, 1e-39, np.float32)
+    flushed = _compile(monkeypatch, True).run(x)
+    assert not np.any(flushed)                          # every chunk, whichever thread ran it
+    ieee = _compile(monkeypatch, False).run(x)          # the same workers, now without FTZ
+    np.testing.assert_array_equal(ieee, x * np.float32(2))
+    assert not np.any(_compile(monkeypatch, True).run(x))
+
+
+def test_the_callers_mode_is_restored():
+    xp.jit(lambda x: x * 2)(TINY)
+    assert TINY[1] * np.float32(2) != 0                   # NumPy on this thread: still IEEE
+
+
+def test_ftz_off_keeps_gradual_underflow(monkeypatch):
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=false")
+    xp.clear_caches()
+    got = np.asarray(xp.jit(lambda x: x * 2)(TINY))
+    np.testing.assert_array_equal(got, TINY * np.float32(2))
+    xp.clear_caches()
