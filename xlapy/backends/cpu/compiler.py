@@ -151,6 +151,12 @@ class CpuCompiler(Compiler):
                                 use_threads=jit.threads_available(), profile=profile,
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
         emitter.emit("xlapy_entry")
+        if not profile:  # (profile builds count cycles per kernel function)
+            from xlapy.backends.cpu.split import MIN_PART_LINES
+            from xlapy.backends.llvm.call_graph import inline_single_calls
+            size = sum(len(blk.instructions) for f in emitter.llmod.functions for blk in f.blocks)
+            splittable = parts > 1 and size >= 2 * MIN_PART_LINES
+            inline_single_calls(emitter.llmod, ("xlapy_entry",) if splittable else ())
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", str(emitter.llmod))
         texts = split_module(emitter.llmod, "xlapy_entry", parts)
