@@ -14,7 +14,9 @@ an MNIST training step fed with fresh batches ran 115-150 us instead of 60 with 
   set_mode(b, mode)
   saved = flush_denormals(b)      # set FTZ and DAZ (x86-64) / FZ (AArch64); the old mode
 
-Other architectures: no flushing (get_mode returns None and the rest does nothing).
+Other architectures: no flushing (get_mode returns None and the rest does nothing). Not
+covered: OpenBLAS's own threads, which a large gemm sent to OpenBLAS (XLAPY_GEMM=blas)
+runs on, keep their IEEE mode.
 """
 
 from __future__ import annotations
