@@ -89,3 +89,14 @@ def test_alwaysinline_helpers_count_as_the_callers_code():
         b.call(scalar, list(g.args))
     b.ret_void()
     assert needs_vectorizer(g)
+
+
+def test_unrecognized_control_flow_counts_as_needing_it():
+    m = ir.Module()
+    fn, b = _function(m)
+    target = fn.append_basic_block("t")
+    br = b.branch_indirect(ir.BlockAddress(fn, target))
+    br.add_destination(target)
+    b.position_at_end(target)
+    b.ret_void()
+    assert needs_vectorizer(fn)

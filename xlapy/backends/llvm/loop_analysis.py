@@ -27,18 +27,24 @@ from __future__ import annotations
 from llvmlite import ir
 
 
+class _Unrecognized(Exception):
+    """A control-flow form the walk does not follow (the function gets -O3)."""
+
+
 def _successors(block: ir.Block) -> list[ir.Block]:
     term = block.instructions[-1] if block.instructions else None
-    if term is None or not isinstance(term, ir.Terminator):
+    if isinstance(term, (ir.Ret, ir.Unreachable)):
         return []
-    succ = [op for op in term.operands if isinstance(op, ir.Block)]
     if isinstance(term, ir.SwitchInstr):
-        succ += [term.default] + [blk for _, blk in term.cases]
-    return succ
+        return [term.default] + [blk for _, blk in term.cases]
+    if isinstance(term, (ir.Branch, ir.ConditionalBranch)):
+        return [op for op in term.operands if isinstance(op, ir.Block)]
+    raise _Unrecognized(f"block {block.name} ends in {type(term).__name__}")
 
 
 def natural_loops(fn: ir.Function) -> dict:
-    """{header block: set of the loop's blocks} (loops sharing a header merged)."""
+    """{header block: set of ids of the loop's blocks} (loops sharing a header merged).
+    Raises _Unrecognized for a terminator other than ret, unreachable, br and switch."""
     if not fn.blocks:
         return {}
     preds: dict = {id(blk): [] for blk in fn.blocks}
@@ -103,7 +109,10 @@ def _opaque_call(instr) -> bool:
 
 
 def _own_loops_need_it(fn: ir.Function) -> bool:
-    loops = natural_loops(fn)
+    try:
+        loops = natural_loops(fn)
+    except _Unrecognized:
+        return True
     headers = {id(h) for h in loops}
     by_id = {id(blk): blk for blk in fn.blocks}
     for header, body in loops.items():
