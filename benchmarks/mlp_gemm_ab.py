@@ -1,6 +1,6 @@
 """The MLP training step with OpenBLAS against xlapy's own gemm, each against JAX.
 
-    .venv/bin/python benchmarks/mlp_gemm_ab.py [--rounds 6]
+    .venv/bin/python benchmarks/mlp_gemm_ab.py [--rounds 6] [--donated]
 
 The two gemm choices cannot share a process (OpenBLAS's threads keep spinning after a call
 and slow down the pool's next kernels), so each round starts one process per choice
@@ -9,7 +9,8 @@ and slow down the pool's next kernels), so each round starts one process per cho
 times) and reports the medians. Printed: per round and choice the xlapy / JAX ratio, then
 the median ratio per choice over all rounds. The ratio to JAX measured in the same process
 is what the issue's target is about; comparing the two choices through it cancels most of
-the machine's drift between processes.
+the machine's drift between processes. --donated times the training loop of `make bench`'s
+"weights donated" row instead: the new weights fed back, the old ones donated, for both.
 """
 import argparse
 import json
@@ -36,11 +37,24 @@ def child() -> None:
             one_hot(rng, 256, 10))
     _, step = grad_steps(xp.grad, make_numpy_like(xnp)["xent"])
     _, jstep = grad_steps(jax.grad, make_numpy_like(jnp)["xent"])
-    ours = xp.jit(step)
-    theirs = jax.jit(jstep)
-    jargs = [jnp.asarray(a) for a in args]
-    runs = {"xlapy": lambda: ours(*args),
-            "jax": lambda: jax.block_until_ready(theirs(*jargs))}
+    if "--donated" in sys.argv:
+        ours = xp.jit(step, donate_argnums=tuple(range(6)))
+        theirs = jax.jit(jstep, donate_argnums=tuple(range(6)))
+        xs, js = [a.copy() for a in args], [jnp.asarray(a) for a in args]
+
+        def x_loop():
+            xs[:6] = ours(*xs)
+
+        def j_loop():
+            js[:6] = theirs(*js)
+            jax.block_until_ready(js[0])
+        runs = {"xlapy": x_loop, "jax": j_loop}
+    else:
+        ours = xp.jit(step)
+        theirs = jax.jit(jstep)
+        jargs = [jnp.asarray(a) for a in args]
+        runs = {"xlapy": lambda: ours(*args),
+                "jax": lambda: jax.block_until_ready(theirs(*jargs))}
     times = {k: [] for k in runs}
     for _ in range(5):
         for k, fn in runs.items():
@@ -51,6 +65,7 @@ def child() -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--donated", action="store_true", help="the donated-weights training loop")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -62,7 +77,8 @@ def main() -> int:
         line = []
         for choice in order:
             env = dict(os.environ, XLAPY_GEMM=choice)
-            out = subprocess.run([sys.executable, __file__, "--child"], env=env, check=True,
+            out = subprocess.run([sys.executable, __file__, "--child"]
+                                 + (["--donated"] if args.donated else []), env=env, check=True,
                                  capture_output=True, text=True).stdout
             t = json.loads(out.strip().splitlines()[-1])
             ratios[choice].append(t["xlapy"] / t["jax"])
