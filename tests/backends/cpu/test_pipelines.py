@@ -79,3 +79,21 @@ def test_unknown_pipeline_is_refused():
     mod = jit.parse_ir('define void @"f"() {\n  ret void\n}\n')
     with pytest.raises(ValueError, match="unknown LLVM pipeline 'O5'"):
         jit.optimize(mod, "O5")
+
+
+# one elementwise instruction on its own (no fusion): rank 1, with a remainder of 1000 % 16
+ALONE = """HloModule alone
+ENTRY e {
+  x = f32[1000] parameter(0)
+  ROOT t = f32[1000] tanh(x)
+}"""
+
+
+def test_a_lone_elementwise_instruction_is_vector_code(monkeypatch, cpu_check):
+    assert _pipelines(ALONE) == ["direct"]
+    assert _pipelines(ALONE.replace("f32", "s32").replace("tanh", "negate")) == ["O3"]
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float32) * 4
+    x[[0, 17, 999]] = [np.nan, np.inf, -0.0]
+    cpu, interp = cpu_check.run(ALONE, x)
+    np.testing.assert_allclose(cpu[0], interp[0], rtol=3e-6, atol=1e-7)
+    assert np.isnan(cpu[0][0]) and cpu[0][17] == 1.0 and np.signbit(cpu[0][999])

@@ -26,7 +26,7 @@ from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import c64, lanes_then_rest, linear_of, loop_nest
-from xlapy.hlo.ir import Instruction
+from xlapy.hlo.ir import Computation, Instruction
 from xlapy.hlo.shapes import Shape
 
 # Importing the rule modules registers the elemental rules.
@@ -89,7 +89,7 @@ def flat_ok(instr: Instruction) -> bool:
     count even when the minor dimension is short."""
     outs = output_leaves(instr.shape)
     o0 = outs[0]
-    if o0.rank < 2 or any(s.dims != o0.dims or s.minor_to_major != o0.minor_to_major
+    if o0.rank < 1 or any(s.dims != o0.dims or s.minor_to_major != o0.minor_to_major
                           for s in outs):
         return False
     for op in instr.operands:
@@ -159,8 +159,9 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
         return ArrayInput(em, outs[0] if k in shared_inputs else arg, shape)
 
     operand_gens = [gen_for(op.shape) for op in instr.operands]
-    if instr.opcode == "fusion":
-        comp = instr.fused_computation
+    comp = instr.fused_computation if instr.opcode == "fusion" else \
+        _alone(instr) if flat else None
+    if comp is not None:
         gens = em.generators(comp, operand_gens)
         root_gen = gens[id(comp.root)]
     else:
@@ -183,12 +184,12 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     rows = None if flat or instr.opcode != "fusion" else \
         RowPlan.make(instr.fused_computation, loop_shape)
     if flat:
-        vector_store = vector_outputs(em, instr, outs, out_shapes, 0, flat=True)
+        vector_store = vector_outputs(em, comp.root, outs, out_shapes, 0, flat=True)
         lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
                         lambda i: store_outputs([i]), "flat")
     elif rows is not None:
         rows.emit(b, em, gens, start, end, store_outputs,
-                  lambda: vector_outputs(em, instr, outs, out_shapes, rows.minor))
+                  lambda: vector_outputs(em, comp.root, outs, out_shapes, rows.minor))
     else:
         with loop_nest(b, loop_shape, start, end) as index:
             store_outputs(index)
@@ -198,12 +199,22 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
 
 
-def vector_outputs(em, instr, outs, out_shapes, dim: int, flat: bool = False):
+def _alone(instr: Instruction) -> Computation:
+    """A computation of `instr` alone on parameters (as a fusion of one instruction), so that
+    a kernel of one elementwise instruction takes the vector path of a fused one."""
+    comp = Computation(f"{instr.name}.alone")
+    params = [comp.add_instruction(Instruction("parameter", op.shape, parameter_number=k,
+                                               name=f"p{k}"))
+              for k, op in enumerate(instr.operands)]
+    comp.root = comp.add_instruction(Instruction(instr.opcode, instr.shape, params, instr.attrs,
+                                                 instr.name, instr.metadata))
+    return comp
+
+
+def vector_outputs(em, root: Instruction, outs, out_shapes, dim: int, flat: bool = False):
     """store(index) writing LANES consecutive outputs along `dim` from vector code
-    (elemental_vector), or None when a root value has no vector form."""
-    if instr.opcode != "fusion":
-        return None
-    root = instr.fused_computation.root
+    (elemental_vector) for the kernel's computation `root`, or None when a root value has
+    no vector form."""
     leaves = list(root.operands) if root.opcode == "tuple" else [root]
     if len(leaves) != len(out_shapes) or any(
             s.element_type.name not in ("f32", "f64")
