@@ -97,3 +97,15 @@ def test_a_lone_elementwise_instruction_is_vector_code(monkeypatch, cpu_check):
     cpu, interp = cpu_check.run(ALONE, x)
     np.testing.assert_allclose(cpu[0], interp[0], rtol=3e-6, atol=1e-7)
     assert np.isnan(cpu[0][0]) and cpu[0][17] == 1.0 and np.signbit(cpu[0][999])
+
+
+def test_pipeline_switch_is_part_of_the_cache_key(monkeypatch):
+    """A program compiled with the short pipeline is never served for -O3 (benchmarks flip
+    jit.DIRECT_PIPELINE in one process)."""
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    c = CpuCompiler()
+    a = c.compile(parse(SOFTMAX))
+    monkeypatch.setattr(jit, "DIRECT_PIPELINE", False)
+    b = c.compile(parse(SOFTMAX))
+    assert a is not b and c.stats["compiles"] == 2
+    assert c.compile(parse(SOFTMAX)) is b

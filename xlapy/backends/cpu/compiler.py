@@ -99,6 +99,7 @@ class CpuCompiler(Compiler):
         h = hashlib.sha256()
         h.update(module.to_string(print_metadata=False).encode())
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
+        h.update(_codegen_switches().encode())
         h.update(source_fingerprint().encode())
         h.update(jit.target_description().encode())
         return h.hexdigest()
@@ -198,6 +199,14 @@ class CpuCompiler(Compiler):
             os.replace(tmp, root / f"{key}.xlapy")
         except OSError:
             pass  # a read-only or full cache directory only costs a recompile
+
+
+def _codegen_switches() -> str:
+    """Module-level code generation switches that benchmarks flip (part of the cache key, so
+    that a program compiled one way is never served for the other)."""
+    from xlapy.backends.llvm import elemental_reduce
+    return (f"direct={jit.DIRECT_PIPELINE}|unroll={jit.LOOP_UNROLLING}|"
+            f"lanes={elemental_reduce.LANES}|vectors={elemental_reduce.DIRECT_VECTORS}")
 
 
 def part_pipelines(llmod, texts: list[str]) -> list[str]:
