@@ -272,6 +272,7 @@ def parallel_wrapper(module: ir.Module, kernel: ir.Function, n_ptrs: int, outer:
     pointer arguments; runs the kernel on [start, end) of its outer loop."""
     w = ir.Function(module, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]), kernel.name + ".par")
     w.linkage = "internal"
+    w.attributes.add("nounwind")  # as the kernel: no unwind tables (-O3 inferred it)
     set_vector_width(w)  # the kernel is inlined here: the wrapper needs the width too
     b = ir.IRBuilder(w.append_basic_block("entry"))
     ctx, start, end = w.args

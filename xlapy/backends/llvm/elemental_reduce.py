@@ -173,8 +173,9 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
             full[d] = index[k]
         for k, d in enumerate(outer_dims):
             full[d] = oidx[k]
-        with em.scope(), for_range(b, 0, chunks, name="vr") as c:
-            base = b.mul(c, c64(LANES), flags=["nsw", "nuw"])
+        # counted in elements (step LANES): the address is then one induction variable, as
+        # -O3's IndVarSimplify would leave it (the short "direct" pipeline has no such pass)
+        with em.scope(), for_range(b, 0, chunks * LANES, step=LANES, name="vr") as base:
             if direct is not None:  # vector code for the operand tree (elemental_vector)
                 idx = list(full)
                 idx[minor] = base
