@@ -13,13 +13,13 @@ Arrays whose layout is not row-major cross the boundary physically transposed.
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from xlapy.backends.base import Executable
+from xlapy.backends.cpu import output_pool
 from xlapy.backends.cpu.jit import LoadedObject
 from xlapy.backends.cpu.trampoline import MAX_LEAVES, trampoline
 from xlapy.hlo.ir import Module
@@ -72,7 +72,6 @@ class CpuExecutable(Executable):
                 and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
         self._trampoline = trampoline() if flat else None
         self._result_is_tuple = spec.result_shape.is_tuple
-        self._pools: list[list] = [[] for _ in self._fast_outs]
         self._aliases = sorted((spec.aliases or {}).items())
         self._optimized = None
 
@@ -152,12 +151,8 @@ class CpuExecutable(Executable):
 
     __call__ = run
 
-    # Output recycling: a large result the caller has dropped is reused as the next call's
-    # output buffer, instead of mapping (and page-faulting in) fresh memory every call. A
-    # buffer is reused only when nothing but this pool refers to it (its refcount says so),
-    # so an array the caller still holds, or passes back in as an argument, is never touched.
-    _RECYCLE_BYTES = 1 << 16
-    _POOL_DEPTH = 2
+    # Output recycling (output_pool.py): a large result the caller has dropped is reused as
+    # a later call's output buffer, by this or any other executable.
 
     def _donated(self, leaves) -> tuple:
         """Donation: each aliased output is written into its parameter's array. An array
@@ -176,28 +171,13 @@ class CpuExecutable(Executable):
         return tuple(leaves), given
 
     def _take_outputs(self, given=None) -> tuple:
-        outs = []
-        for k, (dims, dtype) in enumerate(self._fast_outs):
-            if given and k in given:
-                outs.append(given[k])
-                continue
-            pool = self._pools[k]
-            buf = None
-            for i in range(len(pool)):
-                # references: the pool's list and getrefcount's own argument
-                if sys.getrefcount(pool[i]) <= 2:
-                    buf = pool.pop(i)
-                    break
-            outs.append(buf if buf is not None else np.empty(dims, dtype))
-        return tuple(outs)
+        return tuple(given[k] if given and k in given else output_pool.take(dims, dtype)
+                     for k, (dims, dtype) in enumerate(self._fast_outs))
 
     def _remember(self, outs: tuple, given=None) -> None:
         for k, o in enumerate(outs):
-            if o.nbytes >= self._RECYCLE_BYTES and not (given and k in given):
-                pool = self._pools[k]
-                pool.append(o)
-                if len(pool) > self._POOL_DEPTH:
-                    pool.pop(0)
+            if not (given and k in given):
+                output_pool.keep(o)
 
     def _execute(self, args: list):
         leaves = []
