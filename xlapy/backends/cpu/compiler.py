@@ -154,10 +154,11 @@ class CpuCompiler(Compiler):
         emitter.emit("xlapy_entry")
         if not profile:  # (profile builds count cycles per kernel function)
             from xlapy.backends.cpu.split import MIN_PART_LINES
-            from xlapy.backends.llvm.call_graph import inline_single_calls
+            from xlapy.backends.llvm.call_graph import inline_single_calls, optnone_if_only_calls
             size = sum(len(blk.instructions) for f in emitter.llmod.functions for blk in f.blocks)
             splittable = parts > 1 and size >= 2 * MIN_PART_LINES
             inline_single_calls(emitter.llmod, ("xlapy_entry",) if splittable else ())
+            optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", str(emitter.llmod))
         texts = split_module(emitter.llmod, "xlapy_entry", parts)
