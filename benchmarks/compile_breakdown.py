@@ -17,7 +17,8 @@ vector IR directly would leave). With --only NAME also LLVM's five most expensiv
 --first-calls instead compares cold first calls (trace + compile + run, every cache
 cleared, median of 5) of xlapy and JAX on the same three workloads, each system in a process
 of its own, started right away and after 0.15 s of idle (as `make bench` does): a core that
-has been idle makes xlapy's two compiling threads start with cold caches.
+has been idle makes xlapy's two compiling threads start with cold caches; and, after idle,
+trace + lower + compile alone (`jit(f).lower(*args).compile()`, no run).
 
 --floor reports LLVM's cost per function on this machine instead: modules of 1, 2, 4 and 8
 copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation, best of 3.
@@ -192,6 +193,15 @@ def first_calls_of(system: str, rng, idles=(0.0, 0.15)) -> dict:
                 block(f(*args))
                 times.append((time.perf_counter() - t0) * 1e3)
             out[name].append(statistics.median(times))
+        compiles = []   # trace + lower + compile alone, after the idle spell
+        for _ in range(5):
+            clear()
+            gc.collect()
+            time.sleep(idles[-1])
+            t0 = time.perf_counter()
+            jit_(fn).lower(*args).compile()
+            compiles.append((time.perf_counter() - t0) * 1e3)
+        out[name].append(statistics.median(compiles))
     return out
 
 
@@ -203,10 +213,11 @@ def first_calls() -> None:
         proc = subprocess.run([sys.executable, __file__, "--first-calls-of", system],
                               capture_output=True, text=True, check=True)
         res[system] = json.loads(proc.stdout.strip().splitlines()[-1])
-    for name, (x0, x1) in res["xlapy"].items():
-        j0, j1 = res["jax"][name]
+    for name, (x0, x1, xc) in res["xlapy"].items():
+        j0, j1, jc = res["jax"][name]
         print(f"{name}: cold first call, median of 5 (ms): right away xlapy {x0:.1f}, JAX "
-              f"{j0:.1f}; after 0.15 s idle xlapy {x1:.1f}, JAX {j1:.1f}")
+              f"{j0:.1f}; after 0.15 s idle xlapy {x1:.1f}, JAX {j1:.1f}; trace + lower + "
+              f"compile alone after idle xlapy {xc:.1f}, JAX {jc:.1f}")
 
 
 def main() -> int:
