@@ -63,3 +63,26 @@ def test_ftz_off_keeps_gradual_underflow(monkeypatch):
     got = np.asarray(xp.jit(lambda x: x * 2)(TINY))
     np.testing.assert_array_equal(got, TINY * np.float32(2))
     xp.clear_caches()
+
+
+def test_aarch64_mode_code_compiles_to_fpcr_accesses(monkeypatch):
+    """The AArch64 form (FPCR.FZ, bit 24), cross-compiled: this project's machines are x86."""
+    import llvmlite.binding as llvm
+    from llvmlite import ir
+    try:
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+        target = llvm.Target.from_triple("aarch64-unknown-linux-gnu")
+    except RuntimeError:
+        pytest.skip("llvmlite without the AArch64 target")
+    monkeypatch.setattr(fpmode, "_arch", lambda: "arm")
+    m = ir.Module()
+    m.triple = "aarch64-unknown-linux-gnu"
+    f = ir.Function(m, ir.FunctionType(ir.VoidType(), []), "f")
+    b = ir.IRBuilder(f.append_basic_block("entry"))
+    fpmode.set_mode(b, fpmode.flush_denormals(b))
+    b.ret_void()
+    mod = llvm.parse_assembly(str(m))
+    mod.verify()
+    asm = target.create_target_machine().emit_assembly(mod)
+    assert asm.count("msr\tFPCR") == 2 and "mrs\t" in asm and "#0x1000000" in asm
