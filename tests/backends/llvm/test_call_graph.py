@@ -13,19 +13,21 @@ def _fn(m, name, linkage="internal"):
     return f, ir.IRBuilder(f.append_basic_block("entry"))
 
 
+def _leaf(m, name, linkage="internal"):
+    """A function that only returns."""
+    f, b = _fn(m, name, linkage)
+    b.ret_void()
+    return f
+
+
 def test_marks_only_single_call_internal_functions():
     m = ir.Module()
-    once, b = _fn(m, "once")
-    b.ret_void()
-    twice, b = _fn(m, "twice")
-    b.ret_void()
-    taken, b = _fn(m, "taken")           # its address is passed on (a pool wrapper)
-    b.ret_void()
+    once, twice = _leaf(m, "once"), _leaf(m, "twice")
+    taken = _leaf(m, "taken")            # its address is passed on (a pool wrapper)
     rec, b = _fn(m, "rec")               # calls itself once
     b.call(rec, [rec.args[0]])
     b.ret_void()
-    ext, b = _fn(m, "ext", "external")
-    b.ret_void()
+    ext = _leaf(m, "ext", "external")
     sink = ir.Function(m, ir.FunctionType(VOID, [PTR]), "sink")   # a declaration
     entry, b = _fn(m, "entry", "external")
     for f in (once, twice, twice, ext):
@@ -40,10 +42,7 @@ def test_marks_only_single_call_internal_functions():
 
 def test_callers_kept_separate():
     m = ir.Module()
-    kernel, b = _fn(m, "kernel")
-    b.ret_void()
-    inner, b = _fn(m, "inner")
-    b.ret_void()
+    kernel, inner = _leaf(m, "kernel"), _leaf(m, "inner")
     wrapper, b = _fn(m, "wrapper")
     b.call(inner, [wrapper.args[0]])
     b.ret_void()

@@ -138,7 +138,7 @@ class CpuCompiler(Compiler):
                  profile: bool = False) -> ExecutableSpec:
         from xlapy.backends.cpu.pipeline import run_cpu_pipeline
         from xlapy.backends.cpu.program import ModuleEmitter
-        from xlapy.backends.cpu.split import join_parts, split_module
+        from xlapy.backends.cpu.split import join_parts, may_split, split_module
         import time
         t0 = time.perf_counter()
         parts = 1 if profile else codegen_split_count(dumper.fl)
@@ -153,11 +153,10 @@ class CpuCompiler(Compiler):
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
         emitter.emit("xlapy_entry")
         if not profile:  # (profile builds count cycles per kernel function)
-            from xlapy.backends.cpu.split import MIN_PART_LINES
             from xlapy.backends.llvm.call_graph import inline_single_calls, optnone_if_only_calls
-            size = sum(len(blk.instructions) for f in emitter.llmod.functions for blk in f.blocks)
-            splittable = parts > 1 and size >= 2 * MIN_PART_LINES
-            inline_single_calls(emitter.llmod, ("xlapy_entry",) if splittable else ())
+            # the entry's kernels stay functions of their own where they may go to other parts
+            inline_single_calls(emitter.llmod, ("xlapy_entry",) if may_split(emitter.llmod, parts)
+                                else ())
             optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", str(emitter.llmod))

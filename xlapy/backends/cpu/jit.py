@@ -275,7 +275,6 @@ def cached_object(text: str, pipeline: str = "O3") -> bytes:
     """compile_to_object for the runtime's own fixed modules (trampoline, thread pool, gemm),
     through the disk cache, so a new process does not run LLVM for them again."""
     import hashlib
-    import os
     from xlapy.backends.cpu.compiler import cache_dir
     root = cache_dir()
     key = hashlib.sha256((text + target_description() + f"|pipeline={pipeline}").encode()).hexdigest()

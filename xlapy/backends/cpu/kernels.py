@@ -184,12 +184,12 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
     rows = None if flat or instr.opcode != "fusion" else \
         RowPlan.make(instr.fused_computation, loop_shape)
     if flat:
-        vector_store = vector_outputs(em, comp.root, outs, out_shapes, 0, flat=True)
+        vector_store = vector_outputs(em, comp, outs, out_shapes, 0, flat=True)
         lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
                         lambda i: store_outputs([i]), "flat")
     elif rows is not None:
         rows.emit(b, em, gens, start, end, store_outputs,
-                  lambda: vector_outputs(em, comp.root, outs, out_shapes, rows.minor))
+                  lambda: vector_outputs(em, comp, outs, out_shapes, rows.minor))
     else:
         with loop_nest(b, loop_shape, start, end) as index:
             store_outputs(index)
@@ -211,11 +211,11 @@ def _alone(instr: Instruction) -> Computation:
     return comp
 
 
-def vector_outputs(em, root: Instruction, outs, out_shapes, dim: int, flat: bool = False):
+def vector_outputs(em, comp: Computation, outs, out_shapes, dim: int, flat: bool = False):
     """store(index) writing LANES consecutive outputs along `dim` from vector code
-    (elemental_vector) for the kernel's computation `root`, or None when a root value has
-    no vector form."""
-    leaves = list(root.operands) if root.opcode == "tuple" else [root]
+    (elemental_vector) for the kernel's computation, or None when a root value has no
+    vector form."""
+    leaves = comp.root_elements()
     if len(leaves) != len(out_shapes) or any(
             s.element_type.name not in ("f32", "f64")
             or (not flat and s.minor_to_major[0] != dim) for s in out_shapes):

@@ -6,6 +6,7 @@ the cpu compiler cuts the emitted module into up to N parts that `jit.compile_ob
 compiles concurrently, each in its own LLVM context, and loads as one executable.
 
   texts = split_module(llmod, "xlapy_entry", parts=2)    # one IR text per part
+  may_split(llmod, parts=2)                              # a cheap bound, before printing
 
 Algorithm:
 - Units: every defined function that is not `alwaysinline` belongs to exactly one part.
@@ -76,6 +77,13 @@ def defined_functions(text: str) -> set[str]:
 
 def _refs(text: str) -> set[str]:
     return {a or b for a, b in _REF.findall(text)}
+
+
+def may_split(llmod: ir.Module, parts: int) -> bool:
+    """Whether split_module(llmod, ..., parts) can cut the module at all, judged before any
+    text is printed: instructions against MIN_PART_LINES (an instruction is about a line)."""
+    size = sum(len(blk.instructions) for f in llmod.functions for blk in f.blocks)
+    return parts > 1 and size >= 2 * MIN_PART_LINES
 
 
 def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:

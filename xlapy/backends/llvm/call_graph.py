@@ -1,12 +1,15 @@
 """Inlining hints from the call graph of an emitted module (llvmlite.ir).
 
     inline_single_calls(llmod, keep_callers=()) -> names marked
+    optnone_if_only_calls(fn) -> whether marked
+    callees(fn)                         the functions fn calls directly
 
 Marks `alwaysinline` every internal function that is called from exactly one place and
 referenced in no other way (a kernel called only by its thread-pool wrapper or only by the
 entry). The short "direct" LLVM pipeline (jit.optimize) inlines nothing else, and a
 function costs code generation on its own (about 1 ms of LLVM's fixed work per function on
-this project's machine: `benchmarks/compile_breakdown.py --floor`); -O3's inliner would
+this project's machine: `benchmarks/compile_breakdown.py --floor`; the marks' effect on
+whole programs: `--marks`); -O3's inliner would
 inline such a function anyway. Semantics are unchanged (a kernel's noalias arguments become
 scoped alias metadata when inlined). The split (split.py) copies an alwaysinline function
 into the part of its one caller; a module that may be split keeps the entry's kernels as
@@ -18,29 +21,31 @@ from __future__ import annotations
 from llvmlite import ir
 
 
+def callees(fn: ir.Function):
+    """The functions `fn` calls directly, once per call instruction."""
+    for blk in fn.blocks:
+        for instr in blk.instructions:
+            if isinstance(instr, ir.CallInstr) and isinstance(instr.callee, ir.Function):
+                yield instr.callee
+
+
 def inline_single_calls(llmod: ir.Module, keep_callers=()) -> list[str]:
     calls: dict[str, int] = {}
     caller: dict[str, str] = {}
-    other_uses: set[str] = set()
+    other_uses: set[str] = set()   # taken as a value (a pool wrapper), or recursive
     fns = [f for f in llmod.functions if f.blocks]
     for f in fns:
+        for callee in callees(f):
+            if callee is f:
+                other_uses.add(f.name)
+            else:
+                calls[callee.name] = calls.get(callee.name, 0) + 1
+                caller[callee.name] = f.name
         for blk in f.blocks:
             for instr in blk.instructions:
-                if isinstance(instr, ir.CallInstr):
-                    callee = instr.callee
-                    if isinstance(callee, ir.Function):
-                        key = callee.name if callee is not f else None  # recursion: never
-                        if key is None:
-                            other_uses.add(f.name)
-                        else:
-                            calls[key] = calls.get(key, 0) + 1
-                            caller[key] = f.name
-                    operands = instr.args
-                else:
-                    operands = getattr(instr, "operands", ())
-                for op in operands:
-                    if isinstance(op, ir.Function):
-                        other_uses.add(op.name)
+                operands = instr.args if isinstance(instr, ir.CallInstr) else \
+                    getattr(instr, "operands", ())
+                other_uses.update(op.name for op in operands if isinstance(op, ir.Function))
     marked = []
     for f in fns:
         if (f.linkage == "internal" and calls.get(f.name) == 1 and f.name not in other_uses
@@ -55,20 +60,16 @@ def optnone_if_only_calls(fn: ir.Function) -> bool:
     """Mark `fn` optnone (and noinline, which optnone requires) when it has no loop and
     calls no alwaysinline function: a program's entry that only hands buffers to kernels and
     the thread pool. LLVM then translates it with its fast instruction selector and without
-    the optimizing machine passes (about 0.5 ms less code generation for a row softmax's
-    program); the few extra instructions run once per call. Returns whether it marked."""
-    from xlapy.backends.llvm.loop_analysis import natural_loops
-    if not fn.blocks or "alwaysinline" in fn.attributes:
+    the optimizing machine passes (`benchmarks/compile_breakdown.py --marks`); the few extra
+    instructions run once per call. Returns whether it marked."""
+    from xlapy.backends.llvm.loop_analysis import UnrecognizedControlFlow, natural_loops
+    if not fn.blocks or "alwaysinline" in fn.attributes or any(
+            "alwaysinline" in callee.attributes for callee in callees(fn)):
         return False
-    for blk in fn.blocks:
-        for instr in blk.instructions:
-            callee = getattr(instr, "callee", None) if isinstance(instr, ir.CallInstr) else None
-            if isinstance(callee, ir.Function) and "alwaysinline" in callee.attributes:
-                return False
     try:
         if natural_loops(fn):
             return False
-    except Exception:  # noqa: BLE001 - control flow the walk does not follow: leave it
+    except UnrecognizedControlFlow:  # control flow the walk does not follow: leave it
         return False
     fn.attributes.add("noinline")
     fn.attributes.add("optnone")

@@ -95,13 +95,7 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         shape = g.shape  # (a flat kernel reads its arrays as one dimension)
         if shape.element_type != t or not shape.rank or shape.minor_to_major[0] != dim:
             return None
-        ptr = g.ptr
-
-        def load(index):
-            addr = em.b.gep(ptr, [linear_of(em.b, shape, index)], inbounds=True,
-                            source_etype=T.value_type(t))
-            return em.b.load(addr, typ=vty, align=t.bits // 8)
-        return load
+        return _loads(em, g.ptr, t, lanes, lambda index: linear_of(em.b, shape, index))
     if op == "constant" and instr.shape.rank == 0:
         return lambda index: _splat(em.b, g([]), lanes)
     if op in _BINARY or op in _MINMAX:
@@ -152,16 +146,19 @@ def _row_major_array(em, operand, out, lanes: int):
     """A reshape to `out` of a parameter array stored row-major: lanes consecutive along out's
     last dimension are consecutive in memory, whichever rows of the array they span."""
     g = em.gen_of.get(id(operand))
-    shape = getattr(g, "shape", None)
     if (operand.opcode != "parameter" or not isinstance(g, ArrayInput) or g.tee is not None
-            or shape.element_type != out.element_type or shape.size != out.size
-            or tuple(shape.minor_to_major) != tuple(reversed(range(shape.rank)))):
+            or g.shape.element_type != out.element_type or g.shape.size != out.size
+            or not g.shape.has_default_layout):
         return None
-    t = out.element_type
+    return _loads(em, g.ptr, out.element_type, lanes,
+                  lambda index: row_major_linear(em.b, out.dims, index))
+
+
+def _loads(em, ptr, t, lanes: int, offset):
+    """index -> one vector load of `lanes` elements of type t at ptr + offset(index)."""
     vty = ir.VectorType(T.value_type(t), lanes)
 
     def load(index):
-        addr = em.b.gep(g.ptr, [row_major_linear(em.b, out.dims, index)], inbounds=True,
-                        source_etype=T.value_type(t))
+        addr = em.b.gep(ptr, [offset(index)], inbounds=True, source_etype=T.value_type(t))
         return em.b.load(addr, typ=vty, align=t.bits // 8)
     return load

@@ -42,33 +42,32 @@ def supported() -> bool:
     return bool(_arch())
 
 
-def _intrinsic(module: ir.Module, name: str, fty: ir.FunctionType) -> ir.Function:
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, fty, name)
+def _call(b: ir.IRBuilder, name: str, fty: ir.FunctionType, args: list):
+    return b.call(b.module.declare_intrinsic(name, (), fty), args)
 
 
 def get_mode(b: ir.IRBuilder):
     """The thread's floating-point control register as an i64 (None where unsupported)."""
-    arch, m = _arch(), b.module
+    arch = _arch()
     if arch == "x86":
         slot = entry_alloca(b, I32)   # in the entry block: callers emit this in loops
-        b.call(_intrinsic(m, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [PTR])), [slot])
+        _call(b, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [PTR]), [slot])
         return b.zext(b.load(slot, typ=I32), I64)
     if arch == "arm":
-        return b.call(_intrinsic(m, "llvm.aarch64.get.fpcr", ir.FunctionType(I64, [])), [])
+        return _call(b, "llvm.aarch64.get.fpcr", ir.FunctionType(I64, []), [])
     return None
 
 
 def set_mode(b: ir.IRBuilder, mode) -> None:
-    arch, m = _arch(), b.module
+    arch = _arch()
     if mode is None:
         return
     if arch == "x86":
         slot = entry_alloca(b, I32)   # in the entry block: callers emit this in loops
         b.store(b.trunc(mode, I32), slot)
-        b.call(_intrinsic(m, "llvm.x86.sse.ldmxcsr", ir.FunctionType(VOID, [PTR])), [slot])
+        _call(b, "llvm.x86.sse.ldmxcsr", ir.FunctionType(VOID, [PTR]), [slot])
     elif arch == "arm":
-        b.call(_intrinsic(m, "llvm.aarch64.set.fpcr", ir.FunctionType(VOID, [I64])), [mode])
+        _call(b, "llvm.aarch64.set.fpcr", ir.FunctionType(VOID, [I64]), [mode])
 
 
 def flush_denormals(b: ir.IRBuilder):

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.llvm.call_graph import callees
 
-class _Unrecognized(Exception):
+
+class UnrecognizedControlFlow(Exception):
     """A control-flow form the walk does not follow (the function gets -O3)."""
 
 
@@ -39,12 +41,12 @@ def _successors(block: ir.Block) -> list[ir.Block]:
         return [term.default] + [blk for _, blk in term.cases]
     if isinstance(term, (ir.Branch, ir.ConditionalBranch)):
         return [op for op in term.operands if isinstance(op, ir.Block)]
-    raise _Unrecognized(f"block {block.name} ends in {type(term).__name__}")
+    raise UnrecognizedControlFlow(f"block {block.name} ends in {type(term).__name__}")
 
 
 def natural_loops(fn: ir.Function) -> dict:
     """{header block: set of ids of the loop's blocks} (loops sharing a header merged).
-    Raises _Unrecognized for a terminator other than ret, unreachable, br and switch."""
+    Raises UnrecognizedControlFlow for a terminator other than ret, unreachable, br and switch."""
     if not fn.blocks:
         return {}
     preds: dict = {id(blk): [] for blk in fn.blocks}
@@ -111,7 +113,7 @@ def _opaque_call(instr) -> bool:
 def _own_loops_need_it(fn: ir.Function) -> bool:
     try:
         loops = natural_loops(fn)
-    except _Unrecognized:
+    except UnrecognizedControlFlow:
         return True
     headers = {id(h) for h in loops}
     by_id = {id(blk): blk for blk in fn.blocks}
@@ -132,12 +134,6 @@ def needs_vectorizer(fn: ir.Function, _seen=None) -> bool:
     ends up in fn), is one LLVM's loop vectorizer could still vectorize."""
     seen = _seen if _seen is not None else set()
     seen.add(id(fn))
-    if _own_loops_need_it(fn):
-        return True
-    for blk in fn.blocks:
-        for i in blk.instructions:
-            callee = getattr(i, "callee", None) if isinstance(i, ir.CallInstr) else None
-            if (isinstance(callee, ir.Function) and callee.blocks and id(callee) not in seen
-                    and "alwaysinline" in callee.attributes and needs_vectorizer(callee, seen)):
-                return True
-    return False
+    return _own_loops_need_it(fn) or any(
+        callee.blocks and id(callee) not in seen and "alwaysinline" in callee.attributes
+        and needs_vectorizer(callee, seen) for callee in callees(fn))
