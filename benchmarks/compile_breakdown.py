@@ -1,7 +1,8 @@
 """Where a first call's compile time goes (the rows where xlapy compiles slower than JAX).
 
     .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--unroll]
-                                                     [--pipelines] [--first-calls | --floor]
+                                                     [--pipelines] [--marks]
+                                                     [--first-calls | --floor]
 
 For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
 compile (LLVM, the runtime's own objects and the compiler's threads ready) and with every
@@ -29,6 +30,8 @@ default) and also reports each workload's run time, to weigh compile time agains
 interleaving on (jit.LOOP_UNROLLING), against the default without.
 --pipelines also compiles and runs each workload with -O3 for every part
 (jit.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
+--marks also compiles each workload without call_graph's marks (kernels called once not
+inlined, an entry that only calls not optnone): lower + compile and its LLVM part.
 """
 import argparse
 import contextlib
@@ -128,6 +131,33 @@ def compile_and_run(fn, inputs) -> tuple[float, float]:
         compiled(*inputs)
         runs.append((time.perf_counter() - t0) * 1e3)
     return sorted(times)[1], min(runs)
+
+
+def compile_times(fn, inputs, n: int = 7) -> tuple[float, float]:
+    """(lower + compile, its LLVM part) in ms, medians of n, every cache cleared."""
+    import statistics
+    total, llvm_part = [], []
+    for _ in range(n):
+        xp.clear_caches()
+        t0 = time.perf_counter()
+        compiled = xp.jit(fn).lower(*inputs).compile()
+        total.append((time.perf_counter() - t0) * 1e3)
+        llvm_part.append(compiled.executable.spec.compile_seconds["llvm_optimize_and_codegen"]
+                         * 1e3)
+    return statistics.median(total), statistics.median(llvm_part)
+
+
+@contextlib.contextmanager
+def unmarked():
+    """call_graph's inlining and optnone marks off (the compiler looks them up per compile)."""
+    from xlapy.backends.llvm import call_graph
+    saved = call_graph.inline_single_calls, call_graph.optnone_if_only_calls
+    call_graph.inline_single_calls = lambda llmod, keep_callers=(): []
+    call_graph.optnone_if_only_calls = lambda fn: False
+    try:
+        yield
+    finally:
+        call_graph.inline_single_calls, call_graph.optnone_if_only_calls = saved
 
 
 def floor() -> None:
@@ -230,6 +260,8 @@ def main() -> int:
                     help="also compile and run with loop unrolling and interleaving on")
     ap.add_argument("--pipelines", action="store_true",
                     help="also compile and run with -O3 for every part")
+    ap.add_argument("--marks", action="store_true",
+                    help="also compile without call_graph's inlining and optnone marks")
     ap.add_argument("--first-calls", action="store_true",
                     help="cold first calls of xlapy and JAX, right away and after 0.15 s idle")
     ap.add_argument("--first-calls-of", choices=("xlapy", "jax"), help=argparse.SUPPRESS)
@@ -295,6 +327,13 @@ def main() -> int:
                 unrolled = compile_and_run(fn, inputs)
             print("  without / with unrolling and interleaving: lower + compile %.1f / %.1f ms, "
                   "run %.2f / %.2f ms (best of 20)" % (lean[0], unrolled[0], lean[1], unrolled[1]))
+        if args.marks:
+            with_marks = compile_times(fn, inputs)
+            with unmarked():
+                without = compile_times(fn, inputs)
+            print("  with / without call_graph's marks: lower + compile %.1f / %.1f ms, LLVM "
+                  "%.1f / %.1f ms (medians of 7)"
+                  % (with_marks[0], without[0], with_marks[1], without[1]))
         if args.pipelines:
             chosen = compile_and_run(fn, inputs)
             with switched("DIRECT_PIPELINE", False):

@@ -2,10 +2,11 @@
 
 A result the caller has dropped is reused as a later call's output buffer of the same shape
 and dtype, by any executable, instead of mapping fresh memory and page-faulting it in: a
-fresh 32 MB output costs about 4.6 ms of page faults on this project's VM (NumPy asks for
-transparent huge pages), and now and then tens of milliseconds while the kernel compacts
-memory for them; the first call of a new program (a row softmax 8192x1024) paid that on top
-of its compilation.
+fresh 32 MB output costs 4.0 ms of page faults on this project's VM against 0.25 ms
+recycled (medians of 25, `.venv/bin/python benchmarks/runtime_costs.py`; NumPy asks for
+transparent huge pages, and when the kernel has to compact memory for them, single
+allocations have taken tens of milliseconds), which the first call of a new program (a row
+softmax 8192x1024) paid on top of its compilation.
 
     out = take(dims, dtype)     # a free recycled array, or a new one
     keep(out)                   # after the call: recycle it once the caller drops it

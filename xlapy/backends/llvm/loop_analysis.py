@@ -5,7 +5,7 @@ flat elementwise kernels, the row kernels, the vectorized reductions), with thei
 remainders marked not to be vectorized (loops.NOT_VECTORIZED). For such code LLVM's full
 -O3 pipeline is mostly wasted work on a first call: it halves the LLVM time of a row
 softmax, sum or sum(x + y*z) to optimize them with a short pipeline instead (jit.py,
-"direct"), at the same run time (`benchmarks/compile_breakdown.py`). The choice is made
+"direct"), at the same run time (`benchmarks/compile_breakdown.py --pipelines`). The choice is made
 per function, here, and per compiled part by the compiler: a part takes the short pipeline
 only when none of its functions has a loop the vectorizer could still improve.
 
