@@ -20,6 +20,7 @@ listed is parsed as Raw with a warning.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -229,8 +230,13 @@ def format_attr_value(value) -> str:
     raise TypeError(f"cannot print attribute value {value!r}")
 
 
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+
+
 def quote(s: str) -> str:
     """A C-style double-quoted string, as XLA prints metadata and targets."""
+    if _NEEDS_ESCAPE.search(s) is None:  # the usual case: nothing to escape
+        return '"' + s + '"'
     out = ['"']
     for ch in s:
         if ch == '"':

@@ -33,6 +33,9 @@ class _Elided:
 
 ELIDED = _Elided()  # a constant printed as {...}: its value is unknown
 
+_COMPUTATION_ATTR_SET = frozenset(COMPUTATION_ATTRS)
+_NUMBER_SUFFIX = re.compile(r"\.\d+$")  # the ".N" that unique names append
+
 
 class Instruction:
     __slots__ = ("opcode", "shape", "operands", "attrs", "name", "metadata", "literal",
@@ -62,9 +65,12 @@ class Instruction:
 
     # ---- called computations -----------------------------------------------------------
     def called_computations(self) -> list["Computation"]:
+        attrs = self.attrs
+        if not attrs or attrs.keys().isdisjoint(_COMPUTATION_ATTR_SET):
+            return []
         out = []
         for key in COMPUTATION_ATTRS:
-            v = self.attrs.get(key)
+            v = attrs.get(key)
             if v is None:
                 continue
             if isinstance(v, (list, tuple)):
@@ -212,24 +218,30 @@ class Computation:
     def post_order(self) -> list[Instruction]:
         """All instructions, operands before users; definition order breaks ties."""
         order: list[Instruction] = []
-        state: dict[int, int] = {}  # id -> 1 visiting, 2 done
+        append = order.append
+        visited: set[int] = set()  # ids: on the stack or done
+        visit = visited.add
         for start in self.instructions:
-            if id(start) in state:
+            if id(start) in visited:
                 continue
-            stack: list[tuple[Instruction, int]] = [(start, 0)]
-            state[id(start)] = 1
+            visit(id(start))
+            for op in start.operands:
+                if id(op) not in visited:
+                    break
+            else:  # the usual case: every operand was defined before it
+                append(start)
+                continue
+            stack = [(start, iter(start.operands))]
             while stack:
-                node, i = stack[-1]
-                if i < len(node.operands):
-                    stack[-1] = (node, i + 1)
-                    op = node.operands[i]
-                    if id(op) not in state:
-                        state[id(op)] = 1
-                        stack.append((op, 0))
-                    continue
-                stack.pop()
-                state[id(node)] = 2
-                order.append(node)
+                node, ops = stack[-1]
+                for op in ops:
+                    if id(op) not in visited:
+                        visit(id(op))
+                        stack.append((op, iter(op.operands)))
+                        break
+                else:
+                    stack.pop()
+                    append(node)
         return order
 
     def called_computations(self) -> list["Computation"]:
@@ -281,7 +293,7 @@ class Module:
         if base not in self._names:
             self._names.add(base)
             return base
-        stem = re.sub(r"\.\d+$", "", base)
+        stem = _NUMBER_SUFFIX.sub("", base)
         n = self._counters.get(stem, 0)
         while True:
             n += 1
@@ -315,7 +327,7 @@ class Module:
         taken = {c.name for c in self.computations}
         if name not in taken:
             return name
-        stem = re.sub(r"\.\d+$", "", name)
+        stem = _NUMBER_SUFFIX.sub("", name)
         n = 1
         while f"{stem}.{n}" in taken:
             n += 1

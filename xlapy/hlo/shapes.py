@@ -211,6 +211,8 @@ class Shape:
 
     def compatible(self, other: "Shape") -> bool:
         """Equal ignoring layouts (what shape inference can promise)."""
+        if self.tuple_shapes is None and isinstance(other, Shape) and other.tuple_shapes is None:
+            return self.element_type == other.element_type and self.dims == other.dims  # arrays
         return self.without_layout() == other.without_layout()
 
     def equal_with_layout(self, other: "Shape") -> bool:

@@ -40,6 +40,8 @@ def live_instructions(comp: Computation) -> set[int]:
 def remove_dead_instructions(comp: Computation) -> int:
     """Remove the dead instructions of `comp`; returns how many."""
     live = live_instructions(comp)
+    if all(id(i) in live for i in comp.instructions):
+        return 0  # (`live` holds the operands of what it holds: nothing else is dead)
     dead = [i for i in comp.post_order() if id(i) not in live]
     for i in reversed(dead):  # users before their operands
         comp.remove_instruction(i)

@@ -476,15 +476,28 @@ def _key(i: Instruction):
 
 def _dedupe(fc: Computation) -> None:
     """Local CSE inside a fused computation: identical instructions (same opcode, shape,
-    operands, attributes, literal) are merged, so duplicated producers are computed once."""
+    operands, attributes, literal) are merged, so duplicated producers are computed once.
+    `fc.instructions` must be in post order (the callers have just sorted it): then merging
+    only changes the operands of instructions not visited yet, and the full key of an
+    instruction, needed only once a second one has its opcode and operands, is the same
+    whenever it is computed."""
     seen: dict = {}
+    alone: dict = {}  # (opcode, operand ids) -> its only instruction so far, or None
     for i in list(fc.instructions):
         if i.opcode == "parameter":
             continue
-        try:
-            k = _key(i)
-            hash(k)
-        except TypeError:
+        cheap = (i.opcode, tuple(map(id, i.operands)))
+        if cheap not in alone:
+            alone[cheap] = i  # equal to no earlier instruction: its key would be new
+            continue
+        earlier = alone[cheap]
+        if earlier is not None:
+            alone[cheap] = None
+            k = _hashable_key(earlier)
+            if k is not None:
+                seen[k] = earlier
+        k = _hashable_key(i)
+        if k is None:
             continue
         first = seen.get(k)
         if first is None:
@@ -492,6 +505,16 @@ def _dedupe(fc: Computation) -> None:
         elif i is not fc.root:
             i.replace_all_uses_with(first)
             fc.remove_instruction(i)
+
+
+def _hashable_key(i: Instruction):
+    """_key(i), or None when it cannot be hashed (such an instruction is never merged)."""
+    try:
+        k = _key(i)
+        hash(k)
+    except TypeError:
+        return None
+    return k
 
 
 def _tuple_shape(shapes):
