@@ -1,7 +1,8 @@
 """Where a first call's compile time goes (the rows where xlapy compiles slower than JAX).
 
     .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--unroll]
-                                                     [--pipelines] [--marks]
+                                                     [--pipelines] [--marks] [--launch]
+                                                     [--gc]
                                                      [--first-calls | --floor]
 
 For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
@@ -30,6 +31,12 @@ default) and also reports each workload's run time, to weigh compile time agains
 interleaving on (jit.LOOP_UNROLLING), against the default without.
 --pipelines also compiles and runs each workload with -O3 for every part
 (jit.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
+--launch also compiles each workload with and without launch.py's shared entry (a program
+that is one kernel on the thread pool gets no entry function of its own), alternating, each
+after 0.15 s idle: lower + compile medians of 20 and run time (best of 20).
+--gc also compiles each workload with and without the garbage collector paused during
+compilation (gc_pause.py), alternating, 40 each after 0.15 s idle: median and mean (a full
+collection is rare but long, so the mean shows what the median hides).
 --marks also compiles each workload without call_graph's marks (kernels called once not
 inlined, an entry that only calls not optnone): lower + compile and its LLVM part.
 """
@@ -160,6 +167,41 @@ def unmarked():
         call_graph.inline_single_calls, call_graph.optnone_if_only_calls = saved
 
 
+def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
+    """{owner.<name> on: (median, mean lower + compile ms, best run ms, launched)}, compiles
+    alternating between the switch on and off, each after 0.15 s of idle (no collection
+    forced before it: the garbage collector's own schedule is part of what --gc compares)."""
+    import statistics
+    saved = getattr(owner, name)
+    times: dict = {True: [], False: []}
+    runs: dict = {}
+    try:
+        for k in range(rounds):
+            for on in ((True, False) if k % 2 else (False, True)):
+                setattr(owner, name, on)
+                xp.clear_caches()
+                time.sleep(0.15)
+                t0 = time.perf_counter()
+                compiled = xp.jit(fn).lower(*inputs).compile()
+                times[on].append((time.perf_counter() - t0) * 1e3)
+                runs[on] = compiled
+    finally:
+        setattr(owner, name, saved)
+    out = {}
+    for on, compiled in runs.items():
+        compiled(*inputs)
+        best = min(_timed(compiled, inputs) for _ in range(20))
+        out[on] = (statistics.median(times[on]), statistics.mean(times[on]), best,
+                   compiled.executable.spec.launch is not None)
+    return out
+
+
+def _timed(compiled, inputs) -> float:
+    t0 = time.perf_counter()
+    compiled(*inputs)
+    return (time.perf_counter() - t0) * 1e3
+
+
 def floor() -> None:
     loop = """define void @f{k}(ptr noalias %a, ptr noalias %b, i64 %n) {{
 entry:
@@ -260,6 +302,10 @@ def main() -> int:
                     help="also compile and run with loop unrolling and interleaving on")
     ap.add_argument("--pipelines", action="store_true",
                     help="also compile and run with -O3 for every part")
+    ap.add_argument("--gc", action="store_true",
+                    help="also compile with and without the garbage collector paused")
+    ap.add_argument("--launch", action="store_true",
+                    help="also compile with and without launch.py's shared entry")
     ap.add_argument("--marks", action="store_true",
                     help="also compile without call_graph's inlining and optnone marks")
     ap.add_argument("--first-calls", action="store_true",
@@ -334,6 +380,19 @@ def main() -> int:
             print("  with / without call_graph's marks: lower + compile %.1f / %.1f ms, LLVM "
                   "%.1f / %.1f ms (medians of 7)"
                   % (with_marks[0], without[0], with_marks[1], without[1]))
+        if args.launch:
+            from xlapy.backends.cpu import compiler
+            ab = switch_ab(fn, inputs, compiler, "LAUNCH_SINGLE_KERNELS")
+            print("  with / without the shared entry (%s): lower + compile %.1f / %.1f ms "
+                  "(medians of 20 after idle), run %.2f / %.2f ms (best of 20)"
+                  % ("launched" if ab[True][3] else "not launched: an entry of its own",
+                     ab[True][0], ab[False][0], ab[True][2], ab[False][2]))
+        if args.gc:
+            from xlapy import gc_pause
+            ab = switch_ab(fn, inputs, gc_pause, "ENABLED", rounds=40)
+            print("  garbage collector paused / not while compiling: lower + compile median "
+                  "%.1f / %.1f ms, mean %.1f / %.1f ms (40 each after idle)"
+                  % (ab[True][0], ab[False][0], ab[True][1], ab[False][1]))
         if args.pipelines:
             chosen = compile_and_run(fn, inputs)
             with switched("DIRECT_PIPELINE", False):

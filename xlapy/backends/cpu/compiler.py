@@ -21,9 +21,13 @@ import threading
 from xlapy.backends.base import Compiler
 from xlapy.backends.cpu import jit, parallel_compile
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
+from xlapy.gc_pause import gc_paused
 from xlapy.hlo.ir import Module
 
-CODEGEN_VERSION = "11"  # (the key also hashes xlapy's sources: see source_fingerprint)
+CODEGEN_VERSION = "12"  # (the key also hashes xlapy's sources: see source_fingerprint)
+# A program that is one kernel on the thread pool runs through launch.py's precompiled entry
+# instead of one of its own (benchmarks/compile_breakdown.py --launch switches it)
+LAUNCH_SINGLE_KERNELS = True
 
 
 def default_num_threads() -> int:
@@ -106,6 +110,11 @@ class CpuCompiler(Compiler):
 
     def compile(self, module: Module, num_threads: int | None = None,
                 parallel_threshold: int = 100_000) -> CpuExecutable:
+        with gc_paused():
+            return self._compile_or_load(module, num_threads, parallel_threshold)
+
+    def _compile_or_load(self, module: Module, num_threads: int | None,
+                         parallel_threshold: int) -> CpuExecutable:
         from xlapy.hlo.verifier import verify
         from xlapy.tools.dump import Dumper
         verify(module)
@@ -152,14 +161,17 @@ class CpuCompiler(Compiler):
                                 use_threads=jit.threads_available(), profile=profile,
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
         emitter.emit("xlapy_entry")
+        launched = None
         if not profile:  # (profile builds count cycles per kernel function)
             from xlapy.backends.llvm.call_graph import inline_single_calls, optnone_if_only_calls
+            launched = emitter.single_launch("xlapy_entry") if LAUNCH_SINGLE_KERNELS else None
             # the entry's kernels stay functions of their own where they may go to other parts
             inline_single_calls(emitter.llmod, ("xlapy_entry",) if may_split(emitter.llmod, parts)
                                 else ())
-            optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
+            if launched is None:
+                optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
         if dumper.enabled:
-            dumper.raw("ir-no-opt.ll", str(emitter.llmod))
+            dumper.raw("ir-no-opt.ll", _launch_comment(launched) + str(emitter.llmod))
         texts = split_module(emitter.llmod, "xlapy_entry", parts)
         if dumper.enabled and len(texts) > 1:
             dumper.raw("ir-parts.ll", join_parts(texts))
@@ -169,6 +181,7 @@ class CpuCompiler(Compiler):
         t3 = time.perf_counter()
         spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
+        spec.launch = launched
         spec.aliases = dict(emitter.aliases)
         _warn_unused_donations(emitter)
         spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,
@@ -201,11 +214,22 @@ class CpuCompiler(Compiler):
             pass  # a read-only or full cache directory only costs a recompile
 
 
+def _launch_comment(launched) -> str:
+    """The dump's note that the module has no entry function of its own (launch.py)."""
+    if launched is None:
+        return ""
+    return (f"; no xlapy_entry: the runtime's xlapy_launch (launch.py) runs {launched.wrapper} "
+            f"over [0, {launched.n}) in chunks of {launched.chunk} with pointers "
+            f"{list(launched.sources)} ((0 param | 1 out | 2 arena, index | offset))"
+            f"{', denormals flushed' if launched.flush_denormals else ''}\n")
+
+
 def _codegen_switches() -> str:
     """Module-level code generation switches that benchmarks flip (part of the cache key, so
     that a program compiled one way is never served for the other)."""
     from xlapy.backends.llvm import elemental_reduce
     return (f"direct={jit.DIRECT_PIPELINE}|unroll={jit.LOOP_UNROLLING}|"
+            f"launch={LAUNCH_SINGLE_KERNELS}|"
             f"lanes={elemental_reduce.LANES}|vectors={elemental_reduce.DIRECT_VECTORS}")
 
 

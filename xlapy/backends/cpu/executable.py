@@ -4,9 +4,11 @@ An ExecutableSpec is everything needed to run a compiled module (the object code
 size, parameter and result leaf shapes); it is what the disk cache stores. CpuExecutable
 loads the object code into this process and calls its entry function
 
-    void xlapy_entry(ptr params, ptr outs, ptr arena)
+    void xlapy_entry(ptr params, ptr outs, ptr arena, ptr desc)
 
-with arrays of leaf pointers. ctypes releases the GIL for the duration of the call.
+with arrays of leaf pointers, or, for a program that is one kernel on the thread pool
+(spec.launch), the runtime's xlapy_launch with that kernel's descriptor as `desc`
+(launch.py). ctypes releases the GIL for the duration of the call.
 Arrays whose layout is not row-major cross the boundary physically transposed.
 """
 
@@ -25,7 +27,8 @@ from xlapy.backends.cpu.trampoline import MAX_LEAVES, trampoline
 from xlapy.hlo.ir import Module
 from xlapy.hlo.shapes import Shape
 
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                          ctypes.c_void_p)
 
 
 @dataclass
@@ -39,6 +42,7 @@ class ExecutableSpec:
     profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
     compile_seconds: dict | None = None  # time per compilation phase
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
+    launch: object = None        # launch.Launch: no entry function, xlapy_launch runs it
 
     @staticmethod
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
@@ -56,13 +60,21 @@ class CpuExecutable(Executable):
         super().__init__(module, "cpu")
         self.spec = spec
         self._code = LoadedObject(spec.objects)
-        self._fn = _ENTRY(self._code.address(spec.entry_symbol))
+        if spec.launch is not None:
+            from xlapy.backends.cpu.launch import launcher_address
+            self._entry_addr = launcher_address()
+            self._desc = np.array(spec.launch.descriptor(self._code.address(spec.launch.wrapper)),
+                                  dtype=np.int64)
+            self._desc_ptr = self._desc.ctypes.data
+        else:
+            self._entry_addr = self._code.address(spec.entry_symbol)
+            self._desc_ptr = None
+        self._fn = _ENTRY(self._entry_addr)
         self._param_leaves = [leaf for s in spec.param_shapes for leaf in s.leaves()]
         self._out_leaves = spec.result_shape.leaves()
         self._arena = self._new_arena()
         self._arena_ptr = self._arena.ctypes.data
         self._lock = threading.Lock()
-        self._entry_addr = self._code.address(spec.entry_symbol)
         # Fast path: flat row-major parameters and results, through the native trampoline.
         self._fast_params = [(tuple(s.dims), s.dtype) for s in spec.param_shapes
                              if not s.is_tuple and s.has_default_layout]
@@ -136,14 +148,15 @@ class CpuExecutable(Executable):
                 if self._lock.acquire(blocking=False):
                     try:
                         outs = self._take_outputs(given)
-                        tramp(args, outs, self._arena_ptr, self._entry_addr)
+                        tramp(args, outs, self._arena_ptr, self._entry_addr, self._desc_ptr)
                         self._remember(outs, given)
                     finally:
                         self._lock.release()
                 else:
                     outs = tuple([given[k] if given and k in given else np.empty(dims, dtype)
                                   for k, (dims, dtype) in enumerate(self._fast_outs)])
-                    tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr)
+                    tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr,
+                          self._desc_ptr)
                 if self._result_is_tuple:
                     return _unflatten(self.spec.result_shape, outs)
                 return outs[0]
@@ -208,12 +221,12 @@ class CpuExecutable(Executable):
         out_ptrs = (ctypes.c_void_p * max(len(outs), 1))(*[o.ctypes.data for o in outs])
         if self._lock.acquire(blocking=False):
             try:
-                self._fn(params, out_ptrs, self._arena.ctypes.data)
+                self._fn(params, out_ptrs, self._arena.ctypes.data, self._desc_ptr)
             finally:
                 self._lock.release()
         else:  # another thread is running this executable: use a private arena
             arena = self._new_arena()
-            self._fn(params, out_ptrs, arena.ctypes.data)
+            self._fn(params, out_ptrs, arena.ctypes.data, self._desc_ptr)
         return _unflatten(self.spec.result_shape, views)
 
 

@@ -1,9 +1,13 @@
 """Program emission: one native function per non-fused computation.
 
   void program(ptr params, ptr outs, ptr arena)
+  void xlapy_entry(ptr params, ptr outs, ptr arena, ptr desc)   (the entry computation)
 
 `params` and `outs` are arrays of pointers to the leaf arrays of the computation's
-parameters and of its result; `arena` is the executable's preallocated scratch memory.
+parameters and of its result; `arena` is the executable's preallocated scratch memory; the
+entry's `desc` is unused (it has launch.py's signature, so the executable calls either
+alike). An entry whose only work is one kernel on the thread pool is left out of the
+module (`ModuleEmitter.single_launch`): the runtime's xlapy_launch runs that kernel.
 The function runs the computation's instructions in schedule order:
 
   parameter, constant, tuple, get-tuple-element, bitcast   no code: pointers are passed along
@@ -36,6 +40,7 @@ from llvmlite import ir
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
 from xlapy.backends.cpu.inplace import donatable_operands, inplace_operands
+from xlapy.backends.cpu import launch
 from xlapy.backends.cpu.kernels import emit_kernel, kernel_cost, pool_function
 from xlapy.backends.llvm import fpmode
 from xlapy.backends.llvm import types as T
@@ -146,6 +151,7 @@ class ModuleEmitter:
         self._names: set[str] = set()
         self._scratch: ir.GlobalVariable | None = None
         self._scratch_bytes = 0
+        self._entry_emitter: ProgramEmitter | None = None
 
     def scratch(self, b: ir.IRBuilder, arena, nbytes: int):
         """Pointer to a scratch region of at least nbytes at the end of the arena, shared by
@@ -186,7 +192,10 @@ class ModuleEmitter:
     def program(self, comp: Computation, name: str | None = None) -> ir.Function:
         fn = self._programs.get(id(comp))
         if fn is None:
-            fn = ProgramEmitter(self, comp, name or self.unique("prog." + comp.name)).emit()
+            pe = ProgramEmitter(self, comp, name or self.unique("prog." + comp.name))
+            if comp is self.hlo.entry:
+                self._entry_emitter = pe
+            fn = pe.emit()
             self._programs[id(comp)] = fn
         return fn
 
@@ -200,19 +209,47 @@ class ModuleEmitter:
             self.arena_size = offset + self._scratch_bytes
         return self.llmod
 
+    def single_launch(self, entry_name: str = "xlapy_entry") -> launch.Launch | None:
+        """After emit(): when the entry's only work is one kernel on the thread pool, with
+        parameters, outputs and arena slots for pointers, remove the entry function from the
+        module and return what the runtime's xlapy_launch needs to run that kernel instead
+        (its wrapper made external); else None and the module is left alone."""
+        fn = self.llmod.globals.get(entry_name)
+        pe = self._entry_emitter
+        if self.profile_labels is not None or pe is None or len(pe.launches) != 1 \
+                or len(fn.blocks) != 1:
+            return None
+        wrapper, ptrs, n, chunk = pe.launches[0]
+        sources = [pe.sources.get(id(p)) for p in ptrs]
+        if None in sources or len(sources) > launch.MAX_POINTERS:
+            return None
+        for instr in fn.blocks[0].instructions:  # anything else the entry does: keep it
+            if isinstance(instr, ir.CallInstr) and instr.callee.name != "xlapy_parallel_for" \
+                    and not fpmode.is_mode_intrinsic(instr.callee.name):
+                return None
+        del self.llmod.globals[entry_name]
+        wrapper.linkage = "external"
+        return launch.Launch(wrapper.name, n, chunk, self.flush_denormals, tuple(sources))
+
 
 class ProgramEmitter:
     def __init__(self, me: ModuleEmitter, comp: Computation, name: str):
         self.me = me
         self.comp = comp
         self.llmod = me.llmod
-        fty = ir.FunctionType(T.VOID, [T.PTR, T.PTR, T.PTR])
+        entry = comp is me.hlo.entry  # (with launch.py's signature: a fourth, unused, ptr)
+        fty = ir.FunctionType(T.VOID, [T.PTR] * (4 if entry else 3))
         self.fn = ir.Function(self.llmod, fty, name)
         self.fn.linkage = "internal"
         self.fn.attributes.add("nounwind")
-        self.params_tbl, self.outs_tbl, self.arena = self.fn.args
+        self.params_tbl, self.outs_tbl, self.arena = self.fn.args[:3]
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.vals: dict[int, object] = {}
+        # for ModuleEmitter.single_launch: id(pointer value) -> (launch.PARAM | OUT | ARENA,
+        # index or offset) of the pointers read from the tables or the arena, and the pool
+        # calls made: (wrapper, pointers, n, chunk)
+        self.sources: dict[int, tuple] = {}
+        self.launches: list[tuple] = []
 
     # ---- helpers ---------------------------------------------------------------------------
     def alloca(self, ty, count=None):
@@ -226,10 +263,15 @@ class ProgramEmitter:
         return tbl
 
     def table_entry(self, tbl, k: int):
-        return self.b.load(self.b.gep(tbl, [c64(k)], source_etype=T.PTR), typ=T.PTR)
+        ptr = self.b.load(self.b.gep(tbl, [c64(k)], source_etype=T.PTR), typ=T.PTR)
+        if tbl is self.params_tbl or tbl is self.outs_tbl:
+            self.sources[id(ptr)] = (launch.PARAM if tbl is self.params_tbl else launch.OUT, k)
+        return ptr
 
     def arena_ptr(self, offset: int):
-        return self.b.gep(self.arena, [c64(offset)], inbounds=True, source_etype=T.I8)
+        ptr = self.b.gep(self.arena, [c64(offset)], inbounds=True, source_etype=T.I8)
+        self.sources[id(ptr)] = (launch.ARENA, offset)
+        return ptr
 
     def memcpy(self, dst, src, nbytes: int):
         if nbytes == 0:
@@ -493,6 +535,7 @@ class ProgramEmitter:
         me = self.me
         per_iter = max(cost // max(n, 1), 1)
         chunk = max(n // (4 * me.num_threads), -(-PARALLEL_GRAIN // per_iter), 1)
+        self.launches.append((wrapper, ptrs, n, chunk))
         self.b.call(pool_function(self.llmod), [wrapper, self.table(ptrs), c64(n), c64(chunk)])
 
     # ---- control flow ------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """A native call trampoline: the cheap way from Python into compiled code.
 
-    void xlapy_trampoline(PyObject *args, PyObject *outs, void *arena, void *entry)
+    void xlapy_trampoline(PyObject *args, PyObject *outs, void *arena, void *entry,
+                          void *desc)
 
 `args` and `outs` are tuples of C-contiguous NumPy arrays. The trampoline (compiled once
 per process) reads each array's data pointer straight from the PyArrayObject, builds the
-leaf-pointer tables on its stack, releases the GIL, calls `entry(params, outs, arena)`,
+leaf-pointer tables on its stack, releases the GIL, calls `entry(params, outs, arena, desc)`,
 and takes the GIL back. It is called through ctypes.PYFUNCTYPE (which keeps the GIL), so a
 call costs one ctypes call with no per-argument ctypes conversions.
 
@@ -41,11 +42,11 @@ def _build_ir() -> str:
     m = ir.Module("xlapy_trampoline")
     save = ir.Function(m, ir.FunctionType(PTR, []), "xlapy_PyEval_SaveThread")
     restore = ir.Function(m, ir.FunctionType(VOID, [PTR]), "xlapy_PyEval_RestoreThread")
-    entry_ty = ir.FunctionType(VOID, [PTR, PTR, PTR])
+    entry_ty = ir.FunctionType(VOID, [PTR, PTR, PTR, PTR])
     # a typed function pointer (printed as `ptr`) lets llvmlite emit an indirect call
-    fn = ir.Function(m, ir.FunctionType(VOID, [PTR, PTR, PTR, entry_ty.as_pointer()]),
+    fn = ir.Function(m, ir.FunctionType(VOID, [PTR, PTR, PTR, entry_ty.as_pointer(), PTR]),
                      "xlapy_trampoline")
-    args, outs, arena, entry = fn.args
+    args, outs, arena, entry, desc = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     tables = []
     for tup in (args, outs):
@@ -72,7 +73,7 @@ def _build_ir() -> str:
         b.position_at_end(done)
         tables.append(tbl)
     state = b.call(save, [])
-    b.call(entry, [tables[0], tables[1], arena])
+    b.call(entry, [tables[0], tables[1], arena, desc])
     b.call(restore, [state])
     b.ret_void()
     cyc = ir.Function(m, ir.FunctionType(I64, []), "xlapy_cycles")
@@ -95,7 +96,7 @@ def trampoline():
     obj = jit.cached_object(_build_ir())
     code = jit.LoadedObject(obj)
     proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object, ctypes.c_void_p,
-                              ctypes.c_void_p)
+                              ctypes.c_void_p, ctypes.c_void_p)
     fn = proto(code.address("xlapy_trampoline"))
     fn._code = code  # keep the machine code alive with the function
     fn._cycles = ctypes.CFUNCTYPE(ctypes.c_int64)(code.address("xlapy_cycles"))

@@ -204,9 +204,7 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     width = LANES
     while width > 1:
         half = width // 2
-        undef = ir.Constant(v.type, ir.Undefined)
-        lo, hi = (b.shuffle_vector(v, undef, ir.Constant(ir.VectorType(T.I32, half),
-                                                         list(range(k, k + half))))
+        lo, hi = (b.shuffle_vector(v, T.undef(v.type), T.shuffle_mask(tuple(range(k, k + half))))
                   for k in (0, half))
         v = _vector_combine(em, op, t, lo, hi)
         width = half

@@ -50,9 +50,8 @@ _MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTION
 
 def _splat(b: ir.IRBuilder, v, lanes: int):
     vty = ir.VectorType(v.type, lanes)
-    one = b.insert_element(ir.Constant(vty, ir.Undefined), v, ir.Constant(T.I32, 0))
-    return b.shuffle_vector(one, ir.Constant(vty, ir.Undefined),
-                            ir.Constant(ir.VectorType(T.I32, lanes), [0] * lanes))
+    one = b.insert_element(T.undef(vty), v, ir.Constant(T.I32, 0))
+    return b.shuffle_vector(one, T.undef(vty), T.shuffle_mask((0,) * lanes))
 
 
 def vector_gen(em, instr, dim: int, lanes: int):

@@ -71,10 +71,23 @@ def set_mode(b: ir.IRBuilder, mode) -> None:
         _call(b, "llvm.aarch64.set.fpcr", ir.FunctionType(VOID, [I64]), [mode])
 
 
+_MODE_INTRINSICS = frozenset({"llvm.x86.sse.stmxcsr", "llvm.x86.sse.ldmxcsr",
+                              "llvm.aarch64.get.fpcr", "llvm.aarch64.set.fpcr"})
+
+
+def is_mode_intrinsic(name: str) -> bool:
+    """Whether `name` is one of the intrinsics get_mode and set_mode call."""
+    return name in _MODE_INTRINSICS
+
+
+def flush_bits() -> int:
+    """The mode bits that flush denormals: FTZ|DAZ in MXCSR, FZ in FPCR (0 elsewhere)."""
+    return {"x86": _X86_FTZ_DAZ, "arm": _ARM_FZ}.get(_arch(), 0)
+
+
 def flush_denormals(b: ir.IRBuilder):
     """Turn on denormal flushing for this thread; returns the previous mode (for set_mode)."""
     saved = get_mode(b)
     if saved is not None:
-        bits = _X86_FTZ_DAZ if _arch() == "x86" else _ARM_FZ
-        set_mode(b, b.or_(saved, ir.Constant(I64, bits)))
+        set_mode(b, b.or_(saved, ir.Constant(I64, flush_bits())))
     return saved
