@@ -2,7 +2,6 @@
 
     .venv/bin/python benchmarks/compile_breakdown.py [--only NAME] [--lanes N] [--unroll]
                                                      [--pipelines] [--marks] [--launch]
-                                                     [--gc]
                                                      [--first-calls | --floor]
 
 For sum, sum(x + y*z) and a row softmax (the shapes of `make bench`), after a warm-up
@@ -34,9 +33,6 @@ interleaving on (jit.LOOP_UNROLLING), against the default without.
 --launch also compiles each workload with and without launch.py's shared entry (a program
 that is one kernel on the thread pool gets no entry function of its own), alternating, each
 after 0.15 s idle: lower + compile medians of 20 and run time (best of 20).
---gc also compiles each workload with and without the garbage collector paused during
-compilation (gc_pause.py), alternating, 40 each after 0.15 s idle: median and mean (a full
-collection is rare but long, so the mean shows what the median hides).
 --marks also compiles each workload without call_graph's marks (kernels called once not
 inlined, an entry that only calls not optnone): lower + compile and its LLVM part.
 """
@@ -169,8 +165,7 @@ def unmarked():
 
 def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
     """{owner.<name> on: (median, mean lower + compile ms, best run ms, launched)}, compiles
-    alternating between the switch on and off, each after 0.15 s of idle (no collection
-    forced before it: the garbage collector's own schedule is part of what --gc compares)."""
+    alternating between the switch on and off, each after 0.15 s of idle."""
     import statistics
     saved = getattr(owner, name)
     times: dict = {True: [], False: []}
@@ -302,8 +297,6 @@ def main() -> int:
                     help="also compile and run with loop unrolling and interleaving on")
     ap.add_argument("--pipelines", action="store_true",
                     help="also compile and run with -O3 for every part")
-    ap.add_argument("--gc", action="store_true",
-                    help="also compile with and without the garbage collector paused")
     ap.add_argument("--launch", action="store_true",
                     help="also compile with and without launch.py's shared entry")
     ap.add_argument("--marks", action="store_true",
@@ -387,12 +380,6 @@ def main() -> int:
                   "(medians of 20 after idle), run %.2f / %.2f ms (best of 20)"
                   % ("launched" if ab[True][3] else "not launched: an entry of its own",
                      ab[True][0], ab[False][0], ab[True][2], ab[False][2]))
-        if args.gc:
-            from xlapy import gc_pause
-            ab = switch_ab(fn, inputs, gc_pause, "ENABLED", rounds=40)
-            print("  garbage collector paused / not while compiling: lower + compile median "
-                  "%.1f / %.1f ms, mean %.1f / %.1f ms (40 each after idle)"
-                  % (ab[True][0], ab[False][0], ab[True][1], ab[False][1]))
         if args.pipelines:
             chosen = compile_and_run(fn, inputs)
             with switched("DIRECT_PIPELINE", False):

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.errors import XlapyError
-from xlapy.gc_pause import gc_paused
 from xlapy.frontend import pytree
 from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
 from xlapy.frontend.graph import make_graph
@@ -258,13 +257,12 @@ class JitFunction:
             a, kw = self._rebuild(static, dyn_args, dyn_kwargs)
             return self.fun(*a, **kw)
 
-        with gc_paused():
-            graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
-            module, extra = lower_to_module(graph, consts, self.__name__)
-            if donated:
-                _alias_donated(module, donated)
-            extra_consts = [np.asarray(consts[i]) for i in extra]
-            return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
+        graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
+        module, extra = lower_to_module(graph, consts, self.__name__)
+        if donated:
+            _alias_donated(module, donated)
+        extra_consts = [np.asarray(consts[i]) for i in extra]
+        return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
 
     def __call__(self, *args, **kwargs):
         if self._fast_ok and not kwargs:

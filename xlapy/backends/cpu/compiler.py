@@ -21,7 +21,6 @@ import threading
 from xlapy.backends.base import Compiler
 from xlapy.backends.cpu import jit, parallel_compile
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
-from xlapy.gc_pause import gc_paused
 from xlapy.hlo.ir import Module
 
 CODEGEN_VERSION = "12"  # (the key also hashes xlapy's sources: see source_fingerprint)
@@ -110,11 +109,6 @@ class CpuCompiler(Compiler):
 
     def compile(self, module: Module, num_threads: int | None = None,
                 parallel_threshold: int = 100_000) -> CpuExecutable:
-        with gc_paused():
-            return self._compile_or_load(module, num_threads, parallel_threshold)
-
-    def _compile_or_load(self, module: Module, num_threads: int | None,
-                         parallel_threshold: int) -> CpuExecutable:
         from xlapy.hlo.verifier import verify
         from xlapy.tools.dump import Dumper
         verify(module)
