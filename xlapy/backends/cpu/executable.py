@@ -59,11 +59,12 @@ class CpuExecutable(Executable):
     def __init__(self, module: Module, spec: ExecutableSpec):
         super().__init__(module, "cpu")
         self.spec = spec
-        self._code = LoadedObject(spec.objects)
+        main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
+        self._code = LoadedObject(spec.objects, symbols=(main,))
         if spec.launch is not None:
             from xlapy.backends.cpu.launch import launcher_address
             self._entry_addr = launcher_address()
-            self._desc = np.array(spec.launch.descriptor(self._code.address(spec.launch.wrapper)),
+            self._desc = np.array(spec.launch.descriptor(self._code.address(main)),
                                   dtype=np.int64)
             self._desc_ptr = self._desc.ctypes.data
         else:

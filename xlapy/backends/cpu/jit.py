@@ -371,7 +371,11 @@ class LoadedObject:
     """Machine code loaded into this process (kept alive as long as this object is): one
     object file, or the parts of one program (split.py), linked together."""
 
-    def __init__(self, obj: bytes | list[bytes], uses_pool: bool | None = None):
+    def __init__(self, obj: bytes | list[bytes], uses_pool: bool | None = None,
+                 symbols: tuple = ()):
+        """`symbols`: names whose addresses to look up right away, before the next engine
+        is prepared on the helper thread (which holds llvmlite's lock for about a
+        millisecond: a lookup made meanwhile waits for it)."""
         _init()
         objs = [obj] if isinstance(obj, bytes) else list(obj)
         if uses_pool is None:
@@ -392,10 +396,11 @@ class LoadedObject:
             for o in objs:
                 self.engine.add_object_file(llvm.ObjectFileRef.from_data(o))
             self.engine.finalize_object()
+            self._addresses = {n: self.engine.get_function_address(n) for n in symbols}
         _prepare_engine()  # for the next program
 
     def address(self, name: str) -> int:
-        addr = self.engine.get_function_address(name)
+        addr = self._addresses.get(name) or self.engine.get_function_address(name)
         if not addr:
             raise LoweringError(f"symbol {name} is missing from the compiled object")
         return addr

@@ -115,9 +115,11 @@ def _build_ir() -> str:
 @functools.lru_cache(maxsize=None)
 def _loaded():
     from xlapy.backends.cpu import jit
-    return jit.LoadedObject(jit.cached_object(_build_ir()), uses_pool=True)
+    return jit.LoadedObject(jit.cached_object(_build_ir()), uses_pool=True,
+                            symbols=("xlapy_launch",))
 
 
+@functools.lru_cache(maxsize=None)
 def launcher_address() -> int:
     """Address of xlapy_launch (compiled once per process; the disk cache keeps its object)."""
     return _loaded().address("xlapy_launch")
