@@ -15,6 +15,8 @@ repeated in a hot loop keeps them in its own core's cache), and prints per-gemm 
 40 rounds. --compare loads a second version of gemm_kernel.py (say `git show
 HEAD~1:xlapy/backends/cpu/gemm_kernel.py > /tmp/old.py`) and alternates the two in each
 round: an A/B that machine load cannot bias. No NumPy here (its threads would disturb it).
+--shapes dense takes shapes with more rows than columns instead (make bench's dense layer
+first), which the kernel splits by rows on several threads; with the default table too.
 
     .venv/bin/python benchmarks/gemm_kernel.py --pair
 
@@ -54,9 +56,18 @@ def call_for(fn, a, b, c, chunks):
     return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
 
-def operands(rng):
+# more rows than columns: split by rows on several threads (gemm_kernel.splits_rows); the
+# first is make bench's dense layer
+DENSE_SHAPES = [("dense 1024x784x512", 1024, 784, 512, False, False),
+                ("1024x784x256", 1024, 784, 256, False, False),
+                ("1024x784x64", 1024, 784, 64, False, False),
+                ("4096x1024x1024", 4096, 1024, 1024, False, False)]
+SHAPE_SETS = {"mlp": SHAPES, "dense": DENSE_SHAPES}
+
+
+def operands(rng, shapes=SHAPES):
     out = []
-    for name, m, k, n, ta, tb in SHAPES:
+    for name, m, k, n, ta, tb in shapes:
         a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
         b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
         out.append((name, (a.T if ta else a), (b.T if tb else b), np.empty((m, n), np.float32)))
@@ -76,10 +87,10 @@ def _version(path):
 def sequence(args) -> int:
     import time
     rng = np.random.default_rng(0)
-    ops = operands(rng)
+    ops = operands(rng, SHAPE_SETS[args.shapes])
     paths = [gk.__file__] + ([args.compare] if args.compare else [])
     versions = [_version(p) for p in paths]
-    ws = np.empty(16 << 20, np.uint8)  # one workspace for all, as in a program's arena
+    ws = np.empty(64 << 20, np.uint8)  # one workspace for all, as in a program's arena
     runs = []
     for mod, fn, _ in versions:
         calls = []
@@ -162,6 +173,9 @@ def main() -> int:
                     help="the eight gemms back to back, medians of 40 rounds")
     ap.add_argument("--compare", metavar="FILE",
                     help="with --sequence: another gemm_kernel.py to alternate with")
+    ap.add_argument("--shapes", choices=sorted(SHAPE_SETS), default="mlp",
+                    help="the MLP step's eight gemms (default) or shapes with more rows than "
+                         "columns (the dense layer's)")
     ap.add_argument("--pair", action="store_true",
                     help="two independent gemms: split one after the other vs concurrently")
     ap.add_argument("--build", action="store_true", help="time the kernel's one-time build")
@@ -175,7 +189,8 @@ def main() -> int:
     lib, fn = gk.load("f32")
     rng = np.random.default_rng(0)
     cases = []
-    for (name, a, b, c), (_, m, k, n, _ta, _tb) in zip(operands(rng), SHAPES):
+    shapes = SHAPE_SETS[args.shapes]
+    for (name, a, b, c), (_, m, k, n, _ta, _tb) in zip(operands(rng, shapes), shapes):
         run = call_for(fn, a, b, c, args.threads)
         run()
         np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3 * np.sqrt(k))

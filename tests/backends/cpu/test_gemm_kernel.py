@@ -1,6 +1,7 @@
 """xlapy's own gemm (gemm_kernel.py): the kernel against NumPy in float64 on shapes with
-edges, every transposition, alpha/beta with a separate Cin, one or several chunks and a
-transposed C; and whole programs compiled with XLAPY_GEMM=xlapy against the interpreter."""
+edges, every transposition, alpha/beta with a separate Cin, one or several chunks (split by
+columns, or by rows where M > N) and a transposed C; and whole programs compiled with
+XLAPY_GEMM=xlapy against the interpreter."""
 
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ def _run(kernels, a, b, c, alpha, beta, cin, chunks):
     gk.numpy_call(fn, a, b, c, alpha, beta, cin, chunks, bits=bits)()
 
 
+# (M > N with several chunks splits by rows: 100x300x50, 520x513x100 with uneven depth
+# blocks, 1100x300x1030 with two NC column blocks and several MC row blocks per chunk)
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
-          (1030, 70, 9)]
+          (1030, 70, 9), (520, 513, 100), (1100, 300, 1030)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -75,6 +78,15 @@ def test_operands_with_no_unit_stride(kernels, dtype):
         tol = (3e-5 if dtype == np.float32 else 1e-12) * np.sqrt(a.shape[1])
         np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64),
                                    rtol=tol, atol=tol, err_msg=f"B strides {b.strides}")
+
+
+def test_both_splits_are_used():
+    assert gk.splits_rows(1024, 512, 2) and not gk.splits_rows(1024, 512, 1)
+    assert not gk.splits_rows(1024, 1024, 2) and not gk.splits_rows(256, 1024, 2)
+    # the workspace fits either layout
+    for m, k, n in ((1024, 784, 512), (256, 1024, 1024), (1100, 300, 1030)):
+        ws = gk.workspace_bytes("f32", 512, m, k, 2, n)
+        assert ws >= 64 + 4 * m * k and ws >= 64 + 4 * n * k
 
 
 def test_result_may_overwrite_cin(kernels):

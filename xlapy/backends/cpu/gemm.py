@@ -133,8 +133,8 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     swap = swapped_for(plan)
     me = pe.me
     chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
-    rows = n if swap else m
-    ws = me.scratch(b, pe.arena, gk.workspace_bytes(t, gk.vector_bits(), rows, k, chunks))
+    rows, cols = (n, m) if swap else (m, n)
+    ws = me.scratch(b, pe.arena, gk.workspace_bytes(t, gk.vector_bits(), rows, k, chunks, cols))
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
     name = f"xlapy_gemm_{t}"
     fn = pe.llmod.globals.get(name) or ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR]),

@@ -49,7 +49,19 @@ with `--sequence --compare` and were not kept.
 Threads, in two phases of xlapy's pool: all of A is packed once into the shared front of
 the scratch space `ws` (panels split across threads), then C's columns are split in
 `chunks` ranges, each packing its own B slivers into its slice of `ws` (the program takes
-`ws` from the end of its arena: gemms run one at a time).
+`ws` from the end of its arena: gemms run one at a time). When A is the larger operand
+(M > N, `splits_rows`), the roles swap: all of B is packed once (depth and column blocks
+split across threads), then C's rows are split, each range packing its MC-row blocks of A
+into its own slice as it goes, so the pass that packs an operand before any arithmetic
+reads the smaller one. `.venv/bin/python benchmarks/gemm_kernel.py --shapes dense` on two
+threads, by rows / before, by columns: the dense layer's 1024x784x512 2.16-2.39 ms against
+2.41-2.43 in hot loops (OpenBLAS 2.14-2.36), 1024x784x64 0.30 against 0.49; with cold
+operands (`--sequence --shapes dense --compare` the previous kernel, two runs) 1024x784x256
+1.41-1.43 against 1.60-1.62 ms, 1024x784x64 0.46-0.48 against 0.61-0.64, 4096x1024x1024
+24.1-24.7 against 25.1-25.6, but the dense layer's 2.80-2.89 against 2.74-2.82 (its 3 MB of
+A read from memory while computing rather than in a pass of its own). The MLP step's gemms
+have M <= N and keep the column split (by rows, its dW2 1024x256x1024 took 1.66 ms
+against 1.56).
 
 The code is built once per process (and cached on disk, like the thread pool): its shape
 parameters are run-time arguments, so no module pays for compiling a gemm.
@@ -105,11 +117,29 @@ def b_slice_bytes(t: str, vector_bits: int) -> int:
     return _round_up(_esize(t) * KC * (NC + NV * lanes(t, vector_bits)), 64) + 64
 
 
-def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int) -> int:
-    """Scratch one call needs: all of A packed once (shared by the chunks), then each chunk's
-    B slivers."""
-    shared = _round_up(_esize(t) * _round_up(m, MR) * _round_up(k, KC), 64)
-    return 64 + shared + chunks * b_slice_bytes(t, vector_bits)
+def a_slice_bytes(t: str) -> int:
+    """Packing space for one MC x KC block of A, per chunk (row-split calls)."""
+    return _round_up(_esize(t) * MC * KC, 64) + 64
+
+
+def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: int) -> int:
+    """Scratch one call needs, whichever way it splits (splits_rows): by columns, all of A
+    packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
+    packed once, then each chunk's block of A."""
+    es, kpad = _esize(t), _round_up(k, KC)
+    by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) + chunks * b_slice_bytes(t, vector_bits)
+    by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
+        + chunks * a_slice_bytes(t)
+    return 64 + max(by_columns, by_rows)
+
+
+def splits_rows(m: int, n: int, chunks: int) -> bool:
+    """Whether a call on several threads splits C by rows (B packed once and shared, each
+    thread packing blocks of A as it goes) rather than by columns (A packed once, each thread
+    packing its B): when A is the larger operand (M > N), so that the operand packed in a
+    pass of its own, before any arithmetic, is the smaller one. The kernel decides at run
+    time by the same rule."""
+    return chunks > 1 and m > n
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,7 +189,7 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None):
     cin = c if cin is None else cin
     es = a.itemsize
     m, k = a.shape
-    ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks), np.uint8)
+    ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]), np.uint8)
     slots = (ctypes.c_int64 * len(ARGS))()
     vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
@@ -221,7 +251,7 @@ class _Gemm:
         fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.t}.{name}")
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
-        if name not in ("pack_all", "chunk"):
+        if name not in ("pack_all", "chunk", "pack_all_b", "chunk_rows"):
             # each helper runs for a whole tile or panel: a call costs nothing there, and
             # inlined into the loop nests they made LLVM's loop passes take 0.4 s
             fn.attributes.add("noinline")
@@ -501,6 +531,85 @@ class _Gemm:
         return fn
 
     # ---- the two parallel phases ------------------------------------------------------------
+    def _row_split(self, micro, pack_a, pack_b, store):
+        """The phases of a call split by rows (splits_rows): pack_all_b(ctx, start, end)
+        packs B's (depth block, NC column block) units [start, end) into the shared front of
+        the workspace, [pc block][column sliver][k][NR]; chunk_rows(ctx, start, end) runs
+        row ranges of C, each packing its MC-row blocks of A into its own slice, then
+        looping over B's slivers (one stays in L1 while the MR-row slivers of the A block,
+        in L2, pass under it)."""
+        t, f, nr = self.t, self.fty, self.nr
+
+        def layout(b, a):
+            npad = b.mul(b.sdiv(b.add(a["N"], c64(nr - 1)), c64(nr)), c64(nr))
+            kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))
+            base = b.ptrtoint(a["apack"], I64)   # the aligned front of the workspace
+            shared = b.and_(b.add(b.mul(b.mul(npad, kpad), c64(self.esize)), c64(63)),
+                            c64(-64))
+            return npad, b.inttoptr(base, PTR), b.add(base, shared)
+
+        pack_all_b = self._fn("pack_all_b", [PTR, I64, I64])
+        ctx, start, end = pack_all_b.args
+        b = ir.IRBuilder(pack_all_b.append_basic_block("entry"))
+        a = self._args(b, ctx)
+        npad, bshared, _ = layout(b, a)
+        nblocks = b.sdiv(b.add(a["N"], c64(NC - 1)), c64(NC))
+        with for_range(b, start, end, name="unit") as u:
+            pc = b.mul(b.sdiv(u, nblocks), a["kcb"])
+            jc = b.mul(b.srem(u, nblocks), c64(NC))
+            with b.if_then(b.icmp_signed("<", pc, a["K"])):
+                kc = self._min(b, b.sub(a["K"], pc), a["kcb"])
+                nc = self._min(b, b.sub(a["N"], jc), c64(NC))
+                src = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
+                dst = self._at(b, bshared, b.add(b.mul(pc, npad), b.mul(jc, kc)))
+                b.call(pack_b, [src, a["rsb"], a["csb"], kc, nc, dst])
+        b.ret_void()
+
+        chunk_rows = self._fn("chunk_rows", [PTR, I64, I64])
+        ctx, start, end = chunk_rows.args
+        b = ir.IRBuilder(chunk_rows.append_basic_block("entry"))
+        a = self._args(b, ctx)
+        M, N, K = a["M"], a["N"], a["K"]
+        npad, bshared, slices = layout(b, a)
+        tile = b.alloca(f, size=MR * nr)
+        tile.align = 64
+        beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
+        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
+        first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
+        per = b.sdiv(b.add(M, b.sub(a["chunks"], c64(1))), a["chunks"])
+        per = b.mul(b.sdiv(b.add(per, c64(MR - 1)), c64(MR)), c64(MR))
+        with for_range(b, start, end, name="chunk") as ch:
+            r0 = self._min(b, b.mul(ch, per), M)
+            r1 = self._min(b, b.add(r0, per), M)
+            ap = b.inttoptr(b.add(slices, b.mul(ch, c64(a_slice_bytes(t)))), PTR)
+            with for_range(b, 0, K, a["kcb"], name="pc") as pc:
+                kc = self._min(b, b.sub(K, pc), a["kcb"])
+                mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
+                                ir.Constant(I32, 2))
+                last = b.icmp_signed(">=", b.add(pc, kc), K)
+                bblock = self._at(b, bshared, b.mul(pc, npad))
+                with for_range(b, r0, r1, MC, name="ic") as ic:
+                    mc = self._min(b, b.sub(r1, ic), c64(MC))
+                    asrc = self._at(b, a["A"], b.add(b.mul(ic, a["rsa"]), b.mul(pc, a["csa"])))
+                    b.call(pack_a, [asrc, a["rsa"], a["csa"], mc, kc, ap])
+                    with for_range(b, 0, N, nr, name="jr") as jr:
+                        cols = self._min(b, b.sub(N, jr), c64(nr))
+                        bp = self._at(b, bblock, b.mul(jr, kc))
+                        with for_range(b, 0, mc, MR, name="ir") as ir_:
+                            rows = self._min(b, b.sub(mc, ir_), c64(MR))
+                            b.call(micro, [kc, self._at(b, ap, b.mul(ir_, kc)), bp, tile])
+                            row, col = b.add(ic, ir_), jr
+                            cptr = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]),
+                                                             b.mul(col, a["csc"])))
+                            cin = self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]),
+                                                              b.mul(col, a["cscin"])))
+                            b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin,
+                                           a["ldcin"], a["cscin"], a["alpha"], a["beta"], mode])
+                            with b.if_then(b.and_(last, has_epi)):
+                                b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
+        b.ret_void()
+        return pack_all_b, chunk_rows
+
     def _args(self, b, ctx):
         f = self.fty
 
@@ -601,6 +710,8 @@ class _Gemm:
                                     b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
         b.ret_void()
 
+        pack_all_b, chunk_rows = self._row_split(micro, pack_a, pack_b, store)
+
         pool = self.m.globals.get("xlapy_parallel_for") or ir.Function(
             self.m, ir.FunctionType(VOID, [PTR, PTR, I64, I64]), "xlapy_parallel_for")
         entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{t}")
@@ -609,11 +720,20 @@ class _Gemm:
         chunks, m = (b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)
                      for name in ("chunks", "M"))
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
+        n = b.load(b.gep(ctx, [c64(SLOT["N"])], source_etype=I64), typ=I64)
+        k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
             with par:
-                grain = b.sdiv(b.add(panels, c64(4 * 2 - 1)), c64(4 * 2))
-                b.call(pool, [pack_all, ctx, panels, grain])
-                b.call(pool, [chunk, ctx, chunks, c64(1)])
+                with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):  # splits_rows
+                    with by_rows:
+                        kblocks = b.sdiv(b.add(k, c64(KC - 1)), c64(KC))
+                        nblocks = b.sdiv(b.add(n, c64(NC - 1)), c64(NC))
+                        b.call(pool, [pack_all_b, ctx, b.mul(kblocks, nblocks), c64(1)])
+                        b.call(pool, [chunk_rows, ctx, chunks, c64(1)])
+                    with by_columns:
+                        grain = b.sdiv(b.add(panels, c64(4 * 2 - 1)), c64(4 * 2))
+                        b.call(pool, [pack_all, ctx, panels, grain])
+                        b.call(pool, [chunk, ctx, chunks, c64(1)])
             with ser:
                 b.call(pack_all, [ctx, c64(0), panels])
                 b.call(chunk, [ctx, c64(0), c64(1)])
