@@ -531,6 +531,39 @@ class _Gemm:
         return fn
 
     # ---- the two parallel phases ------------------------------------------------------------
+    def _chunk_start(self, b, a):
+        """A chunk's tile buffer and write-back flags: (tile, has_epi, first_mode), the mode
+        of the first depth block (beta 0: C = alpha*t, else C = alpha*t + beta*Cin)."""
+        f = self.fty
+        tile = b.alloca(f, size=MR * self.nr)
+        tile.align = 64
+        beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
+        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
+        first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
+        return tile, has_epi, first_mode
+
+    def _tiles(self, b, a, micro, store, tile, ap, bp, row0, col0, mc, nc, kc, mode, last,
+               has_epi):
+        """C[row0:+mc, col0:+nc] from the packed A block `ap` (MR-row slivers) and B block
+        `bp` (NR-column slivers) of depth kc: each B sliver stays in L1 while the A
+        slivers pass under it; each tile is written back in `mode` and, after the last
+        depth block, handed to the epilogue."""
+        nr = self.nr
+        with for_range(b, 0, nc, nr, name="jr") as jr:
+            cols = self._min(b, b.sub(nc, jr), c64(nr))
+            bsliver = self._at(b, bp, b.mul(jr, kc))
+            with for_range(b, 0, mc, MR, name="ir") as ir_:
+                rows = self._min(b, b.sub(mc, ir_), c64(MR))
+                b.call(micro, [kc, self._at(b, ap, b.mul(ir_, kc)), bsliver, tile])
+                row, col = b.add(row0, ir_), b.add(col0, jr)
+                cptr = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]), b.mul(col, a["csc"])))
+                cin = self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]),
+                                                  b.mul(col, a["cscin"])))
+                b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin, a["ldcin"],
+                               a["cscin"], a["alpha"], a["beta"], mode])
+                with b.if_then(b.and_(last, has_epi)):
+                    b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
+
     def _row_split(self, micro, pack_a, pack_b, store):
         """The phases of a call split by rows (splits_rows): pack_all_b(ctx, start, end)
         packs B's (depth block, NC column block) units [start, end) into the shared front of
@@ -538,7 +571,7 @@ class _Gemm:
         row ranges of C, each packing its MC-row blocks of A into its own slice, then
         looping over B's slivers (one stays in L1 while the MR-row slivers of the A block,
         in L2, pass under it)."""
-        t, f, nr = self.t, self.fty, self.nr
+        t, nr = self.t, self.nr
 
         def layout(b, a):
             npad = b.mul(b.sdiv(b.add(a["N"], c64(nr - 1)), c64(nr)), c64(nr))
@@ -571,11 +604,7 @@ class _Gemm:
         a = self._args(b, ctx)
         M, N, K = a["M"], a["N"], a["K"]
         npad, bshared, slices = layout(b, a)
-        tile = b.alloca(f, size=MR * nr)
-        tile.align = 64
-        beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
-        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
-        first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
+        tile, has_epi, first_mode = self._chunk_start(b, a)
         per = b.sdiv(b.add(M, b.sub(a["chunks"], c64(1))), a["chunks"])
         per = b.mul(b.sdiv(b.add(per, c64(MR - 1)), c64(MR)), c64(MR))
         with for_range(b, start, end, name="chunk") as ch:
@@ -592,21 +621,8 @@ class _Gemm:
                     mc = self._min(b, b.sub(r1, ic), c64(MC))
                     asrc = self._at(b, a["A"], b.add(b.mul(ic, a["rsa"]), b.mul(pc, a["csa"])))
                     b.call(pack_a, [asrc, a["rsa"], a["csa"], mc, kc, ap])
-                    with for_range(b, 0, N, nr, name="jr") as jr:
-                        cols = self._min(b, b.sub(N, jr), c64(nr))
-                        bp = self._at(b, bblock, b.mul(jr, kc))
-                        with for_range(b, 0, mc, MR, name="ir") as ir_:
-                            rows = self._min(b, b.sub(mc, ir_), c64(MR))
-                            b.call(micro, [kc, self._at(b, ap, b.mul(ir_, kc)), bp, tile])
-                            row, col = b.add(ic, ir_), jr
-                            cptr = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]),
-                                                             b.mul(col, a["csc"])))
-                            cin = self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]),
-                                                              b.mul(col, a["cscin"])))
-                            b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin,
-                                           a["ldcin"], a["cscin"], a["alpha"], a["beta"], mode])
-                            with b.if_then(b.and_(last, has_epi)):
-                                b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
+                    self._tiles(b, a, micro, store, tile, ap, bblock, ic, c64(0), mc, N, kc,
+                                mode, last, has_epi)
         b.ret_void()
         return pack_all_b, chunk_rows
 
@@ -644,7 +660,7 @@ class _Gemm:
 
     def build(self):
         micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
-        t, f, nr = self.t, self.fty, self.nr
+        t, nr = self.t, self.nr
 
         # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
         pack_all = self._fn("pack_all", [PTR, I64, I64])
@@ -667,11 +683,7 @@ class _Gemm:
         b = ir.IRBuilder(chunk.append_basic_block("entry"))
         a = self._args(b, ctx)
         M, N, K = a["M"], a["N"], a["K"]
-        tile = b.alloca(f, size=MR * nr)
-        tile.align = 64
-        beta_zero = b.fcmp_ordered("==", a["beta"], ir.Constant(f, 0.0))
-        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
-        first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
+        tile, has_epi, first_mode = self._chunk_start(b, a)
         per = b.sdiv(b.add(N, b.sub(a["chunks"], c64(1))), a["chunks"])
         per = b.mul(b.sdiv(b.add(per, c64(nr - 1)), c64(nr)), c64(nr))
         with for_range(b, start, end, name="chunk") as ch:
@@ -692,22 +704,8 @@ class _Gemm:
                     with for_range(b, 0, M, MC, name="ic") as ic:
                         mc = self._min(b, b.sub(M, ic), c64(MC))
                         ap = self._at(b, ablock, b.mul(ic, kc))
-                        with for_range(b, 0, nc, nr, name="jr") as jr:
-                            cols = self._min(b, b.sub(nc, jr), c64(nr))
-                            with for_range(b, 0, mc, MR, name="ir") as ir_:
-                                rows = self._min(b, b.sub(mc, ir_), c64(MR))
-                                b.call(micro, [kc, self._at(b, ap, b.mul(ir_, kc)),
-                                               self._at(b, bp, b.mul(jr, kc)), tile])
-                                row, col = b.add(ic, ir_), b.add(jc, jr)
-                                cptr = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]),
-                                                                 b.mul(col, a["csc"])))
-                                cin = self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]),
-                                                                  b.mul(col, a["cscin"])))
-                                b.call(store, [tile, rows, cols, cptr, a["ldc"], a["csc"], cin,
-                                               a["ldcin"], a["cscin"], a["alpha"], a["beta"],
-                                               mode])
-                                with b.if_then(b.and_(last, has_epi)):
-                                    b.call(a["epi"], [a["epi_ctx"], row, col, rows, cols])
+                        self._tiles(b, a, micro, store, tile, ap, bp, ic, jc, mc, nc, kc, mode,
+                                    last, has_epi)
         b.ret_void()
 
         pack_all_b, chunk_rows = self._row_split(micro, pack_a, pack_b, store)
