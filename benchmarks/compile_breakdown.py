@@ -32,7 +32,8 @@ interleaving on (jit.LOOP_UNROLLING), against the default without.
 (jit.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
 --launch also compiles each workload with and without launch.py's shared entry (a program
 that is one kernel on the thread pool gets no entry function of its own), alternating, each
-after 0.15 s idle: lower + compile medians of 20 and run time (best of 20).
+after 0.15 s idle: lower + compile and its LLVM part, medians of 20, and run time (best of
+20).
 --marks also compiles each workload without call_graph's marks (kernels called once not
 inlined, an entry that only calls not optnone): lower + compile and its LLVM part.
 """
@@ -164,11 +165,13 @@ def unmarked():
 
 
 def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
-    """{owner.<name> on: (median, mean lower + compile ms, best run ms, launched)}, compiles
-    alternating between the switch on and off, each after 0.15 s of idle."""
+    """{owner.<name> on: (median, mean lower + compile ms, best run ms, launched, median
+    ms of the LLVM part)}, compiles alternating between the switch on and off, each after
+    0.15 s of idle."""
     import statistics
     saved = getattr(owner, name)
     times: dict = {True: [], False: []}
+    llvm_part: dict = {True: [], False: []}
     runs: dict = {}
     try:
         for k in range(rounds):
@@ -179,6 +182,8 @@ def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
                 t0 = time.perf_counter()
                 compiled = xp.jit(fn).lower(*inputs).compile()
                 times[on].append((time.perf_counter() - t0) * 1e3)
+                llvm_part[on].append(compiled.executable.spec.compile_seconds[
+                    "llvm_optimize_and_codegen"] * 1e3)
                 runs[on] = compiled
     finally:
         setattr(owner, name, saved)
@@ -187,7 +192,8 @@ def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
         compiled(*inputs)
         best = min(_timed(compiled, inputs) for _ in range(20))
         out[on] = (statistics.median(times[on]), statistics.mean(times[on]), best,
-                   compiled.executable.spec.launch is not None)
+                   compiled.executable.spec.launch is not None,
+                   statistics.median(llvm_part[on]))
     return out
 
 
@@ -376,10 +382,12 @@ def main() -> int:
         if args.launch:
             from xlapy.backends.cpu import compiler
             ab = switch_ab(fn, inputs, compiler, "LAUNCH_SINGLE_KERNELS")
-            print("  with / without the shared entry (%s): lower + compile %.1f / %.1f ms "
-                  "(medians of 20 after idle), run %.2f / %.2f ms (best of 20)"
+            print("  with / without the shared entry (%s): lower + compile %.1f / %.1f ms, "
+                  "its LLVM part %.1f / %.1f ms (medians of 20 after idle), run %.2f / %.2f ms "
+                  "(best of 20)"
                   % ("launched" if ab[True][3] else "not launched: an entry of its own",
-                     ab[True][0], ab[False][0], ab[True][2], ab[False][2]))
+                     ab[True][0], ab[False][0], ab[True][4], ab[False][4], ab[True][2],
+                     ab[False][2]))
         if args.pipelines:
             chosen = compile_and_run(fn, inputs)
             with switched("DIRECT_PIPELINE", False):

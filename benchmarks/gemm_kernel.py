@@ -16,7 +16,8 @@ repeated in a hot loop keeps them in its own core's cache), and prints per-gemm 
 HEAD~1:xlapy/backends/cpu/gemm_kernel.py > /tmp/old.py`) and alternates the two in each
 round: an A/B that machine load cannot bias. No NumPy here (its threads would disturb it).
 --shapes dense takes shapes with more rows than columns instead (make bench's dense layer
-first), which the kernel splits by rows on several threads; with the default table too.
+first), which the kernel splits by rows on several threads; with the default table too,
+where --compare FILE adds FILE's kernel as a column (the two taking turns in hot loops).
 
     .venv/bin/python benchmarks/gemm_kernel.py --pair
 
@@ -172,7 +173,8 @@ def main() -> int:
     ap.add_argument("--sequence", action="store_true",
                     help="the eight gemms back to back, medians of 40 rounds")
     ap.add_argument("--compare", metavar="FILE",
-                    help="with --sequence: another gemm_kernel.py to alternate with")
+                    help="another gemm_kernel.py to alternate with (with --sequence, or "
+                         "as a column of the hot-loop table)")
     ap.add_argument("--shapes", choices=sorted(SHAPE_SETS), default="mlp",
                     help="the MLP step's eight gemms (default) or shapes with more rows than "
                          "columns (the dense layer's)")
@@ -195,16 +197,33 @@ def main() -> int:
         run()
         np.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3 * np.sqrt(k))
         cases.append((name, m, k, n, a, b, c, run))
-    own = {name: best(run, 20) for name, m, k, n, a, b, c, run in cases}
+    other = {}
+    if args.compare:  # the two kernels take turns: five rounds of best-of-4 each
+        _, fn2, _lib2 = _version(args.compare)
+        runs2 = {name: call_for(fn2, a, b, c, args.threads)
+                 for name, m, k, n, a, b, c, run in cases}
+        own = {name: 1.0 for name, *_ in cases}
+        other = dict(own)
+        for _ in range(5):
+            for name, m, k, n, a, b, c, run in cases:
+                own[name] = min(own[name], best(run, 4))
+                other[name] = min(other[name], best(runs2[name], 4))
+    else:
+        own = {name: best(run, 20) for name, m, k, n, a, b, c, run in cases}
     blas = {name: best(lambda: np.matmul(a, b, out=c), 20)
             for name, m, k, n, a, b, c, run in cases}
-    print(f"{'shape':16s} {'xlapy':>22s} {'NumPy (OpenBLAS)':>22s}")
+
+    def cell(t, flops):
+        return f"{t * 1e3:8.3f} ms {flops / t / 1e9:6.0f} GF/s"
+    head = f"{os.path.basename(args.compare)[-22:]:>22s} " if other else ""
+    print(f"{'shape':16s} {'xlapy':>22s} {head}{'NumPy (OpenBLAS)':>22s}")
     for name, m, k, n, *_ in cases:
         flops = 2 * m * n * k
-        print(f"{name:16s} {own[name] * 1e3:8.3f} ms {flops / own[name] / 1e9:6.0f} GF/s "
-              f"{blas[name] * 1e3:8.3f} ms {flops / blas[name] / 1e9:6.0f} GF/s")
+        print(f"{name:16s} {cell(own[name], flops)} "
+              + (f"{cell(other[name], flops)} " if other else "") + cell(blas[name], flops))
     print(f"{'total':16s} {sum(own.values()) * 1e3:8.2f} ms {'':11s}"
-          f"{sum(blas.values()) * 1e3:8.2f} ms")
+          + (f"{sum(other.values()) * 1e3:8.2f} ms {'':11s}" if other else "")
+          + f"{sum(blas.values()) * 1e3:8.2f} ms")
     return 0
 
 

@@ -80,12 +80,31 @@ def test_operands_with_no_unit_stride(kernels, dtype):
                                    rtol=tol, atol=tol, err_msg=f"B strides {b.strides}")
 
 
-def test_both_splits_are_used():
-    assert gk.splits_rows(1024, 512, 2) and not gk.splits_rows(1024, 512, 1)
-    assert not gk.splits_rows(1024, 1024, 2) and not gk.splits_rows(256, 1024, 2)
+def test_the_operand_packed_once_is_the_larger_one(kernels):
+    """On several threads the front of the workspace holds the operand packed once and
+    shared: B (sliver by sliver, [k][NR]) when M > N (split by rows), else A ([k][MR])."""
+    _, fn, bits = kernels["f32"]
+    nr = gk.NV * gk.lanes("f32", bits)
+    rng = np.random.default_rng(11)
+    for m, k, n in ((100, 300, 50), (50, 300, 100)):
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        c = np.empty((m, n), np.float32)
+        run = gk.numpy_call(fn, a, b, c, chunks=2, bits=bits)
+        run()
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
+        ws = run.keep[1]
+        front = ws[(-ws.ctypes.data) % 64:].view(np.float32)
+        kc = -(-k // -(-k // gk.KC))   # the equal depth blocks
+        assert gk.splits_rows(m, n, 2) == (m > n)
+        if m > n:
+            np.testing.assert_array_equal(front[:kc * nr].reshape(kc, nr), b[:kc, :nr])
+        else:
+            np.testing.assert_array_equal(front[:kc * gk.MR].reshape(kc, gk.MR),
+                                          a[:gk.MR, :kc].T)
     # the workspace fits either layout
     for m, k, n in ((1024, 784, 512), (256, 1024, 1024), (1100, 300, 1030)):
-        ws = gk.workspace_bytes("f32", 512, m, k, 2, n)
+        ws = gk.workspace_bytes("f32", bits, m, k, 2, n)
         assert ws >= 64 + 4 * m * k and ws >= 64 + 4 * n * k
 
 

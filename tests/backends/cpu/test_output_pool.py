@@ -66,3 +66,17 @@ def test_kept_bytes_are_capped(monkeypatch):
     assert output_pool.take((N + 4,), np.float32).ctypes.data == newest
     # the least recently kept shapes were let go: a new array, the pool holds none of them
     assert not output_pool._pools.get(((N,), np.dtype(np.float32)))
+
+
+def test_small_outputs_skip_the_pool():
+    assert output_pool.recyclable((N,), np.float32)
+    assert not output_pool.recyclable((16,), np.float32)
+    small = CpuCompiler().compile(parse("""HloModule m
+ENTRY e {
+  x = f32[16] parameter(0)
+  ROOT y = f32[16] add(x, x)
+}"""))
+    x = np.arange(16, dtype=np.float32)
+    for _ in range(3):
+        np.testing.assert_array_equal(small.run(x), x + x)
+    assert output_pool.kept_bytes() == 0

@@ -80,6 +80,7 @@ class CpuExecutable(Executable):
         self._fast_params = [(tuple(s.dims), s.dtype) for s in spec.param_shapes
                              if not s.is_tuple and s.has_default_layout]
         self._fast_outs = [(tuple(s.dims), s.dtype) for s in self._out_leaves]
+        self._recycled = [output_pool.recyclable(dims, dtype) for dims, dtype in self._fast_outs]
         flat = (len(self._fast_params) == len(spec.param_shapes)
                 and all(s.has_default_layout for s in self._out_leaves)
                 and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
@@ -185,12 +186,14 @@ class CpuExecutable(Executable):
         return tuple(leaves), given
 
     def _take_outputs(self, given=None) -> tuple:
-        return tuple(given[k] if given and k in given else output_pool.take(dims, dtype)
-                     for k, (dims, dtype) in enumerate(self._fast_outs))
+        return tuple(given[k] if given and k in given else
+                     output_pool.take(dims, dtype) if recycled else np.empty(dims, dtype)
+                     for k, ((dims, dtype), recycled)
+                     in enumerate(zip(self._fast_outs, self._recycled)))
 
     def _remember(self, outs: tuple, given=None) -> None:
-        for k, o in enumerate(outs):
-            if not (given and k in given):
+        for k, (o, recycled) in enumerate(zip(outs, self._recycled)):
+            if recycled and not (given and k in given):
                 output_pool.keep(o)
 
     def _execute(self, args: list):

@@ -53,15 +53,16 @@ the scratch space `ws` (panels split across threads), then C's columns are split
 (M > N, `splits_rows`), the roles swap: all of B is packed once (depth and column blocks
 split across threads), then C's rows are split, each range packing its MC-row blocks of A
 into its own slice as it goes, so the pass that packs an operand before any arithmetic
-reads the smaller one. `.venv/bin/python benchmarks/gemm_kernel.py --shapes dense` on two
-threads, by rows / before, by columns: the dense layer's 1024x784x512 2.16-2.39 ms against
-2.41-2.43 in hot loops (OpenBLAS 2.14-2.36), 1024x784x64 0.30 against 0.49; with cold
-operands (`--sequence --shapes dense --compare` the previous kernel, two runs) 1024x784x256
-1.41-1.43 against 1.60-1.62 ms, 1024x784x64 0.46-0.48 against 0.61-0.64, 4096x1024x1024
-24.1-24.7 against 25.1-25.6, but the dense layer's 2.80-2.89 against 2.74-2.82 (its 3 MB of
-A read from memory while computing rather than in a pass of its own). The MLP step's gemms
-have M <= N and keep the column split (by rows, its dW2 1024x256x1024 took 1.66 ms
-against 1.56).
+reads the smaller one. Against the kernel that split by columns only (commit 4f58709's
+gemm_kernel.py as FILE), two threads, two runs each: in hot loops (`.venv/bin/python
+benchmarks/gemm_kernel.py --shapes dense --compare FILE`) the dense layer's 1024x784x512
+2.21 / 2.32 ms against 2.38 / 2.51 (OpenBLAS 2.17 / 2.24), 1024x784x64 0.32 / 0.33
+against 0.49 / 0.50; with cold operands (`--sequence --shapes dense --compare FILE`)
+1024x784x256 1.45 / 1.44 against 1.68 / 1.63, 1024x784x64 0.51 / 0.49 against 0.68 / 0.69,
+4096x1024x1024 25.7 / 25.5 against 26.2 / 26.2, the dense layer's 2.99 / 2.96 against
+2.99 / 2.98 (its 3 MB of A read from memory while computing rather than in a pass of its
+own). The MLP step's gemms have M <= N and keep the column split (by rows, its dW2
+1024x256x1024 took 1.66 ms against 1.56 in one `--sequence --compare` run).
 
 The code is built once per process (and cached on disk, like the thread pool): its shape
 parameters are run-time arguments, so no module pays for compiling a gemm.
@@ -75,6 +76,7 @@ import os
 from llvmlite import ir
 
 from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.types import splat
 
 I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
 
@@ -264,9 +266,7 @@ class _Gemm:
         return b.gep(p, [i], source_etype=self.fty)
 
     def _splat(self, b, x):
-        undef = ir.Constant(self.vty, None)
-        v = b.insert_element(undef, x, ir.Constant(I32, 0))
-        return b.shuffle_vector(v, undef, ir.Constant(ir.VectorType(I32, self.vl), [0] * self.vl))
+        return splat(b, x, self.vl)
 
     @staticmethod
     def _min(b, x, y):
@@ -571,21 +571,7 @@ class _Gemm:
         row ranges of C, each packing its MC-row blocks of A into its own slice, then
         looping over B's slivers (one stays in L1 while the MR-row slivers of the A block,
         in L2, pass under it)."""
-        t, nr = self.t, self.nr
-
-        def layout(b, a):
-            npad = b.mul(b.sdiv(b.add(a["N"], c64(nr - 1)), c64(nr)), c64(nr))
-            kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))
-            base = b.ptrtoint(a["apack"], I64)   # the aligned front of the workspace
-            shared = b.and_(b.add(b.mul(b.mul(npad, kpad), c64(self.esize)), c64(63)),
-                            c64(-64))
-            return npad, b.inttoptr(base, PTR), b.add(base, shared)
-
-        pack_all_b = self._fn("pack_all_b", [PTR, I64, I64])
-        ctx, start, end = pack_all_b.args
-        b = ir.IRBuilder(pack_all_b.append_basic_block("entry"))
-        a = self._args(b, ctx)
-        npad, bshared, _ = layout(b, a)
+        pack_all_b, b, a, start, end = self._phase("pack_all_b")
         nblocks = b.sdiv(b.add(a["N"], c64(NC - 1)), c64(NC))
         with for_range(b, start, end, name="unit") as u:
             pc = b.mul(b.sdiv(u, nblocks), a["kcb"])
@@ -594,29 +580,23 @@ class _Gemm:
                 kc = self._min(b, b.sub(a["K"], pc), a["kcb"])
                 nc = self._min(b, b.sub(a["N"], jc), c64(NC))
                 src = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
-                dst = self._at(b, bshared, b.add(b.mul(pc, npad), b.mul(jc, kc)))
+                dst = self._at(b, a["bshared"], b.add(b.mul(pc, a["npad"]), b.mul(jc, kc)))
                 b.call(pack_b, [src, a["rsb"], a["csb"], kc, nc, dst])
         b.ret_void()
 
-        chunk_rows = self._fn("chunk_rows", [PTR, I64, I64])
-        ctx, start, end = chunk_rows.args
-        b = ir.IRBuilder(chunk_rows.append_basic_block("entry"))
-        a = self._args(b, ctx)
+        chunk_rows, b, a, start, end = self._phase("chunk_rows")
         M, N, K = a["M"], a["N"], a["K"]
-        npad, bshared, slices = layout(b, a)
         tile, has_epi, first_mode = self._chunk_start(b, a)
-        per = b.sdiv(b.add(M, b.sub(a["chunks"], c64(1))), a["chunks"])
-        per = b.mul(b.sdiv(b.add(per, c64(MR - 1)), c64(MR)), c64(MR))
+        span = self._chunk_span(b, M, a["chunks"], MR)
         with for_range(b, start, end, name="chunk") as ch:
-            r0 = self._min(b, b.mul(ch, per), M)
-            r1 = self._min(b, b.add(r0, per), M)
-            ap = b.inttoptr(b.add(slices, b.mul(ch, c64(a_slice_bytes(t)))), PTR)
+            r0, r1 = span(ch)
+            ap = b.inttoptr(b.add(a["aslices"], b.mul(ch, c64(a_slice_bytes(self.t)))), PTR)
             with for_range(b, 0, K, a["kcb"], name="pc") as pc:
                 kc = self._min(b, b.sub(K, pc), a["kcb"])
                 mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
                                 ir.Constant(I32, 2))
                 last = b.icmp_signed(">=", b.add(pc, kc), K)
-                bblock = self._at(b, bshared, b.mul(pc, npad))
+                bblock = self._at(b, a["bshared"], b.mul(pc, a["npad"]))
                 with for_range(b, r0, r1, MC, name="ic") as ic:
                     mc = self._min(b, b.sub(r1, ic), c64(MC))
                     asrc = self._at(b, a["A"], b.add(b.mul(ic, a["rsa"]), b.mul(pc, a["csa"])))
@@ -643,30 +623,48 @@ class _Gemm:
         a["epi"] = b.load(b.gep(ctx, [c64(SLOT["epi"])], source_etype=I64),
                           typ=EPILOGUE_TYPE.as_pointer())
         a.update({n: arg(n, f) for n in ("alpha", "beta")})
-        # scratch layout: shared packed A (M rounded to MR, K rounded to KC), then B slivers
-        esize = self.esize
-        base = b.and_(b.add(b.ptrtoint(a["ws"], I64), c64(63)), c64(-64))
-        mpad = b.mul(b.sdiv(b.add(a["M"], c64(MR - 1)), c64(MR)), c64(MR))
-        kpad = b.mul(b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC)), c64(KC))
-        shared = b.and_(b.add(b.mul(b.mul(mpad, kpad), c64(esize)), c64(63)), c64(-64))
+        # scratch layout (workspace_bytes): the operand packed once and shared, then the
+        # chunks' slices. Split by columns: A (M rounded to MR, K to KC), then B slivers;
+        # by rows: B (N rounded to NR, K to KC), then blocks of A
+        def up(x, unit):
+            return b.mul(b.sdiv(b.add(x, c64(unit - 1)), c64(unit)), c64(unit))
+
+        def after(base, elements):
+            return b.add(base, up(b.mul(elements, c64(self.esize)), 64))
+
+        base = up(b.ptrtoint(a["ws"], I64), 64)
+        a["mpad"], a["npad"], kpad = up(a["M"], MR), up(a["N"], self.nr), up(a["K"], KC)
+        a["apack"] = a["bshared"] = b.inttoptr(base, PTR)
+        a["bpack"] = b.inttoptr(after(base, b.mul(a["mpad"], kpad)), PTR)
+        a["aslices"] = after(base, b.mul(a["npad"], kpad))
         # depth blocks of equal size (784 = 4 x 196, not 3 x 256 + 16: a thin last block
         # costs a full pass over C for little arithmetic)
         blocks = b.sdiv(b.add(a["K"], c64(KC - 1)), c64(KC))
         a["kcb"] = b.sdiv(b.add(a["K"], b.sub(blocks, c64(1))), blocks)
-        a["apack"] = b.inttoptr(base, PTR)
-        a["bpack"] = b.inttoptr(b.add(base, shared), PTR)
-        a["mpad"] = mpad
         return a
+
+    def _phase(self, name: str):
+        """A parallel phase's function (ctx, start, end): (function, builder, args, start,
+        end)."""
+        fn = self._fn(name, [PTR, I64, I64])
+        ctx, start, end = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        return fn, b, self._args(b, ctx), start, end
+
+    def _chunk_span(self, b, total, chunks, unit):
+        """ch -> [lo, hi): chunk ch's share of [0, total), in whole `unit`s."""
+        per = b.sdiv(b.add(total, b.sub(chunks, c64(1))), chunks)
+        per = b.mul(b.sdiv(b.add(per, c64(unit - 1)), c64(unit)), c64(unit))
+
+        def span(ch):
+            lo = self._min(b, b.mul(ch, per), total)
+            return lo, self._min(b, b.add(lo, per), total)
+        return span
 
     def build(self):
         micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
-        t, nr = self.t, self.nr
-
         # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
-        pack_all = self._fn("pack_all", [PTR, I64, I64])
-        ctx, start, end = pack_all.args
-        b = ir.IRBuilder(pack_all.append_basic_block("entry"))
-        a = self._args(b, ctx)
+        pack_all, b, a, start, end = self._phase("pack_all")
         with for_range(b, start, end, name="panel") as p:
             row = b.mul(p, c64(MR))
             mc = self._min(b, b.sub(a["M"], row), c64(MR))
@@ -678,18 +676,13 @@ class _Gemm:
         b.ret_void()
 
         # phase 2: one chunk = a range of C's columns; it packs its own B slivers
-        chunk = self._fn("chunk", [PTR, I64, I64])
-        ctx, start, end = chunk.args
-        b = ir.IRBuilder(chunk.append_basic_block("entry"))
-        a = self._args(b, ctx)
+        chunk, b, a, start, end = self._phase("chunk")
         M, N, K = a["M"], a["N"], a["K"]
         tile, has_epi, first_mode = self._chunk_start(b, a)
-        per = b.sdiv(b.add(N, b.sub(a["chunks"], c64(1))), a["chunks"])
-        per = b.mul(b.sdiv(b.add(per, c64(nr - 1)), c64(nr)), c64(nr))
+        span = self._chunk_span(b, N, a["chunks"], self.nr)
         with for_range(b, start, end, name="chunk") as ch:
-            n0 = self._min(b, b.mul(ch, per), N)
-            n1 = self._min(b, b.add(n0, per), N)
-            bp = b.gep(a["bpack"], [b.mul(ch, c64(b_slice_bytes(t, self.bits)))],
+            n0, n1 = span(ch)
+            bp = b.gep(a["bpack"], [b.mul(ch, c64(b_slice_bytes(self.t, self.bits)))],
                        source_etype=ir.IntType(8))
             with for_range(b, n0, n1, NC, name="jc") as jc:
                 nc = self._min(b, b.sub(n1, jc), c64(NC))
@@ -710,9 +703,9 @@ class _Gemm:
 
         pack_all_b, chunk_rows = self._row_split(micro, pack_a, pack_b, store)
 
-        pool = self.m.globals.get("xlapy_parallel_for") or ir.Function(
-            self.m, ir.FunctionType(VOID, [PTR, PTR, I64, I64]), "xlapy_parallel_for")
-        entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{t}")
+        from xlapy.backends.cpu.kernels import pool_function
+        pool = pool_function(self.m)
+        entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{self.t}")
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         ctx = entry.args[0]
         chunks, m = (b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)

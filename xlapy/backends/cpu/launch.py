@@ -3,10 +3,12 @@
 Most first calls compile a program whose entry function only sets the floating-point mode,
 puts a few buffer pointers in a table and hands one kernel to the thread pool (a row
 softmax, a layernorm, an elementwise map over a large array). LLVM translates every
-function through its whole code generation pipeline, and for that entry this costs about
-0.6 ms of a ~17 ms softmax compile whatever its size (`.venv/bin/python
-benchmarks/compile_breakdown.py --launch`). Such a program instead leaves the entry out of
-its LLVM module and is run by one entry compiled once per process,
+function through its whole code generation pipeline, however small: on the row softmax
+that entry cost 0.6-0.7 ms of LLVM time and about 1 ms of the whole compile
+(`.venv/bin/python benchmarks/compile_breakdown.py --launch --only "row softmax"`, two
+runs: LLVM 9.0 / 9.0 ms against 9.6 / 9.7, lower + compile 15.8 / 16.2 against 16.8 /
+17.2). Such a program instead leaves the entry out of its LLVM module and is run by one
+entry compiled once per process,
 
     void xlapy_launch(ptr params, ptr outs, ptr arena, ptr desc)
 
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from xlapy.backends.llvm import fpmode
+from xlapy.backends.llvm.loops import c64, for_range
 from xlapy.backends.llvm.types import I64, PTR, VOID
 
 MAX_POINTERS = 256
@@ -56,57 +59,34 @@ class Launch:
 
 
 def _build_ir() -> str:
+    from xlapy.backends.cpu.kernels import pool_function
     m = ir.Module("xlapy_launch")
-    pool = ir.Function(m, ir.FunctionType(VOID, [PTR, PTR, I64, I64]), "xlapy_parallel_for")
     fn = ir.Function(m, ir.FunctionType(VOID, [PTR, PTR, PTR, PTR]), "xlapy_launch")
     fn.attributes.add("nounwind")
     params, outs, arena, desc = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
 
-    def c(v):
-        return ir.Constant(I64, v)
-
     def word(k):
-        return b.load(b.gep(desc, [k if isinstance(k, ir.Value) else c(k)], source_etype=I64),
+        return b.load(b.gep(desc, [k if isinstance(k, ir.Value) else c64(k)], source_etype=I64),
                       typ=I64)
 
-    tbl = b.alloca(PTR, size=c(MAX_POINTERS))
-    count = word(4)
-    pre = b.block
-    header, body, done = (fn.append_basic_block(n) for n in ("h", "b", "d"))
-    b.branch(header)
-    b.position_at_end(header)
-    j = b.phi(I64)
-    j.add_incoming(c(0), pre)
-    b.cbranch(b.icmp_signed("<", j, count), body, done)
-    b.position_at_end(body)
-    src = word(b.add(j, c(5)))
-    kind, index = b.and_(src, c(3)), b.lshr(src, c(2))
-    is_arena = b.icmp_signed("==", kind, c(ARENA))
-    load_blk, arena_blk, store_blk = (fn.append_basic_block(n) for n in ("tl", "ar", "st"))
-    b.cbranch(is_arena, arena_blk, load_blk)
-    b.position_at_end(load_blk)  # (an arena offset is no index into either table)
-    table = b.select(b.icmp_signed("==", kind, c(PARAM)), params, outs)
-    loaded = b.load(b.gep(table, [index], source_etype=PTR), typ=PTR)
-    b.branch(store_blk)
-    b.position_at_end(arena_blk)
-    offset_ptr = b.gep(arena, [index], source_etype=ir.IntType(8))
-    b.branch(store_blk)
-    b.position_at_end(store_blk)
-    ptr = b.phi(PTR)
-    ptr.add_incoming(loaded, load_blk)
-    ptr.add_incoming(offset_ptr, arena_blk)
-    b.store(ptr, b.gep(tbl, [j], source_etype=PTR))
-    j.add_incoming(b.add(j, c(1)), store_blk)
-    b.branch(header)
-    b.position_at_end(done)
+    tbl = b.alloca(PTR, size=c64(MAX_POINTERS))
+    with for_range(b, 0, word(4), name="j") as j:
+        src = word(b.add(j, c64(5)))
+        kind, index = b.and_(src, c64(3)), b.lshr(src, c64(2))
+        slot = b.gep(tbl, [j], source_etype=PTR)
+        # an arena offset is no index into either table: load from one only for the others
+        with b.if_else(b.icmp_signed("==", kind, c64(ARENA))) as (in_arena, in_table):
+            with in_arena:
+                b.store(b.gep(arena, [index], source_etype=ir.IntType(8)), slot)
+            with in_table:
+                table = b.select(b.icmp_signed("==", kind, c64(PARAM)), params, outs)
+                b.store(b.load(b.gep(table, [index], source_etype=PTR), typ=PTR), slot)
     saved = fpmode.get_mode(b)
     if saved is not None:
-        bits = c(fpmode.flush_bits())
-        flush = b.icmp_signed("!=", word(3), c(0))
-        fpmode.set_mode(b, b.or_(saved, b.select(flush, bits, c(0))))
-    wrapper = b.inttoptr(word(0), PTR)
-    b.call(pool, [wrapper, tbl, word(1), word(2)])
+        flush = b.icmp_signed("!=", word(3), c64(0))
+        fpmode.set_mode(b, b.or_(saved, b.select(flush, c64(fpmode.flush_bits()), c64(0))))
+    b.call(pool_function(m), [b.inttoptr(word(0), PTR), tbl, word(1), word(2)])
     fpmode.set_mode(b, saved)
     b.ret_void()
     return str(m)
@@ -119,7 +99,6 @@ def _loaded():
                             symbols=("xlapy_launch",))
 
 
-@functools.lru_cache(maxsize=None)
 def launcher_address() -> int:
     """Address of xlapy_launch (compiled once per process; the disk cache keeps its object)."""
     return _loaded().address("xlapy_launch")

@@ -10,6 +10,7 @@ softmax 8192x1024) paid on top of its compilation.
 
     out = take(dims, dtype)     # a free recycled array, or a new one
     keep(out)                   # after the call: recycle it once the caller drops it
+    recyclable(dims, dtype)     # whether that shape is ever kept (small ones are not)
 
 A buffer is handed out only when nothing but the pool refers to it (its reference count
 says so), so an array the caller still holds, passes back in, or keeps a view of (a view
@@ -34,6 +35,12 @@ CAP_BYTES = 1 << 28
 _pools: collections.OrderedDict = collections.OrderedDict()   # (dims, dtype) -> [arrays]
 _bytes = 0
 _lock = threading.Lock()
+
+
+def recyclable(dims: tuple, dtype) -> bool:
+    """Whether outputs of this shape and dtype are kept at all (executables ask once, so
+    their calls skip the pool for small outputs)."""
+    return int(np.prod(dims, dtype=np.int64)) * np.dtype(dtype).itemsize >= RECYCLE_BYTES
 
 
 def take(dims: tuple, dtype) -> np.ndarray:

@@ -48,12 +48,6 @@ _MINMAX = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
 _MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTIONS}
 
 
-def _splat(b: ir.IRBuilder, v, lanes: int):
-    vty = ir.VectorType(v.type, lanes)
-    one = b.insert_element(T.undef(vty), v, ir.Constant(T.I32, 0))
-    return b.shuffle_vector(one, T.undef(vty), T.shuffle_mask((0,) * lanes))
-
-
 def vector_gen(em, instr, dim: int, lanes: int):
     """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None."""
     g = em.gen_of.get(id(instr))
@@ -96,7 +90,7 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
             return None
         return _loads(em, g.ptr, t, lanes, lambda index: linear_of(em.b, shape, index))
     if op == "constant" and instr.shape.rank == 0:
-        return lambda index: _splat(em.b, g([]), lanes)
+        return lambda index: T.splat(em.b, g([]), lanes)
     if op in _BINARY or op in _MINMAX:
         x, y = (vector_gen(em, o, dim, lanes) for o in instr.operands)
         if x is None or y is None:
@@ -123,7 +117,7 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         scalar = em.gen_of.get(id(operand))
         if scalar is None:
             return None
-        return lambda index: _splat(em.b, scalar([index[d] for d in dims]), lanes)
+        return lambda index: T.splat(em.b, scalar([index[d] for d in dims]), lanes)
     if op == "reshape":
         src = instr.operands[0].shape
         out = instr.shape

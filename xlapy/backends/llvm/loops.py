@@ -112,10 +112,14 @@ def strides(shape: Shape) -> list[int]:
 
 def linear_of(b: ir.IRBuilder, shape: Shape, index) -> ir.Value:
     """Physical linear element offset of a logical multi-index (list of i64 values)."""
-    st = strides(shape)
+    return _offset(b, shape.dims, strides(shape), index)
+
+
+def _offset(b: ir.IRBuilder, dims, st, index) -> ir.Value:
+    """sum(index[d] * st[d]) over the dimensions longer than 1."""
     total = None
-    for d in range(shape.rank):
-        if shape.dims[d] == 1:
+    for d in range(len(dims)):
+        if dims[d] == 1:
             continue
         term = index[d] if st[d] == 1 else b.mul(index[d], c64(st[d]), flags=["nsw", "nuw"])
         total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
@@ -145,14 +149,10 @@ def index_of(b: ir.IRBuilder, shape: Shape, linear) -> list:
 
 def row_major_linear(b: ir.IRBuilder, dims, index) -> ir.Value:
     """Row-major linear offset over `dims` of a multi-index (inverse of row_major_index_of)."""
-    total = None
-    stride = 1
+    st, acc = [0] * len(dims), 1
     for d in reversed(range(len(dims))):
-        if dims[d] != 1:
-            term = index[d] if stride == 1 else b.mul(index[d], c64(stride), flags=["nsw", "nuw"])
-            total = term if total is None else b.add(total, term, flags=["nsw", "nuw"])
-        stride *= dims[d]
-    return c64(0) if total is None else total
+        st[d], acc = acc, acc * dims[d]
+    return _offset(b, dims, st, index)
 
 
 def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:

@@ -49,6 +49,13 @@ def undef(t: ir.Type) -> ir.Constant:
     return ir.Constant(t, ir.Undefined)
 
 
+def splat(b: ir.IRBuilder, v, lanes: int):
+    """A <lanes x T> vector with every lane the scalar v."""
+    vty = ir.VectorType(v.type, lanes)
+    one = b.insert_element(undef(vty), v, ir.Constant(I32, 0))
+    return b.shuffle_vector(one, undef(vty), shuffle_mask((0,) * lanes))
+
+
 def _mangled(t: ir.Type) -> str:
     if isinstance(t, ir.VectorType):
         return f"v{t.count}{_mangled(t.element)}"
