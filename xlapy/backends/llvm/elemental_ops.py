@@ -347,7 +347,7 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
         if dst.name == "f32":
             return b.fptrunc(x, T.F32) if x.type == T.F64 else x
         if dst.name == "f16":
-            return b.fptrunc(x, T.F16)
+            return T.f64_to_f16(b, x) if x.type == T.F64 else b.fptrunc(x, T.F16)
         if x.type == T.F64:  # f64 -> bf16 rounds twice, through f32, as XLA:CPU does
             x = b.fptrunc(x, T.F32)
         return T.f32_to_bf16_bits(b, x)

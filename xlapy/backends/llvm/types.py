@@ -144,6 +144,27 @@ def from_float(b: ir.IRBuilder, v, t: PrimitiveType):
     return v
 
 
+def f64_to_f16(b: ir.IRBuilder, x):
+    """f64 -> f16 rounded once (to nearest even) without a runtime call.
+
+    LLVM lowers `fptrunc double to half` to the soft-float routine __truncdfhf2 unless the
+    CPU converts f64 to f16 itself (AVX512-FP16); neither the JIT's process nor an
+    ahead-of-time object can count on that routine. Narrowing to f32 with round-to-odd (cut
+    toward zero, then set the lowest bit when anything was cut) keeps the information the
+    second rounding needs: f32 carries 13 more significand bits than f16, so f32 -> f16 then
+    rounds as if from the exact value. Overflow past f32 becomes its largest odd value,
+    which f16 turns into inf as it should; NaN passes through both steps."""
+    t = b.fptrunc(x, F32)
+    back = b.fpext(t, F64)
+    inexact = b.fcmp_ordered("!=", back, x)
+    fabs = b.module.declare_intrinsic("llvm.fabs", [F64])
+    away = b.fcmp_ordered(">", b.call(fabs, [back]), b.call(fabs, [x]))
+    bits = b.bitcast(t, I32)
+    toward_zero = b.select(b.and_(inexact, away), b.sub(bits, ir.Constant(I32, 1)), bits)
+    odd = b.select(inexact, b.or_(toward_zero, ir.Constant(I32, 1)), toward_zero)
+    return b.fptrunc(b.bitcast(odd, F32), F16)
+
+
 def f32_to_bf16_bits(b: ir.IRBuilder, v):
     """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN."""
     bits = b.bitcast(v, I32)
