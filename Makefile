@@ -19,6 +19,7 @@ demo: $(VENV)/.installed
 	$(PY) examples/mnist_softmax.py --compare --out_dir out
 
 test: $(VENV)/.installed
+	$(PY) -m ruff check xlapy tests benchmarks examples
 	$(PY) -m pytest tests
 
 bench: $(VENV)/.installed

@@ -48,13 +48,13 @@ import time
 
 os.environ["XLAPY_DISABLE_CACHE"] = "1"
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import xlapy as xp  # noqa: E402
-import xlapy.numpy as xnp  # noqa: E402
-from xlapy.backends.cpu import jit  # noqa: E402
-from xlapy.backends.cpu.split import parts_of  # noqa: E402
-from xlapy.backends.llvm import elemental_reduce  # noqa: E402
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.split import parts_of
+from xlapy.backends.llvm import elemental_reduce
 
 
 def softmax(x):
@@ -353,7 +353,7 @@ def main() -> int:
         parts = parts_of(split[0].read_text()) if split else [whole]
         optimized = parts_of(next(dump.glob("*.ir-with-opt.ll")).read_text())
         used = [re.match(r"; optimized with the (\S+) pipeline", p).group(1) for p in optimized]
-        fmt = lambda ms: f"{sum(ms):.1f} ({ms[0]:.1f} + {ms[1]:.1f} + {ms[2]:.1f})"  # noqa: E731
+        fmt = lambda ms: f"{sum(ms):.1f} ({ms[0]:.1f} + {ms[1]:.1f} + {ms[2]:.1f})"
         print("  LLVM per part, alone (parse + optimize + codegen): "
               + ", ".join(f"{fmt(llvm_ms(p, pipeline=u))} [{u}]" for p, u in zip(parts, used)))
         if args.only:

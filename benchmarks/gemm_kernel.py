@@ -37,8 +37,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from harness import best  # noqa: E402
-from xlapy.backends.cpu import gemm_kernel as gk  # noqa: E402
+from harness import best
+from xlapy.backends.cpu import gemm_kernel as gk
 
 # (name, M, K, N, A transposed, B transposed)
 SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, False, False),
@@ -95,7 +95,7 @@ def sequence(args) -> int:
     runs = []
     for mod, fn, _ in versions:
         calls = []
-        for name, a, b, c in ops:
+        for _name, a, b, c in ops:
             run = call_for(fn, a, b, c, args.threads)
             run.keep[0][mod.SLOT["ws"]] = ws.ctypes.data
             calls.append(run)
@@ -205,12 +205,12 @@ def main() -> int:
         own = {name: 1.0 for name, *_ in cases}
         other = dict(own)
         for _ in range(5):
-            for name, m, k, n, a, b, c, run in cases:
+            for name, *_, run in cases:
                 own[name] = min(own[name], best(run, 4))
                 other[name] = min(other[name], best(runs2[name], 4))
     else:
         own = {name: best(run, 20) for name, m, k, n, a, b, c, run in cases}
-    blas = {name: best(lambda: np.matmul(a, b, out=c), 20)
+    blas = {name: best(lambda: np.matmul(a, b, out=c), 20)  # noqa: B023 (timed at once)
             for name, m, k, n, a, b, c, run in cases}
 
     def cell(t, flops):

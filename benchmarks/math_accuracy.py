@@ -19,8 +19,9 @@ import time
 import numpy as np
 
 from xlapy.backends.llvm.math import FUNCTIONS
-from xlapy.backends.llvm.math_testing import (MathJIT, check_special_cases, reference, special_cases,
-                                              sweep_inputs, sweep_inputs_binary, ulp_error)
+from xlapy.backends.llvm.math_testing import (MathJIT, check_special_cases, reference,
+                                              special_cases, sweep_inputs, sweep_inputs_binary,
+                                              ulp_error)
 
 TYPES = ('f32', 'f64')
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,7 +63,8 @@ def exhaustive_f32(jit, name):
     worst_err, worst_x = -1.0, None
     out = np.empty(1 << 24, np.float32)
     for chunk in range(256):
-        x = np.arange(chunk << 24, (chunk + 1) << 24, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        bits = np.arange(chunk << 24, (chunk + 1) << 24, dtype=np.uint64).astype(np.uint32)
+        x = bits.view(np.float32)
         res = jit(name, 'f32', x, out=out)
         with np.errstate(all='ignore'):            # signaling NaN inputs
             ref = _reference_f64(name, x.astype(np.float64))
@@ -105,9 +107,11 @@ def measure_throughput(names, n, repeat):
         out = np.empty_like(x)
         row = {'name': nm}
         for w, jit in jits.items():
-            row[w] = n / _time(lambda: jit(nm, 'f32', *args, out=out), repeat)
+            # the lambda uses this iteration's values: it is timed at once
+            row[w] = n / _time(lambda: jit(nm, 'f32', *args, out=out), repeat)  # noqa: B023
         f = NUMPY.get(nm)
-        row['numpy'] = n / _time(lambda: f(*args, out=out), repeat) if f else None
+        # the lambda uses this iteration's values: it is timed at once
+        row['numpy'] = n / _time(lambda: f(*args, out=out), repeat) if f else None  # noqa: B023
         rows.append(row)
     return rows
 
@@ -132,12 +136,14 @@ def render(acc, specials, thr, exh, args, elapsed):
     for sfx in TYPES:
         w(f'## {"float32" if sfx == "f32" else "float64"}')
         w('')
-        w('| function | points | max ulp | worst input | mean ulp | special values (bit-exact) | domain swept |')
+        w('| function | points | max ulp | worst input | mean ulp | special values (bit-exact) '
+          '| domain swept |')
         w('| --- | ---: | ---: | --- | ---: | --- | --- |')
         for name in sorted(FUNCTIONS):
             r = acc[name, sfx]
             sp_n, sp_bad = specials[name, sfx]
-            sp = f'{sp_n} ok' if not sp_bad else f'{sp_n - len(sp_bad)}/{sp_n} ok: ' + '; '.join(sp_bad)
+            sp = (f'{sp_n} ok' if not sp_bad
+                  else f'{sp_n - len(sp_bad)}/{sp_n} ok: ' + '; '.join(sp_bad))
             w(f'| {name} | {r["points"]} | {r["max"]:.3f} | {r["at"]} | {r["mean"]:.4f} | {sp} | '
               f'{r["domain"]} |')
         w('')
@@ -156,7 +162,8 @@ def render(acc, specials, thr, exh, args, elapsed):
     for sfx in TYPES:
         cases = []
         for name in sorted(FUNCTIONS):
-            cs = ', '.join(f'({", ".join(f"{a:g}" for a in c[0])})' for c in special_cases(name, sfx))
+            cs = ', '.join(f'({", ".join(f"{a:g}" for a in c[0])})'
+                           for c in special_cases(name, sfx))
             cases.append(f'- {name}.{sfx}: {cs}')
         w('\n'.join(cases))
         w('')

@@ -8,10 +8,11 @@ of the step's elementwise kernels, relu(h + b) on 256x1024, in a hot loop before
 call (its 2 MB of data stays in the core's cache), right after a 256x1024x1024 gemm each
 time (the gemm's 6 MB evict it: the situation inside the step), and in a hot loop again
 after the BLAS calls (slower than the first while OpenBLAS's threads keep spinning and take
-the second core; with OPENBLAS_NUM_THREADS=1 the two are equal), (4) the step compiled with and without
-column fusion in this process (profiled kernel times, then alternating step times), and
-(5) the step itself, xlapy and JAX alternating. With XLAPY_GEMM=xlapy the step uses xlapy's
-own gemm. Informative only: timings on a shared machine move by a few percent between runs.
+the second core; with OPENBLAS_NUM_THREADS=1 the two are equal), (4) the step compiled with
+and without column fusion in this process (profiled kernel times, then alternating step
+times), and (5) the step itself, xlapy and JAX alternating. With XLAPY_GEMM=xlapy the step
+uses xlapy's own gemm. Informative only: timings on a shared machine move by a few percent
+between runs.
 """
 import os
 import sys
@@ -20,12 +21,12 @@ import time
 os.environ.setdefault("XLAPY_FLAGS", "--xla_hlo_profile")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import xlapy as xp  # noqa: E402
-import xlapy.numpy as xnp  # noqa: E402
-from harness import best  # noqa: E402
-from workloads import grad_steps, make_numpy_like, mlp_params, one_hot  # noqa: E402
+import xlapy as xp
+import xlapy.numpy as xnp
+from harness import best
+from workloads import grad_steps, make_numpy_like, mlp_params, one_hot
 
 # (name, lhs shape, rhs shape, lhs transposed, rhs transposed) of the step's gemms
 GEMMS = [("fwd 1", (256, 784), (784, 1024), False, False),
@@ -97,7 +98,7 @@ def pass_ab(step, args, name: str, rounds: int = 11) -> None:
     times = {label: [] for label in variants}
     for _ in range(rounds):
         for label, c in variants.items():
-            times[label].append(best(lambda: c(*args), 10))
+            times[label].append(best(lambda: c(*args), 10))  # noqa: B023 (timed at once)
     ratios = sorted(a / b for a, b in zip(times["with"], times["without"]))
     print(f"step with / without {name}: median ratio {ratios[rounds // 2]:.3f} over {rounds} "
           f"alternating rounds (medians {sorted(times['with'])[rounds // 2] * 1e3:.2f} and "
@@ -135,7 +136,7 @@ def main() -> int:
         a = rng.standard_normal(sa).astype(np.float32)
         b = rng.standard_normal(sb).astype(np.float32)
         a, b = (a.T if ta else a), (b.T if tb else b)
-        t = best(lambda: a @ b)
+        t = best(lambda: a @ b)  # noqa: B023 (timed at once)
         total += t
         flops = 2 * a.shape[0] * a.shape[1] * b.shape[1]
         print(f"  {name:16s} {t * 1e3:7.3f} ms  {flops / t / 1e9:6.1f} GFLOP/s")
@@ -159,7 +160,8 @@ def main() -> int:
         rounds["jax"].append(best(lambda: jax.block_until_ready(fj(*jargs)), 20))
         rounds["xlapy"].append(best(lambda: fx(*args), 20))
     for k, v in rounds.items():
-        print(f"step {k:6s} " + " ".join(f"{t * 1e3:.2f}" for t in v) + " ms (best of 20, 5 rounds)")
+        print(f"step {k:6s} " + " ".join(f"{t * 1e3:.2f}" for t in v)
+              + " ms (best of 20, 5 rounds)")
     return 0
 
 

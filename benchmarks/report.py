@@ -22,7 +22,8 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         f"Measured {stamp} with `make bench` (`.venv/bin/python benchmarks/run.py"
         f"{' --quick' if quick else ''}`) on {limits['cpu']}, {limits['cores']} cores. Machine "
         f"limits measured in the same run: copy bandwidth {limits['copy_bandwidth_GBps']:.1f} "
-        f"GB/s (read + write of a {'64' if quick else '256'} MB array, copied by all cores at once), gemm "
+        f"GB/s (read + write of a {'64' if quick else '256'} MB array, copied by all cores "
+        "at once), gemm "
         f"{limits['gemm_GFLOPs']:.0f} GFLOP/s (NumPy's BLAS). Times are the best of repeated "
         "calls (first call excluded), taken in five rounds in which the systems run in turn "
         "(after 50 ms idle each, so that another system's spinning worker threads are "
@@ -102,7 +103,8 @@ def _svg(results: list) -> str:
     x1 = left + scale
     for r in rows:
         t = r["times"]
-        out.append(f'<text x="{left - 6}" y="{y + bar_h}" text-anchor="end">{_esc(r["name"])}</text>')
+        out.append(f'<text x="{left - 6}" y="{y + bar_h}" text-anchor="end">'
+                   f'{_esc(r["name"])}</text>')
         for k, (s, color) in enumerate((("xlapy", "#2b7bb9"), ("numpy", "#bbbbbb"))):
             if s not in t:
                 continue

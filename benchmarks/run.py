@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/run.py [--quick] [--only NAME[,NAME]] [--out docs]
 
 For every workload it prints the best time per system (the systems taking turns in five
-rounds: run_times) and the ratio to JAX and to NumPy measured in the same run, the first-call (compile) time of the jitted systems, and for
-memory-bound workloads the ratio to the machine's measured memory-bandwidth bound. It also
+rounds: run_times) and the ratio to JAX and to NumPy measured in the same run, the
+first-call (compile) time of the jitted systems, and for memory-bound workloads the ratio
+to the machine's measured memory-bandwidth bound. It also
 measures the machine limits themselves: copy bandwidth (a 256 MB copy) and gemm GFLOP/s
 (NumPy's BLAS, 2048^3). Results go to docs/benchmarks.md, docs/benchmarks.json and a bar
 chart docs/benchmarks.svg.
@@ -92,7 +93,8 @@ def build(quick: bool, with_torch: bool = True):
     ln = (rng.standard_normal((ln_n, ln_n)).astype(f32), rng.standard_normal(ln_n).astype(f32),
           rng.standard_normal(ln_n).astype(f32))
     dense = (rng.standard_normal((1024, 784)).astype(f32),
-             (rng.standard_normal((784, 512)) * 0.05).astype(f32), rng.standard_normal(512).astype(f32))
+             (rng.standard_normal((784, 512)) * 0.05).astype(f32),
+             rng.standard_normal(512).astype(f32))
     mnist = ((rng.standard_normal((784, 10)) * 0.01).astype(f32), np.zeros(10, f32),
              rng.random((100, 784)).astype(f32), one_hot(rng, 100, 10))
     mlp = tuple(mlp_params(rng)) + (rng.random((256, 784)).astype(f32), one_hot(rng, 256, 10))
@@ -157,7 +159,7 @@ def build(quick: bool, with_torch: bool = True):
             # JAX computes on its own buffers: the inputs are placed there once, as a JAX
             # user holds them (otherwise every call would also copy them from NumPy)
             on_device = [jax.device_put(a) for a in inputs]
-            fns["jax"] = (lambda f, d: lambda *a: jax.block_until_ready(f(*d)))(f, on_device)
+            fns["jax"] = (lambda g, d: lambda *a: jax.block_until_ready(g(*d)))(f, on_device)
     except ImportError:
         pass
     # The same MLP step as a training loop writes it: the new weights are fed back and the
@@ -184,7 +186,7 @@ def build(quick: bool, with_torch: bool = True):
     add("MLP step, weights donated", "4,5", (), 0, fns)
     try:
         import numexpr as ne
-        for name, _, inputs, _, fns in W:
+        for name, _, _inputs, _, fns in W:
             if name == "sum(x + y*z) 16M":
                 fns["numexpr"] = lambda a, b, c: ne.evaluate("sum(a + b*c)")
             if name == "add 16M f32":
@@ -201,7 +203,7 @@ def build(quick: bool, with_torch: bool = True):
                 "MNIST SGD step (100, 784->10)": "mnist", "MLP step 784-1024-1024-10 b256": "mlp",
                 "call overhead f32[4] x+1": "tiny"}
         extra = torch_fns(keys)
-        for name, _, inputs, _, fns in W:
+        for name, _, _inputs, _, fns in W:
             fns.update(extra.get(name, {}))
     return W
 
@@ -278,7 +280,8 @@ def main(argv=None) -> int:
         row = {"name": name, "issue": issue, "times": {}, "first_call": {}}
         for system, fn in fns.items():
             if system in ("xlapy", "jax", "torch"):
-                calls = first_call(lambda: fn(*inputs), reset=resets.get(system))
+                # the lambda uses this iteration's values: it is timed at once
+                calls = first_call(lambda: fn(*inputs), reset=resets.get(system))  # noqa: B023
                 row["first_call"][system] = statistics.median(calls)
                 row.setdefault("first_call_samples", {})[system] = calls
         row["times"] = run_times(fns, inputs, 0.2 if args.quick else 0.5)
@@ -317,7 +320,7 @@ def run_times(fns: dict, inputs, budget: float) -> dict:
         for system in (names if r % 2 == 0 else names[::-1]):
             time.sleep(SETTLE_S)
             fn = fns[system]
-            t = measure(lambda: fn(*inputs), min_time=budget / ROUNDS)
+            t = measure(lambda: fn(*inputs), min_time=budget / ROUNDS)  # noqa: B023 (timed at once)
             best[system] = min(best.get(system, t.best), t.best)
     return {s: best[s] for s in names}
 

@@ -22,11 +22,11 @@ import time
 os.environ["XLAPY_DISABLE_CACHE"] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import xlapy as xp  # noqa: E402
-import xlapy.numpy as xnp  # noqa: E402
-from workloads import grad_steps, make_numpy_like, one_hot  # noqa: E402
+import xlapy as xp
+import xlapy.numpy as xnp
+from workloads import grad_steps, make_numpy_like, one_hot
 
 
 def subnormals() -> None:

@@ -75,14 +75,14 @@ def make_numpy_like(xnp):
                 dense_relu_softmax=dense_relu_softmax, xent=xent)
 
 
-def np_mnist_step(w, b, x, y, lr=f32(0.5)):
+def np_mnist_step(w, b, x, y, lr=f32(0.5)):  # noqa: B008 (a NumPy scalar: immutable)
     logits = x @ w + b
     p = np_softmax(logits)
     g = (p - y) / f32(x.shape[0])
     return w - lr * (x.T @ g), b - lr * g.sum(0)
 
 
-def np_mlp_step(w1, b1, w2, b2, w3, b3, x, y, lr=f32(0.01)):
+def np_mlp_step(w1, b1, w2, b2, w3, b3, x, y, lr=f32(0.01)):  # noqa: B008 (NumPy scalar)
     h1 = np.maximum(x @ w1 + b1, 0)
     h2 = np.maximum(h1 @ w2 + b2, 0)
     p = np_softmax(h2 @ w3 + b3)
@@ -106,7 +106,7 @@ def grad_steps(grad, xent_fn, lr_mnist=0.5, lr_mlp=0.01):
         import xlapy.numpy as _x  # noqa: F401 (only for name resolution below)
 
         def loss(w1, b1, w2, b2, w3, b3):
-            relu = lambda v: v * (v > 0)  # noqa: E731
+            relu = lambda v: v * (v > 0)
             h1 = relu(x @ w1 + b1)
             h2 = relu(h1 @ w2 + b2)
             return xent_fn(h2 @ w3 + b3, y)

@@ -48,7 +48,8 @@ def main() -> None:
         out = exe.run(*inputs)
         t2 = time.perf_counter()
         results[backend] = out if isinstance(out, tuple) else (out,)
-        print(f"ran on {backend:11s}: compile {1e3 * (t1 - t0):7.1f} ms, run {1e3 * (t2 - t1):7.2f} ms,"
+        print(f"ran on {backend:11s}: compile {1e3 * (t1 - t0):7.1f} ms, "
+              f"run {1e3 * (t2 - t1):7.2f} ms,"
               f" output {results[backend][0].dtype}{list(results[backend][0].shape)}")
     if len(results) == 2:
         reports = compare_outputs(list(results["interpreter"]), list(results["cpu"]))

@@ -28,7 +28,7 @@ ENTRY e {
 
 def _assign(comp, may_share=None):
     schedule = comp.post_order()
-    defines = lambda i: i.opcode not in ALIAS_OPS  # noqa: E731
+    defines = lambda i: i.opcode not in ALIAS_OPS
     return schedule, assign_buffers(comp, schedule, defines, lambda i: tree_size(i.shape),
                                     may_share=may_share)
 

@@ -120,7 +120,7 @@ def _build(device=None):
 
 def _feed(recs, perturb=None):
     feed = {}
-    for name, r in recs.items():
+    for _name, r in recs.items():
         for j, (p, x) in enumerate(zip(r["phs"], r["inputs"])):
             if perturb is not None and perturb[0] == j and perturb[1] < x.size:
                 x = x.copy()

@@ -119,7 +119,7 @@ def test_clusters_are_convex_on_random_graphs():
     for trial in range(25):
         tf.reset_default_graph()
         ts = [tf.placeholder(tf.float32, [3])]
-        for i in range(30):
+        for _ in range(30):
             k = int(rng.integers(1, 3))
             ins = [ts[int(j)] for j in rng.integers(max(0, len(ts) - 6), len(ts), k)]
             if rng.random() < 0.25:

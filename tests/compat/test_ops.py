@@ -148,7 +148,7 @@ CASES = {
 
 def _build():
     """All cases in one graph; returns (fetches, feed, references)."""
-    fetches, feed, refs, placeholders = {}, {}, {}, []
+    fetches, feed, refs = {}, {}, {}
     with tf.device("/device:XLA_CPU:0"):
         for name, (_, build, ref, inputs) in CASES.items():
             phs = []
@@ -196,7 +196,7 @@ def test_executor_matches_numpy():
     fetches, feed, refs = {}, {}, {}
     for name, (_, build, ref, inputs) in CASES.items():
         phs = []
-        for i, a in enumerate(inputs):
+        for _i, a in enumerate(inputs):
             p = tf.placeholder(tf.as_dtype(a.dtype), a.shape)
             feed[p] = a
             phs.append(p)

@@ -208,7 +208,7 @@ def numpy_ref(op: Op, args, kwargs):
         with np.errstate(all="ignore"):
             try:
                 return op.nfn(*[a.copy() for a in args], **kwargs), None
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 return None, e
 
 
@@ -305,7 +305,7 @@ OPS: list[Op] = []
 
 def row(name, xfn=None, nfn=None, cases=UNARY, **kw) -> Op:
     if xfn is None:  # looked up at call time: a missing function fails its row, not the import
-        xfn = lambda *a, _n=name, **k: getattr(xnp, _n)(*a, **k)  # noqa: E731
+        xfn = lambda *a, _n=name, **k: getattr(xnp, _n)(*a, **k)
     op = Op(name, xfn, nfn or getattr(np, name), list(cases), **kw)
     OPS.append(op)
     return op

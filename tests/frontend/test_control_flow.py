@@ -162,7 +162,7 @@ def test_scan_cumulative_sum(mode):
 @pytest.mark.parametrize("reverse", [False, True])
 def test_scan_rnn(mode, reverse):
     args = (rand(4, 4, scale=0.5), rand(4, 3), rand(4), rand(4), rand(7, 3))
-    f = lambda *a: rnn(lax, xnp, *a, reverse=reverse)  # noqa: E731
+    f = lambda *a: rnn(lax, xnp, *a, reverse=reverse)
     jf = jax.jit(lambda *a: rnn(jax.lax, jnp, *a, reverse=reverse))
     check(run(f, mode, *args), jf(*args))
 
@@ -170,7 +170,7 @@ def test_scan_rnn(mode, reverse):
 def test_scan_pytrees_length_and_none():
     init = {"n": np.int32(0), "s": np.zeros(2, np.float32)}
     xs = (rand(5, 2), rand(5))
-    body = lambda c, x: ({"n": c["n"] + 1, "s": c["s"] + x[0] * x[1]}, None)  # noqa: E731
+    body = lambda c, x: ({"n": c["n"] + 1, "s": c["s"] + x[0] * x[1]}, None)
     c, ys = lax.scan(body, init, xs)
     jc, _ = jax.lax.scan(body, init, xs)
     check(c, jc)
@@ -180,7 +180,7 @@ def test_scan_pytrees_length_and_none():
     c, ys = lax.scan(lambda c, x: (c + x, x), np.float32(1), np.zeros(0, np.float32))
     assert float(c) == 1.0 and ys.shape == (0,)
     for mode in ("cpu", "interpreter"):
-        c, ys = run(lambda xs: lax.scan(lambda c, x: (c + x, x * 2.0), np.ones(2, np.float32), xs,
+        c, ys = run(lambda xs: lax.scan(lambda s, x: (s + x, x * 2.0), np.ones(2, np.float32), xs,
                                         reverse=True), mode, np.zeros((0, 2), np.float32))
         check((c, ys), (np.ones(2, np.float32), np.zeros((0, 2), np.float32)))
     assert float(xp.jit(lambda x: lax.fori_loop(3, 3, lambda i, c: c + 1.0, x))(
@@ -189,7 +189,7 @@ def test_scan_pytrees_length_and_none():
 
 @pytest.mark.parametrize("mode", ["cpu", "interpreter"])
 def test_fori_loop_traced_bounds_is_a_while_loop(mode):
-    f = lambda n, x: lax.fori_loop(0, n[0], lambda i, c: c * 2.0, x)  # noqa: E731
+    f = lambda n, x: lax.fori_loop(0, n[0], lambda i, c: c * 2.0, x)
     check(run(f, mode, np.array([5], np.int32), rand(2)[:1] * 0 + 1.5),
           np.array([48.0], np.float32))
     assert "while" in xp.jit(f).lower(np.array([5], np.int32), np.ones(1, np.float32)).as_text()
@@ -213,13 +213,13 @@ def test_nested_scan_in_fori_loop_and_closure_over_jit_arguments():
 
 def test_grad_fori_loop_tanh_layers_vs_jax_and_finite_differences():
     W, b, x = rand(3, 3, scale=0.5), rand(3), rand(3)
-    f = lambda W: tanh_layers(lax, xnp, W, b, x)  # noqa: E731
+    f = lambda W: tanh_layers(lax, xnp, W, b, x)
     want = jax.grad(lambda W: tanh_layers(jax.lax, jnp, W, b, x))(W)
     check(xp.grad(f)(W), want, rtol=1e-4)
     check(xp.jit(xp.grad(f))(W), want, rtol=1e-4)
     check(xp.grad(xp.jit(f))(W), want, rtol=1e-4)
     W64, b64, x64 = W.astype(np.float64), b.astype(np.float64), x.astype(np.float64)
-    f64 = lambda W: tanh_layers(lax, xnp, W, b64, x64)  # noqa: E731
+    f64 = lambda W: tanh_layers(lax, xnp, W, b64, x64)
     np.testing.assert_allclose(xp.grad(f64)(W64), finite_diff(f64, W64), rtol=1e-6, atol=1e-8)
 
 
@@ -227,7 +227,7 @@ def test_grad_scan_rnn_loss_all_arguments():
     args = (rand(4, 4, scale=0.5), rand(4, 3), rand(4), rand(4), rand(6, 3))
     argnums = (0, 1, 2, 3, 4)
     want = jax.grad(lambda *a: rnn_loss(jax.lax, jnp, *a), argnums)(*args)
-    g = lambda *a: rnn_loss(lax, xnp, *a)  # noqa: E731
+    g = lambda *a: rnn_loss(lax, xnp, *a)
     check(xp.grad(g, argnums)(*args), want, rtol=1e-4)
     check(xp.jit(xp.grad(g, argnums))(*args), want, rtol=1e-4)
     check(xp.jit(xp.grad(g, argnums), backend="interpreter")(*args), want, rtol=1e-4)
@@ -288,7 +288,7 @@ def test_grad_cond_predicate_computed_from_differentiated_value():
     x = np.float32(1.3)
     want = jax.grad(lambda v: cond_cubic(jax.lax, jnp, v, v))(x)
     check(xp.grad(lambda v: cond_cubic(lax, xnp, v, v))(x), want, rtol=1e-4)
-    f = lambda v: lax.cond(v > 0, lambda u: u ** 3, xnp.sin, v)  # noqa: E731
+    f = lambda v: lax.cond(v > 0, lambda u: u ** 3, xnp.sin, v)
     check(xp.grad(xp.grad(f))(x), np.float32(6 * 1.3), rtol=1e-4)
 
 
@@ -406,7 +406,7 @@ def test_weak_python_scalar_carry_is_cast():
 
 
 def test_error_while_loop_grad():
-    f = lambda x: lax.while_loop(lambda c: c.sum() < 10.0, lambda c: c * 2.0, x).sum()  # noqa
+    f = lambda x: lax.while_loop(lambda c: c.sum() < 10.0, lambda c: c * 2.0, x).sum()
     with pytest.raises(XlapyError, match="reverse-mode differentiation of while_loop is not "
                                          "supported.*fori_loop with static bounds or scan"):
         xp.grad(f)(np.ones(2, np.float32))

@@ -97,7 +97,8 @@ def test_conv_forward_and_grads_eager():
         x, w = _conv_args(i)
         c = _cot(i)
         _close(_conv(xlax, i, x, w), out, f"conv {i} forward")
-        got = xp.grad(lambda x, w: xnp.sum(_conv(xlax, i, x, w) * c), (0, 1))(x, w)
+        # the lambda uses this iteration's values: it is called at once
+        got = xp.grad(lambda x, w: xnp.sum(_conv(xlax, i, x, w) * c), (0, 1))(x, w)  # noqa: B023
         _close(got[0], gx, f"conv {i} d/dlhs", 1e-4)
         _close(got[1], gw, f"conv {i} d/drhs", 1e-4)
 
@@ -239,7 +240,7 @@ def _rw_refs():
 
     def refs(xs, cots):
         out = []
-        for (k, i, t), x, c in zip(RW_ITEMS, xs, cots):
+        for (k, i, _t), x, c in zip(RW_ITEMS, xs, cots):
             def loss(x, k=k, i=i, c=c):
                 return jnp.sum(_rw(jax.lax, _JAX_MONOID, k, i, x) * c)
             g = jax.grad(loss)(x) if _jax_differentiable(k, i) else None
@@ -255,7 +256,8 @@ def test_reduce_window_against_jax():
         x, c = _rw_input(i, t), _rw_cot(k, i, t)
         _close(_rw(xlax, _XL_MONOID, k, i, x), want, f"{k} window {i} (ties={t})")
         if want_g is not None:
-            g = xp.grad(lambda x: xnp.sum(_rw(xlax, _XL_MONOID, k, i, x) * c))(x)
+            # the lambda uses this iteration's values: it is called at once
+            g = xp.grad(lambda x: xnp.sum(_rw(xlax, _XL_MONOID, k, i, x) * c))(x)  # noqa: B023
             _close(g, want_g, f"{k} window {i} grad (ties={t})")
 
 

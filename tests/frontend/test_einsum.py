@@ -68,7 +68,7 @@ def test_einsum_dtypes_follow_numpy():
     for ops in ((a, a.T), (a, b)):
         sub = "ij,jk->ik" if ops[1].ndim == 2 else "ij,j->i"
         want = np.einsum(sub, *ops)
-        got = xp.jit(lambda x, y: xnp.einsum(sub, x, y))(*ops)
+        got = xp.jit(lambda x, y: xnp.einsum(sub, x, y))(*ops)  # noqa: B023 (called at once)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-6)
 

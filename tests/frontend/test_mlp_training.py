@@ -49,7 +49,7 @@ def _batches():
 
 
 def _make(N, nn, act):
-    activation = getattr(N, "tanh") if act == "tanh" else nn.relu
+    activation = N.tanh if act == "tanh" else nn.relu
 
     def loss(params, x, y):
         h = x

@@ -19,7 +19,7 @@ import xlapy as xp
 import xlapy.numpy as xnp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import optable as T  # noqa: E402
+import optable as T
 
 ROWS = T.OPS
 
@@ -34,7 +34,7 @@ def _case_fn(op, cases):
     """One function computing every case of a row: traced once by jit."""
     def fn(arglists):
         outs = []
-        for (dt, ci, case, _, kwargs, _, _), args in zip(cases, arglists):
+        for (dt, _ci, case, _, kwargs, _, _), args in zip(cases, arglists):
             try:
                 outs.append(op.xfn(*args, **kwargs))
             except Exception as e:
@@ -47,11 +47,11 @@ def _case_fn(op, cases):
 @pytest.mark.parametrize("op", ROWS, ids=str)
 def test_eager(op):
     failures = []
-    for dt, ci, case, args, kwargs, want, err in T.all_cases(op):
+    for dt, _ci, case, args, kwargs, want, err in T.all_cases(op):
         where = T.describe(op, dt, case, args)
         try:
             got = op.xfn(*args, **kwargs)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             if err is None or not isinstance(e, T.accepted_errors()):
                 failures.append(f"{where}: raised {type(e).__name__}: {e}"
                                 + (f" (NumPy raised {type(err).__name__})" if err else ""))
@@ -72,7 +72,7 @@ def _jit_check(op, backend, cases):
     failures = []
     if ok:
         got = xp.jit(_case_fn(op, ok), backend=backend)([c[3] for c in ok])
-        for (dt, ci, case, args, kwargs, want, _), g in zip(ok, got):
+        for (dt, _ci, case, args, _kwargs, want, _), g in zip(ok, got):
             try:
                 T.assert_same(op, g, want, T.describe(op, dt, case, args) + f" [jit {backend}]")
             except AssertionError as e:
@@ -85,14 +85,15 @@ def test_jit_interpreter(op):
     cases = T.all_cases(op)
     failures = _jit_check(op, "interpreter", cases)
     # where NumPy raises, tracing raises too
-    for dt, ci, case, args, kwargs, want, err in cases:
+    for dt, _ci, case, args, kwargs, _want, err in cases:
         if err is None:
             continue
         try:
-            xp.jit(lambda *a: op.xfn(*a, **kwargs), backend="interpreter")(*args)
+            # the lambda uses this iteration's values: it is called at once
+            xp.jit(lambda *a: op.xfn(*a, **kwargs), backend="interpreter")(*args)  # noqa: B023
         except T.accepted_errors():
             continue
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             failures.append(f"{T.describe(op, dt, case, args)} [jit]: raised "
                             f"{type(e).__name__}: {e} (NumPy raised {type(err).__name__})")
             continue
@@ -256,7 +257,7 @@ def _scalar_ref(nf, x, v):
         with np.errstate(all="ignore"):
             try:
                 return nf(x, v), None
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 return None, e
 
 
@@ -315,7 +316,7 @@ def test_broadcasting_error_names_shapes():
 def test_deviation_float_to_int_casts_saturate(backend):
     """NumPy's out-of-range float->int casts are undefined; xlapy saturates like XLA."""
     x = np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 300.7, -300.7, 2.9, -2.9], np.float32)
-    fn = lambda v: [xnp.astype(v, t) for t in (np.int8, np.uint8, np.int32, np.int64)]  # noqa: E731
+    fn = lambda v: [xnp.astype(v, t) for t in (np.int8, np.uint8, np.int32, np.int64)]
     got = fn(x) if backend is None else xp.jit(fn, backend=backend)(x)
     want = {np.int8: [0, 127, -128, 127, -128, 127, -128, 2, -2],
             np.uint8: [0, 255, 0, 255, 0, 255, 0, 2, 0],
@@ -423,8 +424,8 @@ def test_gradients_of_composite_functions_match_jax():
     jax.config.update("jax_enable_x64", True)
     try:
         for name, f in pairs.items():
-            gx = xp.grad(lambda v: xnp.sum(f(xnp, v) * ct))(x)
-            gj = jax.grad(lambda v: jnp.sum(f(jnp, v) * ct))(x)
+            gx = xp.grad(lambda v: xnp.sum(f(xnp, v) * ct))(x)  # noqa: B023 (called at once)
+            gj = jax.grad(lambda v: jnp.sum(f(jnp, v) * ct))(x)  # noqa: B023 (called at once)
             np.testing.assert_allclose(gx, np.asarray(gj), rtol=1e-9, atol=1e-12, err_msg=name)
         gx = xp.grad(lambda v: xnp.logsumexp(v))(x)
         np.testing.assert_allclose(gx, np.asarray(jax.grad(jlse)(x)), rtol=1e-12)

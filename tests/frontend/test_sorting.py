@@ -92,7 +92,8 @@ def test_strict_sort_grad_of_value_operand():
 CUM_CASES = [("f64 axis 1", A, 1, None), ("f64 flatten", A, None, None),
              ("int32 -> int64", TIES, 1, None), ("bool", A > 0, 0, None),
              ("uint8", np.array([200, 100, 7], np.uint8), 0, None),
-             ("dtype arg", TIES, 0, np.float32), ("f32 3d", A.reshape(2, 3, 4).astype(np.float32), -2, None)]
+             ("dtype arg", TIES, 0, np.float32),
+             ("f32 3d", A.reshape(2, 3, 4).astype(np.float32), -2, None)]
 
 
 @pytest.mark.parametrize("fn", ["cumsum", "cumprod"])

@@ -912,7 +912,7 @@ ENTRY main {
   m2 = s32[5]{0} map(i), dimensions={0}, to_apply=square_minus_one
   ROOT t = (f32[3,4]{1,0}, f32[3,4]{1,0}, s32[5]{0}) tuple(m0, m1, m2)
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 HLO_LOGISTIC = """\
 HloModule hlo_logistic, entry_computation_layout={(f32[16]{0}, f16[8]{0}, f32[2,3]{1,0})->(f32[16]{0}, f16[8]{0}, f32[2,3]{1,0})}
@@ -929,7 +929,7 @@ ENTRY main {
   d = f32[2,3]{1,0} subtract(lm, cb)
   ROOT t = (f32[16]{0}, f16[8]{0}, f32[2,3]{1,0}) tuple(lx, lh, d)
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 
 def _hlo_map_inputs(r):

@@ -119,7 +119,8 @@ def test_while_loop_sums():
 
 def test_conditionals():
     b = Builder("cond")
-    flag, k, x = b.parameter(arr(PRED), "flag"), b.parameter(arr(S32), "k"), b.parameter(arr(F32, 2), "x")
+    flag, k, x = (b.parameter(arr(PRED), "flag"), b.parameter(arr(S32), "k"),
+                  b.parameter(arr(F32, 2), "x"))
     branches = []
     for name, op in (("neg", "negate"), ("exp", "exponential"), ("floor", "floor")):
         sb = b.subcomputation(name)

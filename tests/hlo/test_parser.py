@@ -77,7 +77,8 @@ def test_tuple_shape_and_tiled_layout_kept():
 
 
 def _const(shape, value):
-    return roundtrip(f"HloModule m\nENTRY e {{\n  ROOT c = {shape} constant({value})\n}}\n").entry.root
+    m = roundtrip(f"HloModule m\nENTRY e {{\n  ROOT c = {shape} constant({value})\n}}\n")
+    return m.entry.root
 
 
 def test_float_literals_special_values_roundtrip_bitwise():
@@ -135,7 +136,7 @@ ENTRY e {
   cv = f32[1,4,4,1]{3,2,1,0} convolution(c4, k), window={size=3x3 stride=2x2 pad=1_1x1_1 rhs_dilate=1x1}, dim_labels=b01f_01io->b01f
   ROOT t = (f32[2,3]{1,0}, f32[12,17]{1,0}, f32[1,4,4,1]{3,2,1,0}) tuple(s, pd, cv)
 }
-""")
+""")  # noqa: E501 (HLO text: one instruction a line)
     e = m.entry
     assert e.instruction("s").attrs["slice"] == SliceSpec((0, 1), (4, 4), (2, 1))
     assert e.instruction("pd").attrs["padding"] == PaddingConfig((1, 0), (3, 1), (0, 1))
@@ -143,7 +144,8 @@ ENTRY e {
     assert isinstance(w, Window) and w.size == (3, 3) and w.stride == (2, 2) and w.pad_low == (1, 1)
     assert str(w) == "{size=3x3 stride=2x2 pad=1_1x1_1}"  # default fields are not printed
     dn = e.instruction("cv").attrs["dim_labels"]
-    assert isinstance(dn, ConvDimensionNumbers) and dn.input_feature == 3 and dn.kernel_output_feature == 3
+    assert isinstance(dn, ConvDimensionNumbers)
+    assert dn.input_feature == 3 and dn.kernel_output_feature == 3
     assert str(dn) == "b01f_01io->b01f"
 
 
@@ -165,7 +167,7 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   %x = f32[4]{0} parameter(0), sharding={replicated}
   ROOT %f = f32[4]{0} fusion(%x), kind=kLoop, calls=%fused_computation, backend_config={"outer_dimension_partitions":["2"], "x":{"a":"}"}} /*a comment*/
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     m = roundtrip(text)
     assert m.attrs["is_scheduled"] == "true"
     assert m.header_blocks["FileNames"] == ['1 "/tmp/x.py"']
@@ -188,7 +190,8 @@ def test_unknown_attribute_is_kept_with_warning():
 
 
 def test_forward_references_are_resolved():
-    m = roundtrip("HloModule m\nENTRY e {\n  ROOT a = f32[] add(b, b)\n  b = f32[] parameter(0)\n}\n")
+    m = roundtrip("HloModule m\nENTRY e {\n  ROOT a = f32[] add(b, b)\n"
+                  "  b = f32[] parameter(0)\n}\n")
     assert m.entry.root.operands[0].name == "b"
 
 

@@ -255,7 +255,8 @@ def test_constant_literals():
     assert run("constant", [], {}, "s32[2]", ELIDED).compatible(parse_shape("s32[2]"))
     tup = (np.zeros(2, np.float32), (np.int32(1),))
     assert run("constant", [], {}, "(f32[2], (s32[]))", tup).is_tuple
-    with pytest.raises(ShapeError, match=r"literal is a int32\[2\] array but the shape is f32\[2\]"):
+    with pytest.raises(ShapeError,
+                       match=r"literal is a int32\[2\] array but the shape is f32\[2\]"):
         run("constant", [], {}, "f32[2]", np.zeros(2, np.int32))
     with pytest.raises(ShapeError, match=r"literal is a float32\[3\] array but the shape"):
         run("constant", [], {}, "f32[2]", np.zeros(3, np.float32))

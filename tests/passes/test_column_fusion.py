@@ -72,7 +72,8 @@ def backward_module(rows=8, cols=1024, t="f32", s_reads_e=False, via_dot=False,
 """
     if via_dot:      # S reads a value computed from E by a dot: fusing would make a cycle
         s_call = (f"  %w = {t}[{cols},{cols}] parameter(3)\n"
-                  f"  %d = {x} dot(%e, %w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n"
+                  f"  %d = {x} dot(%e, %w), lhs_contracting_dims={{1}}, "
+                  "rhs_contracting_dims={0}\n"
                   f"  %s = {v} fusion(%bias, %d, %b), kind=kLoop, calls=%fused_s\n")
         extra_param = f", w: {t}[{cols},{cols}]"
     elif s_reads_e:

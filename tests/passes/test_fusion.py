@@ -204,9 +204,12 @@ ENTRY e {
 @pytest.mark.parametrize("fn,make", [
     (softmax, lambda: (rng.standard_normal((16, 33)).astype(f32),)),
     (layernorm_gelu, lambda: (rng.standard_normal((16, 33)).astype(f32),
-                              rng.standard_normal(33).astype(f32), rng.standard_normal(33).astype(f32))),
-    (mnist_step, lambda: (rng.standard_normal((20, 10)).astype(f32), rng.standard_normal(10).astype(f32),
-                          rng.standard_normal((7, 20)).astype(f32), rng.random((7, 10)).astype(f32))),
+                              rng.standard_normal(33).astype(f32),
+                              rng.standard_normal(33).astype(f32))),
+    (mnist_step, lambda: (rng.standard_normal((20, 10)).astype(f32),
+                          rng.standard_normal(10).astype(f32),
+                          rng.standard_normal((7, 20)).astype(f32),
+                          rng.random((7, 10)).astype(f32))),
 ], ids=["softmax", "layernorm_gelu", "mnist_step"])
 def test_fused_results_match_unfused_interpreter(fn, make):
     args = make()

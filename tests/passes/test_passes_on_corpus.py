@@ -11,7 +11,8 @@ Two comparisons per output:
     the reason is the interpreter-vs-XLA differences that tests/backends/interpreter/
     test_corpus.py explains: denormal flushing and excess precision).
 Modules with fusions are also run through FusionInliner(all_fusions=True) then the pipeline,
-since the passes leave fusion computations alone. Modules whose manifest expects an unsupported custom-call are only optimized and verified.
+since the passes leave fusion computations alone. Modules whose manifest expects an
+unsupported custom-call are only optimized and verified.
 """
 
 from __future__ import annotations

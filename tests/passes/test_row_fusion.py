@@ -69,7 +69,7 @@ ENTRY %main (x: f32[{rows},{cols}]) -> {out_shape} {{
   {root}%divide_fusion = f32[{rows},{cols}] fusion(%gte.1, %x, %gte.0), kind=kLoop, calls=%fused_divide
 {extra}
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 
 def _interp(module, *args):

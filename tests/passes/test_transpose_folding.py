@@ -37,9 +37,10 @@ ENTRY e {
   t = f32[2,5,4] transpose(b), dimensions={0,2,1}
   ROOT d = f32[2,3,4] dot(a, t), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
 }
-""")
+""")  # noqa: E501 (HLO text: one instruction a line)
     rng = np.random.default_rng(2)
-    a, b = rng.standard_normal((2, 3, 5)).astype(np.float32), rng.standard_normal((2, 4, 5)).astype(np.float32)
+    a = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 5)).astype(np.float32)
     want = evaluate(m, a, b)
     assert TransposeFolding().run(m)
     verify(m)

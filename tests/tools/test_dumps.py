@@ -1,6 +1,5 @@
 """XLA's dump flags (XLAPY_FLAGS) and `python -m xlapy opt`."""
 
-import json
 import pathlib
 import shutil
 import subprocess

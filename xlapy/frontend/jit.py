@@ -110,8 +110,8 @@ class Compiled:
         flat, _ = pytree.flatten((args, kwargs))
         arrays = [np.asarray(x) for x in flat] + self.lowered.extra_consts
         out = self.executable.run(*arrays)
-        leaves = list(out) if isinstance(out, tuple) and pytree.num_leaves(self.lowered.out_tree) != 1 \
-            else [out]
+        one_leaf = pytree.num_leaves(self.lowered.out_tree) == 1
+        leaves = list(out) if isinstance(out, tuple) and not one_leaf else [out]
         return pytree.unflatten(self.lowered.out_tree, leaves)
 
 
@@ -401,7 +401,7 @@ def _as_array(x, fn_name: str) -> np.ndarray:
         return np.asarray(x)
     try:
         return np.asarray(x)
-    except Exception:  # noqa: BLE001
+    except Exception:
         raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
                          "mark it static with static_argnums/static_argnames") from None
 

@@ -88,11 +88,11 @@ def lower_graph(ctx: LoweringContext, graph: Graph, consts: list, args: list) ->
 def lower_to_module(graph: Graph, consts: list, name: str) -> tuple[Module, list[int]]:
     """The entry module for a jit-traced graph. Returns (module, indices of the consts
     passed as extra trailing parameters)."""
-    b = Builder(f"main")
+    b = Builder("main")
     ctx = LoweringContext(b, name)
     params = [b.parameter(shape_of(v.aval), f"arg{i}") for i, v in enumerate(graph.invars)]
     const_instrs, extra = [], []
-    for i, (v, c) in enumerate(zip(graph.constvars, consts)):
+    for i, (_v, c) in enumerate(zip(graph.constvars, consts)):
         if isinstance(c, Tracer):
             raise LoweringError("internal error: a tracer was captured by a top-level jit graph")
         c = np.asarray(c)

@@ -64,5 +64,6 @@ def num_leaves(treedef) -> int:
     if treedef == LEAF:
         return 1
     kind = treedef[0]
-    children = treedef[2] if kind in ("dict", "namedtuple") else treedef[1] if kind != "none" else ()
+    children = (treedef[2] if kind in ("dict", "namedtuple")
+                else treedef[1] if kind != "none" else ())
     return sum(num_leaves(c) for c in children)

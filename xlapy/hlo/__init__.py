@@ -7,9 +7,9 @@ from xlapy.hlo.shapes import (BF16, F16, F32, F64, PRED, PRIMITIVE_TYPES, S8, S1
                               TOKEN, U8, U16, U32, U64, Layout, PrimitiveType, Shape,
                               primitive_type, scalar)
 
-from xlapy.hlo.shape_inference import infer_shape  # noqa: E402  (after ir/parser: no cycle)
-from xlapy.hlo.verifier import verify  # noqa: E402
-from xlapy.hlo.builder import Builder  # noqa: E402
+from xlapy.hlo.shape_inference import infer_shape
+from xlapy.hlo.verifier import verify
+from xlapy.hlo.builder import Builder
 
 __all__ = [
     "Builder", "infer_shape", "verify",

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from xlapy.errors import VerificationError as AliasError
 
 ATTR = "input_output_alias"
-_ENTRY = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([\w-]+)\s*)?\)")
+_ENTRY = re.compile(r"\{([\d,\s]*)\}\s*:\s*"
+                    r"\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([\w-]+)\s*)?\)")
 
 
 @dataclass(frozen=True)

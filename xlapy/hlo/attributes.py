@@ -91,12 +91,13 @@ class Window:
     def __str__(self) -> str:
         if not self.size:
             return "{}"
-        x = lambda t: "x".join(map(str, t))  # noqa: E731
+        x = lambda t: "x".join(map(str, t))
         parts = [f"size={x(self.size)}"]
         if any(s != 1 for s in self.stride):
             parts.append(f"stride={x(self.stride)}")
         if any(self.pad_low) or any(self.pad_high):
-            parts.append("pad=" + "x".join(f"{lo}_{hi}" for lo, hi in zip(self.pad_low, self.pad_high)))
+            parts.append("pad=" + "x".join(f"{lo}_{hi}"
+                                           for lo, hi in zip(self.pad_low, self.pad_high)))
         if any(d != 1 for d in self.lhs_dilate):
             parts.append(f"lhs_dilate={x(self.lhs_dilate)}")
         if any(d != 1 for d in self.rhs_dilate):
@@ -127,7 +128,8 @@ class ConvDimensionNumbers:
             lhs, rest = text.split("_", 1)
             rhs, out = rest.split("->")
         except ValueError:
-            raise ValueError(f"malformed dim_labels '{text}', expected e.g. b01f_01io->b01f")
+            raise ValueError(f"malformed dim_labels '{text}', "
+                             "expected e.g. b01f_01io->b01f") from None
 
         def labels(s, letters):
             found = {c: None for c in letters}
@@ -139,7 +141,8 @@ class ConvDimensionNumbers:
                     spatial[int(c)] = i
                 else:
                     raise ValueError(f"malformed dim_labels '{text}': unexpected '{c}' in '{s}'")
-            if any(v is None for v in found.values()) or sorted(spatial) != list(range(len(spatial))):
+            if (any(v is None for v in found.values())
+                    or sorted(spatial) != list(range(len(spatial)))):
                 raise ValueError(f"malformed dim_labels '{text}': '{s}' needs each of "
                                  f"{'/'.join(letters)} once and spatial dims 0..n-1")
             return [found[c] for c in letters], tuple(spatial[k] for k in range(len(spatial)))

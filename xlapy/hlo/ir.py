@@ -495,7 +495,8 @@ def module_diff(a: Module, b: Module) -> str | None:
     for name, x in ca.items():
         y = cb[name]
         if len(x.instructions) != len(y.instructions):
-            return f"computation {name}: {len(x.instructions)} vs {len(y.instructions)} instructions"
+            return (f"computation {name}: {len(x.instructions)} vs {len(y.instructions)} "
+                    "instructions")
         if (x.root and x.root.name) != (y.root and y.root.name):
             return f"computation {name}: root differs"
         if x.attrs != y.attrs:

@@ -59,7 +59,8 @@ def format_literal(value, shape: Shape) -> str:
     if value is ELIDED:
         return "{...}"
     if shape.is_tuple:
-        return "(" + ", ".join(format_literal(v, s) for v, s in zip(value, shape.tuple_shapes)) + ")"
+        return "(" + ", ".join(format_literal(v, s)
+                               for v, s in zip(value, shape.tuple_shapes)) + ")"
     arr = np.asarray(value)
     t = shape.element_type
     if shape.rank == 0:

@@ -9,8 +9,9 @@ Algorithm: a hand-written recursive-descent parser over the raw characters (XLA'
 context dependent: `2x2`, `0_0x1_1` and `b01f_01io->b01f` are single tokens only where an
 attribute expects them, so the parser asks for the token it expects). It runs in two
 phases: (1) parse every computation into records (names, operand names with their
-positions, attributes); (2) build the objects (parser_build.py), resolving operand and computation names, so
-forward references work and an unknown name is reported at its own position.
+positions, attributes); (2) build the objects (parser_build.py), resolving operand and
+computation names, so forward references work and an unknown name is reported at its own
+position.
 
 Every error is a ParseError with line:column, the offending line and a caret. Attributes
 xlapy does not know are kept verbatim (Raw) with a warning.
@@ -37,7 +38,8 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][\w\-]*")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _INT = re.compile(r"[+-]?\d+")
 _TYPE = re.compile(r"(" + "|".join(sorted(PRIMITIVE_TYPES, key=len, reverse=True)) + r")\[")
-_NUMBER = re.compile(r"[+-]?(?:inf|nan(?:\(0x[0-9a-fA-F]+\))?|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)")
+_NUMBER = re.compile(r"[+-]?(?:inf|nan(?:\(0x[0-9a-fA-F]+\))?"
+                     r"|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)")
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 _PADDING = re.compile(r"-?\d+_-?\d+(?:_-?\d+)?(?:x-?\d+_-?\d+(?:_-?\d+)?)*")
 _DXD = re.compile(r"-?\d+(?:x-?\d+)*")
@@ -116,7 +118,8 @@ class _Parser:
 
     def expect(self, s: str, what: str | None = None) -> None:
         if not self.accept(s):
-            raise self.error(f"expected '{s}'{' ' + what if what else ''}, found {self.describe_next()}")
+            raise self.error(f"expected '{s}'{' ' + what if what else ''}, "
+                             f"found {self.describe_next()}")
 
     def items(self, item, close: str, what: str | None = None) -> list:
         """item() for each element of a comma-separated list ended by `close` (whose opening
@@ -141,7 +144,8 @@ class _Parser:
     def at_keyword(self, word: str) -> bool:
         self.skip_ws()
         return (self.text.startswith(word, self.pos)
-                and not re.match(r"[\w.\-]", self.text[self.pos + len(word):self.pos + len(word) + 1]))
+                and not re.match(r"[\w.\-]",
+                                 self.text[self.pos + len(word):self.pos + len(word) + 1]))
 
     def name(self, what: str = "a name") -> str:
         return self.match(_NAME, what).group(1)
@@ -226,7 +230,8 @@ class _Parser:
     def module(self) -> Module:
         self.skip_ws()
         if not self.at_keyword("HloModule"):
-            raise self.error(f"expected 'HloModule' at the start of the module, found {self.describe_next()}")
+            raise self.error("expected 'HloModule' at the start of the module, "
+                             f"found {self.describe_next()}")
         self.pos += len("HloModule")
         mod = Module(self.name("a module name"))
         while self.accept(","):

@@ -42,9 +42,9 @@ class Builder:
             names: dict[str, int] = {}
             for ir in r.instrs:
                 if ir.name in names:
+                    first = self.p.line_col(names[ir.name])[0]
                     raise self.p.error(f"instruction name {ir.name} is used twice in computation "
-                                       f"{r.name} (first at line {self.p.line_col(names[ir.name])[0]})",
-                                       ir.pos)
+                                       f"{r.name} (first at line {first})", ir.pos)
                 names[ir.name] = ir.pos
         for r in self.order:
             self.computation(r.name, r.pos)
@@ -101,7 +101,8 @@ class Builder:
         if rec is None:
             raise self.p.error(f"unknown computation '{name}'", ref_pos)
         if name in self.building:
-            raise self.p.error(f"computation {name} calls itself (recursion is not allowed)", ref_pos)
+            raise self.p.error(f"computation {name} calls itself (recursion is not allowed)",
+                               ref_pos)
         self.building.add(name)
         comp = Computation(name)
         comp.attrs = dict(rec.attrs)
@@ -156,7 +157,8 @@ class Builder:
             sig_params, sig_result = rec.signature
             if len(sig_params) != len(comp.parameters):
                 raise self.p.error(f"computation {name} declares {len(sig_params)} parameters "
-                                   f"but has {len(comp.parameters)} parameter instructions", rec.pos)
+                                   f"but has {len(comp.parameters)} parameter instructions",
+                                   rec.pos)
             for i, (s, p) in enumerate(zip(sig_params, comp.parameters)):
                 if not s.compatible(p.shape):
                     raise self.p.error(f"computation {name} declares parameter {i} as {s} but "

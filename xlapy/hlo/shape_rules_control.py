@@ -30,7 +30,7 @@ def while_(op: OpContext) -> Shape:
     if not cresult.compatible(scalar_of(PRED)):
         raise op.fail(f"condition computation {cond.name} must return pred[], returns "
                       f"{fmt(cresult)}")
-    for what, s in ((f"the condition's parameter", cparam), ("the body's parameter", bparam),
+    for what, s in (("the condition's parameter", cparam), ("the body's parameter", bparam),
                     ("the body's result", bresult)):
         if not s.compatible(init):
             raise op.fail(f"{what} {fmt(s)} differs from the loop state {fmt(init)} (condition "

@@ -45,7 +45,7 @@ def verify(module: Module) -> None:
         _Verifier(module).run()
     except XlapyError:
         raise
-    except Exception as e:  # noqa: BLE001 - never crash on a malformed module
+    except Exception as e:
         raise VerificationError(f"module {getattr(module, 'name', '?')} is malformed "
                                 f"({type(e).__name__}: {e})") from None
 
@@ -54,7 +54,7 @@ def _describe(instr) -> str:
     """The instruction's text, or a fallback when it is too broken to print."""
     try:
         return str(instr)
-    except Exception:  # noqa: BLE001 - a broken instruction must still be reportable
+    except Exception:
         return f"<{getattr(instr, 'opcode', '?')} instruction {getattr(instr, 'name', '?')}>"
 
 
@@ -69,7 +69,7 @@ class _Verifier:
         if instr is not None:
             try:
                 where = instr.where()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 where = ""
         text = where
         if comp is not None:
@@ -235,7 +235,7 @@ class _Verifier:
             raise self.error(comp, instr, str(e), ShapeError) from None
         except XlapyError as e:
             raise self.error(comp, instr, str(e)) from None
-        except Exception as e:  # noqa: BLE001 - never crash on a malformed module
+        except Exception as e:
             raise self.error(comp, instr, f"malformed instruction ({type(e).__name__}: {e})") \
                 from None
         if not inferred.compatible(instr.shape):

@@ -4,5 +4,5 @@ Control flow (xlapy.lax.control): fori_loop, while_loop, cond, switch, scan.
 Array operations (xlapy.lax.ops): dynamic slicing, convolution, windowed reductions, ...
 """
 
-from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop  # noqa: F401
-from xlapy.lax.ops import *  # noqa: F401,F403
+from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop
+from xlapy.lax.ops import *  # noqa: F403

@@ -73,7 +73,7 @@ def _as_array(x, what: str):
         return x
     try:
         arr = np.asarray(x)
-    except Exception:  # noqa: BLE001
+    except Exception:
         arr = None
     if arr is None or arr.dtype.kind not in "biuf":
         raise XlapyError(f"{what} must be arrays or numbers, got {type(x).__name__}")

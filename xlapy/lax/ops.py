@@ -55,21 +55,21 @@ def _binary(fn):
 
 # ---- elementwise ------------------------------------------------------------------------------
 
-neg, abs, sign, floor, ceil = map(_unary, (B.neg, B.abs_, B.sign, B.floor, B.ceil))  # noqa: A001
+neg, abs, sign, floor, ceil = map(_unary, (B.neg, B.abs_, B.sign, B.floor, B.ceil))
 exp, expm1, log, log1p, logistic = map(_unary, (B.exp, B.expm1, B.log, B.log1p, B.logistic))
 tanh, sin, cos, tan, sqrt, rsqrt = map(_unary, (B.tanh, B.sin, B.cos, B.tan, B.sqrt, B.rsqrt))
 cbrt, erf, is_finite = map(_unary, (B.cbrt, B.erf, B.is_finite))
 bitwise_not = _unary(B.not_)
-add, sub, mul, div, rem, pow = map(_binary, (B.add, B.sub, B.mul, B.div, B.rem,  # noqa: A001
+add, sub, mul, div, rem, pow = map(_binary, (B.add, B.sub, B.mul, B.div, B.rem,
                                              B.pow_))
-max, min, atan2 = map(_binary, (B.max_, B.min_, B.atan2))  # noqa: A001
+max, min, atan2 = map(_binary, (B.max_, B.min_, B.atan2))
 bitwise_and, bitwise_or, bitwise_xor = map(_binary, (B.and_, B.or_, B.xor))
 shift_left, shift_right_logical, shift_right_arithmetic = map(
     _binary, (B.shift_left, B.shift_right_logical, B.shift_right_arithmetic))
 eq, ne, lt, le, gt, ge = map(_binary, (B.eq, B.ne, B.lt, B.le, B.gt, B.ge))
 
 
-def round(x, rounding_method=0):  # noqa: A001
+def round(x, rounding_method=0):
     """rounding_method 0 (AWAY_FROM_ZERO, the default as in JAX) or 1 (TO_NEAREST_EVEN)."""
     return B.round_even(_arr(x)) if int(rounding_method) == 1 else B.round_afz(_arr(x))
 
@@ -131,7 +131,7 @@ def select_n(which, *cases):
     return out
 
 
-def clamp(min, x, max):  # noqa: A002
+def clamp(min, x, max):
     """min(max(x, lo), hi); scalar bounds broadcast to x's shape."""
     x = _arr(x)
     a = B.aval_of(x)
@@ -188,7 +188,7 @@ def expand_dims(x, dimensions):
     return S.reshape(x, shape)
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
+def slice(x, start_indices, limit_indices, strides=None):
     return S.slice_(_arr(x), start_indices, limit_indices, strides)
 
 

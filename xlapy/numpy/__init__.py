@@ -40,7 +40,8 @@ from xlapy.numpy._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccos
                                  rad2deg, radians, real, reciprocal, remainder, right_shift, rint,
                                  round, sign, signbit, sin, sinh, sqrt, square, subtract, tan,
                                  tanh, true_divide, trunc, where)
-from xlapy.numpy._advanced import at, cumprod, cumsum, einsum, tensordot, take, take_along_axis, sort, argsort, pad  # noqa: E501
+from xlapy.numpy._advanced import (at, cumprod, cumsum, einsum, tensordot, take, take_along_axis,
+                                   sort, argsort, pad)
 
 # dtype objects, as in NumPy
 bool_ = _np.bool_
@@ -50,7 +51,7 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 import ml_dtypes as _ml  # noqa: E402
 
 bfloat16 = _ml.bfloat16
-bool = _np.bool_  # noqa: A001  (NumPy 2 spells it numpy.bool)
+bool = _np.bool_
 dtype = _np.dtype
 # dtype classes and queries (pure metadata: NumPy's own)
 generic, number, integer, signedinteger, unsignedinteger, inexact, floating = (
@@ -62,7 +63,7 @@ ndarray = _np.ndarray
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
 
-def astype(x, dtype, /, *, copy=True):
+def astype(x, dtype, /, *, copy=True):  # noqa: F811 (NumPy's keyword)
     """x converted to dtype. Float -> int conversions saturate (NaN -> 0), as in XLA, both
     eagerly and under jit (NumPy leaves out-of-range conversions undefined)."""
     return asarray(x, dtype)
@@ -82,4 +83,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'xlapy.numpy' has no attribute '{name}'")
 
 
-from xlapy.numpy import _methods  # noqa: E402,F401  (installs operators on traced values)
+from xlapy.numpy import _methods  # noqa: E402  (installs operators on traced values)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.errors import XlapyError
-from xlapy.frontend.core import Tracer
 from xlapy.frontend.primitives import shapes as S
 from xlapy.numpy._core import asarray, shape
 

@@ -54,7 +54,7 @@ def _reduce_in(prim_reduce, x, axes, dt):
     return cast(r, dt)
 
 
-def sum(x, axis=None, dtype=None, keepdims=False, initial=None):  # noqa: A001
+def sum(x, axis=None, dtype=None, keepdims=False, initial=None):
     s = shape(x)
     axes = normalize_axes(axis, len(s))
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(dtype_of(x))
@@ -114,18 +114,18 @@ def _minmax(prim_reduce, name, combine):
     return f
 
 
-max = _minmax(S.reduce_max, "max", B.max_)  # noqa: A001
-min = _minmax(S.reduce_min, "min", B.min_)  # noqa: A001
+max = _minmax(S.reduce_max, "max", B.max_)
+min = _minmax(S.reduce_min, "min", B.min_)
 amax, amin = max, min
 
 
-def all(x, axis=None, keepdims=False):  # noqa: A001
+def all(x, axis=None, keepdims=False):
     s = shape(x)
     axes = normalize_axes(axis, len(s))
     return _keep(S.reduce_and(cast(x, np.bool_), axes), axes, keepdims, s)
 
 
-def any(x, axis=None, keepdims=False):  # noqa: A001
+def any(x, axis=None, keepdims=False):
     s = shape(x)
     axes = normalize_axes(axis, len(s))
     return _keep(S.reduce_or(cast(x, np.bool_), axes), axes, keepdims, s)

@@ -252,7 +252,7 @@ fix = trunc
 rint = _float_unary(B.round_even)
 
 
-def round(x, decimals=0):  # noqa: A001
+def round(x, decimals=0):
     """Round half to even at `decimals` digits (negative: left of the point), as NumPy:
     rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d. Integers stay integers."""
     decimals = int(decimals)
@@ -294,7 +294,7 @@ def absolute(x):
     return _copy(x) if _kind(x) in "bu" else B.abs_(x)
 
 
-abs = absolute  # noqa: A001
+abs = absolute
 
 
 def sign(x):
@@ -499,7 +499,7 @@ def _int_divmod(x, y, want_q=True, want_r=True):
     return B.select(y_zero, zero, q), B.select(y_zero, zero, r)
 
 
-def divmod(x, y):  # noqa: A001
+def divmod(x, y):
     x, y = _bool_to_int8(x, y)
     if _kind(x) == "f":
         return _in_f32(_float_divmod)(x, y)
@@ -539,7 +539,7 @@ def power(x, y):
     return B.pow_(x, y)
 
 
-pow = power  # noqa: A001
+pow = power
 
 
 def float_power(x, y):
@@ -654,7 +654,7 @@ def where(condition, x=None, y=None):
     return B.select(c, x, y)
 
 
-def clip(x, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
+def clip(x, a_min=None, a_max=None, *, min=None, max=None):
     """min(max(x, a_min), a_max), either bound optional (`min=`/`max=` as in NumPy 2)."""
     lo = a_min if a_min is not None else min
     hi = a_max if a_max is not None else max

@@ -86,7 +86,7 @@ class AlgebraicSimplifier:
             try:
                 inferred = infer_shape(i.opcode, [o.shape for o in i.operands], i.attrs,
                                        declared=i.shape, literal=i.literal)
-            except Exception as e:  # noqa: BLE001 - a bad rewrite is skipped, never fatal
+            except Exception as e:
                 problem = f"{i.opcode} fails shape inference: {e}"
                 break
             if not inferred.compatible(i.shape):

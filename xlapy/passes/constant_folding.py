@@ -76,7 +76,7 @@ class ConstantFolding:
         try:
             with np.errstate(all="ignore"):
                 value = np.asarray(rule(evaluator, instr, args))
-        except Exception as e:  # noqa: BLE001 - EvaluationError or worse: just don't fold
+        except Exception as e:
             log.debug("constant_folding: cannot evaluate %s: %s", instr.name, e)
             return False
         shape = instr.shape

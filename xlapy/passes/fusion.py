@@ -241,7 +241,7 @@ class FusionPass:
         new_operands = list(fusion.operands)
         params = {k: fc.parameters[k] for k in idx}
         body_root = self._clone_into(fc, producer, fusion, new_operands)
-        for k, p in params.items():
+        for _k, p in params.items():
             p.replace_all_uses_with(body_root)
         # Remove those parameters and renumber
         keep = [k for k in range(len(new_operands)) if k not in idx]
@@ -260,7 +260,8 @@ class FusionPass:
             p = Instruction("parameter", o.shape, name=f"param_{k}", parameter_number=k)
             fc.add_instruction(p)
             params.append(p)
-        body = Instruction(instr.opcode, instr.shape, [params[operands.index(o)] for o in instr.operands],
+        body = Instruction(instr.opcode, instr.shape,
+                           [params[operands.index(o)] for o in instr.operands],
                            dict(instr.attrs), instr.name, dict(instr.metadata), instr.literal)
         fc.add_instruction(body)
         fc.root = body
@@ -467,7 +468,8 @@ def _reaches_any(src: Instruction, dst: Instruction) -> bool:
 def _key(i: Instruction):
     lit = None
     if i.opcode == "constant":
-        lit = (i.literal.tobytes(), str(i.literal.dtype)) if hasattr(i.literal, "tobytes") else id(i)
+        lit = ((i.literal.tobytes(), str(i.literal.dtype)) if hasattr(i.literal, "tobytes")
+               else id(i))
     attrs = tuple((k, id(v) if hasattr(v, "instructions") else
                    tuple(id(x) for x in v) if isinstance(v, list) else v)
                   for k, v in i.attrs.items())

@@ -174,7 +174,8 @@ class FixedPoint(Pipeline):
 
     def _run_passes(self, module: Module, opts: _Options) -> bool:
         changed = False
-        for self.iterations in range(1, self.max_iterations + 1):
+        for i in range(1, self.max_iterations + 1):
+            self.iterations = i
             if not super()._run_passes(module, opts):
                 return changed
             changed = True

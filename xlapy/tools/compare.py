@@ -42,7 +42,7 @@ def _type_name(dtype: np.dtype) -> str:
     from xlapy.hlo.shapes import primitive_type
     try:
         return primitive_type(dtype).name
-    except Exception:  # noqa: BLE001 - any foreign dtype just prints as numpy names it
+    except Exception:
         return str(dtype)
 
 

@@ -58,7 +58,8 @@ def _emit_body(comp: Computation, ids: _Ids, lines: list[str], indent: str) -> N
         if instr.opcode == "fusion":
             fc = instr.fused_computation
             lines.append(f'{indent}subgraph cluster_{ids(instr)} {{')
-            lines.append(f'{indent}  label="{_esc(instr.name)} ({_esc(instr.attrs.get("kind", ""))})";'
+            kind = _esc(instr.attrs.get("kind", ""))
+            lines.append(f'{indent}  label="{_esc(instr.name)} ({kind})";'
                          ' style="rounded,filled"; fillcolor="#f3ecf9"; color="#7b2cbf";')
             _emit_body(fc, ids, lines, indent + "  ")
             lines.append(f"{indent}}}")
@@ -76,8 +77,10 @@ def _emit_body(comp: Computation, ids: _Ids, lines: list[str], indent: str) -> N
             lines.append(f"{indent}{_src(op, ids)} -> {ids(instr)};")
         for sub in instr.called_computations():
             if instr.opcode in ("while", "conditional", "call"):
-                lines.append(f'{indent}subgraph cluster_{ids(instr)}_{sub.name.replace(".", "_").replace("-", "_")} {{')
-                lines.append(f'{indent}  label="{_esc(instr.opcode)} {_esc(sub.name)}"; style=dashed;')
+                sub_id = sub.name.replace(".", "_").replace("-", "_")
+                lines.append(f'{indent}subgraph cluster_{ids(instr)}_{sub_id} {{')
+                lines.append(f'{indent}  label="{_esc(instr.opcode)} {_esc(sub.name)}";'
+                             ' style=dashed;')
                 _emit_body(sub, ids, lines, indent + "  ")
                 lines.append(f"{indent}}}")
 

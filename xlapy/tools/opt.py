@@ -55,7 +55,7 @@ def run(args) -> int:
     try:
         module = parse_file(args.file)
     except OSError as e:
-        raise SystemExit(f"xlapy opt: error: cannot read {args.file}: {e.strerror}")
+        raise SystemExit(f"xlapy opt: error: cannot read {args.file}: {e.strerror}") from e
     observers = []
     if args.dump_dir:
         from xlapy.flags import Flags
@@ -67,7 +67,8 @@ def run(args) -> int:
         names = [n for n in args.passes.split(",") if n]
         unknown = [n for n in names if n not in registry]
         if unknown:
-            raise XlapyError(f"unknown pass {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
+            raise XlapyError(f"unknown pass {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(registry))}")
         Pipeline("opt", [registry[n]() for n in names], verify=args.verify or None,
                  observers=observers).run(module)
     else:

@@ -8,15 +8,14 @@ Inputs are the arrays of IN.npz in order (arr_0, arr_1, ... as np.savez writes t
 per entry parameter (a tuple-shaped parameter takes its leaves in order). Outputs are the
 leaves of the result in order. NumPy's npz format cannot hold bfloat16, so bf16 arrays
 travel as their uint16 bit patterns both ways (a uint16 input for a bf16 parameter is
-reinterpreted; bf16 outputs are written as uint16). With --compare, the module also runs on BACKEND and the
-per-output max error is reported; a mismatch exits with status 1.
+reinterpreted; bf16 outputs are written as uint16). With --compare, the module also runs on
+BACKEND and the per-output max error is reported; a mismatch exits with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 import time
 
 import numpy as np
@@ -49,7 +48,7 @@ def _load_inputs(path: str) -> list[np.ndarray]:
                 return (0, int(m.group(1))) if m else (1, keys.index(k))
             return [z[k] for k in sorted(keys, key=order)]
     except (OSError, ValueError) as e:
-        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}")
+        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}") from e
 
 
 def _group_for_parameters(arrays: list, shapes) -> list:
@@ -83,7 +82,7 @@ def run(args) -> int:
     try:
         module = parse_file(args.file)
     except OSError as e:
-        raise SystemExit(f"xlapy run-hlo: error: cannot read {args.file}: {e.strerror}")
+        raise SystemExit(f"xlapy run-hlo: error: cannot read {args.file}: {e.strerror}") from e
     shapes = [p.shape for p in module.entry.parameters]
     if args.input:
         inputs = _group_for_parameters(_load_inputs(args.input), shapes)

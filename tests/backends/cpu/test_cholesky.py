@@ -52,7 +52,7 @@ ENTRY e {{
   a = f64[5,5] parameter(0)
   ROOT c = (f64[5,5]{layout}, s32[]) custom-call(a), custom_call_target="lapack_dpotrf_ffi", backend_config={{uplo = {ord(uplo)} : ui8}}
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     a = _spd((5, 5), np.float64)
     a = a + np.triu(RNG.standard_normal((5, 5)), 1) if uplo == "L" else \
         a + np.tril(RNG.standard_normal((5, 5)), -1)  # the ignored triangle is kept as is
@@ -75,7 +75,7 @@ ENTRY e {
   a = f32[2,3,3] parameter(0)
   ROOT c = (f32[2,3,3]{1,2,0}, s32[2]) custom-call(a), custom_call_target="lapack_spotrf_ffi", backend_config={uplo = 76 : ui8}
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     a = _spd((2, 3, 3), np.float32)
     a[1, 1, 1] = -100.0
     _, info = _cpu(cpu_check, text, a)

@@ -68,7 +68,7 @@ ENTRY e {{
   bias = f32[64] parameter(1)
   ROOT f = f32[64] fusion(x, bias), kind=kLoop, calls=fused
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     fusion = parse(text).entry.root
     assert column_plan(fusion) is not None
     assert [fusion.operands[k].name for k in overwritable_operands(fusion)] == expected

@@ -39,7 +39,8 @@ def test_denormals_are_flushed_as_xla_does():
         want = np.asarray(jax.jit(fn)(TINY))
         np.testing.assert_array_equal(got, want)
     e = np.array([-100.0, -88.0, -80.0], np.float32)   # exp underflows into denormals
-    np.testing.assert_array_equal(np.asarray(xp.jit(xnp.exp)(e)), np.asarray(jax.jit(jax.numpy.exp)(e)))
+    np.testing.assert_array_equal(np.asarray(xp.jit(xnp.exp)(e)),
+                                  np.asarray(jax.jit(jax.numpy.exp)(e)))
     assert np.asarray(xp.jit(xnp.exp)(e))[0] == 0.0
 
 

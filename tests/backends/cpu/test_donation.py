@@ -47,7 +47,8 @@ def _cpu(text):
 def test_aliases_parse_print_and_roundtrip():
     module = parse(STEP)
     assert module_aliases(module) == [Alias((0,), 0, ()), Alias((1,), 1, ())]
-    assert parse(module.to_string()).attrs["input_output_alias"] == module.attrs["input_output_alias"]
+    reparsed = parse(module.to_string())
+    assert reparsed.attrs["input_output_alias"] == module.attrs["input_output_alias"]
     text = "{ {0}: (0, {}, may-alias), {1,2}: (3, {1}, must-alias), {}: (1, {}) }"
     parsed = parse_aliases(text)
     assert parsed[1] == Alias((1, 2), 3, (1,), "must-alias")

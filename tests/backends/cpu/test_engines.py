@@ -24,7 +24,7 @@ def test_the_next_engine_is_prepared_and_handed_out_once():
     spare.result(timeout=30)
     b = jit.LoadedObject(_obj(2))
     assert b.engine is spare.result() and a.engine is not b.engine
-    call = lambda lo: ctypes.CFUNCTYPE(ctypes.c_int64)(lo.address("f"))()  # noqa: E731
+    call = lambda lo: ctypes.CFUNCTYPE(ctypes.c_int64)(lo.address("f"))()
     assert (call(a), call(b)) == (1, 2)
 
 

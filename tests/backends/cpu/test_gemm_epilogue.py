@@ -124,7 +124,7 @@ ENTRY main {
   d = f32[3,40,50] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
   ROOT e = f32[3,40,50] exponential(d)
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     assert not _run_pass(text)[1]
 
 
@@ -136,13 +136,13 @@ def _programs():
 
     def mlp_step(w1, b1, w2, b2, x, y):
         def loss(w1, b1, w2, b2):
-            relu = lambda v: v * (v > 0)  # noqa: E731
+            relu = lambda v: v * (v > 0)
             h = relu(x @ w1 + b1)
             return xnp.sum((h @ w2 + b2 - y) ** 2)
         g = xp.grad(loss, argnums=(0, 1, 2, 3))(w1, b1, w2, b2)
         return tuple(p - 0.01 * d for p, d in zip((w1, b1, w2, b2), g))
 
-    gelu = lambda v: 0.5 * v * (1 + xnp.tanh(0.79788456 * (v + 0.044715 * v ** 3)))  # noqa
+    gelu = lambda v: 0.5 * v * (1 + xnp.tanh(0.79788456 * (v + 0.044715 * v ** 3)))
     return {
         # tile edges in both directions (M, N not multiples of the 12 x 32 tile)
         "dense relu, edges": (lambda x, w, b: xnp.maximum(x @ w + b, 0.0),
@@ -183,7 +183,8 @@ def test_mlp_masks_are_predicates(monkeypatch):
     monkeypatch.setenv("XLAPY_GEMM", "xlapy")
     fn, args = _programs()["mlp step (masks stored as predicates)"]
     text = xp.jit(fn).lower(*args).compile().as_text()
-    fusion_lines = [line for line in text.splitlines() if f"kind={KIND}" in line and "ENTRY" not in line]
+    fusion_lines = [line for line in text.splitlines()
+                    if f"kind={KIND}" in line and "ENTRY" not in line]
     assert any("pred[400,200]" in line for line in fusion_lines)
 
 

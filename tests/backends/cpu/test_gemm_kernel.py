@@ -145,7 +145,8 @@ def test_programs_with_xlapy_gemm_match_the_interpreter(name, monkeypatch):
     want = xp.jit(fn, backend="interpreter")(*args)
     monkeypatch.setenv("XLAPY_GEMM", "xlapy")
     compiled = xp.jit(fn).lower(*args).compile()
-    assert any(b"xlapy_gemm_f" in o for o in compiled.executable.spec.objects)   # the program calls the kernel
+    # the program calls the kernel
+    assert any(b"xlapy_gemm_f" in o for o in compiled.executable.spec.objects)
     got = compiled(*args)
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,)):

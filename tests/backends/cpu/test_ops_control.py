@@ -16,7 +16,7 @@ from xlapy.errors import XlapyError
 from xlapy.hlo import parse
 
 
-import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
+import xlapy_tests_cpu_optable as O
 RNG = np.random.default_rng(31)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 
-import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
+import xlapy_tests_cpu_optable as O
 
 
 class Case:
@@ -321,7 +321,7 @@ ENTRY main {
   bc = f32[2,30] broadcast(rs), dimensions={1}
   ROOT out = (f32[3,7], f32[4,6]{0,1}, f32[2,30]) tuple(sl, dus, bc)
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 
 @pytest.mark.parametrize("k", [0, 2, -5, 100])

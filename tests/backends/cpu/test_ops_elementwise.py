@@ -24,7 +24,7 @@ from xlapy.errors import XlapyError
 from xlapy.hlo import parse
 
 
-import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
+import xlapy_tests_cpu_optable as O
 
 # exact comparisons on denormal inputs: IEEE gradual underflow (conftest.ieee_denormals)
 pytestmark = pytest.mark.usefixtures("ieee_denormals")
@@ -92,7 +92,7 @@ def _culprits(t, ops, cases):
         m, _, _ = _ops_module(t, [op], cases)
         try:
             get_platform("cpu").compiler.compile(parse(m.text()))
-        except Exception as e:  # noqa: BLE001  (reported, not hidden)
+        except Exception as e:
             bad.append(f"{op.opcode}: {type(e).__name__}: {str(e)[:300]}")
     return bad
 
@@ -104,10 +104,10 @@ def test_elementwise_ops(cpu_check, t):
     m, args, checks = _ops_module(t, ops, cases)
     try:
         got, want = cpu_check.run(m.text(), *args)
-    except XlapyError:
+    except XlapyError as e:
         bad = _culprits(t, ops, cases)
         raise AssertionError(f"{t}: the module does not compile; ops failing alone:\n  "
-                             + "\n  ".join(bad))
+                             + "\n  ".join(bad)) from e
     O.compare_outputs(got, want, m.labels, checks)
 
 

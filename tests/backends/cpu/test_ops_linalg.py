@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 
-import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
+import xlapy_tests_cpu_optable as O
 
 
 def _small_ints(t, dims, rng):
@@ -35,7 +35,7 @@ def _sc(dims, layout=None, t="f32"):
 
 
 def _dot_attrs(lc, rc, lb=(), rb=()):
-    j = lambda v: ",".join(map(str, v))  # noqa: E731
+    j = lambda v: ",".join(map(str, v))
     s = f"lhs_contracting_dims={{{j(lc)}}}, rhs_contracting_dims={{{j(rc)}}}"
     if lb:
         s = f"lhs_batch_dims={{{j(lb)}}}, rhs_batch_dims={{{j(rb)}}}, " + s

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 
-import xlapy_tests_cpu_optable as O  # noqa: E402  (registered by conftest.py)
+import xlapy_tests_cpu_optable as O
 
 # exact comparisons on denormal inputs: IEEE gradual underflow (conftest.ieee_denormals)
 pytestmark = pytest.mark.usefixtures("ieee_denormals")

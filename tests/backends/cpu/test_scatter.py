@@ -71,7 +71,7 @@ ENTRY e {
   u = f32[4] parameter(2)
   ROOT s = f32[6,3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=add
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     x, u = _data((6, 3)), _data(4)
     i = np.array([[0, 5, 5, 6], [2, 1, 1, 0]], np.int32)
     got, ref = cpu_check.run(text, x, i, u)
@@ -107,7 +107,7 @@ ENTRY e {{
   u = f32[5] parameter(2)
   ROOT s = f32[300] scatter(x, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     dtype = {"u8": np.uint8, "u32": np.uint32, "s64": np.int64, "u64": np.uint64}[index_type]
     vals = [0, 255, 299, 300, 2**31 + 5]
     if dtype == np.uint8:
@@ -143,7 +143,7 @@ ENTRY e {
   uit = s32[8,3] transpose(ui), dimensions={1,0}
   ROOT s = (f32[5,3]{1,0}, s32[5,3]{0,1}) scatter(x, xi, idx, u, uit), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 
 def test_variadic_scatter_with_layouts(cpu_check):
@@ -171,7 +171,7 @@ ENTRY e {
   u = s32[4] parameter(2)
   ROOT s = s32[] scatter(x, i, u), update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, index_vector_dim=1, to_apply=add
 }
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     x = np.array(5, np.int32)
     i = np.zeros((4, 0), np.int32)
     u = np.array([1, 2, 3, 4], np.int32)

@@ -158,7 +158,7 @@ ENTRY e {{
   i = s32[20,25]{{1,0}} iota(), iota_dimension={dim}
   ROOT s = (f32[20,25]{out_layout}, s32[20,25]{{0,1}}) sort(x, i), dimensions={{{dim}}}, to_apply=cmp
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
     x = RNG.integers(0, 7, (20, 25)).astype(np.float32)
     got, ref = cpu_check.run(text, x)
     for g, r in zip(got, ref):

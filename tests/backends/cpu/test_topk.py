@@ -114,7 +114,7 @@ ENTRY e {{
   x = f32[4,{n}] parameter(0)
   ROOT t = (f32[4,{k}], s32[4,{k}]) custom-call(x), custom_call_target="TopK", called_computations={{cmp}}
 }}
-"""
+"""  # noqa: E501 (HLO text: one instruction a line)
 
 
 @pytest.mark.parametrize("with_index", [True, False])

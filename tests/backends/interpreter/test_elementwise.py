@@ -306,7 +306,7 @@ def test_bitcast_convert_matches_xla(src, to):
     else:
         x = raw.view(sdt).reshape(-1)
         out_dims = [x.shape[0]] + ([int(ratio)] if ratio > 1 else [])
-    dims = lambda d: ",".join(map(str, d))  # noqa: E731
+    dims = lambda d: ",".join(map(str, d))
     text = (f"HloModule m\nENTRY e {{\n  x = {src}[{dims(x.shape)}] parameter(0)\n"
             f"  ROOT r = {to}[{dims(out_dims)}] bitcast-convert(x)\n}}\n")
     got = run_ours(text, x)[0]

@@ -81,14 +81,14 @@ def test_dynamic_slice_negative_and_huge_unsigned_starts():
 @pytest.mark.parametrize("starts", [(0, 0), (2, 1), (-3, 4), (7, -1), (4, 10)])
 def test_dynamic_slice_matches_jax(starts):
     x = rand(6, 7)
-    f = lambda x, i, j: lax.dynamic_slice(x, (i, j), (3, 4))  # noqa: E731
+    f = lambda x, i, j: lax.dynamic_slice(x, (i, j), (3, 4))
     check(f, x, np.int32(starts[0]), np.int32(starts[1]), opcode="dynamic-slice")
 
 
 @pytest.mark.parametrize("starts", [(0, 0), (1, 3), (-2, 2), (9, 9)])
 def test_dynamic_update_slice_matches_jax(starts):
     x, u = rand(5, 6), rand(2, 4)
-    f = lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j))  # noqa: E731
+    f = lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j))
     check(f, x, u, np.int32(starts[0]), np.int32(starts[1]), opcode="dynamic-update-slice")
 
 
@@ -162,7 +162,7 @@ ENTRY e {
   x = s32[6,3] parameter(0)
   i = s32[4] parameter(1)
   ROOT g = s32[4,2,3] gather(x, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,3}
-}""")
+}""")  # noqa: E501 (HLO text: one instruction a line)
     x = np.arange(18, dtype=np.int32).reshape(6, 3)
     i = np.array([0, 5, -4, 2], np.int32)
     got = evaluate(module, x, i)
@@ -178,7 +178,7 @@ ENTRY e {
   x = f32[5,7] parameter(0)
   i = s32[2,3,1] parameter(1)
   ROOT g = f32[2,7,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,7}
-}""")
+}""")  # noqa: E501 (HLO text: one instruction a line)
     x = rand(5, 7)
     i = RNG.integers(0, 5, size=(2, 3, 1)).astype(np.int32)
     got = evaluate(module, x, i)
@@ -196,7 +196,7 @@ DUP_OOB = np.array([0, 2, 2, 5, -1, 7, 2, 0], np.int32)
 def test_scatter_methods_with_duplicates_and_out_of_bounds(method, mode):
     x, u = rand(6, 3), rand(len(DUP_OOB), 3)
     idx = DUP_OOB if mode != "promise_in_bounds" else np.abs(DUP_OOB) % 6
-    f = lambda x, i, u: getattr(x.at[i], method)(u, mode=mode)  # noqa: E731
+    f = lambda x, i, u: getattr(x.at[i], method)(u, mode=mode)
     check(f, x, idx, u, opcode="scatter", rtol=1e-5)
 
 
@@ -246,7 +246,7 @@ def test_scatter_windows_partially_out_of_bounds_are_skipped_whole():
     x = np.zeros((6, 4), np.float32)
     idx = np.array([[0], [4], [5], [-1], [3]], np.int32)
     u = np.ones((5, 2, 4), np.float32) * np.arange(1, 6, dtype=np.float32)[:, None, None]
-    f = lambda x, i, u: lax.scatter_add(x, i, u, dn, mode="drop")  # noqa: E731
+    f = lambda x, i, u: lax.scatter_add(x, i, u, dn, mode="drop")
     got, want = run_both(f, x, idx, u, opcode="scatter")
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[0][:, 0], [1, 1, 0, 5, 7, 2])
@@ -272,7 +272,7 @@ ENTRY e {
   u = f32[6] parameter(3)
   ui = s32[6] parameter(4)
   ROOT s = (f32[4], s32[4]) scatter(x, xi, idx, u, ui), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
-}""")
+}""")  # noqa: E501 (HLO text: one instruction a line)
     x = np.zeros(4, np.float32)
     xi = np.full(4, -1, np.int32)
     idx = np.array([[2], [0], [2], [9], [2], [0]], np.int32)
@@ -290,6 +290,6 @@ ENTRY e {
   x = f32[5] parameter(0)
   i = s32[3] parameter(1)
   ROOT g = f32[3] gather(x, i), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=4, slice_sizes={1}
-}""")
+}""")  # noqa: E501 (HLO text: one instruction a line)
     with pytest.raises(EvaluationError, match="index_vector_dim"):
         evaluate(module, np.zeros(5, np.float32), np.zeros(3, np.int32))

@@ -193,7 +193,7 @@ def test_grouped_conv_gradients(groups):
     # input gradient uses lhs dilation and a reversed kernel.
     x, w = rand(3, 7, 7, 4), rand(3, 3, 4 // groups, 8)
     dn = ("NHWC", "HWIO", "NHWC")
-    loss = lambda x, w: (conv(x, w, (2, 2), "SAME", dn=dn, fgc=groups) ** 2).sum()  # noqa
+    loss = lambda x, w: (conv(x, w, (2, 2), "SAME", dn=dn, fgc=groups) ** 2).sum()
     got, want = run_both(jax.grad(loss, argnums=(0, 1)), x, w, opcode="convolution")
     for g, v in zip(got, want):
         np.testing.assert_allclose(g, v, rtol=1e-4, atol=1e-4)
@@ -235,6 +235,6 @@ ENTRY e {
   x = f32[1,4,5] parameter(0)
   w = f32[4,3,1] parameter(1)
   ROOT c = f32[1,4,5] convolution(x, w), window={size=1}, dim_labels=bf0_oi0->bf0, feature_group_count=2
-}""")
+}""")  # noqa: E501 (HLO text: one instruction a line)
     with pytest.raises(EvaluationError, match="feature_group_count"):
         evaluate(module, np.zeros((1, 4, 5), np.float32), np.zeros((4, 3, 1), np.float32))

@@ -98,19 +98,19 @@ def test_low_precision_sum_accumulates_in_f32(dtype):
 
 def test_generic_single_input_reducer():
     x = rand(6, 9)
-    f = lambda x: lax.reduce(x, -np.inf, lambda a, b: jnp.maximum(a, b) * 1.0, (1,))  # noqa
+    f = lambda x: lax.reduce(x, -np.inf, lambda a, b: jnp.maximum(a, b) * 1.0, (1,))
     check(f, x, opcode="reduce", exact=True)
 
 
 def test_generic_reducer_with_init_value_and_odd_sizes():
     x = RNG.integers(-5, 5, size=(7, 13)).astype(np.int32)
-    f = lambda x: lax.reduce(x, np.int32(3), lambda a, b: a + b + 0, (0, 1))  # noqa: E731
+    f = lambda x: lax.reduce(x, np.int32(3), lambda a, b: a + b + 0, (0, 1))
     check(f, x, opcode="reduce", exact=True)
 
 
 def test_variadic_reduce_sum_and_max():
     x, y = rand(5, 8), rand(5, 8)
-    f = lambda x, y: lax.reduce((x, y), (0.0, -np.inf),  # noqa: E731
+    f = lambda x, y: lax.reduce((x, y), (0.0, -np.inf),
                                 lambda a, b: (a[0] + b[0], jnp.maximum(a[1], b[1])), (1,))
     check(f, x, y, opcode="reduce", rtol=1e-5)
 
@@ -183,7 +183,7 @@ POOLS = [
 def test_pooling(win, strides, padding, kind):
     x = rand(2, 7, 8, 3)
     init, op = {"max": (-np.inf, lax.max), "sum": (0.0, lax.add), "min": (np.inf, lax.min)}[kind]
-    f = lambda x: lax.reduce_window(x, init, op, (1, *win, 1), (1, *strides, 1),  # noqa: E731
+    f = lambda x: lax.reduce_window(x, init, op, (1, *win, 1), (1, *strides, 1),
                                     padding if isinstance(padding, str)
                                     else ((0, 0), *padding, (0, 0)))
     check(f, x, opcode="reduce-window", rtol=1e-5)
@@ -197,10 +197,10 @@ def test_avg_pool():
 
 def test_reduce_window_base_and_window_dilation():
     x = rand(5, 6)
-    f = lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1)),  # noqa
+    f = lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1)),
                                     base_dilation=(2, 1), window_dilation=(1, 2))
     check(f, x, opcode="reduce-window", rtol=1e-5)
-    g = lambda x: lax.reduce_window(x, -np.inf, lax.max, (3, 2), (2, 1), ((2, 2), (1, 1)),  # noqa
+    g = lambda x: lax.reduce_window(x, -np.inf, lax.max, (3, 2), (2, 1), ((2, 2), (1, 1)),
                                     base_dilation=(3, 2), window_dilation=(2, 1))
     check(g, x, opcode="reduce-window")
 
@@ -220,7 +220,7 @@ def test_reduce_window_bf16_sum_accumulates_in_f32():
 
 def test_reduce_window_generic_reducer():
     x = rand(6, 7)
-    f = lambda x: lax.reduce_window(x, -np.inf, lambda a, b: jnp.maximum(a, b) * 1.0,  # noqa
+    f = lambda x: lax.reduce_window(x, -np.inf, lambda a, b: jnp.maximum(a, b) * 1.0,
                                     (2, 3), (1, 2), "SAME")
     check(f, x, opcode="reduce-window", exact=True)
 
@@ -233,14 +233,14 @@ def test_variadic_reduce_window_argmax_pool():
         take_b = (b[0] > a[0]) | ((b[0] == a[0]) & (b[1] < a[1]))
         return jnp.where(take_b, b[0], a[0]), jnp.where(take_b, b[1], a[1])
 
-    f = lambda x, i: lax.reduce_window((x, i), (-np.inf, np.int32(2**30)), reducer,  # noqa
+    f = lambda x, i: lax.reduce_window((x, i), (-np.inf, np.int32(2**30)), reducer,
                                        (2, 2), (2, 2), "VALID")
     check(f, x, idx, opcode="reduce-window", exact=True)
 
 
 def test_reduce_window_int_max_pads_with_init():
     x = RNG.integers(-50, -10, size=(5, 5)).astype(np.int32)
-    f = lambda x: lax.reduce_window(x, np.int32(-100), lax.max, (3, 3), (1, 1), "SAME")  # noqa
+    f = lambda x: lax.reduce_window(x, np.int32(-100), lax.max, (3, 3), (1, 1), "SAME")
     check(f, x, opcode="reduce-window", exact=True)
 
 

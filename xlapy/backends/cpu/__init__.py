@@ -1,9 +1,9 @@
 """The cpu backend: HLO -> LLVM IR -> native code for the host, run in-process."""
 
 from xlapy.backends.base import Platform, register_platform
-from xlapy.backends.cpu import gemm, gemm_epilogue, gemm_update  # noqa: F401  (emitters)
+from xlapy.backends.cpu import gemm, gemm_epilogue, gemm_update
 # dedicated emitters (importing registers them)
-from xlapy.backends.cpu import (custom_calls, lapack, scatter,  # noqa: F401
+from xlapy.backends.cpu import (custom_calls, lapack, scatter,
                                 select_and_scatter, sort)
 from xlapy.backends.cpu.compiler import CpuCompiler
 

@@ -36,7 +36,8 @@ def default_num_threads() -> int:
             n = int(value)
         except ValueError:
             from xlapy.errors import XlapyError
-            raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, got '{value}'")
+            raise XlapyError("XLAPY_NUM_THREADS must be a positive integer, "
+                             f"got '{value}'") from None
         return max(n, 1)
     return os.cpu_count() or 1
 

@@ -220,7 +220,8 @@ class CpuExecutable(Executable):
             phys = given[k] if k in given else np.empty([shape.dims[d] for d in order],
                                                          dtype=shape.dtype)
             outs.append(phys)
-            views.append(phys if shape.has_default_layout else np.transpose(phys, np.argsort(order)))
+            views.append(phys if shape.has_default_layout
+                         else np.transpose(phys, np.argsort(order)))
         params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
         out_ptrs = (ctypes.c_void_p * max(len(outs), 1))(*[o.ctypes.data for o in outs])
         if self._lock.acquire(blocking=False):

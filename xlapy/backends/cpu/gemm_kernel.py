@@ -129,7 +129,8 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
     packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
     packed once, then each chunk's block of A."""
     es, kpad = _esize(t), _round_up(k, KC)
-    by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) + chunks * b_slice_bytes(t, vector_bits)
+    by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) \
+        + chunks * b_slice_bytes(t, vector_bits)
     by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
         + chunks * a_slice_bytes(t)
     return 64 + max(by_columns, by_rows)

@@ -221,8 +221,9 @@ def parse_ir(text: str, tm=None, context=None):
         mod = llvm.parse_assembly(text, context=context)
         mod.verify()
     except RuntimeError as e:
-        raise LoweringError(f"LLVM rejected the generated IR: {e}\n  This is a bug in xlapy; "
-                            "rerun with XLAPY_FLAGS=--xla_dump_to=DIR and report the dump") from None
+        raise LoweringError(
+            f"LLVM rejected the generated IR: {e}\n  This is a bug in xlapy; "
+            "rerun with XLAPY_FLAGS=--xla_dump_to=DIR and report the dump") from None
     tm = tm or target_machine()
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
@@ -277,7 +278,8 @@ def cached_object(text: str, pipeline: str = "O3") -> bytes:
     import hashlib
     from xlapy.backends.cpu.compiler import cache_dir
     root = cache_dir()
-    key = hashlib.sha256((text + target_description() + f"|pipeline={pipeline}").encode()).hexdigest()
+    data = (text + target_description() + f"|pipeline={pipeline}").encode()
+    key = hashlib.sha256(data).hexdigest()
     path = root / f"runtime-{key}.o" if root is not None else None
     if path is not None:
         try:
@@ -359,7 +361,7 @@ def _finish_engine_before_fork() -> None:
     if spare is not None:
         try:
             spare.exception(timeout=10)
-        except Exception:  # noqa: BLE001 - a timeout or cancellation: fork anyway
+        except Exception:
             pass
 
 

@@ -30,7 +30,7 @@ from xlapy.hlo.ir import Computation, Instruction
 from xlapy.hlo.shapes import Shape
 
 # Importing the rule modules registers the elemental rules.
-from xlapy.backends.llvm import elemental_data, elemental_ops, elemental_reduce  # noqa: F401,E402
+from xlapy.backends.llvm import elemental_data, elemental_ops, elemental_reduce  # noqa: F401
 
 
 @dataclass
@@ -195,7 +195,8 @@ def emit_kernel(module: ir.Module, instr: Instruction, name: str, parallel: bool
             store_outputs(index)
     b.ret_void()
     outer, cost = kernel_cost(instr)
-    wrapper = parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer) if parallel else None
+    wrapper = (parallel_wrapper(module, fn, len(out_shapes) + len(in_shapes), outer)
+               if parallel else None)
     return Kernel(fn, wrapper, len(out_shapes), len(in_shapes), outer, cost)
 
 

@@ -289,7 +289,7 @@ class ProgramEmitter:
         schedule = comp.post_order()
         self.direct, self.direct_elems = self._direct_outputs()
         into_outputs = self._producers_into_outputs(schedule)
-        defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct  # noqa: E731
+        defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct
 
         def size_of(i: Instruction) -> int:
             size = tree_size(i.shape)
@@ -444,7 +444,8 @@ class ProgramEmitter:
         if op == "parameter":
             k0 = self.param_leaf_start[instr.parameter_number]
             n = len(instr.shape.leaves())
-            return unflatten(instr.shape, [self.table_entry(self.params_tbl, k0 + j) for j in range(n)])
+            return unflatten(instr.shape,
+                             [self.table_entry(self.params_tbl, k0 + j) for j in range(n)])
         if op == "constant":
             return self._constant(instr)
         if op == "tuple":

@@ -5,7 +5,7 @@ from xlapy.backends.interpreter.evaluator import (EVAL_RULES, Evaluator, Interpr
                                                    eval_rule, evaluate)
 
 # Importing the rule modules fills EVAL_RULES.
-from xlapy.backends.interpreter import (control, data, elementwise, indexing,  # noqa: F401,E402
+from xlapy.backends.interpreter import (control, data, elementwise, indexing,
                                          linalg, reduction, xlapy_calls)
 
 register_platform("interpreter", InterpreterPlatform)

@@ -24,7 +24,7 @@ import numpy as np
 
 from xlapy.backends.base import Compiler, Executable, Platform
 from xlapy.errors import EvaluationError, XlapyError
-from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.ir import Computation, Module
 
 EVAL_RULES: dict[str, Callable] = {}
 

@@ -160,7 +160,7 @@ def reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
     nbits = bit_width(dt)
     ut = uint_of(dt)
     u = x.view(ut).copy()
-    one = lambda v: np.array(v, dtype=ut)  # noqa: E731  (typed constants: no promotion)
+    one = lambda v: np.array(v, dtype=ut)
     if mantissa_bits < src_mant:
         shift = src_mant - mantissa_bits
         last_bit = one(1 << shift)

@@ -432,7 +432,7 @@ def reduce_precision_bits(em, bits, src_e: int, src_m: int, exponent_bits: int,
     b = em.b
     ity = bits.type
     mask = (1 << ity.width) - 1
-    c = lambda v: ir.Constant(ity, v & mask)  # noqa: E731
+    c = lambda v: ir.Constant(ity, v & mask)
     x = bits
     if mantissa_bits < src_m:
         drop = src_m - mantissa_bits

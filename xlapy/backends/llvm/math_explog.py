@@ -78,7 +78,8 @@ def _expm1(c, x):
 
 
 def _log_parts(c, x):
-    """x = 2^e * (1 + f) with 1+f in [sqrt(1/2), sqrt(2)) for finite x > 0; returns (e, f) floats."""
+    """x = 2^e * (1 + f) with 1+f in [sqrt(1/2), sqrt(2)) for finite x > 0; returns (e, f)
+    floats."""
     if c.f32:
         scale, sbits, k = 2.0 ** 24, 24, 0x3F3504F3      # bits of sqrt(1/2)
         mask, tiny = 0x7FFFFF, 2.0 ** -126

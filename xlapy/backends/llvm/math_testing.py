@@ -1,4 +1,5 @@
-"""Elementwise test kernels for the math library (used by its tests and benchmarks/math_accuracy.py).
+"""Elementwise test kernels for the math library (used by its tests and
+benchmarks/math_accuracy.py).
 
     jit = MathJIT([('exp', 'f32'), ('pow', 'f64')])
     out = jit('exp', 'f32', x)          # x: a contiguous numpy array of float32
@@ -251,7 +252,8 @@ def sweep_inputs_binary(name, sfx, n, seed=0):
     y3 = np.round(rng.uniform(-40, 40, n))
     x4 = 1 + rng.uniform(-1, 1, n) * 2.0 ** -20          # x near 1, large y
     y4 = rng.uniform(-1, 1, n) * (2.0 ** 26 if sfx == 'f32' else 2.0 ** 28)
-    x5 = np.exp(rng.uniform(np.log(float(fi.smallest_subnormal)), np.log(float(fi.smallest_normal)), n))
+    x5 = np.exp(rng.uniform(np.log(float(fi.smallest_subnormal)),
+                            np.log(float(fi.smallest_normal)), n))
     y5 = rng.uniform(-1.5, 1.5, n)                       # subnormal x
     xs = np.concatenate([x, x2, x3, x4, x5]).astype(dt)
     ys = np.concatenate([y, y2, y3, y4, y5]).astype(dt)
@@ -337,10 +339,12 @@ POW_SPECIALS = [
 def _pow_type_specials(sfx):
     sub, _, big = _type_consts(sfx)
     if sfx == 'f32':
-        return [(2.0, 128.0, INF), (2.0, -149.0, sub), (2.0, -151.0, 0.0), (-2.0, 127.0, -2.0 ** 127),
-                (-2.0, -149.0, -sub), (big, 2.0, INF), (big, -2.0, 0.0)]
-    return [(2.0, 1024.0, INF), (2.0, -1074.0, sub), (2.0, -1076.0, 0.0), (-2.0, 1023.0, -2.0 ** 1023),
-            (-2.0, -1073.0, -2 * sub), (big, 2.0, INF), (big, -2.0, 0.0)]
+        return [(2.0, 128.0, INF), (2.0, -149.0, sub), (2.0, -151.0, 0.0),
+                (-2.0, 127.0, -2.0 ** 127), (-2.0, -149.0, -sub), (big, 2.0, INF),
+                (big, -2.0, 0.0)]
+    return [(2.0, 1024.0, INF), (2.0, -1074.0, sub), (2.0, -1076.0, 0.0),
+            (-2.0, 1023.0, -2.0 ** 1023), (-2.0, -1073.0, -2 * sub), (big, 2.0, INF),
+            (big, -2.0, 0.0)]
 
 
 ATAN2_SPECIALS = [
@@ -376,7 +380,7 @@ def check_special_cases(jit, name, sfx):
         args = [np.array([c[0][k] for c in cases], dt) for k in range(len(cases[0][0]))]
     got = jit(name, sfx, *args)
     bad = []
-    for i, (a, want) in enumerate(cases):
+    for i, (_a, want) in enumerate(cases):
         g = float(got[i])
         if want == 'finite':
             ok = math.isfinite(g) and g != 0

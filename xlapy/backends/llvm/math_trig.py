@@ -52,7 +52,8 @@ def _f64_table():
     rows = []
     for k in range(129):
         j0 = 8 * k - 56
-        rows += [math.ldexp(_chunk(j0 + 53 * i, 53), -(j0 + 53 * i + 52) + j0 + 54) for i in range(4)]
+        rows += [math.ldexp(_chunk(j0 + 53 * i, 53), -(j0 + 53 * i + 52) + j0 + 54)
+                 for i in range(4)]
     return rows
 
 

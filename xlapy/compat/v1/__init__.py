@@ -16,40 +16,40 @@ are compiled by xlapy (HLO, passes, LLVM) and run as one step. See docs/compat_v
 from __future__ import annotations
 
 # ops register themselves on import
-from xlapy.compat.v1.ops import (array_ops, index_ops, math_ops, nn_ops,  # noqa: F401
+from xlapy.compat.v1.ops import (array_ops, index_ops, math_ops, nn_ops,
                                  random_ops, script_ops, state_ops)
-from xlapy.compat.v1 import errors  # noqa: F401
-from xlapy.compat.v1.dtypes import (  # noqa: F401
+from xlapy.compat.v1 import errors
+from xlapy.compat.v1.dtypes import (
     DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64,
     uint8, uint16)
-from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,  # noqa: F401
+from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,
                                        add_to_collection, control_dependencies,
                                        convert_to_tensor, device, get_collection,
                                        get_default_graph, name_scope, reset_default_graph)
-from xlapy.compat.v1.tensor_shape import Dimension, TensorShape  # noqa: F401
-from xlapy.compat.v1.gradients import gradients  # noqa: F401
-from xlapy.compat.v1.ops.array_ops import (  # noqa: F401
+from xlapy.compat.v1.tensor_shape import Dimension, TensorShape
+from xlapy.compat.v1.gradients import gradients
+from xlapy.compat.v1.ops.array_ops import (
     broadcast_to, concat, constant, expand_dims, fill, group, identity, no_op, one_hot, ones,
     ones_like, pad, placeholder, rank, reshape, shape, size, slice_ as slice, squeeze, stack,
     stop_gradient, strided_slice, tile, transpose, unstack, where, zeros, zeros_like)
-from xlapy.compat.v1.ops.array_ops import tuple_ as tuple  # noqa: F401,A004
-from xlapy.compat.v1.ops.math_ops import (  # noqa: F401
+from xlapy.compat.v1.ops.array_ops import tuple_ as tuple
+from xlapy.compat.v1.ops.math_ops import (
     abs, add, add_n, argmax, argmin, cast, ceil, cos, div, divide, equal, exp, floor, floordiv,
     greater, greater_equal, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
     matmul, maximum, minimum, mod, multiply, negative, not_equal, pow, realdiv, reciprocal,
     reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt,
     scalar_mul, sign, sin, sqrt, square, squared_difference, subtract, to_float, to_int32,
     to_int64, truediv)
-from xlapy.compat.v1.ops.math_ops import subtract as sub, multiply as mul  # noqa: F401
-from xlapy.compat.v1.ops.nn_ops import sigmoid, tanh  # noqa: F401
-from xlapy.compat.v1.ops.random_ops import (random_normal, random_uniform,  # noqa: F401
+from xlapy.compat.v1.ops.math_ops import subtract as sub, multiply as mul
+from xlapy.compat.v1.ops.nn_ops import sigmoid, tanh
+from xlapy.compat.v1.ops.random_ops import (random_normal, random_uniform,
                                             set_random_seed, truncated_normal)
-from xlapy.compat.v1.ops.script_ops import py_func  # noqa: F401
-from xlapy.compat.v1.protos import (ConfigProto, GPUOptions, GraphOptions,  # noqa: F401
+from xlapy.compat.v1.ops.script_ops import py_func
+from xlapy.compat.v1.protos import (ConfigProto, GPUOptions, GraphOptions,
                                     OptimizerOptions, RunMetadata, RunOptions)
-from xlapy.compat.v1.session import (InteractiveSession, Session,  # noqa: F401
+from xlapy.compat.v1.session import (InteractiveSession, Session,
                                      get_default_session)
-from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,  # noqa: F401
+from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
                                        all_variables, constant_initializer, get_variable,
                                        get_variable_scope, global_variables,
                                        global_variables_initializer,
@@ -59,7 +59,7 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,  # n
                                        random_uniform_initializer, trainable_variables,
                                        truncated_normal_initializer, variable_scope,
                                        variables_initializer, zeros_initializer)
-from xlapy.compat.v1 import app, contrib, losses, nn, train  # noqa: F401,E402
+from xlapy.compat.v1 import app, contrib, losses, nn, train
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows

@@ -74,7 +74,7 @@ class DType:
     def __repr__(self):
         return f"tf.{self.name}"
 
-    __str__ = lambda self: f"<dtype: '{self.name}'>"  # noqa: E731  (TF prints this form)
+    __str__ = lambda self: f"<dtype: '{self.name}'>"
 
 
 float16 = DType("float16", np.float16)
@@ -86,7 +86,7 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
-bool = DType("bool", np.bool_)  # noqa: A001  (tf.bool)
+bool = DType("bool", np.bool_)
 half, double = float16, float64
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool]

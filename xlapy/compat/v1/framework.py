@@ -74,7 +74,7 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = lambda self: (f'Tensor("{self.name}", shape={self._shape}, '  # noqa: E731
+    __str__ = lambda self: (f'Tensor("{self.name}", shape={self._shape}, '
                             f'dtype={self._dtype.name})')
 
     def __bool__(self):

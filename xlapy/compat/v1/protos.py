@@ -113,6 +113,6 @@ class RunMetadata:
     partition_graphs: list = field(default_factory=list)
     cost_graph: object = None
 
-    def Clear(self):  # noqa: N802 (protobuf's name)
+    def Clear(self):
         self.step_stats = StepStats()
         self.partition_graphs = []

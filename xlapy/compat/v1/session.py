@@ -130,7 +130,7 @@ class Plan:
                     self._execute_traced(vals, stats)
         except OpError:
             raise
-        except Exception as e:  # noqa: BLE001 (a kernel failed on the values it got)
+        except Exception as e:
             step = getattr(e, "_xlapy_step", step)
             name, label, _, _ = self.meta.get(step, ("?", "?", "", None))
             raise InvalidArgumentError(f"{type(e).__name__}: {e}\n\t [[{label}]]") from e
@@ -145,7 +145,7 @@ class Plan:
             p0 = time.perf_counter()
             try:
                 step(vals)
-            except Exception as e:  # noqa: BLE001 (execute() reports it, naming the op)
+            except Exception as e:
                 e._xlapy_step = step
                 raise
             p1 = time.perf_counter()

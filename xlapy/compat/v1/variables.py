@@ -167,19 +167,19 @@ class Initializer:
         raise NotImplementedError
 
 
-class zeros_initializer(Initializer):  # noqa: N801 (TF's names)
+class zeros_initializer(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         from xlapy.compat.v1.ops.array_ops import zeros
         return zeros(shape, dtype or self.dtype)
 
 
-class ones_initializer(Initializer):  # noqa: N801
+class ones_initializer(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         from xlapy.compat.v1.ops.array_ops import ones
         return ones(shape, dtype or self.dtype)
 
 
-class constant_initializer(Initializer):  # noqa: N801
+class constant_initializer(Initializer):
     def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
         super().__init__(dtype)
         self.value = value
@@ -189,7 +189,7 @@ class constant_initializer(Initializer):  # noqa: N801
         return constant_op(self.value, dtype or self.dtype, shape=as_shape(shape).as_list())
 
 
-class random_normal_initializer(Initializer):  # noqa: N801
+class random_normal_initializer(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         super().__init__(dtype)
         self.mean, self.stddev, self.seed = mean, stddev, seed
@@ -200,14 +200,14 @@ class random_normal_initializer(Initializer):  # noqa: N801
                              dtype or self.dtype, self.seed)
 
 
-class truncated_normal_initializer(random_normal_initializer):  # noqa: N801
+class truncated_normal_initializer(random_normal_initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         from xlapy.compat.v1.ops.random_ops import truncated_normal
         return truncated_normal(as_shape(shape).as_list(), self.mean, self.stddev,
                                 dtype or self.dtype, self.seed)
 
 
-class random_uniform_initializer(Initializer):  # noqa: N801
+class random_uniform_initializer(Initializer):
     def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
         super().__init__(dtype)
         self.minval, self.maxval, self.seed = minval, maxval, seed
@@ -218,7 +218,7 @@ class random_uniform_initializer(Initializer):  # noqa: N801
                               dtype or self.dtype, self.seed)
 
 
-class glorot_uniform_initializer(Initializer):  # noqa: N801
+class glorot_uniform_initializer(Initializer):
     def __init__(self, seed=None, dtype=dtypes.float32):
         super().__init__(dtype)
         self.seed = seed
@@ -304,7 +304,7 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     if callable(init):
         if shape is None:
             raise InvalidArgumentError(f"Shape of a new variable ({full}) must be fully defined")
-        value = lambda: init(as_shape(shape).as_list(), dtype)  # noqa: E731
+        value = lambda: init(as_shape(shape).as_list(), dtype)
     else:
         value = init
     # create the ops at the root of the variable scope, as TF names them: scope/name

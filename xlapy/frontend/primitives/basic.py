@@ -133,8 +133,8 @@ rsqrt_p = _unary("rsqrt", lambda x: 1.0 / np.sqrt(x), "rsqrt", float_only=True, 
                  vjp=lambda ct, x, out: mul(ct, div(mul(out, full_like(out, -0.5)), x)))
 cbrt_p = _unary("cbrt", np.cbrt, "cbrt", float_only=True,                             # c/(3x)
                 vjp=lambda ct, x, out: mul(ct, div(out, mul(x, full_like(x, 3)))))
-erf_p = _unary("erf", _erf, "erf", float_only=True,                                   # 2/sqrt(pi) e^-x^2
-               vjp=lambda ct, x, out: mul(ct, mul(full_like(x, 2 / np.sqrt(np.pi)),
+erf_p = _unary("erf", _erf, "erf", float_only=True,                                   # 2/sqrt(pi)
+               vjp=lambda ct, x, out: mul(ct, mul(full_like(x, 2 / np.sqrt(np.pi)),   # * e^-x^2
                                                   exp(neg(mul(x, x))))))
 not_p = _unary("not", lambda x: np.logical_not(x) if x.dtype == bool else np.invert(x), "not_")
 is_finite_p = _unary("is_finite", np.isfinite, "is_finite", float_only=True)
@@ -261,7 +261,8 @@ def _shift(kind):
             return np.where(ok, np.left_shift(x, s), 0).astype(x.dtype)
         if kind == "logical":
             ux = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-            return np.where(ok, np.right_shift(ux, s.view(ux.dtype)), 0).astype(ux.dtype).view(x.dtype)
+            shifted = np.where(ok, np.right_shift(ux, s.view(ux.dtype)), 0)
+            return shifted.astype(ux.dtype).view(x.dtype)
         fill = np.right_shift(x, bits - 1)
         return np.where(ok, np.right_shift(x, s), fill).astype(x.dtype)
     return fn
@@ -367,7 +368,8 @@ def _bid_aval(a, shape, broadcast_dimensions):
 
 
 broadcast_in_dim_p.def_lowering(
-    lambda ctx, x, shape, broadcast_dimensions: ctx.b.broadcast_in_dim(x, shape, broadcast_dimensions))
+    lambda ctx, x, shape, broadcast_dimensions:
+        ctx.b.broadcast_in_dim(x, shape, broadcast_dimensions))
 
 
 @broadcast_in_dim_p.def_vjp
@@ -405,7 +407,8 @@ def _fn(p):
 
 
 neg, abs_, sign, floor, ceil = _fn(neg_p), _fn(abs_p), _fn(sign_p), _fn(floor_p), _fn(ceil_p)
-exp, expm1, log, log1p, logistic = _fn(exp_p), _fn(expm1_p), _fn(log_p), _fn(log1p_p), _fn(logistic_p)
+exp, expm1, log, log1p, logistic = (_fn(exp_p), _fn(expm1_p), _fn(log_p), _fn(log1p_p),
+                                    _fn(logistic_p))
 tanh, sin, cos, tan, sqrt, rsqrt = (_fn(tanh_p), _fn(sin_p), _fn(cos_p), _fn(tan_p), _fn(sqrt_p),
                                     _fn(rsqrt_p))
 cbrt, erf, not_, is_finite = _fn(cbrt_p), _fn(erf_p), _fn(not_p), _fn(is_finite_p)

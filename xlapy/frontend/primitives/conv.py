@@ -293,7 +293,7 @@ def _conv_vjp(ct, lhs, rhs, out, *, window_strides, padding, lhs_dilation, rhs_d
     if aval_of(ct).size == 0:
         d_rhs = full(ra.shape, 0, ra.dtype)
     else:
-        swap = lambda s: (s[1], s[0]) + tuple(s[2:])  # noqa: E731
+        swap = lambda s: (s[1], s[0]) + tuple(s[2:])
         pads = _vjp_rhs_padding(in_sp, win_sp, window_strides, out_sp, padding, lhs_dilation,
                                 rhs_dilation)
         d_rhs = _conv(lhs, ct, rhs_dilation, pads, lhs_dilation, window_strides,

@@ -337,7 +337,8 @@ def _slice_aval(a, starts, limits, strides):
     return ShapedArray(shape, a.dtype)
 
 
-slice_p.def_lowering(lambda ctx, x, starts, limits, strides: ctx.b.slice(x, starts, limits, strides))
+slice_p.def_lowering(
+    lambda ctx, x, starts, limits, strides: ctx.b.slice(x, starts, limits, strides))
 
 
 @slice_p.def_vjp
@@ -370,7 +371,8 @@ def _pad_impl(x, value, config):
     shape = [lo + hi + d + max(d - 1, 0) * it for d, (lo, hi, it) in zip(x.shape, config)]
     out = np.full([max(s, 0) for s in shape], np.asarray(value), dtype=x.dtype)
     # place x into a temporarily enlarged canvas to allow negative padding
-    big = [d + max(d - 1, 0) * it + max(lo, 0) + max(hi, 0) for d, (lo, hi, it) in zip(x.shape, config)]
+    big = [d + max(d - 1, 0) * it + max(lo, 0) + max(hi, 0)
+           for d, (lo, hi, it) in zip(x.shape, config)]
     canvas = np.full(big, np.asarray(value), dtype=x.dtype)
     idx = tuple(slice(max(lo, 0), max(lo, 0) + d + max(d - 1, 0) * it, it + 1)
                 for d, (lo, hi, it) in zip(x.shape, config))
@@ -415,7 +417,8 @@ def pad(x, value, config):
 
 
 concatenate_p = primitive("concatenate")
-concatenate_p.def_impl(lambda *xs, dimension: np.concatenate([np.asarray(x) for x in xs], dimension))
+concatenate_p.def_impl(
+    lambda *xs, dimension: np.concatenate([np.asarray(x) for x in xs], dimension))
 
 
 @concatenate_p.def_abstract_eval
@@ -478,7 +481,8 @@ def _iota_impl(dtype, shape, dimension):
 
 
 iota_p.def_abstract_eval(lambda dtype, shape, dimension: ShapedArray(shape, dtype))
-iota_p.def_lowering(lambda ctx, dtype, shape, dimension: ctx.b.iota(np.dtype(dtype), shape, dimension))
+iota_p.def_lowering(
+    lambda ctx, dtype, shape, dimension: ctx.b.iota(np.dtype(dtype), shape, dimension))
 
 
 def iota(dtype, shape, dimension=0):

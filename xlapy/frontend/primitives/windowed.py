@@ -196,7 +196,7 @@ def reduce_window(kind, x, window_dimensions, window_strides=None, padding=None,
         raise XlapyError(f"reduce_window: unknown reduction '{kind}' (expected sum, max, min)")
     n = aval_of(x).ndim
     ones = (1,) * n
-    ints = lambda v, default: default if v is None else tuple(int(d) for d in v)  # noqa: E731
+    ints = lambda v, default: default if v is None else tuple(int(d) for d in v)
     pads = ((0, 0),) * n if padding is None else tuple((int(lo), int(hi)) for lo, hi in padding)
     return bind(_REDUCE_WINDOW[kind], x, window_dimensions=ints(window_dimensions, ones),
                 window_strides=ints(window_strides, ones), padding=pads,
@@ -298,8 +298,7 @@ def _select_and_gather_add(t, operand, select_prim, window_dimensions, window_st
     for pos in np.ndindex(*window_dimensions):
         starts = list(pos)
         limits = [q + (m - 1) * s + 1 if m else q for q, s, m in zip(pos, window_strides, out)]
-        take_slice = lambda v: slice_(v, starts, limits, window_strides)  # noqa: E731
-        v, tt, ok = take_slice(xv), take_slice(tv), take_slice(valid)
+        v, tt, ok = (slice_(u, starts, limits, window_strides) for u in (xv, tv, valid))
         if sel_v is None:
             sel_v, sel_t, has = v, select(ok, tt, zeros_like(tt)), ok
             continue

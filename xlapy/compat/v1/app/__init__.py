@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from xlapy.compat.v1.app import flags  # noqa: F401
+from xlapy.compat.v1.app import flags
 
 
 def run(main=None, argv=None):

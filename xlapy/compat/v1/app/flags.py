@@ -47,19 +47,19 @@ class _Flags:
 FLAGS = _Flags()
 
 
-def DEFINE_string(name, default, help=None):  # noqa: N802,A002
+def DEFINE_string(name, default, help=None):
     FLAGS._define(name, default, help, str)
 
 
-def DEFINE_integer(name, default, help=None):  # noqa: N802,A002
+def DEFINE_integer(name, default, help=None):
     FLAGS._define(name, default, help, int)
 
 
-def DEFINE_float(name, default, help=None):  # noqa: N802,A002
+def DEFINE_float(name, default, help=None):
     FLAGS._define(name, default, help, float)
 
 
-def DEFINE_boolean(name, default, help=None):  # noqa: N802,A002
+def DEFINE_boolean(name, default, help=None):
     FLAGS._define(name, default, help, bool)
 
 

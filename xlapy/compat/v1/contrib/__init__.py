@@ -1,3 +1,3 @@
 """tf.contrib: only contrib.compiler.jit (experimental_jit_scope)."""
 
-from xlapy.compat.v1.contrib import compiler  # noqa: F401
+from xlapy.compat.v1.contrib import compiler

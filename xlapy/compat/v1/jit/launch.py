@@ -174,7 +174,7 @@ class CompiledCluster:
                 exe = get_platform("cpu").compiler.compile(module)
         except OpError:
             raise
-        except Exception as e:  # noqa: BLE001 (any failure to compile may fall back)
+        except Exception as e:
             return self._compile_failed(e)
         extra = [np.asarray(const_vals[i]) for i in extra_idx]
         entry = (exe, extra)
@@ -217,7 +217,7 @@ def _xla_flags(extra: tuple):
     merged = " ".join(filter(None, [old or "", *extra]))
     try:
         parse_flags(merged)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         raise InvalidArgumentError(f"TF_XLA_FLAGS: {e}") from None
     os.environ["XLAPY_FLAGS"] = merged
     try:

@@ -117,7 +117,7 @@ def ones_like(x, dtype=None, name=None):
 
 @register_op("Cast", attrs=("DstT",),
              infer=lambda op: [(op.get_attr("DstT"), op.inputs[0].shape)])
-def _cast(m, x, DstT):  # noqa: N803 (TF's attr name)
+def _cast(m, x, DstT):
     return m.astype(x, DstT.np)
 
 

@@ -231,7 +231,7 @@ floordiv = floor_div = _bin("FloorDiv")
 floormod = mod = _bin("FloorMod")
 maximum = _bin("Maximum")
 minimum = _bin("Minimum")
-pow = _bin("Pow")  # noqa: A001
+pow = _bin("Pow")
 squared_difference = _bin("SquaredDifference")
 equal = _bin("Equal")
 not_equal = _bin("NotEqual")
@@ -263,7 +263,7 @@ def _un(op_type):
 
 
 negative = neg = _un("Neg")
-abs = _un("Abs")  # noqa: A001
+abs = _un("Abs")
 sign = _un("Sign")
 square = _un("Square")
 exp = _un("Exp")
@@ -351,7 +351,7 @@ reduce_any = _reduce("Any")
 
 
 def _argfn(op_type):
-    def f(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    def f(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
         x = tensor(input)
         if axis is None:
             axis = dimension if dimension is not None else 0

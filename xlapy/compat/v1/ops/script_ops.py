@@ -17,7 +17,7 @@ def _infer(op):
 
 
 @register_op("PyFunc", infer=_infer, attrs=("func", "Tout"), lowering=None, stateful=True)
-def _py_func(m, *args, func=None, Tout=()):  # noqa: N803 (TF's attr name)
+def _py_func(m, *args, func=None, Tout=()):
     out = func(*args)
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
     if len(outs) != len(Tout):
@@ -27,7 +27,7 @@ def _py_func(m, *args, func=None, Tout=()):  # noqa: N803 (TF's attr name)
     return res if len(res) != 1 else res[0]
 
 
-def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803
+def py_func(func, inp, Tout, stateful=True, name=None):
     single = not isinstance(Tout, (list, tuple))
     touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
     op = make_op("PyFunc", [tensor(i) for i in inp], {"func": func, "Tout": tuple(touts)},

@@ -1,3 +1,3 @@
 """tf.contrib.compiler."""
 
-from xlapy.compat.v1.contrib.compiler import jit  # noqa: F401
+from xlapy.compat.v1.contrib.compiler import jit

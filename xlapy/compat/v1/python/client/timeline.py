@@ -51,7 +51,7 @@ class Timeline:
             events.append({"ph": "X", "cat": "Op", "name": op, "pid": pid, "tid": tid,
                            "ts": n.all_start_micros - t0,
                            "dur": max(n.all_end_rel_micros, 1), "args": args})
-        for (pid, thread), tid in tids.items():
+        for (pid, _thread), tid in tids.items():
             events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
                            "args": {"name": f"executor thread {tid}"}})
         return events
