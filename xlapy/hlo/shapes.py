@@ -244,3 +244,11 @@ class Shape:
 
 def scalar(element_type) -> Shape:
     return Shape.array(element_type, ())
+
+
+def same_buffer_shape(a: Shape, b: Shape) -> bool:
+    """Whether arrays of shapes a and b occupy buffers of the same size and element order
+    (one can be written where the other lies, element for element)."""
+    return (not a.is_tuple and not b.is_tuple and a.dims == b.dims
+            and a.minor_to_major == b.minor_to_major
+            and a.element_type.itemsize == b.element_type.itemsize)

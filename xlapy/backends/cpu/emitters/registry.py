@@ -1,0 +1,51 @@
+"""The cpu emitters' registries: dedicated emitters by opcode, custom-call targets by name.
+
+  @custom_emitter("sort")
+  def emit(pe, instr, dest, operands) -> bool     False: not handled, the generic loop
+                                                  kernel (kernels.py) computes instr
+  @custom_call_target("TopK")
+  def emit(pe, instr, dest, operands) -> bool     same signature; False: not handled
+
+`pe` is the ProgramEmitter (program.py) emitting the computation, `dest` the output leaf
+pointers, `operands` the operands' pointer trees. The emitter modules register themselves
+when imported; emitters/__init__.py imports them all. Implemented custom-call targets:
+  TopK                 sort.py (XLA's top_k: sort by the comparator, first k)
+  lapack_spotrf_ffi    lapack.py (Cholesky through LAPACK potrf, as jax emits for cpu)
+  lapack_dpotrf_ffi
+  __xlapy$gemm_update  gemm_update.py (W + alpha * A.B as one gemm)
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+# opcode -> emitter(pe, instr, dest_leaves, operand_trees) -> bool
+CUSTOM_EMITTERS: dict[str, Callable] = {}
+# custom_call_target -> emitter, the same signature
+CUSTOM_CALL_TARGETS: dict[str, Callable] = {}
+
+
+def custom_emitter(*opcodes):
+    def register(fn):
+        for op in opcodes:
+            if op in CUSTOM_EMITTERS:
+                raise RuntimeError(f"two cpu emitters for opcode {op}")
+            CUSTOM_EMITTERS[op] = fn
+        return fn
+    return register
+
+
+def custom_call_target(*names: str):
+    def register(fn):
+        for name in names:
+            if name in CUSTOM_CALL_TARGETS:
+                raise RuntimeError(f"two emitters for custom-call target {name}")
+            CUSTOM_CALL_TARGETS[name] = fn
+        return fn
+    return register
+
+
+@custom_emitter("custom-call")
+def emit_custom_call(pe, instr, dest, operands) -> bool:
+    fn = CUSTOM_CALL_TARGETS.get(instr.attrs.get("custom_call_target", ""))
+    return fn is not None and fn(pe, instr, dest, operands)
