@@ -155,14 +155,14 @@ def compile_times(fn, inputs, n: int = 7) -> tuple[float, float]:
 @contextlib.contextmanager
 def unmarked():
     """call_graph's inlining and optnone marks off (the compiler looks them up per compile)."""
-    from xlapy.backends.llvm import call_graph
-    saved = call_graph.inline_single_calls, call_graph.optnone_if_only_calls
+    from xlapy.backends.llvm import call_graph, loop_analysis
+    saved = call_graph.inline_single_calls, loop_analysis.optnone_if_only_calls
     call_graph.inline_single_calls = lambda llmod, keep_callers=(): []
-    call_graph.optnone_if_only_calls = lambda fn: False
+    loop_analysis.optnone_if_only_calls = lambda fn: False
     try:
         yield
     finally:
-        call_graph.inline_single_calls, call_graph.optnone_if_only_calls = saved
+        call_graph.inline_single_calls, loop_analysis.optnone_if_only_calls = saved
 
 
 def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:

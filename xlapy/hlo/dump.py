@@ -25,6 +25,8 @@ import re
 
 from xlapy.flags import Flags, flags
 from xlapy.hlo.ir import Module
+from xlapy.hlo.graphviz import _esc, module_to_dot
+from xlapy.hlo.html_view import module_to_html
 
 _module_ids = itertools.count(1)
 _TITLE = "XLAPY_GRAPH_TITLE"  # placeholder: one graph text serves unchanged passes
@@ -100,7 +102,6 @@ class Dumper:
     def graph_observer(self, pass_name: str, module: Module, changed: bool) -> None:
         """--xla_generate_hlo_graph: a Graphviz file after every pass, drawn from the live
         module (an unchanged module reuses the previous drawing)."""
-        from xlapy.hlo.graphviz import _esc, module_to_dot
         if not self.pass_re:
             self._step += 1
         if changed or self._last_dot is None:
@@ -118,10 +119,8 @@ def render(module: Module, fmt: str, title: str | None = None) -> str:
     if fmt == "txt":
         return module.to_string()
     if fmt == "dot":
-        from xlapy.hlo.graphviz import module_to_dot
         return module_to_dot(module, title)
     if fmt == "html":
-        from xlapy.hlo.html_view import module_to_html
         return module_to_html(module, title)
     raise ValueError(fmt)
 

@@ -11,6 +11,7 @@ it.
 from __future__ import annotations
 
 from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.literal import format_literal
 
 _COLORS = {"parameter": "#fff3b0", "constant": "#eeeeee", "dot": "#f4a261",
            "convolution": "#f4a261", "reduce": "#a8dadc", "fusion": "#cdb4db",
@@ -38,7 +39,6 @@ def _label(instr: Instruction) -> str:
         shape = shape[:45] + "..."
     extra = ""
     if instr.opcode == "constant" and instr.shape.size == 1 and not instr.shape.is_tuple:
-        from xlapy.hlo.literal import format_literal
         extra = f"\\n= {_esc(format_literal(instr.literal, instr.shape))}"
     op = instr.opcode
     if op == "fusion":

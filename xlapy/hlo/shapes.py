@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 import ml_dtypes
 import numpy as np
+from xlapy.errors import XlapyError
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,6 @@ def primitive_type(x) -> PrimitiveType:
         dt = None
     if dt is not None and dt in _BY_DTYPE:
         return _BY_DTYPE[dt]
-    from xlapy.errors import XlapyError
     raise XlapyError(f"unsupported element type {x!r}; supported: {', '.join(PRIMITIVE_TYPES)}")
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from xlapy.hlo.evaluator import EVAL_RULES, Evaluator
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module
-from xlapy.passes.pipeline import has_side_effect, non_fusion_computations, replace_with
+from xlapy.passes.rewrite import has_side_effect, non_fusion_computations, replace_with
 from xlapy.passes.simplifier_rules_common import make, splat
 
 log = logging.getLogger("xlapy.passes")

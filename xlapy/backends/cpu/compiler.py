@@ -28,8 +28,8 @@ from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, split_module
 from xlapy.backends.cpu.target import threads_available
 from xlapy.backends.llvm import elemental_reduce
-from xlapy.backends.llvm.call_graph import inline_single_calls, optnone_if_only_calls
-from xlapy.backends.llvm.loop_analysis import needs_vectorizer
+# (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
+from xlapy.backends.llvm import call_graph, loop_analysis
 from xlapy.errors import XlapyWarning
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
@@ -126,10 +126,11 @@ class CpuCompiler(Compiler):
         if not profile:  # (profile builds count cycles per kernel function)
             launched = emitter.single_launch("xlapy_entry") if LAUNCH_SINGLE_KERNELS else None
             # the entry's kernels stay functions of their own where they may go to other parts
-            inline_single_calls(emitter.llmod, ("xlapy_entry",) if may_split(emitter.llmod, parts)
+            call_graph.inline_single_calls(
+                emitter.llmod, ("xlapy_entry",) if may_split(emitter.llmod, parts)
                                 else ())
             if launched is None:
-                optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
+                loop_analysis.optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", _launch_comment(launched) + str(emitter.llmod))
         texts = split_module(emitter.llmod, "xlapy_entry", parts)
@@ -173,7 +174,7 @@ def part_pipelines(llmod, texts: list[str]) -> list[str]:
     else "O3". codegen.DIRECT_PIPELINE False: "O3" for all."""
     if not codegen.DIRECT_PIPELINE:
         return ["O3"] * len(texts)
-    scalar = {f.name for f in llmod.functions if f.blocks and needs_vectorizer(f)}
+    scalar = {f.name for f in llmod.functions if f.blocks and loop_analysis.needs_vectorizer(f)}
     return ["O3" if defined_functions(t) & scalar else "direct" for t in texts]
 
 

@@ -22,6 +22,7 @@ from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
 from xlapy.hlo.reducers import identity, simple_reducer
+from xlapy.hlo.shapes import F32
 
 
 def _as_tuple(v):
@@ -300,7 +301,6 @@ def _reduce_window(em, instr, gens, index):
 
 def _acc_type(t):
     """(accumulator PrimitiveType) for a dot/conv producing t."""
-    from xlapy.hlo.shapes import F32
     return F32 if t.name in ("f16", "bf16") else t
 
 

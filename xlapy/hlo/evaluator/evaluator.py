@@ -28,19 +28,13 @@ import numpy as np
 
 from xlapy.errors import EvaluationError, XlapyError
 from xlapy.hlo.ir import Computation, Module
+from xlapy.hlo.opcodes import registrar
 
 EVAL_RULES: dict[str, Callable] = {}
 
 
-def eval_rule(*opcodes: str):
-    """Register the decorated function as the reference rule for `opcodes`."""
-    def register(fn):
-        for op in opcodes:
-            if op in EVAL_RULES:
-                raise RuntimeError(f"two interpreter rules for {op}")
-            EVAL_RULES[op] = fn
-        return fn
-    return register
+# @eval_rule(opcode, ...): the decorated function is the reference rule of those opcodes
+eval_rule = registrar(EVAL_RULES, "interpreter rule")
 
 
 class Evaluator:

@@ -19,30 +19,16 @@ from __future__ import annotations
 
 from typing import Callable
 
+from xlapy.hlo.opcodes import registrar
+
 # opcode -> emitter(pe, instr, dest_leaves, operand_trees) -> bool
 CUSTOM_EMITTERS: dict[str, Callable] = {}
 # custom_call_target -> emitter, the same signature
 CUSTOM_CALL_TARGETS: dict[str, Callable] = {}
 
 
-def custom_emitter(*opcodes):
-    def register(fn):
-        for op in opcodes:
-            if op in CUSTOM_EMITTERS:
-                raise RuntimeError(f"two cpu emitters for opcode {op}")
-            CUSTOM_EMITTERS[op] = fn
-        return fn
-    return register
-
-
-def custom_call_target(*names: str):
-    def register(fn):
-        for name in names:
-            if name in CUSTOM_CALL_TARGETS:
-                raise RuntimeError(f"two emitters for custom-call target {name}")
-            CUSTOM_CALL_TARGETS[name] = fn
-        return fn
-    return register
+custom_emitter = registrar(CUSTOM_EMITTERS, "cpu emitter")
+custom_call_target = registrar(CUSTOM_CALL_TARGETS, "custom-call emitter", opcode_keys=False)
 
 
 @custom_emitter("custom-call")

@@ -33,7 +33,7 @@ from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.hlo.ir import Computation, Instruction, Module, user_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
-from xlapy.passes.pipeline import non_fusion_computations
+from xlapy.passes.rewrite import non_fusion_computations
 
 KIND = "kOutput"
 _CLONED = ("broadcast", "iota")   # other operands copied into the fusion

@@ -11,7 +11,7 @@ weight (xlapy's gemm does it in one pass; with BLAS, W is first copied into the 
 the gradient never goes to memory. Also add(W, ...) (alpha = +c) and subtract(W, dot) (alpha
 = -1). Applies to f32/f64 dots the gemm emitter handles, whose result and product have
 no other users, with W of the same shape and layout. The reference interpreter evaluates
-the custom-call too (interpreter/xlapy_calls.py), so optimized modules stay checkable.
+the custom-call too (hlo/evaluator/xlapy_calls.py), so optimized modules stay checkable.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ never reads another position of it afterwards. That holds for:
   - xlapy's gemm-update custom-call (out = W + alpha * A.B), for W: the gemm reads and
     writes W in place with beta = 1.
 
-The kernel then reads that operand through its output pointer (kernels.py), so the
+The kernel then reads that operand through its output pointer (backends/llvm/loop_kernel.py), so the
 generated code never has two `noalias` pointers to one buffer.
 """
 
