@@ -37,14 +37,13 @@ from typing import Callable, Sequence
 
 from xlapy.errors import ShapeError
 from xlapy.hlo import attributes as A
-from xlapy.hlo.opcodes import OPCODES
+from xlapy.hlo.opcodes import NEEDS_DECLARED, OPCODES
 from xlapy.hlo.shapes import PrimitiveType, Shape
 
 SHAPE_RULES: dict[str, Callable[["OpContext"], Shape]] = {}
 
-# Opcodes whose result shape (or part of it) can only come from the declared shape.
-NEEDS_DECLARED = frozenset({"parameter", "constant", "custom-call", "broadcast", "reshape",
-                            "iota", "bitcast", "convert", "bitcast-convert"})
+# NEEDS_DECLARED (the table's declared_shape column): opcodes whose result shape (or part of
+# it) can only come from the declared shape.
 
 _REQUIRED = object()
 

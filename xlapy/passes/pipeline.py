@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 
 from xlapy.errors import VerificationError
 from xlapy.hlo.ir import Computation, Instruction, Module, module_diff
+from xlapy.hlo.opcodes import SIDE_EFFECTING
 
 log = logging.getLogger("xlapy.passes")
 
@@ -186,12 +187,9 @@ class FixedPoint(Pipeline):
 
 # ---- helpers shared by the passes --------------------------------------------------------
 
-# Opcodes with effects beyond their result (none is in the opcode table yet; listed so the
-# passes stay correct when they are added).
-SIDE_EFFECTING_OPCODES = frozenset({
-    "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed", "send",
-    "send-done", "recv", "recv-done", "all-reduce", "all-gather", "all-to-all",
-    "collective-permute", "partition-id", "replica-id"})
+# Opcodes with effects beyond their result: the opcode table's side_effecting column (no row
+# sets it yet; rng, infeed/outfeed, send/recv and the collectives will when they are added).
+SIDE_EFFECTING_OPCODES = SIDE_EFFECTING
 
 
 def has_side_effect(instr: Instruction, _seen: set | None = None) -> bool:

@@ -27,6 +27,7 @@ from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import c64, lanes_then_rest, linear_of, loop_nest
 from xlapy.hlo.ir import Computation, Instruction
+from xlapy.hlo.opcodes import ELEMENTWISE, opcode_set
 from xlapy.hlo.shapes import Shape
 
 # Importing the rule modules registers the elemental rules.
@@ -79,7 +80,7 @@ def _inner_work(instr: Instruction) -> int:
     return work
 
 
-_FLAT_EXCLUDED = {"bitcast-convert", "copy", "iota"}
+_FLAT_EXCLUDED = opcode_set({"bitcast-convert", "copy", "iota"}, "kernels._FLAT_EXCLUDED")
 
 
 def flat_ok(instr: Instruction) -> bool:
@@ -97,7 +98,6 @@ def flat_ok(instr: Instruction) -> bool:
             if s.rank and (s.dims != o0.dims or s.minor_to_major != o0.minor_to_major):
                 return False
     body = instr.fused_computation.instructions if instr.opcode == "fusion" else [instr]
-    from xlapy.hlo.opcodes import ELEMENTWISE
     for i in body:
         if i.opcode in ("parameter", "tuple", "get-tuple-element"):
             continue

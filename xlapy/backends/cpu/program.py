@@ -47,10 +47,10 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.opcodes import ALIASING, NO_KERNEL
 from xlapy.hlo.shapes import Shape
 
-ALIAS_OPS = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast",
-                       "opt-barrier", "after-all"})
+ALIAS_OPS = NO_KERNEL  # no kernel writes their buffers (the opcode table's no_kernel column)
 
 # opcode -> emitter(pe, instr, dest_leaves, operand_trees) -> bool (False: not handled,
 # use the generic loop kernel). Filled by gemm.py, sort.py, scatter.py, ...
@@ -110,7 +110,7 @@ def _requested_aliases(module) -> dict[int, int]:
             for a in module_aliases(module)}
 
 
-_PASS_ALONG = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
+_PASS_ALONG = ALIASING  # pointer-only ops (the opcode table's aliases_operand column)
 
 
 def _readers(param: Instruction) -> list:

@@ -21,6 +21,7 @@ from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
+from xlapy.hlo.opcodes import opcode_set
 
 
 def _as_tuple(v):
@@ -75,7 +76,9 @@ def _accumulate(em, slots, reducer, values):
         b.store(v, s)
 
 
-_ASSOCIATIVE = ("add", "multiply", "maximum", "minimum", "and", "or")
+# the reducers this emitter has a vector form for
+_ASSOCIATIVE = opcode_set({"add", "multiply", "maximum", "minimum", "and", "or"},
+                          "elemental_reduce._ASSOCIATIVE")
 
 
 def simple_reducer(comp) -> str | None:
