@@ -21,8 +21,9 @@ place of an opcode at a time (monkeypatch) and assert that exactly that gap is r
 How the frontend is read: a lowering's bytecode is scanned for builder calls
 (`b.<method>`, `sb.<method>`, `sub.<method>`, `<ctx>.b.<method>`), for strings naming an
 opcode or a builder method (`getattr(ctx.b, "exponential")`, reducers such as
-`scalar_computation("add", ...)`), and the xlapy.frontend/xlapy.lax functions it calls are
-followed. A lowering that names its builder otherwise is missed (the test then reports a
+`scalar_computation("add", ...)`), and the functions of xlapy.frontend.primitives,
+xlapy.frontend.lowering and xlapy.lax it calls (global names, module attributes, closures)
+are followed. A lowering that names its builder otherwise is missed (the test then reports a
 gap): add the name to RECEIVERS.
 """
 
@@ -118,6 +119,8 @@ def builder_methods() -> dict[str, set[str]]:
 
 
 RECEIVERS = {"b", "sb", "sub"}  # the names lowerings give their Builder (also <ctx>.b)
+# the modules whose functions a lowering may call to build HLO (not the tracing machinery)
+_FOLLOWED = ("xlapy.frontend.primitives", "xlapy.frontend.lowering", "xlapy.lax")
 _LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_CLOSURE")
 
 
@@ -154,7 +157,7 @@ def emitted_opcodes(fn, methods: dict[str, set[str]], seen: set[int]) -> set[str
     if id(fn) in seen or not hasattr(fn, "__code__"):
         return set()
     seen.add(id(fn))
-    out, words, names = set(), set(), set()
+    out, words, globals_, attrs = set(), set(), set(), set()
     for code in _code_objects(fn.__code__):
         prev = None
         for ins in dis.get_instructions(code):
@@ -162,12 +165,14 @@ def emitted_opcodes(fn, methods: dict[str, set[str]], seen: set[int]) -> set[str
                 if ((prev.opname in _LOADS and prev.argval in RECEIVERS)
                         or (prev.opname == "LOAD_ATTR" and prev.argval == "b")):
                     out |= methods[ins.argval]
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):
-                names.add(ins.argval)
+            if ins.opname == "LOAD_GLOBAL":
+                globals_.add(ins.argval)
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                attrs.add(ins.argval)
             prev = ins
         words |= {c for c in code.co_consts if isinstance(c, str)}
     values = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
-    values += _cells(fn) + [fn.__globals__[n] for n in names if n in fn.__globals__]
+    values += _cells(fn) + [fn.__globals__[n] for n in globals_ if n in fn.__globals__]
     for value in values:
         words.update(_strings(value))
     for w in words:
@@ -175,9 +180,9 @@ def emitted_opcodes(fn, methods: dict[str, set[str]], seen: set[int]) -> set[str
             out.add(w)
         out |= methods.get(w, set())
     callees = values + [getattr(v, n, None) for v in values if isinstance(v, types.ModuleType)
-                        for n in names]
+                        for n in attrs]
     for f in callees:
-        if inspect.isfunction(f) and f.__module__.startswith(("xlapy.frontend", "xlapy.lax")):
+        if inspect.isfunction(f) and f.__module__.startswith(_FOLLOWED):
             out |= emitted_opcodes(f, methods, seen)
     return out
 

@@ -67,8 +67,8 @@ def test_passes_use_the_tables_sets():
 
 # ---- element types: verifier, interpreter and frontend agree with the table ------------------
 
-TYPED = sorted(n for n, r in OPCODES.items() if r.types is not None and r.arity in (1, 2)
-               and n not in ("compare", "reduce-precision"))
+TYPED = sorted(n for n, r in OPCODES.items() if r.types is not None and r.elementwise
+               and r.arity in (1, 2) and n not in ("compare", "reduce-precision"))
 
 
 def _module(opcode: str, t: str) -> str:

@@ -235,6 +235,7 @@ _ROWS = [
     # linear algebra
     OpInfo("dot", 2, "linalg", expensive=True, flops="dot"),
     OpInfo("convolution", 2, "linalg", expensive=True, flops="convolution"),
+    OpInfo("cholesky", 1, "linalg", types=FLOAT, expensive=True),
     # control and calls
     OpInfo("sort", None, "control", flops="input"),
     OpInfo("topk", 1, "control"),
