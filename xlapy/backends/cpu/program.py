@@ -47,7 +47,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
-from xlapy.hlo.opcodes import ALIASING, NO_KERNEL
+from xlapy.hlo.opcodes import ALIASING, NO_KERNEL, opcode_set
 from xlapy.hlo.shapes import Shape
 
 ALIAS_OPS = NO_KERNEL  # no kernel writes their buffers (the opcode table's no_kernel column)
@@ -59,6 +59,7 @@ CUSTOM_EMITTERS: dict[str, Callable] = {}
 
 def custom_emitter(*opcodes):
     def register(fn):
+        opcode_set(opcodes, f"@custom_emitter of {fn.__name__}")  # each an opcode of the table
         for op in opcodes:
             CUSTOM_EMITTERS[op] = fn
         return fn

@@ -25,6 +25,7 @@ import numpy as np
 from xlapy.backends.base import Compiler, Executable, Platform
 from xlapy.errors import EvaluationError, XlapyError
 from xlapy.hlo.ir import Computation, Module
+from xlapy.hlo.opcodes import opcode_set
 
 EVAL_RULES: dict[str, Callable] = {}
 
@@ -32,6 +33,7 @@ EVAL_RULES: dict[str, Callable] = {}
 def eval_rule(*opcodes: str):
     """Register the decorated function as the reference rule for `opcodes`."""
     def register(fn):
+        opcode_set(opcodes, f"@eval_rule of {fn.__name__}")  # each an opcode of the table
         for op in opcodes:
             if op in EVAL_RULES:
                 raise RuntimeError(f"two interpreter rules for {op}")

@@ -32,6 +32,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import entry_alloca, linear_of
 from xlapy.errors import LoweringError
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.opcodes import opcode_set
 from xlapy.hlo.shapes import Shape
 
 ELEMENTAL_RULES: dict[str, Callable] = {}
@@ -39,6 +40,7 @@ ELEMENTAL_RULES: dict[str, Callable] = {}
 
 def elemental_rule(*opcodes: str):
     def register(fn):
+        opcode_set(opcodes, f"@elemental_rule of {fn.__name__}")  # each an opcode of the table
         for op in opcodes:
             if op in ELEMENTAL_RULES:
                 raise RuntimeError(f"two elemental rules for {op}")
