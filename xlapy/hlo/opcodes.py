@@ -55,6 +55,15 @@ Columns (OpInfo fields; the defaults are what most rows have):
 Facts that belong to one pass or backend (which reducers the vector emitter handles, which
 ops a flat kernel admits) stay there as `opcode_set(...)`: checked against this table at
 import, so a misspelt or removed opcode fails loudly instead of silently matching nothing.
+The rule registries (@shape_rule, @eval_rule, @elemental_rule, @custom_emitter) check their
+names the same way.
+
+Adding an opcode (cholesky is the worked example): its row here, with every column that
+applies; a shape rule (hlo/shape_rules_*.py); an interpreter rule (the evaluator); an
+elemental rule or a cpu emitter; a Builder method; a frontend primitive that lowers to it
+(or, in tests/hlo/test_opcode_coverage.py, the reason it has none); a new attribute name
+also needs its kind in hlo/attributes.py. tests/hlo/test_opcode_coverage.py lists what is
+missing.
 """
 
 from __future__ import annotations
