@@ -215,6 +215,8 @@ ELSEWHERE = {
     "AssignAdd": "test_session", "AssignSub": "test_session",
     "ApplyGradientDescent": "test_optimizers", "ApplyMomentum": "test_optimizers",
     "ApplyAdam": "test_optimizers", "ApplyAdagrad": "test_optimizers",
+    "ApplyRMSProp": "test_train", "ApplyCenteredRMSProp": "test_train",
+    "ApplyAdadelta": "test_train",
     "IsVariableInitialized": "test_session",
     "RandomStandardNormal": "test_session", "TruncatedNormal": "test_session",
     "RandomUniform": "test_session", "PyFunc": "test_jit",

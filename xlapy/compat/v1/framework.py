@@ -34,6 +34,8 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     SUMMARIES = "summaries"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    SAVEABLE_OBJECTS = "saveable_objects"
     VARIABLES = GLOBAL_VARIABLES
 
 
