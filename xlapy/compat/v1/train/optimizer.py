@@ -54,7 +54,7 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         grads_and_vars = list(grads_and_vars)
-        for g, v in grads_and_vars:
+        for _, v in grads_and_vars:
             if not hasattr(v, "_ref"):
                 raise InvalidArgumentError(f"apply_gradients: {v!r} is not a Variable (each "
                                            "pair is (gradient, variable))")
@@ -130,5 +130,3 @@ class Optimizer:
         v = value() if callable(value) else value
         t = convert_to_tensor(v, dtype=var.dtype) if not isinstance(v, Tensor) else v
         return cast(t, var.dtype)
-
-    _lr = lambda self, value, var, name=None: self._hyper(value, var)  # noqa: E731
