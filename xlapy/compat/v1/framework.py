@@ -496,6 +496,8 @@ def as_numpy_value(value, dtype=None) -> np.ndarray:
     if isinstance(value, (Tensor, Operation)):
         raise InvalidTypeError(f"expected a constant value, got {value!r}")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.dtype_of_value(value)
+    if target == dtypes.string:
+        return _string_array(value)
     try:
         src = np.asarray(value)
     except (ValueError, TypeError) as e:
@@ -509,3 +511,17 @@ def as_numpy_value(value, dtype=None) -> np.ndarray:
     if src.dtype.kind in "iuf" and target.is_bool:
         raise InvalidTypeError(f"Expected bool, got {value!r} instead.")
     return arr
+
+
+def _string_array(value) -> np.ndarray:
+    """A tf.string value: an object array of bytes (str is encoded as UTF-8)."""
+    src = np.asarray(value, dtype=object)
+    out = np.empty(src.shape, dtype=object)
+    for i, v in np.ndenumerate(src):
+        if isinstance(v, str):
+            v = v.encode("utf-8")
+        if not isinstance(v, bytes):
+            raise InvalidTypeError(f"cannot convert {value!r} to a string tensor: element "
+                                   f"{v!r} is not str or bytes")
+        out[i] = v
+    return out
