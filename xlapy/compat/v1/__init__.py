@@ -60,7 +60,15 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
                                        truncated_normal_initializer, variable_scope,
                                        variables_initializer, zeros_initializer)
 from xlapy.compat.v1 import app, contrib, losses, nn, summary, train
+from xlapy.compat.v1 import compat, function, gfile, logging, python, test
+from xlapy.compat.v1.app import flags
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows
 VERSION = __version__
+
+
+def __getattr__(name):
+    if name in ("Summary", "Event", "SessionLog", "HistogramProto"):  # tf.Summary protobufs
+        return getattr(summary, name)
+    raise AttributeError(f"module 'xlapy.compat.v1' has no attribute '{name}'")

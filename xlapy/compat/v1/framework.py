@@ -164,7 +164,6 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._finalized = False
         self.seed = None
-        self._gradient_uid = itertools.count()
 
     # ---- ops -------------------------------------------------------------------------------
     def create_op(self, op_type: str, inputs: list, attrs: dict | None = None,
@@ -252,6 +251,11 @@ class Graph:
         types = "/".join(n for n, ok in (("Tensor", allow_tensor),
                                           ("Operation", allow_operation)) if ok)
         raise InvalidTypeError(f"Can not convert a {type(obj).__name__} into a {types}.")
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """A GraphDef-shaped description of the graph (graph_def.py)."""
+        from xlapy.compat.v1.graph_def import graph_def
+        return graph_def(self, add_shapes)
 
     @property
     def version(self) -> int:
