@@ -18,7 +18,7 @@ import re
 from xlapy.compat.v1.framework import GraphKeys, convert_to_tensor, get_default_graph
 from xlapy.compat.v1.ops._common import make
 from xlapy.compat.v1.summary import summary_ops  # registers the ops
-from xlapy.compat.v1.summary._tb import tb
+from xlapy.compat.v1.summary._tb import tb as _tb_modules
 from xlapy.compat.v1.summary.writer import FileWriter
 
 _ILLEGAL = re.compile(r"[^-/\w\.]")
@@ -32,7 +32,7 @@ def _clean_tag(name):
 
 
 def _summary_op(op_type, name, inputs, attrs, collections, family):
-    tb()  # a clear error now, rather than when the op runs, if tensorboardX is missing
+    _tb_modules()  # a clear error now, rather than when the op runs, if tensorboardX is missing
     name = _clean_tag(name)
     family = _clean_tag(family)
     base = name if family is None else f"{family}/{name}"
@@ -69,7 +69,7 @@ def text(name, tensor, collections=None):
 
 def merge(inputs, collections=None, name=None):
     inputs = [convert_to_tensor(i) for i in inputs]
-    tb()
+    _tb_modules()
     out = make("MergeSummary", inputs, name=name or "Merge/MergeSummary")
     for key in collections or []:
         out.graph.add_to_collection(key, out)
@@ -87,7 +87,7 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 def __getattr__(name):
     """tf.summary.Summary, Event, SessionLog ...: tensorboardX's protobuf classes."""
     if name in ("Summary", "SummaryMetadata", "HistogramProto"):
-        return getattr(tb().summary_pb2, name)
+        return getattr(_tb_modules().summary_pb2, name)
     if name in ("Event", "SessionLog", "TaggedRunMetadata"):
-        return getattr(tb().event_pb2, name)
+        return getattr(_tb_modules().event_pb2, name)
     raise AttributeError(f"module 'xlapy.compat.v1.summary' has no attribute '{name}'")
