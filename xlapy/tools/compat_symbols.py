@@ -12,6 +12,7 @@ listed yet.
 
 from __future__ import annotations
 
+import __future__
 import argparse
 import importlib
 import pathlib
@@ -52,8 +53,7 @@ def _exported(mod, reexport: bool) -> list:
         if n.startswith("_"):
             continue
         v = getattr(mod, n)
-        if isinstance(v, types.ModuleType) or v is getattr(__import__("__future__"),
-                                                            "annotations"):
+        if isinstance(v, types.ModuleType) or v is __future__.annotations:
             continue
         where = getattr(v, "__module__", None) if isinstance(v, (type, types.FunctionType)) \
             else type(v).__module__
