@@ -215,7 +215,9 @@ def load(t: str, bits: int | None = None):
     """(loaded object, ctypes function) of the kernel for dtype t, outside any program."""
     import ctypes
     from xlapy.backends.cpu import jit
-    lib = jit.LoadedObject(jit.cached_object(build_ir(bits or vector_bits(), t), pipeline="light"))
+    bits = bits or vector_bits()
+    obj = jit.cached_object(lambda: build_ir(bits, t), f"gemm-{t}-{bits}", pipeline="light")
+    lib = jit.LoadedObject(obj)
     return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
 
 

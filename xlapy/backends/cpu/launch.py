@@ -95,7 +95,7 @@ def _build_ir() -> str:
 @functools.lru_cache(maxsize=None)
 def _loaded():
     from xlapy.backends.cpu import jit
-    return jit.LoadedObject(jit.cached_object(_build_ir()), uses_pool=True,
+    return jit.LoadedObject(jit.cached_object(_build_ir, "launch"), uses_pool=True,
                             symbols=("xlapy_launch",))
 
 

@@ -230,7 +230,7 @@ class _Pool:
     def __init__(self):
         from xlapy.backends.cpu import jit
         jit._init()
-        obj = jit.cached_object(_build_ir())
+        obj = jit.cached_object(_build_ir, "threadpool")
         self.code = jit.LoadedObject(obj, uses_pool=False)  # it defines the pool
         self.parallel_for = self.code.address("xlapy_parallel_for")
         self._set_workers = ctypes.CFUNCTYPE(None, ctypes.c_int32)(

@@ -93,7 +93,7 @@ def trampoline():
     for name in ("PyEval_SaveThread", "PyEval_RestoreThread"):
         addr = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
         llvm.add_symbol("xlapy_" + name, addr)
-    obj = jit.cached_object(_build_ir())
+    obj = jit.cached_object(_build_ir, "trampoline")
     code = jit.LoadedObject(obj)
     proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object, ctypes.c_void_p,
                               ctypes.c_void_p, ctypes.c_void_p)
