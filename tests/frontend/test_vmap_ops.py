@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import vmap_table as T  # noqa: E402
+import vmap_table as T
 
-import xlapy as xp  # noqa: E402
-import xlapy.numpy as xnp  # noqa: E402
-from xlapy.frontend import pytree  # noqa: E402
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.frontend import pytree
 
 XL = T.xlapy_namespace()
 

@@ -92,7 +92,7 @@ def F(shape=(2, 3), kind="normal"):
     return (tuple(shape), kind)
 
 
-def I(*idx):
+def IDX(*idx):
     return np.asarray(idx, np.int32)
 
 
@@ -195,7 +195,7 @@ def _gather(L, N, x, idx):
     return L.gather(x, idx, L.GatherDimensionNumbers(**_GDN), (1, 3), mode="clip")
 
 
-row("gather_operand", _gather, [F((4, 3)), I([2], [0], [3])], in_axes=(1, None))
+row("gather_operand", _gather, [F((4, 3)), IDX([2], [0], [3])], in_axes=(1, None))
 row("gather_indices", _gather, [F((4, 3)), ((2, 1), "small")], in_axes=(None, 1))
 row("gather_both", _gather, [F((4, 3)), ((2, 1), "small")], in_axes=(0, 0))
 _SDN = dict(update_window_dims=(1,), inserted_window_dims=(0,),
@@ -203,8 +203,8 @@ _SDN = dict(update_window_dims=(1,), inserted_window_dims=(0,),
 for _n in ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"):
     def _scatter(L, N, x, idx, u, _n=_n):
         return getattr(L, _n)(x, idx, u, L.ScatterDimensionNumbers(**_SDN), mode="clip")
-    row(f"{_n}_operand", _scatter, [F((4, 3)), I([1], [3]), F((2, 3))], in_axes=(1, None, None))
-    row(f"{_n}_updates", _scatter, [F((4, 3)), I([1], [3]), F((2, 3))], in_axes=(None, None, 0))
+    row(f"{_n}_operand", _scatter, [F((4, 3)), IDX([1], [3]), F((2, 3))], in_axes=(1, None, None))
+    row(f"{_n}_updates", _scatter, [F((4, 3)), IDX([1], [3]), F((2, 3))], in_axes=(None, None, 0))
     row(f"{_n}_indices", _scatter, [F((4, 3)), ((2, 1), "distinct"), F((2, 3))],
         in_axes=(None, 1, None))
     row(f"{_n}_all", _scatter, [F((4, 3)), ((2, 1), "distinct"), F((2, 3))], in_axes=(0, 0, 1))

@@ -76,8 +76,9 @@ class Primitive:
         self.lowering: Callable | None = None
         self.vjp: Callable | None = None
         self.batch: Callable | None = None
-        # collectives (psum, axis_index, ...): params -> the trace that owns their axis name,
-        # which processes them even when no operand is one of its tracers
+        # collectives (psum, axis_index, ...) and control flow whose bodies use them:
+        # params -> the trace owning their axis name (or None), which processes them even
+        # when no operand is one of its tracers (unless a graph is being traced above it)
         self.axis_trace: Callable | None = None
 
     def def_impl(self, fn):
@@ -244,7 +245,8 @@ def bind(prim: Primitive, *args, **params):
     trace = top_trace(args)
     if prim.axis_trace is not None:
         owner = prim.axis_trace(params)
-        if trace is None or trace.level < owner.level:
+        if owner is not None and (trace is None or trace.level < owner.level) and not any(
+                t.stages_constants and t.level > owner.level for t in _active):
             return owner.process_primitive(prim, [owner.full_raise(a) for a in args], params)
     if trace is None:
         # Omnistaging: inside jit, operations on constants are staged into the innermost

@@ -135,7 +135,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
                                   or axis_size < 0):
         raise VmapError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def batched(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise VmapError(f"vmap in_axes must be an int, None, or a tuple of entries "
@@ -186,7 +186,7 @@ def _axis_size(sizes, axis_size) -> int:
     distinct = sorted({s for s, *_ in sizes})
     if axis_size is not None and (not distinct or distinct == [int(axis_size)]):
         return int(axis_size)
-    if len(distinct) == 1:
+    if len(distinct) == 1 and axis_size is None:
         return distinct[0]
     if not distinct:
         raise VmapError("vmap must have at least one non-None value in in_axes or axis_size "

@@ -26,9 +26,16 @@ from xlapy.frontend.core import ShapedArray, bind
 from xlapy.frontend.graph import eval_graph, make_graph
 from xlapy.frontend.primitives import basic
 from xlapy.frontend.primitives import control as C
+from xlapy.frontend.primitives.collectives import graph_axis_owner
 from xlapy.frontend.primitives.shapes import reduce_or
 from xlapy.frontend.batching.trace import (NOT_MAPPED, apply_batched, bdim_to_front, moveaxis,
                                            shape_of)
+
+
+# a loop or cond whose body uses a collective over a vmap axis goes to that vmap's rule
+# even when no operand is batched (see primitives/collectives.py)
+for _p in (C.while_p, C.cond_p, C.scan_p):
+    _p.axis_trace = graph_axis_owner
 
 
 def _run(graph, frame, vals, batched):

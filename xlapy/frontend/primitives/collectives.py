@@ -13,6 +13,9 @@ Semantics over the members of the axis (per element):
     axis_index()    the member's position along the axis (int32)
 The vmap rules are in xlapy/frontend/batching/collectives.py. There is no lowering to HLO
 (no cross-device collectives yet): a collective only runs inside the vmap naming its axis.
+A loop or cond body using a collective makes the control-flow primitive itself go to the
+axis's vmap (graph_axis_owner), whose rule evaluates the collective while re-tracing the
+body, so no collective is left in a graph that reaches the lowering.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from xlapy.errors import LoweringError, XlapyError
 from xlapy.frontend.core import ShapedArray, active_traces, primitive
+from xlapy.frontend.graph import Graph
 
 
 class UnboundAxisError(XlapyError, NameError):
@@ -48,6 +52,41 @@ def axis_owner(params):
                 f"enclosing vmap(..., axis_name=...); the axis names bound here are "
                 f"{bound}")
         if best is None or t.level > best.level:
+            best = t
+    return best
+
+
+def graph_axis_names(graph) -> frozenset:
+    """The axis names the collectives in `graph` (and in the graphs of its control flow)
+    refer to (cached on the graph)."""
+    cached = getattr(graph, "_axis_names", None)
+    if cached is not None:
+        return cached
+    names: set = set()
+    for e in graph.eqns:
+        if e.prim.axis_trace is not None and "axis_name" in e.params:
+            names.update(e.params["axis_name"])
+        for v in e.params.values():
+            for g in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(g, Graph):
+                    names |= graph_axis_names(g)
+    graph._axis_names = frozenset(names)
+    return graph._axis_names
+
+
+def graph_axis_owner(params):
+    """For a control-flow primitive: the innermost trace owning an axis name its graphs'
+    collectives use, or None. Its batching rule then re-traces the graphs under that axis
+    even when every operand is unbatched (psum(1, 'i') in a loop body is the axis size)."""
+    names: set = set()
+    for v in params.values():
+        for g in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(g, Graph):
+                names |= graph_axis_names(g)
+    best = None
+    for name in names:
+        t = _owner(name)
+        if t is not None and (best is None or t.level > best.level):
             best = t
     return best
 
