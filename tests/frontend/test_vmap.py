@@ -175,6 +175,21 @@ def test_grad_of_vmap_and_second_order():
     close(h(xp.grad, xp.vmap, xnp)(X[0]), h(jax.grad, jax.vmap, jnp)(X[0]))
 
 
+def test_grad_of_vmap_of_a_scan_saves_the_batched_carries():
+    from xlapy.frontend.graph import make_graph
+    from xlapy.frontend.core import ShapedArray
+
+    def f(L, V, N):
+        body = lambda c, x: (N.sin(c) * x + c, c * x)
+        return lambda w: V(lambda c0: L.scan(body, c0 * w, X[0])[1].sum())(X[:, 0]).sum()
+    close(xp.grad(f(xlax, xp.vmap, xnp))(np.float32(0.7)),
+          jax.grad(f(jax.lax, jax.vmap, jnp))(np.float32(0.7)))
+    graph, _, _ = make_graph(xp.grad(f(xlax, xp.vmap, xnp)), [ShapedArray((), np.float32)])
+    scans = [e for e in graph.eqns if e.prim.name == "scan"]
+    # the forward scan saves its carries for the backward one (no recomputing scan)
+    assert len(scans) == 2 and scans[0].params["save_carries"]
+
+
 def test_vmap_of_numpy_level_functions():
     idx = np.array([0, 2, 1])
     both(lambda N: lambda a, i: a[i], X, idx)
