@@ -273,3 +273,17 @@ def test_unbound_axis_name_is_a_name_error():
         xp.vmap(lambda a: xlax.psum(a, "j"), axis_name="i")(X)
     with pytest.raises(XlapyError, match="unbound axis name"):
         xlax.psum(X, "i")
+
+
+def test_leading_batch_rule_for_batch_polymorphic_primitives():
+    # a Cholesky-like primitive taking [..., n, n] (not registered: a local Primitive)
+    from xlapy.frontend.batching import leading_batch_rule
+    from xlapy.frontend.core import Primitive, bind
+    p = Primitive("test_cholesky")
+    p.def_impl(lambda a: np.linalg.cholesky(a))
+    p.def_abstract_eval(lambda a: a)
+    p.def_batch(leading_batch_rule(p))
+    m = RNG.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    spd = m @ np.swapaxes(m, -1, -2) + 3 * np.eye(3, dtype=np.float32)
+    got = xp.vmap(lambda a: bind(p, a), in_axes=1)(spd)
+    np.testing.assert_allclose(got, np.linalg.cholesky(np.swapaxes(spd, 0, 1)), rtol=1e-5)

@@ -154,3 +154,19 @@ def apply_batched(frame: BatchFrame, fn, vals, dims):
         outs = fn(*tracers)
         res = [trace.unwrap(o) for o in outs]
     return [r[0] for r in res], [r[1] for r in res]
+
+
+def leading_batch_rule(prim):
+    """The batching rule of a primitive whose operands take any number of leading batch
+    dimensions and whose results carry them first too (the linear-algebra custom calls:
+    Cholesky, triangular solve, eigh, ...): batch axes first (unmapped operands broadcast),
+    one application, results batched along axis 0. Register it with
+    `p.def_batch(leading_batch_rule(p))`."""
+    def rule(frame, vals, dims, **params):
+        from xlapy.frontend.core import bind
+        ops = [bdim_to_front(v, d, frame.size) for v, d in zip(vals, dims)]
+        out = bind(prim, *ops, **params)
+        if prim.multiple_results:
+            return out, [0] * len(out)
+        return out, 0
+    return rule
