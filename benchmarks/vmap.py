@@ -13,8 +13,8 @@ Workloads (float32):
 Both programs of a row are jitted and take turns in five rounds (benchmarks/run.py's
 run_times); the table gives the best time of each and the ratio. With --jax, jax.vmap of
 the same function is timed beside them (JAX's own vmap against its hand-batched program).
---check compares the results and the programs' instruction counts and exits (fast, used by
-tests/frontend/test_vmap_programs.py).
+--check compares the results and the optimized programs (same number of dots, no loops) and
+exits; tests/frontend/test_vmap_programs.py runs it with --quick's sizes.
 """
 
 from __future__ import annotations
@@ -67,35 +67,46 @@ def per_example_grads_by_hand(N, params, X, Y):
     return grads[::-1]
 
 
-def workloads(quick: bool):
-    import xlapy as xp
-    import xlapy.numpy as xnp
+class Api:
+    """The functions a workload is written with: xlapy's or JAX's."""
+
+    def __init__(self, system: str):
+        if system == "jax":
+            import jax
+            import jax.numpy as jnp
+            self.np, self.vmap, self.grad, self.jit = jnp, jax.vmap, jax.grad, jax.jit
+        else:
+            import xlapy as xp
+            import xlapy.numpy as xnp
+            self.np, self.vmap, self.grad, self.jit = xnp, xp.vmap, xp.grad, xp.jit
+
+
+def workloads(quick: bool) -> dict:
+    """{name: (vmapped(api), by_hand(api), inputs)}: two builders of the same function."""
     rng = np.random.default_rng(0)
     B, sizes = (32, [64, 32, 32, 10]) if quick else (256, [784, 512, 512, 10])
     p = mlp_params(rng, sizes)
     X = rng.standard_normal((B, sizes[0])).astype(f32)
     rows = {"mlp forward": (
-        lambda N, V: V(lambda params, x: mlp(N, params, x), in_axes=(None, 0)),
-        lambda N: lambda params, X: mlp(N, params, X), (p, X))}
+        lambda A: A.vmap(lambda params, x: mlp(A.np, params, x), in_axes=(None, 0)),
+        lambda A: lambda params, X: mlp(A.np, params, X), (p, X))}
 
     Bg, gsizes = (16, [32, 16, 10]) if quick else (128, [256, 128, 10])
     pg = mlp_params(rng, gsizes)
     Xg = rng.standard_normal((Bg, gsizes[0])).astype(f32)
     Yg = rng.standard_normal((Bg, gsizes[-1])).astype(f32)
-    grad = {"xlapy": xp.grad}
     rows["per-example grad"] = (
-        lambda N, V: V(grad["jax" if N.__name__.startswith("jax") else "xlapy"](
-            lambda params, x, y: loss(N, params, x, y)), in_axes=(None, 0, 0)),
-        lambda N: lambda params, X, Y: per_example_grads_by_hand(N, params, X, Y),
+        lambda A: A.vmap(A.grad(lambda params, x, y: loss(A.np, params, x, y)),
+                         in_axes=(None, 0, 0)),
+        lambda A: lambda params, X, Y: per_example_grads_by_hand(A.np, params, X, Y),
         (pg, Xg, Yg))
 
     n, Bm = (64, 16) if quick else (1024, 512)
     Wm = rng.standard_normal((n, n)).astype(f32)
     Xm = rng.standard_normal((Bm, n)).astype(f32)
-    rows["batched matvec"] = (lambda N, V: V(lambda w, x: w @ x, in_axes=(None, 0)),
-                              lambda N: lambda w, X: X @ w.T, (Wm, Xm))
-    del xnp
-    return rows, grad
+    rows["batched matvec"] = (lambda A: A.vmap(lambda w, x: w @ x, in_axes=(None, 0)),
+                              lambda A: lambda w, X: X @ w.T, (Wm, Xm))
+    return rows
 
 
 def _leaves(tree):
@@ -106,12 +117,10 @@ def _leaves(tree):
 def check(quick: bool = True) -> list[str]:
     """Results of vmap(f) and the hand-batched program agree, and their optimized programs
     have the same number of dots and no loop. Returns a line per workload."""
-    import xlapy as xp
-    import xlapy.numpy as xnp
-    rows, _ = workloads(quick)
+    A = Api("xlapy")
     lines = []
-    for name, (vm, hand, args) in rows.items():
-        fv, fh = xp.jit(vm(xnp, xp.vmap)), xp.jit(hand(xnp))
+    for name, (vm, hand, args) in workloads(quick).items():
+        fv, fh = A.jit(vm(A)), A.jit(hand(A))
         for a, b in zip(_leaves(fv(*args)), _leaves(fh(*args))):
             np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-4, err_msg=name)
         counts = [_opcodes(f.lower(*args).compile().as_text()) for f in (fv, fh)]
@@ -143,23 +152,18 @@ def main(argv=None) -> int:
         for line in check(args.quick):
             print(line)
         return 0
-    import xlapy as xp
-    import xlapy.numpy as xnp
     from harness import fmt_time
     from run import run_times
-    rows, grad = workloads(args.quick)
-    if args.jax:
-        import jax
-        import jax.numpy as jnp
-        grad["jax"] = jax.grad
+    A = Api("xlapy")
+    J = Api("jax") if args.jax else None
     budget = 0.2 if args.quick else args.budget
     print(f"{'workload':18} {'vmap(f)':>11} {'by hand':>11} {'ratio':>6}"
           + (f" {'jax vmap':>11} {'jax hand':>11} {'ratio':>6}" if args.jax else ""))
-    for name, (vm, hand, inputs) in rows.items():
-        fns = {"vmap": xp.jit(vm(xnp, xp.vmap)), "hand": xp.jit(hand(xnp))}
-        if args.jax:
-            fns["jax vmap"] = jax.jit(vm(jnp, jax.vmap))
-            fns["jax hand"] = jax.jit(hand(jnp))
+    for name, (vm, hand, inputs) in workloads(args.quick).items():
+        fns = {"vmap": A.jit(vm(A)), "hand": A.jit(hand(A))}
+        if J is not None:
+            fns["jax vmap"] = J.jit(vm(J))
+            fns["jax hand"] = J.jit(hand(J))
         for f in fns.values():
             jax_block(f(*inputs))
         t = run_times({k: (lambda *a, f=f: jax_block(f(*a))) for k, f in fns.items()},

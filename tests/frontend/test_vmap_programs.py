@@ -107,3 +107,15 @@ def test_batched_cond_predicate_is_a_select():
     prims = _prims(xp.vmap(lambda p, x: xlax.cond(p, xnp.sin, xnp.cos, x)),
                    ShapedArray((5,), np.bool_), ShapedArray((5, 3), f32))
     assert "cond" not in prims and "select" in prims
+
+
+def test_the_vmap_benchmark_runs_and_its_programs_match():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "vmap.py"
+    spec = importlib.util.spec_from_file_location("vmap_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    lines = bench.check(quick=True)
+    assert [line.split(":")[0] for line in lines] == ["mlp forward", "per-example grad",
+                                                      "batched matvec"]
