@@ -49,7 +49,6 @@ def _broadcast_prefix(prefix, tree, what: str, path: str) -> list:
     """One axis (int or None) per leaf of `tree`, from a tree prefix of it."""
     if prefix is None or isinstance(prefix, (int, np.integer)):
         return [prefix] * len(pytree.flatten(tree)[0])
-    _, pdef = pytree.flatten(prefix)
     if isinstance(prefix, tuple) and hasattr(prefix, "_fields"):
         ok = type(tree) is type(prefix)
         kids = list(zip(prefix._fields, prefix, tree)) if ok else []

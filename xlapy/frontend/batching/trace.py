@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.errors import XlapyError
-from xlapy.frontend.core import ShapedArray, Trace, Tracer, TracerError, get_aval
+from xlapy.frontend.core import ShapedArray, Trace, Tracer, TracerError, bind, get_aval
 
 NOT_MAPPED = None
 
@@ -78,7 +78,6 @@ class BatchTrace(Trace):
             vals.append(v)
             dims.append(d)
         if all(d is NOT_MAPPED for d in dims) and prim.axis_trace is None:
-            from xlapy.frontend.core import bind
             return bind(prim, *vals, **params)
         if prim.batch is None:
             raise XlapyError(f"vmap of the primitive '{prim.name}' is not implemented (it has "
@@ -163,7 +162,6 @@ def leading_batch_rule(prim):
     one application, results batched along axis 0. Register it with
     `p.def_batch(leading_batch_rule(p))`."""
     def rule(frame, vals, dims, **params):
-        from xlapy.frontend.core import bind
         ops = [bdim_to_front(v, d, frame.size) for v, d in zip(vals, dims)]
         out = bind(prim, *ops, **params)
         if prim.multiple_results:
