@@ -24,8 +24,10 @@ XL = T.xlapy_namespace()
 
 
 def test_every_primitive_has_a_batching_rule_or_a_reason():
+    # (primitives named test_* are registered by other tests to exercise missing rules)
     missing = sorted(name for name, p in PRIMITIVES.items()
-                     if p.batch is None and name not in batching.RULELESS)
+                     if p.batch is None and name not in batching.RULELESS
+                     and not name.startswith("test_"))
     assert not missing, f"primitives without a batching rule (add one in " \
                         f"xlapy/frontend/batching/ or a reason in RULELESS): {missing}"
     stale = sorted(name for name in batching.RULELESS
