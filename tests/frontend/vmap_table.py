@@ -248,6 +248,11 @@ row("conv_fgroups_both", _conv(fgc=2), [F((2, 4, 5)), F((6, 2, 2))], in_axes=(2,
 row("conv_bgroups_lhs", _conv(bgc=2), [F((4, 3, 5)), F((6, 3, 2))], in_axes=(1, None))
 row("conv_bgroups_rhs", _conv(bgc=2), [F((4, 3, 5)), F((6, 3, 2))], in_axes=(None, 0))
 row("conv_bgroups_both", _conv(bgc=2), [F((4, 3, 5)), F((6, 3, 2))], in_axes=(0, 3))
+_NHWC = dict(dn=("NHWC", "HWIO", "NHWC"), strides=(1, 2), padding=((1, 0), (0, 1)))
+row("conv_nhwc_fgroups_rhs", _conv(fgc=2, **_NHWC), [F((2, 5, 4, 4)), F((2, 2, 2, 6))],
+    in_axes=(None, 3))
+row("conv_nhwc_bgroups_both", _conv(bgc=2, **_NHWC), [F((4, 5, 4, 3)), F((2, 2, 3, 6))],
+    in_axes=(3, 2))
 
 # windowed reductions; select_and_scatter_add comes from the gradient of max pooling
 for _n, _op, _init in (("sum", "add", 0.0), ("max", "max", -np.inf), ("min", "min", np.inf)):
