@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
@@ -125,7 +126,7 @@ class JitFunction:
         self.static_argnames = _as_tuple(static_argnames)
         self.donate_argnums = _as_tuple(donate_argnums)
         self.backend = backend
-        self._cache: dict = {}
+        self._cache = BuildOnce()
         # fast path for positional NumPy arrays: (shape, dtype) per argument -> entry
         self._fast: dict = {}
         self._fast_ok = not self.static_argnums and not self.static_argnames
@@ -291,10 +292,10 @@ class JitFunction:
         weak = _weak_flags(flat)
         key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak)
         entry = self._cache.get(key)
-        if entry is None:
-            entry = self._compile(key, arrays, in_tree, static,
-                                  self._arg_names(args, kwargs, static_nums),
-                                  self._donated_leaves(args, static_nums), weak)
+        if entry is None:  # (threads calling with one new signature at once trace it once)
+            entry, _ = self._cache.get_or_build(key, lambda: self._compile(
+                key, arrays, in_tree, static, self._arg_names(args, kwargs, static_nums),
+                self._donated_leaves(args, static_nums), weak), f"jit({self.__name__})")
             if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
                     and in_tree == pytree.flatten((tuple(args), {}))[1]):
                 self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
@@ -309,7 +310,6 @@ class JitFunction:
         compiled = lowered.compile()
         entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
                        lowered.module, lowered)
-        self._cache[key] = entry
         if _log_compiles():
             log.warning("compiling %s for %s in %.1f ms: %s", self.__name__,
                         ", ".join(f"{dtype_name(a.dtype)}{list(a.shape)}" for a in arrays),
