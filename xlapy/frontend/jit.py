@@ -28,6 +28,7 @@ import functools
 import inspect
 import logging
 import os
+import sys
 import time
 import weakref
 from dataclasses import dataclass
@@ -260,8 +261,16 @@ class JitFunction:
             a, kw = self._rebuild(static, dyn_args, dyn_kwargs)
             return self.fun(*a, **kw)
 
-        graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
-        module, extra = lower_to_module(graph, consts, self.__name__)
+        try:
+            graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
+            module, extra = lower_to_module(graph, consts, self.__name__)
+        except RecursionError:
+            raise XlapyError(
+                f"jit({self.__name__}): tracing went deeper than Python's recursion limit "
+                f"({sys.getrecursionlimit()} frames): {self.__name__} calls itself without "
+                "end (a jitted function calling itself is traced again at every call, so "
+                "the recursion needs a base case decided by static arguments), or the "
+                "program is nested too deeply") from None
         if donated:
             _alias_donated(module, donated)
         extra_consts = [np.asarray(consts[i]) for i in extra]

@@ -9,28 +9,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from xlapy.errors import XlapyError
+
 LEAF = "*"
+# How deep a pytree may nest (each level takes Python stack frames to walk; a list that
+# contains itself is found as one nested too deep).
+MAX_DEPTH = 256
 
 
 def flatten(tree) -> tuple[list, Any]:
     leaves: list = []
 
-    def walk(t):
+    def walk(t, depth):
+        if depth > MAX_DEPTH and isinstance(t, (tuple, list, dict)):
+            raise XlapyError(f"a pytree (tuples, lists, dicts) nested more than {MAX_DEPTH} "
+                             "deep, or containing itself")
+        depth += 1
         if isinstance(t, tuple) and not hasattr(t, "_fields"):
-            return ("tuple", tuple(walk(x) for x in t))
+            return ("tuple", tuple([walk(x, depth) for x in t]))
         if isinstance(t, tuple):  # namedtuple
-            return ("namedtuple", type(t), tuple(walk(x) for x in t))
+            return ("namedtuple", type(t), tuple([walk(x, depth) for x in t]))
         if isinstance(t, list):
-            return ("list", tuple(walk(x) for x in t))
+            return ("list", tuple([walk(x, depth) for x in t]))
         if isinstance(t, dict):
             keys = sorted(t)
-            return ("dict", tuple(keys), tuple(walk(t[k]) for k in keys))
+            return ("dict", tuple(keys), tuple([walk(t[k], depth) for k in keys]))
         if t is None:
             return ("none",)
         leaves.append(t)
         return LEAF
 
-    return leaves, walk(tree)
+    return leaves, walk(tree, 0)
 
 
 def unflatten(treedef, leaves) -> Any:
