@@ -5,14 +5,22 @@ from xlapy.errors import (EvaluationError, InputError, LoweringError, ParseError
 
 __version__ = "0.1.0"
 
+# Lazy: `import xlapy` stays cheap; the frontend loads on first use. name -> (module, attr)
+_LAZY = {
+    "jit": ("xlapy.frontend.jit", "jit"),
+    "clear_caches": ("xlapy.frontend.jit", "clear_caches"),
+    "grad": ("xlapy.frontend.autodiff", "grad"),
+    "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
+    "vjp": ("xlapy.frontend.autodiff", "vjp"),
+}
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree")
+
 
 def __getattr__(name):
-    # Lazy: `import xlapy` stays cheap; the frontend loads on first use.
-    if name in ("jit", "grad", "value_and_grad", "vjp", "clear_caches"):
-        from xlapy.frontend import autodiff, jit as _jit
-        return {"jit": _jit.jit, "grad": autodiff.grad, "value_and_grad": autodiff.value_and_grad,
-                "vjp": autodiff.vjp, "clear_caches": _jit.clear_caches}[name]
-    if name in ("numpy", "nn", "lax"):
-        import importlib
+    import importlib
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    if name in _MODULES:
         return importlib.import_module(f"xlapy.{name}")
     raise AttributeError(f"module 'xlapy' has no attribute '{name}'")

@@ -360,24 +360,12 @@ def _alias_donated(module, donated: list[int]) -> None:
     set_module_aliases(module, aliases)
 
 
-def _leaf_paths(tree, path: str):
-    """Paths of the leaves of `tree`, in pytree.flatten's order."""
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        for f, t in zip(tree._fields, tree):
-            yield from _leaf_paths(t, f"{path}.{f}")
-    elif isinstance(tree, (tuple, list)):
-        for i, t in enumerate(tree):
-            yield from _leaf_paths(t, f"{path}[{i}]")
-    elif isinstance(tree, dict):
-        for k in sorted(tree):
-            yield from _leaf_paths(tree[k], f"{path}[{k!r}]")
-    elif tree is not None:
-        yield path
-
-
 def _leaf_names(base: str, value) -> list[str]:
-    return [f"argument '{base}'" if p == base else f"argument '{base}' ({p})"
-            for p in _leaf_paths(value, base)]
+    """"argument 'x'" for a leaf argument, "argument 'p' (p['w'][0])" for a leaf inside a
+    pytree argument, in flattening order."""
+    pairs, _ = pytree.flatten_with_path(value)
+    return [f"argument '{base}'" if not path else
+            f"argument '{base}' ({base}{pytree.keystr(path)})" for path, _ in pairs]
 
 
 def _weak_flags(flat) -> tuple:

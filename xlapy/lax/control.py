@@ -47,25 +47,7 @@ _PY_SCALARS = (bool, int, float)
 
 def _paths(treedef, prefix: str) -> list[str]:
     """One printable path per leaf, in flatten order: carry[0]['w'], ..."""
-    out: list[str] = []
-
-    def walk(d, p):
-        if d == pytree.LEAF:
-            out.append(p)
-            return
-        kind = d[0]
-        if kind in ("tuple", "list"):
-            for i, c in enumerate(d[1]):
-                walk(c, f"{p}[{i}]")
-        elif kind == "namedtuple":
-            for name, c in zip(d[1]._fields, d[2]):
-                walk(c, f"{p}.{name}")
-        elif kind == "dict":
-            for k, c in zip(d[1], d[2]):
-                walk(c, f"{p}[{k!r}]")
-
-    walk(treedef, prefix)
-    return out
+    return [prefix + pytree.keystr(p) for p in pytree.treedef_paths(treedef)]
 
 
 def _as_array(x, what: str):
