@@ -12,8 +12,9 @@ _LAZY = {
     "grad": ("xlapy.frontend.autodiff", "grad"),
     "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
     "vjp": ("xlapy.frontend.autodiff", "vjp"),
+    "enable_x64": ("xlapy.config", "enable_x64"),
 }
-_MODULES = ("numpy", "nn", "lax", "tree_util", "tree")
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config")
 
 
 def __getattr__(name):

@@ -21,6 +21,8 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import ShapedArray, Trace, Tracer, bind, get_aval
+from xlapy.frontend.dtypes import canonicalize_value
+from xlapy.frontend.primitives.basic import is_float
 
 
 class TapeTracer(Tracer):
@@ -32,6 +34,10 @@ class TapeTracer(Tracer):
         self.primal = primal
         self.needs_grad = needs_grad and _is_float(aval.dtype)
 
+    def to_concrete(self):
+        p = self.primal
+        return p.to_concrete() if isinstance(p, Tracer) else np.asarray(p)
+
 
 @dataclass
 class _Record:
@@ -42,7 +48,7 @@ class _Record:
 
 
 def _is_float(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.floating)
+    return is_float(dtype)
 
 
 class TapeTrace(Trace):
@@ -101,6 +107,7 @@ def vjp(fun, *primals, has_aux: bool = False):
 
     def vjp_fn(cotangent):
         flat_ct, ct_tree = pytree.flatten(cotangent)
+        flat_ct = [canonicalize_value(c) for c in flat_ct]
         if ct_tree != out_tree:
             raise XlapyError("the cotangent's structure does not match the function's output")
         cts: dict[int, object] = {}
@@ -143,8 +150,8 @@ def vjp(fun, *primals, has_aux: bool = False):
 def _primal_value(x):
     if isinstance(x, Tracer):
         return x
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf":
+    arr = canonicalize_value(np.asarray(x))
+    if arr.dtype.kind not in "biuf" and not is_float(arr.dtype):
         raise XlapyError(f"cannot differentiate with respect to a value of type {type(x).__name__}")
     return arr
 

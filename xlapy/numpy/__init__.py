@@ -66,7 +66,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 def astype(x, dtype, /, *, copy=True):  # noqa: F811 (NumPy's keyword)
     """x converted to dtype. Float -> int conversions saturate (NaN -> 0), as in XLA, both
     eagerly and under jit (NumPy leaves out-of-range conversions undefined)."""
-    return asarray(x, dtype)
+    return asarray(x, dtype, _where="astype")
 
 
 def size(x) -> int:
