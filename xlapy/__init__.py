@@ -13,8 +13,14 @@ _LAZY = {
     "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
     "vjp": ("xlapy.frontend.autodiff", "vjp"),
     "enable_x64": ("xlapy.config", "enable_x64"),
+    "jvp": ("xlapy.frontend.forward", "jvp"),
+    "linearize": ("xlapy.frontend.forward", "linearize"),
+    "jacfwd": ("xlapy.frontend.forward", "jacfwd"),
+    "jacrev": ("xlapy.frontend.forward", "jacrev"),
+    "jacobian": ("xlapy.frontend.forward", "jacrev"),
+    "hessian": ("xlapy.frontend.forward", "hessian"),
 }
-_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config")
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
 
 
 def __getattr__(name):
