@@ -19,6 +19,11 @@ _LAZY = {
     "jacrev": ("xlapy.frontend.forward", "jacrev"),
     "jacobian": ("xlapy.frontend.forward", "jacrev"),
     "hessian": ("xlapy.frontend.forward", "hessian"),
+    "custom_jvp": ("xlapy.frontend.custom_derivatives", "custom_jvp"),
+    "custom_vjp": ("xlapy.frontend.custom_derivatives", "custom_vjp"),
+    "checkpoint": ("xlapy.frontend.checkpoint", "checkpoint"),
+    "remat": ("xlapy.frontend.checkpoint", "checkpoint"),
+    "checkpoint_policies": ("xlapy.frontend.checkpoint", "checkpoint_policies"),
 }
 _MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
 

@@ -62,10 +62,22 @@ class TapeTrace(Trace):
     def process_primitive(self, prim, args, params):
         primals = [a.primal if isinstance(a, TapeTracer) and a._trace is self else a
                    for a in args]
-        out = bind(prim, *primals, **params)
-        outs = list(out) if prim.multiple_results else [out]
         needs = any(isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
                     for a in args)
+        if needs and prim.tape_rule is not None:
+            # the primitive decides what its forward pass computes and keeps for the
+            # backward pass (custom_vjp's fwd and residuals, checkpoint's saved values)
+            out, vjp_params = prim.tape_rule(primals, **params)
+            return self.record(prim, args, out, vjp_params)
+        return self.record(prim, args, bind(prim, *primals, **params), params, needs)
+
+    def record(self, prim, args, out, params, needs: bool = True):
+        """Tracers for prim's outputs `out` (computed one level down), and a tape entry
+        whose VJP is prim.vjp(cts, *primals, out=..., **params) when a float input carries
+        a gradient and a float output exists."""
+        outs = list(out) if prim.multiple_results else [out]
+        needs = needs and any(isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
+                              for a in args)
         # integer/bool results (comparisons, argmax, ...) carry no gradient: nothing to record
         needs = needs and any(_is_float(get_aval(o).dtype) for o in outs)
         tracers = [TapeTracer(self, o, needs) for o in outs]

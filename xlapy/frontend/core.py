@@ -80,6 +80,9 @@ class Primitive:
         self.lowering: Callable | None = None
         self.vjp: Callable | None = None
         self.jvp: Callable | None = None
+        # reverse mode's forward step, for primitives that choose what it computes and
+        # keeps (custom_vjp, checkpoint): (primals, **params) -> (outputs, params of vjp)
+        self.tape_rule: Callable | None = None
 
     def def_impl(self, fn):
         self.impl = fn
@@ -99,6 +102,10 @@ class Primitive:
 
     def def_jvp(self, fn):
         self.jvp = fn
+        return fn
+
+    def def_tape_rule(self, fn):
+        self.tape_rule = fn
         return fn
 
     def bind(self, *args, **params):

@@ -77,6 +77,8 @@ class JVPTrace(Trace):
     def _wrap(self, out, tangent):
         if tangent is None or not is_float(get_aval(out).dtype):
             return out
+        if not isinstance(tangent, Tracer):
+            tangent = np.asarray(tangent)
         return JVPTracer(self, out, tangent)
 
 

@@ -134,7 +134,9 @@ class JitFunction:
         self._signatures: list = []
         _LIVE.add(self)
         self.__name__ = getattr(fun, "__name__", "fn")
-        functools.update_wrapper(self, fun)
+        # (not fun's __dict__: a callable object's attributes, e.g. custom_vjp's `fun`,
+        # would replace this object's own)
+        functools.update_wrapper(self, fun, updated=())
         try:
             self._sig = inspect.signature(fun)
         except (TypeError, ValueError):
