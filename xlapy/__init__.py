@@ -24,6 +24,12 @@ _LAZY = {
     "checkpoint": ("xlapy.frontend.checkpoint", "checkpoint"),
     "remat": ("xlapy.frontend.checkpoint", "checkpoint"),
     "checkpoint_policies": ("xlapy.frontend.checkpoint", "checkpoint_policies"),
+    "make_jaxpr": ("xlapy.frontend.jaxpr", "make_jaxpr"),
+    "eval_shape": ("xlapy.frontend.jaxpr", "eval_shape"),
+    "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
+    **{name: ("xlapy.frontend.devices", name) for name in (
+        "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
+        "local_device_count", "default_backend", "process_index", "process_count")},
 }
 _MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
 

@@ -62,6 +62,9 @@ class ShapedArray:
     def __str__(self) -> str:
         return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
+    def __repr__(self) -> str:
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"
+
 
 def dtype_name(dtype) -> str:
     from xlapy.hlo.shapes import primitive_type
