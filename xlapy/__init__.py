@@ -1,7 +1,7 @@
 """xlapy: an XLA-style compiler for linear algebra, written in Python."""
 
 from xlapy.errors import (EvaluationError, InputError, LoweringError, ParseError, ShapeError,
-                          VerificationError, XlapyError, XlapyWarning)
+                          UnsupportedError, VerificationError, XlapyError, XlapyWarning)
 
 __version__ = "0.1.0"
 

@@ -77,9 +77,11 @@ def size(x) -> int:
 
 
 def __getattr__(name):
-    from xlapy.errors import XlapyError
-    if hasattr(_np, name):
-        raise XlapyError(f"numpy.{name} is not supported by xlapy.numpy yet")
+    # AttributeError in both cases, so hasattr(xlapy.numpy, name) works
+    from xlapy.errors import UnsupportedError
+    if not name.startswith("_") and hasattr(_np, name):
+        raise UnsupportedError(f"numpy.{name} is not supported by xlapy.numpy yet (module "
+                               f"'xlapy.numpy' has no attribute '{name}')")
     raise AttributeError(f"module 'xlapy.numpy' has no attribute '{name}'")
 
 
