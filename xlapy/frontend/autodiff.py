@@ -217,6 +217,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
         return ((value, aux), grads) if has_aux else (value, grads)
 
     wrapped.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fn')})"
+    wrapped.__wrapped__ = fun  # inspect.signature (jit's argument names) sees fun's
     return wrapped
 
 
@@ -231,4 +232,5 @@ def grad(fun, argnums=0, has_aux: bool = False):
         return g
 
     wrapped.__name__ = f"grad({getattr(fun, '__name__', 'fn')})"
+    wrapped.__wrapped__ = fun  # inspect.signature (jit's argument names) sees fun's
     return wrapped

@@ -277,6 +277,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         return (jac, aux) if has_aux else jac
 
     jacfun.__name__ = f"jacfwd({getattr(fun, '__name__', 'fn')})"
+    jacfun.__wrapped__ = fun
     return jacfun
 
 
@@ -337,6 +338,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         return (jac, res[2]) if has_aux else jac
 
     jacfun.__name__ = f"jacrev({getattr(fun, '__name__', 'fn')})"
+    jacfun.__wrapped__ = fun
     return jacfun
 
 

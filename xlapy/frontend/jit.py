@@ -394,6 +394,8 @@ def _as_tuple(x) -> tuple:
 def _as_array(x, fn_name: str) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return canonicalize_value(x)
+    if type(x) is int or type(x) is float:
+        return np.asarray(canonicalize_value(x))  # OverflowError for ints beyond int32
     try:
         arr = np.asarray(x)
     except Exception:

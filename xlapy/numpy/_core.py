@@ -13,7 +13,7 @@ import numpy as np
 
 from xlapy.errors import XlapyError
 from xlapy.config import x64_enabled
-from xlapy.frontend.core import Tracer
+from xlapy.frontend.core import Tracer, concrete_shape
 from xlapy.frontend.dtypes import canonicalize_dtype, canonicalize_value, explicit
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
@@ -94,11 +94,12 @@ def ndim(x) -> int:
 
 
 def dtype_of(x) -> np.dtype:
+    """x's dtype as computations see it (canonicalized: 32-bit when x64 is off)."""
     if isinstance(x, Tracer):
         return x.dtype
     if isinstance(x, np.ndarray | np.generic):
-        return x.dtype
-    return np.asarray(x).dtype
+        return canonicalize_dtype(x.dtype)
+    return canonicalize_dtype(np.asarray(x).dtype)
 
 
 def _promotion_arg(x):
@@ -169,10 +170,10 @@ def broadcast_shapes(*shapes) -> tuple:
 
 
 def broadcast_to(x, shp):
-    shp = tuple(int(d) for d in shp)
+    shp = concrete_shape(shp, "broadcast_to's shape")
     s = shape(x)
     if s == shp:
-        return x
+        return x if isinstance(x, Tracer) else canonicalize_value(np.asarray(x))
     if len(s) > len(shp):
         raise XlapyError(f"cannot broadcast an array of shape {list(s)} to {list(shp)}")
     offset = len(shp) - len(s)
