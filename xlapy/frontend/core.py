@@ -325,6 +325,8 @@ def concrete_shape(shape, what: str = "a shape") -> tuple:
     with no concrete value raises JAX's kind of error naming the jit argument it came
     from; under grad/jvp outside jit the concrete value is used."""
     dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if all(type(d) is int for d in dims):  # the common case
+        return tuple(dims)
     out = []
     for d in dims:
         if isinstance(d, Tracer):

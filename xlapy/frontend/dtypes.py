@@ -25,9 +25,8 @@ _NARROW = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dt
 def canonicalize_dtype(dtype) -> np.dtype:
     """dtype as computations use it under the current x64 setting."""
     dt = np.dtype(dtype)
-    if x64_enabled():
-        return dt
-    return _NARROW.get(dt, dt)
+    narrow = _NARROW.get(dt)
+    return dt if narrow is None or x64_enabled() else narrow
 
 
 def default_float() -> np.dtype:

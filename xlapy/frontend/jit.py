@@ -41,6 +41,7 @@ from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
 from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.lowering import lower_to_module
+from xlapy.frontend.primitives.basic import is_float
 
 log = logging.getLogger("xlapy.jit")
 
@@ -400,13 +401,11 @@ def _as_array(x, fn_name: str) -> np.ndarray:
         arr = np.asarray(x)
     except Exception:
         arr = None
-    if arr is None or (arr.dtype.kind not in "biuf" and arr.dtype != _BF16):
+    if arr is None or (arr.dtype.kind not in "biuf" and not is_float(arr.dtype)):
         raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
                          "mark it static with static_argnums/static_argnames")
     return canonicalize_value(arr)
 
-
-_BF16 = np.dtype("bfloat16") if "bfloat16" in np.sctypeDict else None
 
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
