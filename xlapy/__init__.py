@@ -38,6 +38,8 @@ def __getattr__(name):
     import importlib
     if name in _LAZY:
         module, attr = _LAZY[name]
+        if module.startswith("xlapy.frontend"):
+            import xlapy.numpy  # (installs the array operators on traced values)
         return getattr(importlib.import_module(module), attr)
     if name in _MODULES:
         return importlib.import_module(f"xlapy.{name}")

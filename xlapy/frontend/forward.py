@@ -153,8 +153,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     primals and tangents are tuples (or lists) of the same structure; each tangent has its
     primal's shape and dtype (float0 for integer and bool primals, as in JAX). With
     has_aux, fun returns (output, aux) and the result is (output, tangent, aux)."""
-    import xlapy.frontend.jvp  # (registers the JVP rules)
-    import xlapy.numpy  # noqa: F401  (installs the array operators on tracers)
+    import xlapy.frontend.jvp  # noqa: F401  (registers the JVP rules)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise XlapyError(f"jvp: primals and tangents must be tuples or lists, got "
                          f"{type(primals).__name__} and {type(tangents).__name__}")
