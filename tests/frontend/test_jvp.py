@@ -280,6 +280,13 @@ def test_jacobian_has_aux_and_matrix_input():
         np.testing.assert_allclose(aux, jaux, rtol=1e-6)
 
 
+def test_jacfwd_of_an_integer_output_is_zeros_of_its_dtype():
+    f = lambda N: (lambda x: (x * 2, x.astype(np.int32)))
+    got = xp.jacfwd(f(xnp))(np.ones(2, np.float32))
+    want = jax.jacfwd(f(jnp))(np.ones(2, np.float32))
+    _compare(got, want, 1e-6, "jacfwd with an integer output")
+
+
 def test_jacobian_errors():
     with pytest.raises(XlapyError, match="jacfwd requires real-valued inputs"):
         xp.jacfwd(lambda x: x * 2)(np.ones(2, np.int32))

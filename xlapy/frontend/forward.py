@@ -268,6 +268,9 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
             pa = get_aval(p)
             per_input = []
             for j, a in enumerate(avals):
+                if not is_float(pa.dtype):  # an integer output: zeros of its dtype, as JAX
+                    per_input.append(full(pa.shape + a.shape, 0, pa.dtype))
+                    continue
                 cols = [t[o] for jj, t in rows if jj == j]
                 m = _stack(cols, a.shape + pa.shape, pa.dtype)       # [in..., out...]
                 per_input.append(_move_leading(m, len(a.shape), len(pa.shape)))
