@@ -12,6 +12,7 @@ _LAZY = {
     "grad": ("xlapy.frontend.autodiff", "grad"),
     "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
     "vjp": ("xlapy.frontend.autodiff", "vjp"),
+    "vmap": ("xlapy.frontend.vmap", "vmap"),
     "enable_x64": ("xlapy.config", "enable_x64"),
     "jvp": ("xlapy.frontend.forward", "jvp"),
     "linearize": ("xlapy.frontend.forward", "linearize"),

@@ -377,3 +377,49 @@ def test_checkpoint_policy_errors_and_remat_alias():
         xp.checkpoint(lambda x: x, policy="dots")
     with pytest.raises(AttributeError):
         xp.checkpoint_policies.save_only_these_names  # noqa: B018 (not in the subset)
+
+
+# ---- with vmap -----------------------------------------------------------------------------------
+
+def _vmap_functions(lib, N):
+    @lib.custom_vjp
+    def f(x, y):
+        return N.sin(x) * y
+    f.defvjp(lambda x, y: (f(x, y), (N.cos(x), y, N.sin(x))),
+             lambda r, g: (2 * g * r[0] * r[1], (g * r[2]).sum()))
+
+    @lib.custom_jvp
+    def h(x):
+        return N.tanh(x)
+    h.defjvps(lambda t, ans, x: 3.0 * t)
+    c = lib.checkpoint(lambda x: N.sin(N.sin(x)))
+    return f, h, c
+
+
+VMAP_CASES = {
+    "vmap(grad(custom_vjp))": lambda lib, f, h, c, x, y: lib.vmap(
+        lib.grad(lambda r: f(r, y).sum()))(x),
+    "grad(vmap(custom_vjp)) x and shared y": lambda lib, f, h, c, x, y: lib.grad(
+        lambda x, y: lib.vmap(lambda r: f(r, y))(x).sum(), (0, 1))(x, y),
+    "vmap(custom_vjp)": lambda lib, f, h, c, x, y: lib.vmap(lambda r: f(r, y))(x),
+    "vmap(jvp(custom_jvp))": lambda lib, f, h, c, x, y: lib.vmap(
+        lambda r: lib.jvp(h, (r,), (r,))[1])(x),
+    "jvp(vmap(custom_jvp))": lambda lib, f, h, c, x, y: lib.jvp(lib.vmap(h), (x,), (x,))[1],
+    "grad(vmap(custom_jvp))": lambda lib, f, h, c, x, y: lib.grad(
+        lambda x: lib.vmap(h)(x).sum())(x),
+    "grad(vmap(checkpoint))": lambda lib, f, h, c, x, y: lib.grad(
+        lambda x: lib.vmap(c)(x).sum())(x),
+    "jit(grad(vmap(checkpoint)))": lambda lib, f, h, c, x, y: lib.jit(lib.grad(
+        lambda x: lib.vmap(c)(x).sum()))(x),
+    "vmap(grad(checkpoint))": lambda lib, f, h, c, x, y: lib.vmap(
+        lib.grad(lambda r: c(r).sum()))(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAP_CASES))
+def test_with_vmap_matches_jax(name):
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
+    y = np.float32(2.0)
+    got = VMAP_CASES[name](xp, *_vmap_functions(xp, xnp), x, y)
+    want = VMAP_CASES[name](jax, *_vmap_functions(jax, jnp), x, y)
+    _close(got, want)

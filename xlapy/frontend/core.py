@@ -10,6 +10,7 @@ rule registered on the primitive by a decorator where the primitive is defined:
     @add_p.def_vjp             # reverse mode: (cts, *primals, out=..., **params) -> cotangents
     add_p.def_jvp(rule)        # forward mode: (primals, tangents, **params) -> (out, tangent)
                                # (the JVP rules live in xlapy/frontend/jvp/, by concern)
+    @add_p.def_batch           # vmap: (frame, vals, dims, **params) -> (out, out_dim)
 
 `bind(prim, *args, **params)` applies a primitive. With no tracer among the args it runs
 eagerly (impl on NumPy arrays). Otherwise the innermost active trace among the args' tracers
@@ -86,6 +87,11 @@ class Primitive:
         # reverse mode's forward step, for primitives that choose what it computes and
         # keeps (custom_vjp, checkpoint): (primals, **params) -> (outputs, params of vjp)
         self.tape_rule: Callable | None = None
+        self.batch: Callable | None = None
+        # collectives (psum, axis_index, ...) and control flow whose bodies use them:
+        # params -> the trace owning their axis name (or None), which processes them even
+        # when no operand is one of its tracers (unless a graph is being traced above it)
+        self.axis_trace: Callable | None = None
 
     def def_impl(self, fn):
         self.impl = fn
@@ -109,6 +115,10 @@ class Primitive:
 
     def def_tape_rule(self, fn):
         self.tape_rule = fn
+        return fn
+
+    def def_batch(self, fn):
+        self.batch = fn
         return fn
 
     def bind(self, *args, **params):
@@ -278,6 +288,11 @@ def bind(prim: Primitive, *args, **params):
         args = [canonicalize_value(a) for a in args]
         params = canonicalize_params(params)
     trace = top_trace(args)
+    if prim.axis_trace is not None:
+        owner = prim.axis_trace(params)
+        if owner is not None and (trace is None or trace.level < owner.level) and not any(
+                t.stages_constants and t.level > owner.level for t in _active):
+            return owner.process_primitive(prim, [owner.full_raise(a) for a in args], params)
     if trace is None:
         # Omnistaging: inside jit, operations on constants are staged into the innermost
         # graph too (so zeros/iota become HLO ops, not captured arrays).
