@@ -13,10 +13,8 @@ A primitive whose operands all have zero tangents is simply applied to the prima
 primitive with no float output needs no rule. Any other primitive without a JVP rule
 raises an XlapyError naming it (tests/frontend/test_jvp.py walks every primitive).
 
-jacfwd / jacrev build the Jacobian one basis vector at a time (a Python loop of jvp /
-vjp-cotangent calls).
-TODO(vmap): switch both to vmap over the basis once the vmap helper's batching is merged
-(one batched trace instead of n unrolled ones).
+jacfwd is one JVP vmapped over the stacked basis of the inputs, jacrev one VJP whose
+backward pass is vmapped over the stacked basis of the outputs (as JAX builds them).
 """
 
 from __future__ import annotations
@@ -197,18 +195,24 @@ def _argnums(argnums, n: int):
     return tuple(a % n for a in nums), isinstance(argnums, int)
 
 
-def _reshape(x, shape):
-    from xlapy.frontend.primitives.shapes import reshape
-    return reshape(x, shape)
+def _basis(avals) -> list:
+    """One stacked basis per leaf: leaf j gets an array [n, *shape_j] whose row k is the
+    k-th unit vector of all the leaves flattened together (n: their total size)."""
+    sizes = [a.size for a in avals]
+    n, out, off = sum(sizes), [], 0
+    for a, k in zip(avals, sizes):
+        eye = np.zeros((n, k), a.dtype)
+        eye[off:off + k] = np.eye(k, dtype=a.dtype)
+        out.append(eye.reshape((n,) + a.shape))
+        off += k
+    return out
 
 
-def _stack(rows, shape, dtype):
-    """The list of same-shaped rows stacked along a new leading axis, reshaped to shape."""
-    from xlapy.frontend.primitives.shapes import concatenate
-    if not rows:
-        return full(shape, 0, dtype)
-    parts = [_reshape(r, (1,) + tuple(get_aval(r).shape)) for r in rows]
-    return _reshape(concatenate(parts, 0), shape)
+def _rows(x, start: int, stop: int, shape):
+    """x[start:stop] (along axis 0) reshaped to `shape`."""
+    from xlapy.frontend.primitives.shapes import reshape, slice_
+    a = get_aval(x)
+    return reshape(slice_(x, (start,) + (0,) * (a.ndim - 1), (stop,) + a.shape[1:]), shape)
 
 
 def _move_leading(x, n_lead: int, n_rest: int):
@@ -218,25 +222,30 @@ def _move_leading(x, n_lead: int, n_rest: int):
     return transpose(x, perm)
 
 
-def _basis(aval, k):
-    """The k-th basis vector of an array of aval (one 1, zeros elsewhere)."""
-    v = np.zeros(aval.size, aval.dtype)
-    v[k] = 1
-    return v.reshape(aval.shape)
+def _split_args(fun, args, kwargs, argnums):
+    nums, single = _argnums(argnums, len(args))
+    dyn = tuple(args[i] for i in nums)
+
+    def partial(*d):
+        full_args = list(args)
+        for i, v in zip(nums, d):
+            full_args[i] = v
+        return fun(*full_args, **kwargs)
+    return partial, dyn, single
 
 
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of fun with respect to args[argnums], by forward mode: for each output
     leaf o and input leaf i, an array of shape o.shape + i.shape (arranged as the output
-    tree of input trees, as jax.jacfwd)."""
+    tree of input trees, as jax.jacfwd). One JVP, vmapped over the basis of the inputs."""
     if holomorphic:
         raise XlapyError("jacfwd: holomorphic=True is not supported (xlapy has no complex "
                          "dtypes)")
 
     def jacfun(*args, **kwargs):
         import xlapy.frontend.jvp  # noqa: F401  (registers the JVP rules)
-        nums, single = _argnums(argnums, len(args))
-        dyn = tuple(args[i] for i in nums)
+        from xlapy.frontend.vmap import vmap
+        partial, dyn, single = _split_args(fun, args, kwargs, argnums)
         flat, in_tree = pytree.flatten(dyn)
         flat = [_as_primal(x) for x in flat]
         avals = [get_aval(x) for x in flat]
@@ -245,35 +254,30 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
                 raise XlapyError(f"jacfwd requires real-valued inputs (a floating-point "
                                  f"dtype), but got {a.dtype}; use jvp directly for integer "
                                  "inputs")
+        seen = []  # the unbatched primal outputs and aux, from the traced function
 
-        def partial(*d):
-            full_args = list(args)
-            for i, v in zip(nums, d):
-                full_args[i] = v
-            return fun(*full_args, **kwargs)
+        def pushfwd(*tangents):
+            out_p, out_t, out_tree, aux = _jvp_flat(partial, flat, list(tangents), in_tree,
+                                                    has_aux)
+            seen[:] = [out_p, out_tree, aux]
+            return [t if is_float(get_aval(p).dtype) else None for p, t in zip(out_p, out_t)]
 
-        zeros = [None] * len(flat)
-        rows, out_p, out_tree, aux = [], None, None, None
-        for j, a in enumerate(avals):  # TODO(vmap): one vmap over the stacked basis
-            for k in range(a.size):
-                tangents = list(zeros)
-                tangents[j] = _basis(a, k)
-                out_p, out_t, out_tree, aux = _jvp_flat(partial, flat, tangents, in_tree,
-                                                        has_aux)
-                rows.append((j, out_t))
-        if out_tree is None:  # no input elements: evaluate once for the output structure
-            out_p, _, out_tree, aux = _jvp_flat(partial, flat, zeros, in_tree, has_aux)
+        n = sum(a.size for a in avals)
+        if n:
+            cols = vmap(pushfwd)(*_basis(avals))          # per output: [n, *out.shape]
+        else:
+            cols = pushfwd(*[np.zeros(a.shape, a.dtype) for a in avals])
+        out_p, out_tree, aux = seen
         jac_leaves = []
         for o, p in enumerate(out_p):
-            pa = get_aval(p)
-            per_input = []
-            for j, a in enumerate(avals):
-                if not is_float(pa.dtype):  # an integer output: zeros of its dtype, as JAX
+            pa, per_input, off = get_aval(p), [], 0
+            for a in avals:
+                if not is_float(pa.dtype) or not n:  # integer outputs: zeros, as JAX
                     per_input.append(full(pa.shape + a.shape, 0, pa.dtype))
-                    continue
-                cols = [t[o] for jj, t in rows if jj == j]
-                m = _stack(cols, a.shape + pa.shape, pa.dtype)       # [in..., out...]
-                per_input.append(_move_leading(m, len(a.shape), len(pa.shape)))
+                else:
+                    m = _rows(cols[o], off, off + a.size, a.shape + pa.shape)
+                    per_input.append(_move_leading(m, len(a.shape), len(pa.shape)))
+                off += a.size
             jac_leaves.append(_unflatten_inputs(in_tree, per_input, single))
         jac = pytree.unflatten(out_tree, jac_leaves)
         return (jac, aux) if has_aux else jac
@@ -290,16 +294,16 @@ def _unflatten_inputs(in_tree, per_input, single):
 
 def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
-    """The Jacobian of fun with respect to args[argnums], by reverse mode (one VJP per
-    output element): the same layout as jacfwd."""
+    """The Jacobian of fun with respect to args[argnums], by reverse mode: the same layout
+    as jacfwd. One VJP, its backward pass vmapped over the basis of the outputs."""
     from xlapy.frontend.autodiff import vjp
     if holomorphic:
         raise XlapyError("jacrev: holomorphic=True is not supported (xlapy has no complex "
                          "dtypes)")
 
     def jacfun(*args, **kwargs):
-        nums, single = _argnums(argnums, len(args))
-        dyn = tuple(args[i] for i in nums)
+        from xlapy.frontend.vmap import vmap
+        partial, dyn, single = _split_args(fun, args, kwargs, argnums)
         flat, in_tree = pytree.flatten(dyn)
         avals = [get_aval(_as_primal(x)) for x in flat]
         if not allow_int:
@@ -308,34 +312,28 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                     raise XlapyError(f"jacrev requires real-valued inputs (a floating-point "
                                      f"dtype), but got {a.dtype}; use vjp directly for "
                                      "integer inputs")
-
-        def partial(*d):
-            full_args = list(args)
-            for i, v in zip(nums, d):
-                full_args[i] = v
-            return fun(*full_args, **kwargs)
-
         res = vjp(partial, *dyn, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         flat_out, out_tree = pytree.flatten(out)
-        out_avals = [get_aval(o) for o in flat_out]
+        out_avals = [get_aval(_as_primal(o)) for o in flat_out]
         for a in out_avals:
             if not is_float(a.dtype):
                 raise XlapyError(f"jacrev requires real-valued outputs (a floating-point "
                                  f"dtype), but got {a.dtype}; use vjp directly for integer "
                                  "outputs")
-        zero_cts = [np.zeros(a.shape, a.dtype) for a in out_avals]
-        jac_leaves = []
-        for o, oa in enumerate(out_avals):
-            rows = []  # TODO(vmap): one vmap of vjp_fn over the stacked basis
-            for k in range(oa.size):
-                cts = list(zero_cts)
-                cts[o] = _basis(oa, k)
-                grads = vjp_fn(pytree.unflatten(out_tree, cts))
-                rows.append(pytree.flatten(grads)[0])
-            per_input = [_stack([r[j] for r in rows], oa.shape + a.shape, a.dtype)
+
+        def pullback(*cts):
+            return pytree.flatten(vjp_fn(pytree.unflatten(out_tree, list(cts))))[0]
+
+        m = sum(a.size for a in out_avals)
+        rows = vmap(pullback)(*_basis(out_avals)) if m else None  # per input: [m, *in.shape]
+        jac_leaves, off = [], 0
+        for oa in out_avals:
+            per_input = [_rows(rows[j], off, off + oa.size, oa.shape + a.shape) if m
+                         else full(oa.shape + a.shape, 0, a.dtype)
                          for j, a in enumerate(avals)]
             jac_leaves.append(_unflatten_inputs(in_tree, per_input, single))
+            off += oa.size
         jac = pytree.unflatten(out_tree, jac_leaves)
         return (jac, res[2]) if has_aux else jac
 
