@@ -60,6 +60,8 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
                                        truncated_normal_initializer, variable_scope,
                                        variables_initializer, zeros_initializer)
 from xlapy.compat.v1 import app, contrib, losses, nn, train
+from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...)
+from xlapy.compat.v1 import layers, nest
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows

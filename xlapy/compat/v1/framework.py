@@ -34,6 +34,8 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     SUMMARIES = "summaries"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     VARIABLES = GLOBAL_VARIABLES
 
 

@@ -456,6 +456,8 @@ class Session:
             def step(vals):
                 vals[o] = np.asarray(name in store)
             return step
+        if "executor" in d.extra:  # ops calling functions (While, If) run them here
+            return _functional_step(op, d.extra["executor"](self, op), getters, outs, store)
         fn = partial(d.kernel, np, **kernel_attrs(op))
         if d.rng:
             fn = partial(d.kernel, np, self._rng_for(op), **kernel_attrs(op))
@@ -559,6 +561,23 @@ class InteractiveSession(Session):
 
 def _noop(vals):
     return None
+
+
+def _functional_step(op, run, getters, outs, store):
+    def step(vals):
+        args = []
+        for g in getters:
+            if isinstance(g, int):
+                args.append(vals[g])
+            elif g in store:
+                args.append(store[g])
+            else:
+                raise FailedPreconditionError(f"Attempting to use uninitialized value {g}"
+                                              f"\n\t [[{_label(op)}]]", op=op)
+        for s, v in zip(outs, run(*args)):
+            if s is not None:
+                vals[s] = v
+    return step
 
 
 def _write_const(s, value, vals):
