@@ -401,7 +401,8 @@ class Session:
                 cc = CompiledCluster(
                     c, self._vars, fl.strict, must, fl.xla_flags,
                     partial(self._fallback_steps, c, slot, fed),
-                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None)
+                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None,
+                    rng_for=self._rng_for)
                 plan.clusters.append(cc)
                 step = _cluster_step(cc, [slot[t] for t in c.inputs],
                                      [slot[t] for t in c.outputs])

@@ -103,10 +103,8 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
         elif op in fed_ops:
             result.reasons[op] = "an output of the op is fed"
         elif not op_has_lowering(op):
-            why = ("random ops run in the executor (their values must not depend on "
-                   "compilation)" if d.rng else f"no XLA lowering for op type {op.type}"
-                   if d.lowering is None else "an op it calls (in a loop body or cond "
-                   "branch) has no XLA lowering")
+            why = (f"no XLA lowering for op type {op.type}" if d.lowering is None else
+                   "an op it calls (in a loop body or cond branch) has no XLA lowering")
             if mandatory and not soft_placement:
                 raise UnimplementedError(
                     f"No registered '{op.type}' OpKernel for XLA_CPU_JIT devices compatible "

@@ -4,16 +4,10 @@ name shares an earlier layer's variables), as TF 1.x's layers do."""
 
 from __future__ import annotations
 
-import re
-
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import GraphKeys, convert_to_tensor, get_default_graph
+from xlapy.compat.v1.ops._common import snake_case
 from xlapy.compat.v1.variables import VariableScope, get_variable, variable_scope
-
-
-def _snake(name: str) -> str:
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
 
 
 class Layer:
@@ -29,7 +23,7 @@ class Layer:
         self._updates: list = []
 
     name = property(lambda self: self._scope.rsplit("/", 1)[-1] if self._scope else
-                    (self._name or _snake(type(self).__name__)))
+                    (self._name or snake_case(type(self).__name__)))
     trainable_weights = trainable_variables = property(lambda self: list(
         self._trainable_weights) if self.trainable else [])
     non_trainable_weights = non_trainable_variables = property(lambda self: list(
@@ -75,7 +69,7 @@ class Layer:
             if self._name is not None:
                 cm = variable_scope(self._name, reuse=reuse)
             else:
-                cm = variable_scope(None, default_name=_snake(type(self).__name__))
+                cm = variable_scope(None, default_name=snake_case(type(self).__name__))
             with cm as vs:
                 self._scope = vs.name
                 return self._build_and_call(inputs, shape_, args, kwargs)

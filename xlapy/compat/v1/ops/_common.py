@@ -147,3 +147,10 @@ def fixed(*specs):
 
 def ints(v) -> tuple:
     return tuple(int(a) for a in np.reshape(np.asarray(v), [-1]))
+
+
+def snake_case(name: str) -> str:
+    """TF's layer naming: BasicLSTMCell -> basic_lstm_cell, Conv2D -> conv2d."""
+    import re
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()

@@ -417,7 +417,8 @@ def build_while(carry: list, xs: list, max_iter, body_fn, cond_fn=None, invarian
             if len(new_c) != len(carry):
                 raise InvalidArgumentError(f"the loop body returned {len(new_c)} loop "
                                            f"variables, expected {len(carry)}")
-            new_c = [_in_graph(body_fg, v, c.dtype) for v, c in zip(new_c, carry)]
+            new_c = [_in_graph(body_fg, v, None if isinstance(v, Tensor) or hasattr(
+                v, "_to_tensor") else c.dtype) for v, c in zip(new_c, carry)]
             ys = [_in_graph(body_fg, y) for y in ys]
         for v, c, s, nm in zip(new_c, carry, invariants, names):
             if v.dtype != c.dtype:

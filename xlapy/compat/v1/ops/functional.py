@@ -157,8 +157,9 @@ class Function:
         return ops
 
     def can_lower(self) -> bool:
-        """Whether every op it runs has an XLA lowering (no random ops, no py_func)."""
-        return all(op_has_lowering(op) for op in self.ops())
+        """Whether every op it runs has an XLA lowering (no py_func; no random ops, whose
+        values would have to be drawn on the host at every iteration)."""
+        return all(op_has_lowering(op) and not get_op_def(op.type).rng for op in self.ops())
 
     def output_specs(self) -> list:
         return [(t.dtype, t.shape) for t in self.outputs]

@@ -13,14 +13,12 @@ forget_bias added to f.
 from __future__ import annotations
 
 import collections
-import re
-
 import numpy as np
 
 from xlapy.compat.v1 import dtypes, nest
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import Tensor, get_default_graph
-from xlapy.compat.v1.ops._common import tensor
+from xlapy.compat.v1.ops._common import snake_case, tensor
 from xlapy.compat.v1.ops.array_ops import concat, zeros
 from xlapy.compat.v1.ops.math_ops import add, matmul, multiply, subtract
 from xlapy.compat.v1.ops.nn_ops import bias_add, sigmoid, tanh
@@ -40,11 +38,6 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
             raise InvalidArgumentError(f"Inconsistent internal state: {c.dtype.name} vs "
                                        f"{h.dtype.name}")
         return c.dtype
-
-
-def _snake(name: str) -> str:
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
 
 
 def _depth(x) -> int:
@@ -85,7 +78,7 @@ class RNNCell:
             name = scope.name if hasattr(scope, "name") else scope
             with variable_scope(name):
                 return self._call_scoped(inputs, state)
-        base = self._name or _snake(type(self).__name__)
+        base = self._name or snake_case(type(self).__name__)
         if self._scope_name is None:
             with variable_scope(None, default_name=base) as vs:
                 self._scope_name = vs.name
