@@ -38,13 +38,16 @@ def _jax_recurrence(x, w):
     return jnp.sum(h * h)
 
 
+_JAX_RECURRENCE = jax.jit(lambda x, w: (_jax_recurrence(x, w),
+                                         *jax.grad(_jax_recurrence, (0, 1))(x, w)))
+
+
 def test_while_loop_values_and_gradients_executor_and_xla():
     def build():
         x, f = _recurrence(10)
         return f, {x: XV}
     ex, xl, sess, fetches, feed = run_both(build)
-    loss = _jax_recurrence(XV, WV)
-    gx, gw = jax.grad(_jax_recurrence, (0, 1))(XV, WV)
+    loss, gx, gw = _JAX_RECURRENCE(XV, WV)
     for got in (ex, xl):
         assert got[0] == 4
         assert_close(got[2], loss, rtol=1e-5)
@@ -63,7 +66,7 @@ def test_while_grad_without_maximum_iterations_falls_back_under_xla(caplog):
     with caplog.at_level(logging.WARNING, logger="xlapy.compat.v1.jit"):
         got = sess.run(f, {x: XV})
     assert "maximum_iterations" in caplog.text and "executor instead" in caplog.text
-    assert_close(got[3:], jax.grad(_jax_recurrence, (0, 1))(XV, WV), rtol=1e-4, atol=1e-6)
+    assert_close(got[3:], _JAX_RECURRENCE(XV, WV)[1:], rtol=1e-4, atol=1e-6)
 
 
 Pair = collections.namedtuple("Pair", "a b")
@@ -137,7 +140,7 @@ def test_nested_loops_capture_through_levels_and_differentiate():
         return jnp.sum(acc * acc)
     for got in (ex, xl):
         assert_close(got[0], ref(XV), rtol=1e-5)
-        assert_close(got[1], jax.grad(ref)(XV), rtol=1e-4, atol=1e-6)
+        assert_close(got[1], jax.jit(jax.grad(ref))(XV), rtol=1e-4, atol=1e-6)
     single_cluster(sess, fetches, feed)
 
 
@@ -159,7 +162,7 @@ def test_cond_and_case_values_and_gradients():
     for got in (ex, xl):
         assert_close(got[0], np.exp(XV) * WV, rtol=1e-6)
         assert_close(got[1], XV * 3.0)
-        assert_close(got[2:], jax.grad(ref, (0, 1))(XV, WV), rtol=1e-5, atol=1e-6)
+        assert_close(got[2:], jax.jit(jax.grad(ref, (0, 1)))(XV, WV), rtol=1e-5, atol=1e-6)
     single_cluster(sess, fetches, feed)
     # the other branches, same session (a feed, not a new compile)
     p_, k_ = [t for t in feed if t.dtype in (tf.bool, tf.int32)]
@@ -226,7 +229,7 @@ def test_map_fn_scan_fold_values_and_gradients():
         assert_close(got[5], s_ref[-1], rtol=1e-6)
         assert_close(got[6], np.asarray(scan_ref(lambda a, r: a * 0.5 + r,
                                                  np.zeros(3, np.float32), E, True))[0])
-        assert_close(got[7], jax.grad(loss_ref)(E), rtol=1e-4, atol=1e-6)
+        assert_close(got[7], jax.jit(jax.grad(loss_ref))(E), rtol=1e-4, atol=1e-6)
     summary = sess.cluster_summary(fetches, feed)
     assert "While x4" in summary and "WhileGrad x4" in summary, summary  # the loss's loops
 

@@ -188,6 +188,31 @@ def test_pooling_values_and_gradients():
             assert_close(got[k], want, rtol=1e-5, atol=1e-5, what=f"pool {k}: ")
 
 
+def test_pooling_3d():
+    x5 = f32(2, 4, 5, 6, 2)
+
+    def build():
+        x = tf.placeholder(tf.float32, x5.shape)
+        m = tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID")
+        a = tf.nn.avg_pool3d(x, [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], "SAME")
+        return [m, a] + tf.gradients(tf.reduce_sum(m * m) + tf.reduce_sum(a * 3.0), x), {x: x5}
+    ex, xl, _, _, _ = run_both(build)
+
+    def avg(v):
+        s = jax.lax.reduce_window(v, 0.0, jax.lax.add, (1, 2, 3, 2, 1), (1, 1, 2, 2, 1), "SAME")
+        n = jax.lax.reduce_window(jnp.ones_like(v), 0.0, jax.lax.add, (1, 2, 3, 2, 1),
+                                  (1, 1, 2, 2, 1), "SAME")
+        return s / n
+
+    def mx(v):
+        return jax.lax.reduce_window(v, -jnp.inf, jax.lax.max, (1, 2, 2, 2, 1),
+                                     (1, 2, 2, 2, 1), "VALID")
+    want = jax.jit(lambda v: [mx(v), avg(v), jax.grad(
+        lambda u: jnp.sum(mx(u) ** 2) + jnp.sum(avg(u) * 3.0))(v)])(x5)
+    for got in (ex, xl):
+        assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_conv_errors():
     x = tf.placeholder(tf.float32, [None, 8, 8, 3])
     with pytest.raises(InvalidArgumentError, match="Depth of input"):
@@ -372,7 +397,11 @@ def test_log_uniform_sampler_and_sampled_losses():
                                rtol=1e-3)
     tf.reset_default_graph()
     s2 = tf.nn.log_uniform_candidate_sampler(labels, 1, 8, True, 50, seed=3)[0]
-    np.testing.assert_array_equal(tf.Session().run(s2), sv)
+    u, ut, us = tf.nn.uniform_candidate_sampler(labels, 1, 6, False, 10, seed=4)
+    sv2, uv, utv, usv = tf.Session().run([s2, u, ut, us])
+    np.testing.assert_array_equal(sv2, sv)
+    assert uv.min() >= 0 and uv.max() < 10 and len(uv) == 6
+    assert_close(utv, np.full((4, 1), 0.6, np.float32)) and assert_close(usv, np.full(6, 0.6))
 
 
 def test_top_k_in_top_k_and_sparse_xent():

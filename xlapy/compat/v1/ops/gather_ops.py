@@ -12,6 +12,8 @@ XLA bridge, they have no XLA lowering and run in the executor.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
@@ -55,7 +57,7 @@ def _gather_infer(op):
 
 
 def _gather_lower(m, params, indices, axis):
-    return m.take(params, indices, axis=int(axis) % len(params.shape))
+    return m.take(params, indices, axis=int(axis) % len(params.shape), mode="clip")
 
 
 @register_op("GatherV2", infer=_gather_infer, const_inputs=(2,), lowering=_gather_lower)
@@ -70,6 +72,14 @@ def _as_int32(t):
     return cast(t, dtypes.int32) if t.dtype != dtypes.int32 else t
 
 
+def _shape_cat(*parts):
+    """Shape pieces (Python lists or int32 tensors) joined: a list when all are static."""
+    if all(isinstance(p, list) for p in parts):
+        return [d for p in parts for d in p]
+    return concat([p if isinstance(p, Tensor) else tensor(np.asarray(p, np.int32))
+                   for p in parts], 0)
+
+
 @register_gradient("GatherV2")
 def _gather_grad(op, g):
     p, idx, ax = op.inputs
@@ -79,21 +89,21 @@ def _gather_grad(op, g):
                                    "rank of params")
     r = p.shape.ndims
     a = int(a) % r
-    ps = p.shape.as_list() if p.shape.is_fully_defined() else shape(p)
-    n_idx = idx.shape.ndims
+    static = p.shape.is_fully_defined()
+    ps = p.shape.as_list() if static else shape(p)
+    n = ps[a]
     flat_idx = reshape(_as_int32(idx), [-1])
     if a == 0:
-        rows = reshape(g, concat([[-1], ps[1:]], 0)) if r > 1 else reshape(g, [-1])
-        return [unsorted_segment_sum(rows, flat_idx, ps[0]), None, None]
+        rows = reshape(g, _shape_cat([-1], ps[1:]))
+        return [unsorted_segment_sum(rows, flat_idx, n), None, None]
+    n_idx = idx.shape.ndims
     if n_idx is None:
         raise InvalidArgumentError(f"the gradient of {op.name} needs the rank of indices")
     # move the gathered axis to the front, scatter rows, move it back
     gr = r - 1 + n_idx
     perm = list(range(a, a + n_idx)) + list(range(a)) + list(range(a + n_idx, gr))
-    gt = transpose(g, perm)
-    rest = concat([ps[:a], ps[a + 1:]], 0)
-    rows = reshape(gt, concat([[-1], rest], 0))
-    summed = unsorted_segment_sum(rows, flat_idx, ps[a])
+    rows = reshape(transpose(g, perm), _shape_cat([-1], ps[:a], ps[a + 1:]))
+    summed = unsorted_segment_sum(rows, flat_idx, n)
     back = list(range(1, a + 1)) + [0] + list(range(a + 1, r))
     return [transpose(summed, back), None, None]
 
@@ -332,14 +342,7 @@ def top_k(input, k=1, sorted=True, name=None):
     return _TopKResult(op.outputs[0], op.outputs[1])
 
 
-class _TopKResult(tuple):
-    """(values, indices) with the field names of TF's namedtuple."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
+_TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def _in_top_k_infer(op):
@@ -430,12 +433,7 @@ def unique(x, out_idx=dtypes.int32, name=None):
     return _UniqueResult(op.outputs[0], op.outputs[1])
 
 
-class _UniqueResult(tuple):
-    def __new__(cls, y, idx):
-        return super().__new__(cls, (y, idx))
-
-    y = property(lambda self: self[0])
-    idx = property(lambda self: self[1])
+_UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
 
 
 @register_op("Where", lowering=None,
