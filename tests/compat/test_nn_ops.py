@@ -85,6 +85,38 @@ def test_conv2d_values_and_gradients():
     assert "Conv2DBackpropInput" in sess.cluster_summary(fetches, feed)
 
 
+def test_conv2d_many_channels_compiled_per_tap():
+    """16+ channels: compiled, the convolution is one product per kernel tap and the input
+    gradient (stride 1) per-tap products added in place; strided, the input gradient is a
+    convolution of the dilated gradient. Checked against JAX, and the executor's gather."""
+    x16 = f32(2, 7, 6, 16)
+    w16 = f32(3, 3, 16, 5)
+    cases = [((1, 1), "SAME", (1, 1)), ((2, 2), "VALID", (1, 1)), ((1, 1), "VALID", (2, 1))]
+    consts = {}
+
+    def build():
+        x = tf.placeholder(tf.float32, [None, 7, 6, 16])
+        w = tf.constant(w16)
+        out = {}
+        for k, (s, p, d) in enumerate(cases):
+            y = tf.nn.conv2d(x, w, [1, *s, 1], p, dilations=[1, *d, 1])
+            out[k], consts[k] = _loss_grads(y, [x, w])
+        return out, {x: x16}
+    ex, xl, _, _, _ = run_both(build)
+
+    @jax.jit
+    def refs(x, w):
+        out = []
+        for k, (s, p, d) in enumerate(cases):
+            def loss(x, w, s=s, p=p, d=d, c=consts[k]):
+                return jnp.sum(_jconv(x, w, s, p, d) * c)
+            out.append([loss(x, w), *jax.grad(loss, (0, 1))(x, w)])
+        return out
+    for k, want in enumerate(refs(x16, w16)):
+        for got in (ex, xl):
+            assert_close(got[k], want, rtol=2e-4, atol=2e-4, what=f"case {k}: ")
+
+
 def test_conv1d_conv3d_transpose_depthwise_separable():
     x1, w1 = f32(2, 11, 3), f32(3, 3, 5)
     x5, w5 = f32(1, 5, 6, 4, 2), f32(2, 3, 2, 2, 3)

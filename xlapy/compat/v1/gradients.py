@@ -108,6 +108,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             jit = {k: op._attrs[k] for k in _JIT_ATTRS if k in op._attrs}
             if jit.get("_XlaSeparateCompiledGradients") and "_XlaScope" in jit:
                 jit["_XlaScope"] = f"{jit['_XlaScope']}_grad_{next(graph._gradient_uid)}"
+            # which inputs need a gradient: ops that compute every input's gradient at
+            # once (While's) may skip the others
+            op._grad_wanted = [id(t.op) in between or id(t) in x_ids for t in op.inputs]
             with graph.name_scope(op.name + "_grad"), graph._attr_scope(jit), \
                     graph.control_dependencies(None):
                 in_grads = d.grad(op, *out_grads)

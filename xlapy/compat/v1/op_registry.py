@@ -109,8 +109,8 @@ def op_has_lowering(op) -> bool:
     """Whether this very op can be compiled (its type has a lowering, and for ops calling
     functions, every op of those functions has one too)."""
     d = get_op_def(op.type)
-    if d.rng:  # drawn on the host, passed to the compiled cluster (jit/launch.HostRandom)
-        return True
+    if d.rng:  # drawn on the host, passed to the compiled cluster (jit/launch.HostRandom),
+        return d.extra.get("host_random", True)  # unless its inputs are data (samplers)
     if d.lowering is None:
         return False
     check = d.extra.get("can_lower")

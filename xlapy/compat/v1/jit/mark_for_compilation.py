@@ -103,7 +103,9 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
         elif op in fed_ops:
             result.reasons[op] = "an output of the op is fed"
         elif not op_has_lowering(op):
-            why = (f"no XLA lowering for op type {op.type}" if d.lowering is None else
+            why = ("a random op reading data (true classes): drawn in the executor"
+                   if d.rng else f"no XLA lowering for op type {op.type}"
+                   if d.lowering is None else
                    "an op it calls (in a loop body or cond branch) has no XLA lowering")
             if mandatory and not soft_placement:
                 raise UnimplementedError(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.layers.base import Layer, channels, data_format_tf, normalize_tuple
-from xlapy.compat.v1.ops import conv_ops
+from xlapy.compat.v1.ops import conv_ops, pool_ops
 from xlapy.compat.v1.ops.array_ops import expand_dims, squeeze
 from xlapy.compat.v1.ops.nn_ops import bias_add
 from xlapy.compat.v1.variables import zeros_initializer
@@ -158,7 +158,7 @@ class _Pooling(Layer):
         self.data_format = data_format
 
     def call(self, inputs):
-        fn = conv_ops.max_pool if self.op == "max" else conv_ops.avg_pool
+        fn = pool_ops.max_pool if self.op == "max" else pool_ops.avg_pool
         if self.rank == 1:
             fmt = "NHWC" if self.data_format == "channels_last" else "NCHW"
             axis = 1 if fmt == "NHWC" else 2

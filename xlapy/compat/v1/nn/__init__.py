@@ -5,11 +5,12 @@ normalization, embeddings and sampled losses, dropout, moments, top_k, and the R
 from xlapy.compat.v1.ops.activation_ops import (crelu, elu, l2_normalize,
                                                 local_response_normalization, leaky_relu,
                                                 lrn, selu, softplus, softsign, swish)
-from xlapy.compat.v1.ops.conv_ops import (atrous_conv2d, avg_pool, avg_pool2d, avg_pool3d,
-                                          conv1d, conv2d, conv2d_transpose, conv3d,
-                                          conv3d_transpose, convolution,
+from xlapy.compat.v1.ops.conv_ops import (atrous_conv2d, conv1d, conv2d, conv2d_transpose,
+                                          conv3d, conv3d_transpose, convolution,
                                           depthwise_conv2d, depthwise_conv2d_native,
-                                          max_pool, max_pool2d, max_pool3d, separable_conv2d)
+                                          separable_conv2d)
+from xlapy.compat.v1.ops.pool_ops import (avg_pool, avg_pool2d, avg_pool3d, max_pool,
+                                          max_pool2d, max_pool3d)
 from xlapy.compat.v1.ops.embedding_ops import (embedding_lookup,
                                                log_uniform_candidate_sampler, nce_loss,
                                                sampled_softmax_loss,

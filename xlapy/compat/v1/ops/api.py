@@ -7,7 +7,7 @@ import numpy as np
 
 from xlapy.compat.v1.ops import (activation_ops, control_flow_ops, conv_ops,  # noqa: F401
                                  embedding_ops, functional_ops, gather_ops, manip_ops,
-                                 norm_ops, variable_ops)
+                                 norm_ops, pool_ops, variable_ops)
 from xlapy.compat.v1.ops.control_flow_ops import case, cond, while_loop
 from xlapy.compat.v1.ops.functional_ops import foldl, foldr, map_fn, scan
 from xlapy.compat.v1.ops.gather_ops import (argsort, boolean_mask, gather, gather_nd,

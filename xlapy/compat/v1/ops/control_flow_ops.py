@@ -15,10 +15,12 @@ While  inputs  [max_iter, carry..., xs..., captures...]
 
 WhileGrad runs the body's gradient backwards from i = n-1 to 0: the gradient function is
 built once, symbolically, inside the body's FuncGraph (tf.gradients of the body outputs
-with respect to its inputs). The forward values it needs are read, not recomputed: each
-one becomes an extra stacked output of the forward While (TF 2's accumulators), so random
-ops in the body keep their forward values. Gradients with respect to sliced inputs come
-out stacked; those with respect to captures (an RNN's weights) are summed.
+with respect to its inputs). It reads each iteration's loop variables and the values of
+stateful ops (random ops, nested loops) from the forward run: those become extra stacked
+outputs of the forward While (TF 2's accumulators), so a dropout mask in the body is the
+forward one; the body's arithmetic is recomputed from them (see _accumulators for why).
+Gradients with respect to sliced inputs come out stacked; those with respect to captures
+(an RNN's weights) are summed.
 
 If     inputs [pred, captures...]; then/else functions over the captures; outputs the
        branch outputs, then the intermediates its gradient needs from each branch
@@ -71,30 +73,35 @@ def _static_int(t: Tensor):
 
 
 def _accumulators(fg: FuncGraph, grads: list, direct: set, new_ops: set) -> list:
-    """Forward tensors of fg that the gradient ops reach (stopping at `direct` tensors,
-    which are fed as they are). Constants are recomputed, not accumulated."""
+    """The forward values of fg the gradient ops need that must come from the forward
+    run: loop-variable placeholders (the state of each iteration) and outputs of stateful
+    ops (random values, nested loops). Everything else the gradient reaches is recomputed
+    from those inside the gradient function: compiled, every value a loop stacks costs a
+    copy of its whole stack per iteration with xlapy's while loops, so recomputing the
+    body's arithmetic is the cheaper side. `direct` tensors are fed as they are."""
     acc: list = []
     seen: set = set()
     stack = []
+
+    def reach(t):
+        if t is None or t in direct or t in acc:
+            return
+        if t.op in new_ops:
+            stack.append(t.op)
+        elif t.op.type == "Placeholder" or get_op_def(t.op.type).stateful:
+            acc.append(t)
+        elif t.op.type != "Const":
+            stack.append(t.op)      # a forward op, recomputed
+
     for g in grads:
-        if g is None or g in direct:
-            continue
-        if g.op in new_ops:
-            stack.append(g.op)
-        elif g.op.type != "Const" and g not in acc:
-            acc.append(g)
+        reach(g)
     while stack:
         op = stack.pop()
         if op in seen:
             continue
         seen.add(op)
         for t in op.inputs:
-            if t in direct:
-                continue
-            if t.op in new_ops:
-                stack.append(t.op)
-            elif t.op.type != "Const" and t not in acc:
-                acc.append(t)
+            reach(t)
         stack.extend(c for c in op.control_inputs if c in new_ops)
     return acc
 
@@ -262,10 +269,12 @@ def _while_grad(op, *out_grads):
     i_ph = body.inputs[0]
     carry_ph, x_ph, cap_ph = _parts(None, body.inputs[1:], nc, nx)
     carry_in, xs_in, caps_in = _parts(None, op.inputs[1:], nc, nx)
+    wanted = getattr(op, "_grad_wanted", None) or [True] * len(op.inputs)
     fc = [k for k in range(nc) if carry_ph[k].dtype.is_floating]
     fy = [k for k in range(n_user) if body.outputs[nc + k].dtype.is_floating]
-    fx = [k for k in range(nx) if x_ph[k].dtype.is_floating]
-    fcap = [k for k in range(len(cap_ph)) if cap_ph[k].dtype.is_floating]
+    fx = [k for k in range(nx) if x_ph[k].dtype.is_floating and wanted[1 + nc + k]]
+    fcap = [k for k in range(len(cap_ph)) if cap_ph[k].dtype.is_floating and
+            wanted[1 + nc + nx + k]]
     if not fc and not fx and not fcap:
         return [None] * len(op.inputs)
     ys = [body.outputs[k] for k in fc] + [body.outputs[nc + k] for k in fy]
@@ -575,8 +584,9 @@ def _if_grad(op, *out_grads):
     from xlapy.compat.v1.ops.array_ops import zeros_like
     n = op.get_attr("n_out")
     caps = list(op.inputs[1:])
+    wanted = getattr(op, "_grad_wanted", None) or [True] * len(op.inputs)
     fo = [k for k in range(n) if op.outputs[k].dtype.is_floating]
-    fcap = [j for j, c in enumerate(caps) if c.dtype.is_floating]
+    fcap = [j for j, c in enumerate(caps) if c.dtype.is_floating and wanted[1 + j]]
     if not fo or not fcap:
         return [None] * len(op.inputs)
     g_outs = [out_grads[k] if out_grads[k] is not None else zeros_like(op.outputs[k])

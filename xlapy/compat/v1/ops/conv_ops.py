@@ -1,18 +1,15 @@
-"""Convolutions and pooling: conv1d/2d/3d, conv2d_transpose, depthwise and separable
-convolutions, max/avg pooling, with TF's gradient ops.
+"""Convolutions: conv1d/2d/3d, conv2d_transpose, depthwise and separable convolutions,
+with TF's gradient ops (pooling is in pool_ops.py).
 
-Every kernel is one xlapy.lax call, evaluated eagerly on NumPy arrays in the executor and
-traced when compiled (so XLA sees one HLO convolution / reduce-window / select-and-scatter
-per op). TF's conventions:
+The kernels are conv_math's patch extraction and matrix products (one implementation for
+the executor and the XLA lowering). TF's conventions:
   - data_format NHWC / NCHW (NDHWC / NCDHW in 3-D); filters HWIO (DHWIO), depthwise
     filters [h, w, in_channels, channel_multiplier];
   - strides, dilations and ksize are given per dimension of data_format (batch and channel
     entries must be 1);
   - padding 'SAME' (output ceil(in / stride), the padding's odd element at the end),
     'VALID', or explicit pairs (the EXPLICIT padding of Conv2D);
-  - gradients as TF builds them: Conv2D -> Conv2DBackpropInput / Conv2DBackpropFilter,
-    MaxPool -> MaxPoolGrad (the first maximum of each window gets it), AvgPool ->
-    AvgPoolGrad (SAME windows divide by the number of real elements, as TF's).
+  - gradients as TF builds them: Conv2D -> Conv2DBackpropInput / Conv2DBackpropFilter.
 """
 
 from __future__ import annotations
@@ -22,47 +19,18 @@ import numpy as np
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor
 from xlapy.compat.v1.op_registry import register_gradient, register_op
+from xlapy.compat.v1.ops import conv_math as cm
 from xlapy.compat.v1.ops._common import (constant_value, ints, make, partial_shape_value,
                                          tensor)
 from xlapy.compat.v1.ops.array_ops import _shape_of, expand_dims, squeeze
-from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
+from xlapy.compat.v1.tensor_shape import TensorShape
 
 _CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
 _POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
 
 
-def _lax():
-    import xlapy.lax as lax
-    return lax
-
-
-def _spatial(fmt: str) -> list:
-    return [i for i, c in enumerate(fmt) if c not in "NC"]
-
-
-def _filter_spec(fmt: str) -> str:
-    return "".join(c for c in fmt if c not in "NC") + "IO"
-
-
-def _eff(k, d):
-    return (k - 1) * d + 1
-
-
-def _out_pads(size, k, s, d, padding, explicit):
-    """(output size, (low, high)) of one spatial dimension; size may be None."""
-    ek = _eff(k, d) if k is not None else None
-    if padding == "VALID":
-        out = None if size is None or ek is None else max(0, (size - ek) // s + 1)
-        return out, (0, 0)
-    if padding == "SAME":
-        out = None if size is None else -(-size // s)
-        if size is None or ek is None:
-            return out, None
-        total = max((out - 1) * s + ek - size, 0)
-        return out, (total // 2, total - total // 2)
-    lo, hi = explicit
-    out = None if size is None or ek is None else max(0, (size + lo + hi - ek) // s + 1)
-    return out, (lo, hi)
+_spatial = cm.spatial_axes
+_out_pads = cm.out_and_pads
 
 
 def _check_format(fmt, rank, what):
@@ -169,66 +137,23 @@ def _conv_infer(op):
     return [(x.dtype, TensorShape(dims))]
 
 
-def _conv(m, x, w, strides=(), padding="SAME", explicit_paddings=(), data_format="NHWC",
-          dilations=()):
-    a = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings,
-             data_format=data_format, dilations=dilations)
-    fmt = data_format
+def _args(attrs):
+    fmt = attrs["data_format"]
     sp = _spatial(fmt)
-    _, pads = _conv_geometry(x.shape, w.shape[:len(fmt) - 2], a)
-    return _lax().conv_general_dilated(
-        x, w, [strides[i] for i in sp], pads, rhs_dilation=[dilations[i] for i in sp],
-        dimension_numbers=(fmt, _filter_spec(fmt), fmt))
+    return ([attrs["strides"][i] for i in sp], [attrs["dilations"][i] for i in sp],
+            attrs["padding"], _explicit(attrs, fmt), fmt)
 
 
-def _conv_input_grad(m, input_sizes, w, g, strides=(), padding="SAME", explicit_paddings=(),
-                     data_format="NHWC", dilations=()):
-    """d conv / d input: g convolved with the spatially reversed filter, g dilated by the
-    strides, the filter's in/out features swapped."""
-    a = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings,
-             data_format=data_format, dilations=dilations)
-    fmt = data_format
-    sp = _spatial(fmt)
-    in_shape = ints(input_sizes)
-    ks = w.shape[:len(fmt) - 2]
-    outs, pads = _conv_geometry(in_shape, ks, a)
-    vpads = []
-    for j, i in enumerate(sp):
-        s, d = strides[i], dilations[i]
-        ek = _eff(ks[j], d)
-        before = ek - pads[j][0] - 1
-        after = in_shape[i] + ek - 1 - _eff(g.shape[i], s) - before
-        vpads.append((before, after))
-    spatial = _filter_spec(fmt)[:-2]
-    wr = _lax().rev(w, tuple(range(len(sp))))
-    return _lax().conv_general_dilated(
-        g, wr, [1] * len(sp), vpads, lhs_dilation=[strides[i] for i in sp],
-        rhs_dilation=[dilations[i] for i in sp],
-        dimension_numbers=(fmt, spatial + "OI", fmt))
+def _conv(m, x, w, **attrs):
+    return cm.conv(m, x, w, *_args(attrs))
 
 
-def _conv_filter_grad(m, x, filter_sizes, g, strides=(), padding="SAME", explicit_paddings=(),
-                      data_format="NHWC", dilations=()):
-    """d conv / d filter: the input convolved with g, batch and feature roles swapped."""
-    a = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings,
-             data_format=data_format, dilations=dilations)
-    fmt = data_format
-    sp = _spatial(fmt)
-    ks = ints(filter_sizes)[:len(fmt) - 2]
-    _, pads = _conv_geometry(x.shape, ks, a)
-    vpads = []
-    for j, i in enumerate(sp):
-        s, d = strides[i], dilations[i]
-        lo = pads[j][0]
-        hi = (_eff(g.shape[i], s) - x.shape[i]) + (_eff(ks[j], d) - lo - 1)
-        vpads.append((lo, hi))
-    swap = {"N": "C", "C": "N"}
-    lhs = "".join(swap.get(c, c) for c in fmt)                 # batch <-> feature
-    rhs = "".join({"N": "I", "C": "O"}.get(c, c) for c in fmt)
-    out = _filter_spec(fmt)[:-2] + "NC"
-    return _lax().conv_general_dilated(
-        x, g, [dilations[i] for i in sp], vpads, rhs_dilation=[strides[i] for i in sp],
-        dimension_numbers=(lhs, rhs, out))
+def _conv_input_grad(m, input_sizes, w, g, **attrs):
+    return cm.conv_input_grad(m, ints(input_sizes), w, g, *_args(attrs))
+
+
+def _conv_filter_grad(m, x, filter_sizes, g, **attrs):
+    return cm.conv_filter_grad(m, x, ints(filter_sizes), g, *_args(attrs))
 
 
 def _shape_arg_infer(k: int, like: int):
@@ -421,38 +346,16 @@ def _depthwise_infer(op):
     return [(x.dtype, TensorShape(dims))]
 
 
-def _depthwise(m, x, w, strides=(), padding="SAME", explicit_paddings=(), data_format="NHWC",
-               dilations=()):
-    fmt = data_format
-    sp = _spatial(fmt)
-    a = dict(strides=strides, padding=padding, explicit_paddings=explicit_paddings,
-             data_format=fmt, dilations=dilations)
-    _, pads = _conv_geometry(x.shape, w.shape[:2], a)
-    kh, kw, c, mult = w.shape
-    w2 = m.reshape(w, (kh, kw, 1, c * mult))
-    return _lax().conv_general_dilated(
-        x, w2, [strides[i] for i in sp], pads, rhs_dilation=[dilations[i] for i in sp],
-        dimension_numbers=(fmt, "HWIO", fmt), feature_group_count=c)
-
-
-def _linear_transpose(fn, shape, dtype, g, m):
-    """The transpose of the linear map fn(xlapy.numpy, x) at g (the reverse-mode derivative
-    at zero), eager on NumPy arrays in the executor, traced when compiled."""
-    import xlapy.numpy as xnp
-    from xlapy.frontend.autodiff import vjp
-    _, back = vjp(lambda x: fn(xnp, x), np.zeros(shape, dtype))
-    out = back(g)[0]
-    return np.asarray(out) if m is np else out
+def _depthwise(m, x, w, **attrs):
+    return cm.depthwise(m, x, w, *_args(attrs))
 
 
 def _depthwise_input_grad(m, input_sizes, w, g, **attrs):
-    return _linear_transpose(lambda mm, x: _depthwise(mm, x, w, **attrs), ints(input_sizes),
-                             g.dtype, g, m)
+    return cm.depthwise_input_grad(m, ints(input_sizes), w, g, *_args(attrs))
 
 
 def _depthwise_filter_grad(m, x, filter_sizes, g, **attrs):
-    return _linear_transpose(lambda mm, w: _depthwise(mm, x, w, **attrs), ints(filter_sizes),
-                             g.dtype, g, m)
+    return cm.depthwise_filter_grad(m, x, ints(filter_sizes), g, *_args(attrs))
 
 
 register_op("DepthwiseConv2dNative", infer=_depthwise_infer, attrs=_CONV_ATTRS)(_depthwise)
@@ -500,146 +403,3 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
                          name="depthwise")
     return conv2d(d, pointwise_filter, [1, 1, 1, 1], "VALID",
                   data_format=data_format or "NHWC", name=name or "separable_conv2d")
-
-
-# ---- pooling ---------------------------------------------------------------------------------
-
-def _pool_infer(op):
-    x = op.inputs[0]
-    fmt = op.get_attr("data_format")
-    n = len(fmt)
-    k, s = op.get_attr("ksize"), op.get_attr("strides")
-    if x.shape.ndims is not None and x.shape.ndims != n:
-        raise InvalidArgumentError(f"Shape must be rank {n} but is rank {x.shape.ndims} for "
-                                   f"'{op.name}' (op: '{op.type}')")
-    if x.shape.dims is None:
-        return [(x.dtype, unknown_shape(n))]
-    dims = list(x.shape.dims)
-    for i in _spatial(fmt):
-        dims[i], _ = _out_pads(dims[i], k[i], s[i], 1, op.get_attr("padding"), None)
-    return [(x.dtype, TensorShape(dims))]
-
-
-def _pool_pads(shape, ksize, strides, padding):
-    return [_out_pads(d, k, s, 1, padding, None)[1] for d, k, s in zip(shape, ksize, strides)]
-
-
-def _max_pool(m, x, ksize=(), strides=(), padding="VALID", data_format="NHWC"):
-    pads = _pool_pads(x.shape, ksize, strides, padding)
-    init = -np.inf if np.dtype(x.dtype).kind == "f" else np.iinfo(x.dtype).min
-    return _lax().reduce_window(x, np.asarray(init, x.dtype), "max", ksize, strides, pads)
-
-
-def _window_counts(shape, ksize, strides, pads, dtype) -> np.ndarray:
-    """How many real (unpadded) elements each window covers, as a NumPy constant: the
-    product over dimensions of the per-dimension counts."""
-    counts = np.ones((), dtype)
-    for d, (size, k, s, (lo, hi)) in enumerate(zip(shape, ksize, strides, pads)):
-        n_out = (size + lo + hi - k) // s + 1
-        start = np.arange(n_out) * s - lo
-        c = np.minimum(start + k, size) - np.maximum(start, 0)
-        counts = np.multiply.outer(counts, c.astype(dtype)) if d else c.astype(dtype)
-    return counts
-
-
-def _avg_pool(m, x, ksize=(), strides=(), padding="VALID", data_format="NHWC"):
-    pads = _pool_pads(x.shape, ksize, strides, padding)
-    total = _lax().reduce_window(x, np.zeros((), x.dtype), "sum", ksize, strides, pads)
-    return m.true_divide(total, _window_counts(tuple(x.shape), ksize, strides, pads,
-                                               np.dtype(x.dtype)))
-
-
-def _float_pool_infer(op):
-    if not op.inputs[0].dtype.is_floating:
-        raise InvalidTypeError(f"{op.type} supports floating-point inputs, got "
-                               f"{op.inputs[0].dtype.name}")
-    return _pool_infer(op)
-
-
-register_op("MaxPool", infer=_pool_infer, attrs=_POOL_ATTRS)(_max_pool)
-register_op("AvgPool", infer=_float_pool_infer, attrs=_POOL_ATTRS)(_avg_pool)
-register_op("MaxPool3D", infer=_pool_infer, attrs=_POOL_ATTRS)(_max_pool)
-register_op("AvgPool3D", infer=_float_pool_infer, attrs=_POOL_ATTRS)(_avg_pool)
-
-
-def _max_pool_grad_kernel(m, x, y, g, ksize=(), strides=(), padding="VALID",
-                          data_format="NHWC"):
-    from xlapy.frontend.primitives.windowed import select_and_scatter_add
-    pads = _pool_pads(x.shape, ksize, strides, padding)
-    return select_and_scatter_add(g, x, "ge", ksize, strides, pads)
-
-
-def _avg_pool_grad_kernel(m, input_shape, g, ksize=(), strides=(), padding="VALID",
-                          data_format="NHWC"):
-    shp = ints(input_shape)
-    return _linear_transpose(
-        lambda mm, x: _avg_pool(mm, x, ksize, strides, padding, data_format), shp, g.dtype, g,
-        m)
-
-
-for _n in ("MaxPoolGrad", "MaxPool3DGrad"):
-    register_op(_n, attrs=_POOL_ATTRS,
-                infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)])(
-        _max_pool_grad_kernel)
-for _n in ("AvgPoolGrad", "AvgPool3DGrad"):
-    register_op(_n, attrs=_POOL_ATTRS, const_inputs=(0,),
-                infer=_shape_arg_infer(0, 1))(_avg_pool_grad_kernel)
-
-
-def _pool_attrs(op):
-    return {k: op.get_attr(k) for k in _POOL_ATTRS}
-
-
-@register_gradient("MaxPool")
-def _max_pool_grad(op, g):
-    return [make("MaxPoolGrad", [op.inputs[0], op.outputs[0], g], _pool_attrs(op))]
-
-
-@register_gradient("MaxPool3D")
-def _max_pool3d_grad(op, g):
-    return [make("MaxPool3DGrad", [op.inputs[0], op.outputs[0], g], _pool_attrs(op))]
-
-
-@register_gradient("AvgPool")
-def _avg_pool_grad(op, g):
-    return [make("AvgPoolGrad", [_shape_of(op.inputs[0]), g], _pool_attrs(op))]
-
-
-@register_gradient("AvgPool3D")
-def _avg_pool3d_grad(op, g):
-    return [make("AvgPool3DGrad", [_shape_of(op.inputs[0]), g], _pool_attrs(op))]
-
-
-def _pool_fn(op_type, rank_default):
-    def fn(value=None, ksize=None, strides=None, padding=None, data_format=None, name=None,
-           input=None):
-        x = tensor(value if value is not None else input)
-        fmt = data_format or rank_default
-        _check_format(fmt, len(fmt), op_type)
-        if ksize is None or strides is None or padding is None:
-            raise InvalidArgumentError(f"{op_type} needs ksize, strides and padding")
-        p = str(padding).upper()
-        if p not in ("SAME", "VALID"):
-            raise InvalidArgumentError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
-        n = len(fmt)
-        k = _norm_list(ksize, n, fmt, "ksize")
-        s = _norm_list(strides, n, fmt, "strides")
-        return make(op_type, [x], {"ksize": tuple(k), "strides": tuple(s), "padding": p,
-                                   "data_format": fmt}, name=name or op_type)
-    fn.__name__ = op_type
-    return fn
-
-
-max_pool = _pool_fn("MaxPool", "NHWC")
-avg_pool = _pool_fn("AvgPool", "NHWC")
-max_pool3d = _pool_fn("MaxPool3D", "NDHWC")
-avg_pool3d = _pool_fn("AvgPool3D", "NDHWC")
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    return max_pool(input, ksize, strides, padding, data_format, name)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    return avg_pool(input, ksize, strides, padding, data_format, name)
-

@@ -24,7 +24,7 @@ import numpy as np
 from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import Tensor, get_default_graph
-from xlapy.compat.v1.op_registry import not_differentiable, register_op
+from xlapy.compat.v1.op_registry import get_op_def, not_differentiable, register_op
 from xlapy.compat.v1.ops._common import make_op, tensor
 from xlapy.compat.v1.ops.array_ops import (concat, expand_dims, ones_like, reshape, shape,
                                            stop_gradient, zeros_like)
@@ -166,6 +166,8 @@ for _t, _k in (("LogUniformCandidateSampler", "log_uniform"),
     register_op(_t, infer=_sampler_infer, attrs=_SAMPLER_ATTRS, rng=True, lowering=None)(
         _sampler_kernel(_k))
 not_differentiable("LogUniformCandidateSampler", "UniformCandidateSampler")
+for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler"):
+    get_op_def(_t).extra["host_random"] = False   # reads the true classes: executor
 
 
 def _sampler(op_type, true_classes, num_true, num_sampled, unique, range_max, seed, name):

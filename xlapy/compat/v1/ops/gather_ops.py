@@ -203,7 +203,8 @@ def _useg_infer(op):
     if data.shape.dims is None or ids.shape.dims is None:
         return [(data.dtype, unknown_shape())]
     k = len(ids.shape.dims)
-    return [(data.dtype, TensorShape([None if nv is None else int(nv)] + list(data.shape.dims[k:])))]
+    n = None if nv is None else int(nv)
+    return [(data.dtype, TensorShape([n] + list(data.shape.dims[k:])))]
 
 
 def _useg_lower(m, data, ids, n):
