@@ -3,7 +3,7 @@
 from xlapy.backends.base import Platform, register_platform
 from xlapy.backends.cpu import gemm, gemm_epilogue, gemm_update
 # dedicated emitters (importing registers them)
-from xlapy.backends.cpu import (custom_calls, lapack, scatter,
+from xlapy.backends.cpu import (custom_calls, dynamic_update_slice, lapack, scatter,
                                 select_and_scatter, sort)
 from xlapy.backends.cpu.compiler import CpuCompiler
 
