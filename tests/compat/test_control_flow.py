@@ -266,3 +266,30 @@ def test_variables_made_in_a_loop_body_live_in_the_outer_graph():
     sess = tf.Session()
     sess.run(tf.global_variables_initializer())
     assert_close(sess.run(h, {x: [0.0, 1.0]}), [3.0, 4.0])
+
+
+def test_cond_inside_while_and_jit_scope():
+    """A cond in a loop body (its gradient inside the loop's gradient), compiled through
+    jit_scope instead of auto-jit: the scope's attributes reach the While and, through
+    tf.gradients, the WhileGrad."""
+    x = tf.placeholder(tf.float32, [3])
+    with tf.contrib.compiler.jit.experimental_jit_scope():
+        def body(i, h):
+            h2 = tf.cond(tf.equal(i % 2, 0), lambda: tf.sin(h) * x, lambda: h * h + x)
+            return i + 1, h2
+        _, h = tf.while_loop(lambda i, h: i < 4, body, [tf.constant(0), x],
+                             maximum_iterations=4)
+        loss = tf.reduce_sum(h)
+    (g,) = tf.gradients(loss, x)
+    sess = tf.Session()
+    summary = single_cluster(sess, [loss, g], {x: XV})
+    assert "While" in summary and "WhileGrad" in summary
+
+    def ref(v):
+        a = v
+        for i in range(4):
+            a = jnp.sin(a) * v if i % 2 == 0 else a * a + v
+        return jnp.sum(a)
+    lv, gv = sess.run([loss, g], {x: XV})
+    assert_close(lv, ref(XV), rtol=1e-5)
+    assert_close(gv, jax.jit(jax.grad(ref))(XV), rtol=1e-5)

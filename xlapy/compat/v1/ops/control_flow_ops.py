@@ -15,12 +15,10 @@ While  inputs  [max_iter, carry..., xs..., captures...]
 
 WhileGrad runs the body's gradient backwards from i = n-1 to 0: the gradient function is
 built once, symbolically, inside the body's FuncGraph (tf.gradients of the body outputs
-with respect to its inputs). It reads each iteration's loop variables and the values of
-stateful ops (random ops, nested loops) from the forward run: those become extra stacked
-outputs of the forward While (TF 2's accumulators), so a dropout mask in the body is the
-forward one; the body's arithmetic is recomputed from them (see _accumulators for why).
-Gradients with respect to sliced inputs come out stacked; those with respect to captures
-(an RNN's weights) are summed.
+with respect to its inputs). The forward values it needs are read, not recomputed: each
+one becomes an extra stacked output of the forward While (TF 2's accumulators), so random
+ops in the body keep their forward values. Gradients with respect to sliced inputs come
+out stacked; those with respect to captures (an RNN's weights) are summed.
 
 If     inputs [pred, captures...]; then/else functions over the captures; outputs the
        branch outputs, then the intermediates its gradient needs from each branch
@@ -73,12 +71,10 @@ def _static_int(t: Tensor):
 
 
 def _accumulators(fg: FuncGraph, grads: list, direct: set, new_ops: set) -> list:
-    """The forward values of fg the gradient ops need that must come from the forward
-    run: loop-variable placeholders (the state of each iteration) and outputs of stateful
-    ops (random values, nested loops). Everything else the gradient reaches is recomputed
-    from those inside the gradient function: compiled, every value a loop stacks costs a
-    copy of its whole stack per iteration with xlapy's while loops, so recomputing the
-    body's arithmetic is the cheaper side. `direct` tensors are fed as they are."""
+    """The forward tensors of fg the gradient ops read (stopping at `direct` tensors, which
+    are fed as they are): each becomes a value the forward run records, so nothing of the
+    body is recomputed and random values are the forward ones. Constants are recomputed.
+    Compiled, a recorded value is a stacked loop output, written row by row in place."""
     acc: list = []
     seen: set = set()
     stack = []
@@ -88,10 +84,8 @@ def _accumulators(fg: FuncGraph, grads: list, direct: set, new_ops: set) -> list
             return
         if t.op in new_ops:
             stack.append(t.op)
-        elif t.op.type == "Placeholder" or get_op_def(t.op.type).stateful:
-            acc.append(t)
         elif t.op.type != "Const":
-            stack.append(t.op)      # a forward op, recomputed
+            acc.append(t)
 
     for g in grads:
         reach(g)
