@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlapy.compat.v1.ops import (activation_ops, control_flow_ops, conv_ops,  # noqa: F401
-                                 embedding_ops, functional_ops, gather_ops, manip_ops,
-                                 norm_ops, pool_ops, variable_ops)
-from xlapy.compat.v1.ops.control_flow_ops import case, cond, while_loop
+from xlapy.compat.v1.ops import (activation_ops, clip_ops, cond_ops,  # noqa: F401
+                                 control_flow_ops, conv_ops, embedding_ops, functional_ops,
+                                 gather_ops, logging_ops, manip_ops, norm_ops, pool_ops,
+                                 variable_ops)
+from xlapy.compat.v1.ops.clip_ops import (clip_by_global_norm, clip_by_norm, clip_by_value,
+                                          global_norm, norm, reduce_logsumexp)
+from xlapy.compat.v1.ops.cond_ops import case, cond
+from xlapy.compat.v1.ops.control_flow_ops import while_loop
 from xlapy.compat.v1.ops.functional_ops import foldl, foldr, map_fn, scan
 from xlapy.compat.v1.ops.gather_ops import (argsort, boolean_mask, gather, gather_nd,
                                             scatter_nd, segment_sum, sort, unique,
                                             unsorted_segment_sum)
 from xlapy.compat.v1.ops.index_ops import where
-from xlapy.compat.v1.ops.manip_ops import (Print, clip_by_global_norm, clip_by_norm,
-                                           clip_by_value, cumprod, cumsum, einsum,
-                                           global_norm, is_finite, is_inf, is_nan, lin_space,
-                                           matrix_band_part, meshgrid, norm, pad,
-                                           print_v2, range_, reduce_logsumexp, reverse,
-                                           reverse_sequence, reverse_v2, sequence_mask,
-                                           split, tensordot, truncatediv, truncatemod)
+from xlapy.compat.v1.ops.logging_ops import Print, print_v2
+from xlapy.compat.v1.ops.manip_ops import (cumprod, cumsum, einsum, is_finite, is_inf, is_nan,
+                                           lin_space, matrix_band_part, meshgrid, pad,
+                                           range_, reverse, reverse_sequence, reverse_v2,
+                                           sequence_mask, split, tensordot, truncatediv,
+                                           truncatemod)
 from xlapy.compat.v1.ops.variable_ops import (assign, assign_add, assign_sub, scatter_add,
                                               scatter_sub, scatter_update)
 

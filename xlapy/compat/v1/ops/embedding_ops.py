@@ -67,7 +67,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                                    tensor(np.asarray([r], np.int32)) for r in rows], 0))
             out = gather(table, _global_rows(ids, n, rows, total, partition_strategy))
         if max_norm is not None:
-            from xlapy.compat.v1.ops.manip_ops import clip_by_norm
+            from xlapy.compat.v1.ops.clip_ops import clip_by_norm
             r = out.shape.ndims
             ri = ids.shape.ndims
             if r is None or ri is None:

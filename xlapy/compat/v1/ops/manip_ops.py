@@ -12,7 +12,6 @@ gradients at the edges (zero norms, infinities) are TF's.
 from __future__ import annotations
 
 import string
-import sys
 
 import numpy as np
 
@@ -22,12 +21,9 @@ from xlapy.compat.v1.framework import Tensor, get_default_graph
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
 from xlapy.compat.v1.ops._common import (constant_value, float_unary, ints, make, make_op,
                                          same_as_input, tensor)
-from xlapy.compat.v1.ops.array_ops import (_shape_of, concat, expand_dims, ones_like, reshape,
-                                           stop_gradient, zeros_like)
-from xlapy.compat.v1.ops.index_ops import where
-from xlapy.compat.v1.ops.math_ops import (abs as abs_, add, cast, greater, log, maximum,
-                                          minimum, multiply, reduce_max, reduce_sum, sqrt,
-                                          subtract, truediv)
+from xlapy.compat.v1.ops.array_ops import (concat, expand_dims, ones_like, reshape,
+                                           zeros_like)
+from xlapy.compat.v1.ops.math_ops import (cast, multiply, reduce_max, truediv)
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
 
 
@@ -637,170 +633,3 @@ def is_nan(x, name=None):
 
 def is_inf(x, name=None):
     return make("IsInf", [tensor(x)], name=name)
-
-
-# ---- clipping, norms, logsumexp -----------------------------------------------------------------
-
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    t = tensor(t)
-    with get_default_graph().name_scope(name or "clip_by_value"):
-        t_min = minimum(t, tensor(clip_value_max, dtype=t.dtype)
-                        if not isinstance(clip_value_max, Tensor) else clip_value_max)
-        return maximum(t_min, tensor(clip_value_min, dtype=t.dtype)
-                       if not isinstance(clip_value_min, Tensor) else clip_value_min)
-
-
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    t = tensor(t)
-    with get_default_graph().name_scope(name or "clip_by_norm"):
-        cn = tensor(clip_norm, dtype=t.dtype) if not isinstance(clip_norm, Tensor) \
-            else clip_norm
-        l2sum = reduce_sum(multiply(t, t), axes, keepdims=True)
-        pred = greater(l2sum, tensor(np.zeros((), t.dtype.np)))
-        safe = where(pred, l2sum, ones_like(l2sum))
-        l2norm = where(pred, sqrt(safe), l2sum)
-        inter = multiply(t, cn)
-        return truediv(inter, maximum(l2norm, cn))
-
-
-def global_norm(t_list, name=None):
-    from xlapy.compat.v1.ops.array_ops import stack
-    from xlapy.compat.v1.ops.nn_ops import l2_loss
-    ts = [tensor(t) for t in t_list if t is not None]
-    if not ts:
-        raise InvalidArgumentError("global_norm needs at least one tensor")
-    with get_default_graph().name_scope(name or "global_norm"):
-        half = reduce_sum(stack([l2_loss(t) for t in ts]))
-        return sqrt(multiply(half, tensor(np.asarray(2.0, half.dtype.np))), name="global_norm")
-
-
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
-        raise InvalidTypeError("t_list should be a sequence")
-    t_list = list(t_list)
-    with get_default_graph().name_scope(name or "clip_by_global_norm"):
-        use_norm = global_norm(t_list) if use_norm is None else tensor(use_norm)
-        dt = use_norm.dtype
-        cn = tensor(clip_norm, dtype=dt) if not isinstance(clip_norm, Tensor) else clip_norm
-        one = tensor(np.asarray(1.0, dt.np))
-        scale_finite = multiply(cn, minimum(truediv(one, use_norm), truediv(one, cn)))
-        scale = where(is_finite(use_norm), scale_finite,
-                      tensor(np.asarray(np.nan, dt.np)))
-        out = []
-        for t in t_list:
-            if t is None:
-                out.append(None)
-                continue
-            t = tensor(t)
-            s = scale if t.dtype == dt else cast(scale, t.dtype)
-            out.append(multiply(t, s))
-        return out, use_norm
-
-
-def norm(tensor_, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):
-    x = tensor(tensor_)
-    keep = bool(keepdims if keepdims is not None else (keep_dims or False))
-    with get_default_graph().name_scope(name or "norm"):
-        if ord in ("euclidean", "fro", 2, 2.0):
-            if isinstance(axis, (list, tuple)) and len(axis) == 2 and ord == 2:
-                raise InvalidArgumentError("the matrix 2-norm (largest singular value) is not "
-                                           "supported")
-            return sqrt(reduce_sum(multiply(x, x), axis, keepdims=keep))
-        if ord in (1, 1.0):
-            return reduce_sum(abs_(x), axis, keepdims=keep)
-        if ord == np.inf:
-            return reduce_max(abs_(x), axis, keepdims=keep)
-        if isinstance(ord, (int, float)) and ord > 0:
-            p = tensor(np.asarray(ord, x.dtype.np))
-            from xlapy.compat.v1.ops.math_ops import pow as pow_
-            return pow_(reduce_sum(pow_(abs_(x), p), axis, keepdims=keep),
-                        truediv(tensor(np.asarray(1, x.dtype.np)), p))
-        raise InvalidArgumentError(f"'ord' must be a supported vector norm, got {ord}")
-
-
-def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
-                     reduction_indices=None, keep_dims=None):
-    x = tensor(input_tensor)
-    if axis is None:
-        axis = reduction_indices
-    keep = bool(keepdims if keepdims is not None else (keep_dims or False))
-    with get_default_graph().name_scope(name or "ReduceLogSumExp"):
-        raw_max = reduce_max(x, axis, keepdims=True)
-        my_max = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like(raw_max)))
-        result = log(reduce_sum(exp_(subtract(x, my_max)), axis, keepdims=keep))
-        if not keep:
-            my_max = reshape(my_max, _shape_of(result))
-        return add(result, my_max)
-
-
-def exp_(x):
-    from xlapy.compat.v1.ops.math_ops import exp
-    return exp(x)
-
-
-# ---- Print / print --------------------------------------------------------------------------
-
-def _fmt(v, summarize):
-    a = np.asarray(v)
-    flat = a.reshape(-1)
-    n = summarize if summarize is not None and summarize >= 0 else flat.size
-    items = " ".join(str(x) for x in flat[:n])
-    return items + ("..." if flat.size > n else "")
-
-
-@register_op("Print", infer=same_as_input(0), lowering=None, stateful=True,
-             attrs=("message", "first_n", "summarize", "_count"))
-def _print(m, x, *data, message="", first_n=-1, summarize=3, _count=None):
-    if _count is not None:
-        _count[0] += 1
-        if 0 <= first_n < _count[0]:
-            return x
-    sys.stderr.write(message + "".join(f"[{_fmt(d, summarize)}]" for d in data) + "\n")
-    return x
-
-
-@register_gradient("Print")
-def _print_grad(op, g):
-    return [g] + [None] * (len(op.inputs) - 1)
-
-
-def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
-    """tf.Print: an identity of input_ that writes message and data to stderr when run."""
-    return make("Print", [tensor(input_)] + [tensor(d) for d in data],
-                {"message": message or "", "first_n": -1 if first_n is None else int(first_n),
-                 "summarize": 3 if summarize is None else int(summarize), "_count": [0]},
-                name=name)
-
-
-@register_op("PrintV2", infer=lambda op: [], lowering=None, stateful=True,
-             attrs=("template", "stream", "summarize", "sep", "end"))
-def _print_v2(m, *values, template=(), stream=None, summarize=3, sep=" ", end="\n"):
-    parts = []
-    vals = iter(values)
-    for piece in template:
-        parts.append(_fmt(next(vals), summarize) if piece is None else piece)
-    (stream or sys.stderr).write(sep.join(parts) + end)
-    return ()
-
-
-def print_v2(*inputs, **kwargs):
-    """tf.print: an op that writes its inputs (tensors formatted, other values as str) to
-    output_stream (sys.stderr by default) when run."""
-    stream = kwargs.pop("output_stream", sys.stderr)
-    summarize = kwargs.pop("summarize", 3)
-    sep = kwargs.pop("sep", " ")
-    end = kwargs.pop("end", "\n")
-    name = kwargs.pop("name", None)
-    if kwargs:
-        raise InvalidTypeError(f"print: unexpected arguments {sorted(kwargs)}")
-    template, tensors = [], []
-    for x in inputs:
-        if isinstance(x, Tensor) or hasattr(x, "_to_tensor"):
-            template.append(None)
-            tensors.append(tensor(x))
-        else:
-            template.append(str(x))
-    op = make_op("PrintV2", tensors, {"template": tuple(template), "stream": stream,
-                                      "summarize": int(summarize), "sep": sep, "end": end},
-                 name=name)
-    return op

@@ -234,7 +234,8 @@ class LSTMCell(RNNCell):
                                                    initializer=self._initializer)
 
     def call(self, inputs, state):
-        from xlapy.compat.v1.ops.manip_ops import clip_by_value, split
+        from xlapy.compat.v1.ops.clip_ops import clip_by_value
+        from xlapy.compat.v1.ops.manip_ops import split
         n = self._num_units
         if self._state_is_tuple:
             c_prev, m_prev = state
