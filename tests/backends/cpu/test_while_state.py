@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xlapy.backends.cpu.program import _single_buffer_leaves
+from xlapy.backends.cpu.emitters.program import _single_buffer_leaves
 from xlapy.hlo import parse
 
 from .conftest import assert_close, assert_same
