@@ -182,3 +182,19 @@ def test_cnn_training_step_is_one_cluster_and_matches_the_executor():
         losses.append([sess.run([loss, train], feed)[0] for _ in range(5)])
     assert_close(losses[1], losses[0], rtol=1e-4, atol=1e-5)
     assert losses[1][-1] < losses[1][0]
+
+
+def test_regularizers_add_one_loss_per_variable():
+    x = tf.placeholder(tf.float32, [None, 3])
+
+    def reg(w):
+        return tf.reduce_sum(w * w)
+    tf.layers.dense(x, 2, kernel_regularizer=reg, name="d")
+    tf.layers.dense(x, 2, kernel_regularizer=reg, name="d", reuse=True)   # shares, no new loss
+    tf.layers.conv2d(tf.placeholder(tf.float32, [None, 4, 4, 1]), 2, 3, kernel_regularizer=reg)
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert len(losses) == 2
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    k = sess.run(tf.get_default_graph().get_tensor_by_name("d/kernel:0"))
+    assert_close(sess.run(losses[0]), (k * k).sum(), rtol=1e-6)

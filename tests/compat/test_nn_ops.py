@@ -245,6 +245,35 @@ def test_pooling_3d():
         assert_close(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_max_pool_with_argmax(padding):
+    xv = f32(2, 5, 6, 3)
+
+    def build():
+        x = tf.placeholder(tf.float32, xv.shape)
+        v, i = tf.nn.max_pool_with_argmax(x, [1, 2, 3, 1], [1, 2, 2, 1], padding)
+        _, ib = tf.nn.max_pool_with_argmax(x, [1, 2, 3, 1], [1, 2, 2, 1], padding,
+                                           include_batch_in_index=True)
+        return [v, i, ib, tf.gradients(tf.reduce_sum(v * v), x)[0]], {x: xv}
+    ex, xl, _, _, _ = run_both(build)
+
+    def mp(v):
+        return jax.lax.reduce_window(v, -jnp.inf, jax.lax.max, (1, 2, 3, 1), (1, 2, 2, 1),
+                                     padding)
+    want_v = np.asarray(mp(xv))
+    want_g = jax.jit(jax.grad(lambda v: jnp.sum(mp(v) ** 2)))(xv)
+    flat = xv.reshape(2, -1)
+    for got in (ex, xl):
+        v, i, ib, g = got
+        assert i.dtype == np.int64 and i.shape == want_v.shape
+        assert_close(v, want_v)
+        # each index points at its window's maximum, the channel kept
+        assert_close(np.take_along_axis(flat, i.reshape(2, -1), 1).reshape(i.shape), want_v)
+        assert np.all(i % 3 == np.arange(3))
+        assert_close(ib, i + np.arange(2).reshape(2, 1, 1, 1) * flat.shape[1])
+        assert_close(g, want_g, rtol=1e-5)
+
+
 def test_conv_errors():
     x = tf.placeholder(tf.float32, [None, 8, 8, 3])
     with pytest.raises(InvalidArgumentError, match="Depth of input"):

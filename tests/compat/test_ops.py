@@ -231,7 +231,8 @@ _FILES = {
                    "Conv3DBackpropInputV2 Conv3DBackpropFilterV2 DepthwiseConv2dNative "
                    "DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter "
                    "MaxPool MaxPoolGrad AvgPool AvgPoolGrad MaxPool3D MaxPool3DGrad AvgPool3D "
-                   "AvgPool3DGrad Elu EluGrad Selu SeluGrad LeakyRelu LeakyReluGrad Softplus "
+                   "AvgPool3DGrad MaxPoolWithArgmax MaxPoolGradWithArgmax Elu EluGrad Selu "
+                   "SeluGrad LeakyRelu LeakyReluGrad Softplus "
                    "SoftplusGrad Softsign SoftsignGrad LRN LRNGrad FusedBatchNorm "
                    "FusedBatchNormGrad LogUniformCandidateSampler UniformCandidateSampler "
                    "TopKV2 InTopKV2",

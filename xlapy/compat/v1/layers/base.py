@@ -41,10 +41,12 @@ class Layer:
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, collections=None):
+        known = len(get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES))
         v = get_variable(name, shape, dtype=dtype or self._dtype, initializer=initializer,
                          trainable=trainable and self.trainable, collections=collections)
+        created = len(get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES)) > known
         (self._trainable_weights if trainable else self._non_trainable_weights).append(v)
-        if regularizer is not None and not (self._reuse and self.built):
+        if regularizer is not None and created:  # a reused variable's loss exists already
             with get_default_graph().name_scope(name + "/Regularizer"):
                 loss = regularizer(v)
             if loss is not None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
-from xlapy.compat.v1.op_registry import register_gradient, register_op
-from xlapy.compat.v1.ops._common import ints, make, tensor
+from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
+from xlapy.compat.v1.ops._common import ints, make, make_op, tensor
 from xlapy.compat.v1.ops.array_ops import _shape_of
 from xlapy.compat.v1.ops.conv_ops import (_POOL_ATTRS, _check_format, _norm_list,
                                           _out_pads, _shape_arg_infer, _spatial)
@@ -176,3 +176,93 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return avg_pool(input, ksize, strides, padding, data_format, name)
 
+
+
+# ---- max_pool_with_argmax ----------------------------------------------------------------
+
+_ARGMAX_ATTRS = ("ksize", "strides", "padding", "data_format", "Targmax",
+                 "include_batch_in_index")
+
+
+def _argmax_windows(m, x, ksize, strides, padding):
+    """(window maxima, flat (y * W + x) * C + c index of each window's first maximum), NHWC."""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw) = ksize[1:3], strides[1:3]
+    pads = _pool_pads((h, w), (kh, kw), (sh, sw), padding)
+    ho, wo = [_out_pads(d, k, s, 1, padding, None)[0] for d, k, s in
+              zip((h, w), (kh, kw), (sh, sw))]
+    low = np.asarray(-np.inf if np.dtype(x.dtype).kind == "f" else np.iinfo(x.dtype).min,
+                     x.dtype)
+    xp = m.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=low)
+    taps = [xp[:, a:a + (ho - 1) * sh + 1:sh, b:b + (wo - 1) * sw + 1:sw, :]
+            for a in range(kh) for b in range(kw)]
+    win = m.stack(taps, axis=3)                                   # [N, Ho, Wo, K, C]
+    k = m.argmax(win, axis=3)
+    val = m.max(win, axis=3)
+    oy = m.reshape(m.arange(ho), (1, ho, 1, 1))
+    ox = m.reshape(m.arange(wo), (1, 1, wo, 1))
+    ch = m.reshape(m.arange(c), (1, 1, 1, c))
+    y = m.subtract(m.add(m.multiply(oy, sh), m.floor_divide(k, kw)), pads[0][0])
+    xx = m.subtract(m.add(m.multiply(ox, sw), m.remainder(k, kw)), pads[1][0])
+    return val, m.add(m.multiply(m.add(m.multiply(y, w), xx), c), ch)
+
+
+def _argmax_infer(op):
+    out = _pool_infer(op)[0]
+    return [out, (op.get_attr("Targmax"), out[1])]
+
+
+@register_op("MaxPoolWithArgmax", infer=_argmax_infer, attrs=_ARGMAX_ATTRS)
+def _max_pool_with_argmax(m, x, ksize=(), strides=(), padding="VALID", data_format="NHWC",
+                          Targmax=None, include_batch_in_index=False):
+    val, idx = _argmax_windows(m, x, ksize, strides, padding)
+    if include_batch_in_index:
+        n = x.shape[0]
+        idx = m.add(idx, m.reshape(m.arange(n), (n, 1, 1, 1)) * int(np.prod(x.shape[1:])))
+    return val, m.astype(idx, Targmax.np)
+
+
+@register_op("MaxPoolGradWithArgmax", attrs=_ARGMAX_ATTRS,
+             infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)])
+def _max_pool_grad_with_argmax(m, x, g, argmax, ksize=(), strides=(), padding="VALID",
+                               data_format="NHWC", Targmax=None, include_batch_in_index=False):
+    n = x.shape[0]
+    per = int(np.prod(x.shape[1:]))
+    idx = m.astype(argmax, np.int64)
+    if not include_batch_in_index:
+        idx = m.add(idx, m.reshape(m.arange(n, dtype=np.int64), (n, 1, 1, 1)) * per)
+    flat = m.zeros((n * per,), g.dtype)
+    if m is np:
+        np.add.at(flat, idx.reshape(-1), g.reshape(-1))
+    else:
+        flat = m.at(flat)[m.reshape(idx, (-1,))].add(m.reshape(g, (-1,)))
+    return m.reshape(flat, x.shape)
+
+
+not_differentiable("MaxPoolGradWithArgmax")
+
+
+@register_gradient("MaxPoolWithArgmax")
+def _max_pool_with_argmax_grad(op, g, g_idx=None):
+    attrs = {k: op.get_attr(k) for k in _ARGMAX_ATTRS}
+    return [make("MaxPoolGradWithArgmax", [op.inputs[0], g, op.outputs[1]], attrs)]
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None,
+                         name=None, output_dtype=None, include_batch_in_index=False):
+    """(max pool, flat index of each window's maximum: (y * width + x) * channels + c, plus
+    the batch offset when include_batch_in_index). NHWC only, as TF's."""
+    from xlapy.compat.v1 import dtypes
+    if data_format != "NHWC":
+        raise InvalidArgumentError("max_pool_with_argmax supports data_format NHWC only")
+    p = str(padding).upper()
+    if p not in ("SAME", "VALID"):
+        raise InvalidArgumentError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    t = dtypes.as_dtype(output_dtype or Targmax or dtypes.int64)
+    op = make_op("MaxPoolWithArgmax", [tensor(input)],
+                 {"ksize": tuple(_norm_list(ksize, 4, "NHWC", "ksize")),
+                  "strides": tuple(_norm_list(strides, 4, "NHWC", "strides")), "padding": p,
+                  "data_format": "NHWC", "Targmax": t,
+                  "include_batch_in_index": bool(include_batch_in_index)},
+                 name=name or "MaxPoolWithArgmax")
+    return op.outputs[0], op.outputs[1]
