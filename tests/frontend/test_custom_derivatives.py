@@ -371,6 +371,15 @@ def test_checkpoint_static_argnums_closures_jvp_and_scan():
            jax.grad(lambda w: scan_loss(jax, jax.lax, jnp, w))(w))
 
 
+def test_optimization_barrier_matches_jax():
+    tree = (np.arange(3, dtype=np.float32), {"a": np.float32(2.0)})
+    f = lambda lib: (lambda t: lib.lax.optimization_barrier(t)[1]["a"] * t[0])
+    _close(xp.jit(f(xp))(tree), jax.jit(f(jax))(tree))
+    _close(f(xp)(tree), f(jax)(tree))
+    _close(xp.grad(lambda t: f(xp)(t).sum())(tree), jax.grad(lambda t: f(jax)(t).sum())(tree))
+    assert "opt-barrier" in xp.jit(f(xp)).lower(tree).as_text()
+
+
 def test_checkpoint_policy_errors_and_remat_alias():
     assert xp.remat is xp.checkpoint
     with pytest.raises(XlapyError, match="policy must be a function"):
