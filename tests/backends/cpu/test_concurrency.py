@@ -171,7 +171,8 @@ _PROGRAM = textwrap.dedent("""
 
     def program(x, w):
         h = xnp.tanh(x @ w)
-        return xnp.sum(h * h, axis=1), xnp.max(xnp.exp(h), axis=0), xnp.cumsum(h, axis=1)
+        return (xnp.sum(h * h, axis=1), xnp.max(xnp.exp(h), axis=0), xnp.cumsum(h, axis=1),
+                xnp.sum(xnp.sin(x) * x))  # (192,000 elements: summed by several threads)
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((96, 2000)).astype(np.float32)
