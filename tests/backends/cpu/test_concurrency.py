@@ -130,7 +130,7 @@ def test_100_forks_while_compiling_none_hangs():
             time.sleep(0.01)
         for n in range(100):
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)  # (fork with threads)
+                warnings.simplefilter("ignore")  # (fork with threads: Python, JAX if loaded)
                 pid = os.fork()
             if pid == 0:  # the child: compile and run, then leave at once
                 code = 1
