@@ -37,11 +37,42 @@ def routine(name: str, nargs: int):
     return ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * nargs)(address)
 
 
+def _arguments(p: CallPlan, bufs: dict, work, iwork, lwork: int, query: bool, keep: list):
+    """The routine's argument pointers; returns them and {arg index: c_int32} for the ints
+    it sets ("out" arguments). `keep` holds the ctypes objects passed by pointer."""
+    scalar = np.ctypeslib.as_ctypes_type(p.dtype)
+
+    def ref(obj):
+        keep.append(obj)
+        return ctypes.cast(ctypes.pointer(obj), ctypes.c_void_p)
+
+    out, slots = [], {}
+    for i, a in enumerate(p.args):
+        a = p.query_args.get(i, a) if query else a
+        kind = a[0]
+        if kind == "char":
+            out.append(ref(ctypes.c_char(a[1].encode())))
+        elif kind in ("int", "lwork", "liwork"):
+            out.append(ref(_I32({"int": a[-1], "lwork": lwork, "liwork": p.liwork}[kind])))
+        elif kind == "one":
+            out.append(ref(scalar(1.0)))
+        elif kind == "buf":
+            arr = bufs[a[1]]
+            out.append(ctypes.c_void_p(arr.ctypes.data + a[2] * arr.itemsize))
+        elif kind == "null":
+            out.append(ctypes.c_void_p(0))
+        elif kind in ("work", "iwork"):
+            out.append(ctypes.c_void_p((work if kind == "work" else iwork).ctypes.data))
+        else:   # "out"
+            slots[i] = _I32(0)
+            out.append(ref(slots[i]))
+    return out, slots
+
+
 def run_plan(p: CallPlan, operands, result_shapes) -> list[np.ndarray]:
     """Run a call plan on NumPy operands; returns the result leaves."""
     outs = [np.zeros(s.dims, s.dtype) for s in result_shapes]
     fn = routine(p.routine, len(p.args))
-    scalar = np.ctypeslib.as_ctypes_type(p.dtype)
     work = np.zeros(max(p.lwork or 0, 1), p.dtype)
     iwork = np.zeros(max(p.liwork, 1), np.int32)
     for bidx in np.ndindex(*p.batch):
@@ -52,54 +83,18 @@ def run_plan(p: CallPlan, operands, result_shapes) -> list[np.ndarray]:
                 arr[...] = operands[b.src][bidx]
             bufs[b.name] = arr
         if not p.empty:
-            keep = []   # the ctypes objects passed by pointer, alive until the call returns
-
-            def ref(obj):
-                keep.append(obj)
-                return ctypes.cast(ctypes.pointer(obj), ctypes.c_void_p)
-
-            def args(lwork_value, query: bool):
-                out, slots = [], {}
-                for i, a in enumerate(p.args):
-                    a = p.query_args.get(i, a) if query else a
-                    kind = a[0]
-                    if kind == "char":
-                        out.append(ref(ctypes.c_char(a[1].encode())))
-                    elif kind == "int":
-                        out.append(ref(_I32(a[1])))
-                    elif kind == "one":
-                        out.append(ref(scalar(1.0)))
-                    elif kind == "buf":
-                        arr = bufs[a[1]]
-                        out.append(ctypes.c_void_p(arr.ctypes.data + a[2] * arr.itemsize))
-                    elif kind == "null":
-                        out.append(ctypes.c_void_p(0))
-                    elif kind == "work":
-                        out.append(ctypes.c_void_p(work.ctypes.data))
-                    elif kind == "lwork":
-                        out.append(ref(_I32(lwork_value)))
-                    elif kind == "iwork":
-                        out.append(ctypes.c_void_p(iwork.ctypes.data))
-                    elif kind == "liwork":
-                        out.append(ref(_I32(p.liwork)))
-                    else:   # "out"
-                        slots[i] = _I32(0)
-                        out.append(ref(slots[i]))
-                return out, slots
-
+            keep: list = []
             lwork = p.lwork
             if lwork is None:    # LAPACK's workspace query, as jaxlib makes it
-                query, _ = args(-1, True)
-                fn(*query)
+                fn(*_arguments(p, bufs, work, iwork, -1, True, keep)[0])
                 lwork = max(int(work[0]), 1)
                 if work.size < lwork:
                     work = np.zeros(lwork, p.dtype)
-            call, slots = args(lwork, False)
-            fn(*call)
+            args, slots = _arguments(p, bufs, work, iwork, lwork, False, keep)
+            fn(*args)
             for i, slot in slots.items():
-                leaf = p.args[i][1]
-                if leaf is not None:
-                    outs[leaf][bidx] = slot.value
+                if p.args[i][1] is not None:
+                    outs[p.args[i][1]][bidx] = slot.value
         for b in p.bufs:
             if b.out is not None:
                 outs[b.out][bidx] = bufs[b.name]
