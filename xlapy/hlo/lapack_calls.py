@@ -102,7 +102,7 @@ def plan(target: str, operand_shapes, result_shapes, backend_config) -> CallPlan
         raise LapackCallError(f"unknown LAPACK target '{target}'")
     t, routine = m.groups()
     dtype = np.dtype(np.float32 if t == "s" else np.float64)
-    ops = [_dims(s, dtype, f"operand {i}") for i, s in enumerate(operand_shapes)]
+    ops = [_dims(s, dtype, f"{target}: operand {i}") for i, s in enumerate(operand_shapes)]
     res = list(result_shapes)
     return _PLANS[routine](_Ctx(target, t + routine, dtype, ops, res, attributes(backend_config)))
 
