@@ -170,3 +170,63 @@ def _svd_lower(ctx, a, full_matrices, compute_uv):
 
 
 svd_p = _define("svd", _svd_aval, _svd_lower)
+
+
+# ---- VJP rules (in xlapy's own operations; they run eagerly or traced, like any) ------------
+
+def _mT(x):
+    from xlapy.frontend.primitives import basic as B
+    from xlapy.frontend.primitives.shapes import transpose
+    r = len(B.aval_of(x).shape)
+    return transpose(x, tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def _mm(a, b):
+    from xlapy.frontend.primitives import basic as B
+    from xlapy.frontend.primitives.shapes import dot_general
+    r = len(B.aval_of(a).shape)
+    batch = tuple(range(r - 2))
+    return dot_general(a, b, (((r - 1,), (r - 2,)), (batch, batch)))
+
+
+@triangular_solve_p.def_vjp
+def _trsm_vjp(ct, a, b, out, left_side, lower, transpose_a, unit_diagonal):
+    """x = op(a)^-1 b (left) or b op(a)^-1 (right): ct_b solves with op(a)^T; ct_a is
+    -op(ct_b x^T) (left) / -op(x^T ct_b) (right), kept to a's triangle."""
+    from xlapy.frontend.primitives import basic as B
+    ct_b = triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                   transpose_a=not transpose_a, unit_diagonal=unit_diagonal)
+    g = _mm(ct_b, _mT(out)) if left_side else _mm(_mT(out), ct_b)
+    g = B.neg(_mT(g) if transpose_a else g)
+    from xlapy.frontend.primitives.shapes import iota
+    rows = iota(np.int32, B.aval_of(a).shape, len(B.aval_of(a).shape) - 2)
+    cols = iota(np.int32, B.aval_of(a).shape, len(B.aval_of(a).shape) - 1)
+    keep = B.ge(rows, cols) if lower else B.le(rows, cols)
+    if unit_diagonal:
+        keep = B.and_(keep, B.ne(rows, cols))
+    return B.select(keep, g, B.zeros_like(g)), ct_b
+
+
+@eigh_p.def_vjp
+def _eigh_vjp(cts, a, out, lower, compute_v):
+    """a = V diag(w) V^T: ct_a = V (diag(ct_w) + F o (V^T ct_V)) V^T with
+    F_ij = 1 / (w_j - w_i) off the diagonal (JAX's rule; the input is taken symmetric)."""
+    from xlapy.frontend.primitives import basic as B
+    v, w, _ = out
+    ct_v, ct_w = cts[0], cts[1]
+    shape = B.aval_of(v).shape
+    r = len(shape)
+    from xlapy.frontend.primitives.shapes import iota
+    diag = B.eq(iota(np.int32, shape, r - 2), iota(np.int32, shape, r - 1))
+    wi = B.broadcast_in_dim(w, shape, tuple(range(r - 2)) + (r - 2,))
+    wj = B.broadcast_in_dim(w, shape, tuple(range(r - 2)) + (r - 1,))
+    diff = B.sub(wj, wi)
+    inv = B.select(diag, B.zeros_like(diff),
+                   B.div(B.full_like(diff, 1), B.select(diag, B.full_like(diff, 1), diff)))
+    inner = B.zeros_like(v)
+    if ct_v is not None:
+        inner = B.mul(inv, _mm(_mT(v), ct_v))
+    if ct_w is not None:
+        inner = B.add(inner, B.select(diag, B.broadcast_in_dim(ct_w, shape, tuple(
+            range(r - 2)) + (r - 1,)), B.zeros_like(v)))
+    return (_mm(v, _mm(inner, _mT(v))),)

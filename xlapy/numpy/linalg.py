@@ -150,7 +150,7 @@ def det(a):
     return where(_parity(piv) == 1, -d, d)
 
 
-# ---- Cholesky, eigh, SVD, QR ----------------------------------------------------------------------
+# ---- Cholesky, eigh, SVD, QR ---------------------------------------------------------------
 
 def cholesky(a, *, upper=False):
     a = _float(a)
