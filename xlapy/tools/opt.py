@@ -31,7 +31,7 @@ def pass_registry() -> dict:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", help="HLO text file")
+    p.add_argument("file", nargs="?", help="HLO text file (or StableHLO: .mlir)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--passes", help="comma-separated pass names, run in order")
     g.add_argument("--pipeline", choices=["cpu"], help="a backend's whole pipeline (default cpu)")
@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from xlapy.hlo.parser import parse_file
+    from xlapy.hlo import parse_module_file as parse_file
     from xlapy.passes import Pipeline
     from xlapy.tools.dump import render
     registry = pass_registry()

@@ -525,9 +525,10 @@ def _scalar_text(x, t) -> str:
         v = float(x)
         if np.isfinite(v):
             s = format_float(x, t.name)
-            if "e" not in s and "." not in s:
-                s += ".0"
-            return s
+            mantissa, e, exponent = s.partition("e")
+            if "." not in mantissa:  # MLIR's float literals need the point: 1.0e+06
+                mantissa += ".0"
+            return mantissa + e + exponent
         bits = int(np.asarray(x, t.np_dtype).view(_UINT[t.np_dtype.itemsize]))
         return f"0x{bits:0{2 * t.np_dtype.itemsize}X}"
     return str(int(x))

@@ -48,6 +48,8 @@ class Emitter:
         shape = infer_shape(opcode, [o.shape for o in operands], attrs, declared, literal)
         if declared is not None and declared.layout is not None and shape.compatible(declared):
             shape = declared
+        elif opcode == "get-tuple-element":  # keep the element's layout (a custom call's)
+            shape = operands[0].shape.tuple_shapes[attrs["index"]]
         instr = Instruction(opcode, shape, operands, attrs,
                             self.conv.names.unique_name(name or opcode), self.metadata,
                             literal, parameter_number)

@@ -166,7 +166,7 @@ ROWS: list[Row] = [
     Row("stablehlo.rng_bit_generator", "rng-bit-generator",
         _kw(algorithm=("rng_algorithm", "rng_algorithm")), R.rng_bit_generator),
     # ---- CHLO --------------------------------------------------------------------------------
-    _ew("chlo.erf", "erf"),
+    Row("chlo.erf", "erf", SAME, R.elementwise("erf"), P.chlo_elementwise),
     _ew("chlo.tan", "tan", prints=False),
     Row("chlo.top_k", "topk", pretty.top_k, chlo.top_k, P.top_k),
     Row("chlo.erfc", None, SAME, chlo.erfc),

@@ -61,6 +61,12 @@ def elementwise(p, instr):
     p.define(instr, f"{_name(instr)} {_opnds(p, instr)} : {sig}")
 
 
+def chlo_elementwise(p, instr):
+    """CHLO's short form spells the types `T -> R`."""
+    ins = ", ".join(p.t(o.shape) for o in instr.operands)
+    p.define(instr, f"{_name(instr)} {_opnds(p, instr)} : {ins} -> {p.t(instr.shape)}")
+
+
 def compare(p, instr):
     a, b = instr.operands
     text = f"stablehlo.compare {instr.attrs['direction']}, {p.ref(a)}, {p.ref(b)}"
@@ -404,14 +410,17 @@ def custom_call(p, instr):
             "@" + p.function(c) for c in called if isinstance(c, Computation)) + "]"
     if a.get("custom_call_has_side_effect"):
         attrs["has_side_effect"] = "true"
-    layouts = [s.layout for s in p.flat_shapes(instr.shape)]
-    if any(lay is not None for lay in layouts):
-        attrs["result_layouts"] = "[" + ", ".join(
-            _layout(s) for s in p.flat_shapes(instr.shape)) + "]"
+    results = p.flat_shapes(instr.shape)
+    operands = [o.shape for o in instr.operands]
     if "operand_layout_constraints" in a:
         from xlapy.hlo.parser import parse_shape
-        shapes = parse_shape("(" + str(a["operand_layout_constraints"]).strip()[1:-1] + ")")
-        attrs["operand_layouts"] = "[" + ", ".join(_layout(s) for s in shapes.tuple_shapes) + "]"
+        operands = list(parse_shape("(" + str(a["operand_layout_constraints"]).strip()[1:-1]
+                                    + ")").tuple_shapes)
+    if "operand_layout_constraints" in a or not all(
+            s.has_default_layout for s in results + operands if s.is_array):
+        # XLA wants layouts for both the operands and the results, or for neither
+        attrs["result_layouts"] = "[" + ", ".join(_layout(s) for s in results) + "]"
+        attrs["operand_layouts"] = "[" + ", ".join(_layout(s) for s in operands) + "]"
     if "output_to_operand_aliasing" in a:
         aliases = []
         for m in re.finditer(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*\)",

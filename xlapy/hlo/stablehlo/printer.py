@@ -190,7 +190,7 @@ class Body:
                     args.append(f"{a}: {self.t(p.shape)}")
                     sub.values[id(p)] = a
             if args:
-                header = " " * (self.indent + 2) + f"^bb0({', '.join(args)}):\n"
+                header = " " * self.indent + f"^bb0({', '.join(args)}):\n"
         sub.body(comp, "stablehlo.return")
         return "{\n" + header + "\n".join(sub.lines) + "\n" + " " * self.indent + "}"
 
