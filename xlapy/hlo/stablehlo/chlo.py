@@ -149,11 +149,12 @@ def _erf_inv(m: _Math, x):
             step = m.mul(m.mul(m.sub(m.op("erf", yc), x), m.op("exponential", m.mul(yc, yc))),
                          half_sqrt_pi)
             yc = m.sub(yc, step)
-        q = m.sub(1.0, ax)
+        log_q = m.op("log", m.sub(1.0, ax))
         ay = m.op("abs", y)
-        for _ in range(3):  # Newton on erfc(y) = q, scaled by exp(y^2)
-            e = m.op("exponential", m.mul(ay, ay))
-            ay = m.add(ay, m.mul(m.sub(_erfcx(m, ay), m.mul(q, e)), half_sqrt_pi))
+        for _ in range(3):  # Newton on log(erfc(y)) = log(1 - |x|): nearly linear out there
+            cx = _erfcx(m, ay)
+            g = m.sub(m.sub(m.op("log", cx), m.mul(ay, ay)), log_q)
+            ay = m.add(ay, m.mul(m.mul(g, cx), half_sqrt_pi))
         yt = m.select(m.cmp(x, 0.0, "LT"), m.op("negate", ay), ay)
         y = m.select(m.cmp(ax, 0.5, "LE"), yc, yt)
     return m.select(m.cmp(ax, 1.0, "EQ"), m.mul(x, math.inf), y)
@@ -210,12 +211,16 @@ def _digamma(m: _Math, x):
 
 # ---- trigonometric and hyperbolic ------------------------------------------------------------
 
+def _one_minus_square(m, x):
+    return m.mul(m.sub(1.0, x), m.add(x, 1.0))  # 1 - x^2 without cancellation near |x| = 1
+
+
 def _asin(m, x):
-    return m.mul(m.op("atan2", x, m.add(m.op("sqrt", m.sub(1.0, m.mul(x, x))), 1.0)), 2.0)
+    return m.mul(m.op("atan2", x, m.add(m.op("sqrt", _one_minus_square(m, x)), 1.0)), 2.0)
 
 
 def _acos(m, x):
-    r = m.mul(m.op("atan2", m.op("sqrt", m.sub(1.0, m.mul(x, x))), m.add(x, 1.0)), 2.0)
+    r = m.mul(m.op("atan2", m.op("sqrt", _one_minus_square(m, x)), m.add(x, 1.0)), 2.0)
     return m.select(m.cmp(x, -1.0, "EQ"), math.pi, r)
 
 
@@ -223,18 +228,28 @@ def _atan(m, x):
     return m.op("atan2", x, 1.0)
 
 
-def _sinh(m, x):
+def _exp_halves(m, x):
+    """(exp(x)/2, exp(-x)/2), finite as long as the results are (exp(x) alone overflows
+    first: near the top the halving goes into the exponent instead)."""
+    near_overflow = m.cmp(m.op("abs", x), math.log(float(np.finfo(m.t.np_dtype).max)) - 1, "GT")
     half = math.log(0.5)
-    large = m.sub(m.op("exponential", m.add(x, half)),
-                  m.op("exponential", m.sub(half, x)))
+    up = m.select(near_overflow, m.op("exponential", m.add(x, half)),
+                  m.mul(m.op("exponential", x), 0.5))
+    down = m.select(near_overflow, m.op("exponential", m.sub(half, x)),
+                    m.mul(m.op("exponential", m.op("negate", x)), 0.5))
+    return up, down
+
+
+def _sinh(m, x):
+    up, down = _exp_halves(m, x)
     e = m.op("exponential-minus-one", x)
     small = m.mul(m.add(e, m.div(e, m.add(e, 1.0))), 0.5)
-    return m.select(m.cmp(m.op("abs", x), 1.0, "LT"), small, large)
+    return m.select(m.cmp(m.op("abs", x), 1.0, "LT"), small, m.sub(up, down))
 
 
 def _cosh(m, x):
-    half = math.log(0.5)
-    return m.add(m.op("exponential", m.add(x, half)), m.op("exponential", m.sub(half, x)))
+    up, down = _exp_halves(m, x)
+    return m.add(up, down)
 
 
 def _sqrt_max(m) -> float:
@@ -252,7 +267,8 @@ def _asinh(m, x):
 
 
 def _acosh(m, x):
-    mid = m.op("log", m.add(x, m.mul(m.op("sqrt", m.add(x, 1.0)), m.op("sqrt", m.sub(x, 1.0)))))
+    xm1 = m.sub(x, 1.0)  # exact for x in [1, 2], where the result is small
+    mid = m.op("log-plus-one", m.add(xm1, m.mul(m.op("sqrt", m.add(x, 1.0)), m.op("sqrt", xm1))))
     large = m.add(m.op("log", x), math.log(2.0))
     return m.select(m.cmp(x, _sqrt_max(m), "GE"), large, mid)
 
