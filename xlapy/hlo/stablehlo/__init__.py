@@ -29,8 +29,11 @@ def parse_stablehlo(text: str, filename: str = "<stablehlo>") -> Module:
     from xlapy.hlo.stablehlo.convert import Converter
     from xlapy.hlo.stablehlo.syntax import MlirParser
     parser = MlirParser(text, filename)
-    module_op = parser.parse_file()
-    return Converter(module_op, parser.aliases, parser).run()
+    try:
+        module_op = parser.parse_file()
+        return Converter(module_op, parser.aliases, parser).run()
+    except RecursionError:
+        raise parser.error("the input is nested too deeply") from None
 
 
 def parse_stablehlo_file(path) -> Module:

@@ -30,6 +30,7 @@ from xlapy.hlo.stablehlo.types import (ELEMENT_TYPES, FunctionType, ScalarType, 
                                        parse_type, type_to_mlir)
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_MAX_CONSTANT_BYTES = 4 << 30
 _KEY = re.compile(r'[A-Za-z_][\w$.\-]*|"(?:[^"\\\n]|\\.)*"')
 _DENSE_TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|(true|false)"
                           r"|(-?0x[0-9a-fA-F]+)|([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan))"
@@ -313,6 +314,9 @@ def dense_values(body: str, shape: Shape) -> np.ndarray:
     """The array that dense<body> : shape denotes (raises ValueError when malformed)."""
     t = shape.element_type
     dtype = t.np_dtype
+    if shape.size * dtype.itemsize > _MAX_CONSTANT_BYTES:
+        raise ValueError(f"a constant of {shape.size} elements is too large (more than "
+                         f"{_MAX_CONSTANT_BYTES >> 30} GiB)")
     body = body.strip()
     if body.startswith('"'):
         m = re.fullmatch(r'"0x([0-9a-fA-F]*)"', body)

@@ -41,6 +41,7 @@ class Emitter:
         self.conv = conv
         self.comp = Computation(conv.computation_name(name))
         self.metadata: dict = {}
+        self.loc: tuple[int, int] | None = None  # (line, column) of the op being lowered
 
     def emit(self, opcode: str, operands=(), attrs=None, declared: Shape | None = None,
              literal=None, parameter_number=None, name: str | None = None) -> Instruction:
@@ -53,6 +54,7 @@ class Emitter:
         instr = Instruction(opcode, shape, operands, attrs,
                             self.conv.names.unique_name(name or opcode), self.metadata,
                             literal, parameter_number)
+        instr.loc = self.loc
         return self.comp.add_instruction(instr)
 
     def parameter(self, shape: Shape, name: str) -> Instruction:
@@ -339,8 +341,9 @@ class Converter:
         row = OPS[op.name]
         if row.lower is None:
             raise self.p.error(f"{op.name} cannot appear here", op.pos)
-        saved = em.metadata
+        saved, saved_loc = em.metadata, em.loc
         em.metadata = self.metadata(op, saved)
+        em.loc = self.p.line_col(op.pos)
         cx = OpContext(self, op, em, scope)
         if op.operand_types is not None:
             for u, t in zip(op.operands, op.operand_types):
@@ -356,7 +359,7 @@ class Converter:
         except XlapyError as e:
             raise self.p.error(f"{op.name}: {e}", op.pos) from None
         finally:
-            em.metadata = saved
+            em.metadata, em.loc = saved, saved_loc
         if len(results) != op.num_results:
             raise self.p.error(f"{op.name} produces {len(results)} value(s) but defines "
                                f"{op.num_results}", op.pos)

@@ -11,6 +11,7 @@ identifiers with dots (`stablehlo.add`), integers in decimal or hex, floats, str
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from xlapy.hlo.parser import _Parser
@@ -27,6 +28,17 @@ _HEX2 = re.compile(r"[0-9a-fA-F]{2}")
 
 class Reader(_Parser):
     """A cursor over MLIR text; every error is a ParseError at a position in it."""
+
+    _newlines: list[int] | None = None
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        """(line, column) of a position, by bisection over the line starts (instructions
+        record their op's position, so this is asked once per op)."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_left(self._newlines, pos)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, pos - start + 1
 
     def skip_ws(self) -> None:
         m = _WS.match(self.text, self.pos)
@@ -71,6 +83,9 @@ class Reader(_Parser):
         return int(s, 16) * (-1 if s.startswith("-") else 1) if "x" in s else int(s)
 
     def string(self) -> str:
+        self.skip_ws()
+        if self.text.startswith('"', self.pos) and not _STRING.match(self.text, self.pos):
+            raise self.error("unterminated string (a string ends with '\"' on its line)")
         return mlir_unescape(self.match(_STRING, "a quoted string").group(0)[1:-1])
 
     def int_list(self, what: str = "a list of integers such as [0, 1]") -> tuple[int, ...]:
