@@ -164,7 +164,8 @@ ROWS: list[Row] = [
     Row("stablehlo.custom_call", "custom-call", pretty.custom_call, R.custom_call,
         P.custom_call),
     Row("stablehlo.rng_bit_generator", "rng-bit-generator",
-        _kw(algorithm=("rng_algorithm", "rng_algorithm")), R.rng_bit_generator),
+        _kw(algorithm=("rng_algorithm", "rng_algorithm")), R.rng_bit_generator,
+        P.rng_bit_generator),
     # ---- CHLO --------------------------------------------------------------------------------
     Row("chlo.erf", "erf", SAME, R.elementwise("erf"), P.chlo_elementwise),
     _ew("chlo.tan", "tan", prints=False),

@@ -381,6 +381,14 @@ def conditional(p, instr):
                     f"({p.t(index.shape)}) -> {p.results_type(instr)}")
 
 
+def rng_bit_generator(p, instr):
+    """(used once xlapy has the rng-bit-generator opcode: algorithm=rng_default|...)"""
+    algorithm = str(instr.attrs.get("algorithm", "rng_default")).removeprefix("rng_").upper()
+    (state,) = instr.operands
+    p.define(instr, f"stablehlo.rng_bit_generator {p.ref(state)}, algorithm = {algorithm} : "
+                    f"{_sig(p, instr)}")
+
+
 _API_NUMBERS = {"API_VERSION_UNSPECIFIED": 0, "API_VERSION_ORIGINAL": 1,
                 "API_VERSION_STATUS_RETURNING": 2, "API_VERSION_STATUS_RETURNING_UNIFIED": 3,
                 "API_VERSION_TYPED_FFI": 4}
