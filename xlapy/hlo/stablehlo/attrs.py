@@ -338,9 +338,9 @@ def dense_values(body: str, shape: Shape) -> np.ndarray:
     flat, dims = _nest(tokens)
     if dims == ():  # a splat
         return np.broadcast_to(_convert([flat[0]], t).reshape(()), shape.dims).copy()
-    if tuple(dims) != shape.dims:
+    if tuple(dims) != shape.dims and not (shape.size == 0 and 0 in dims):
         raise ValueError(f"the values have shape {list(dims)}, the type says {list(shape.dims)}")
-    return _convert(flat, t).reshape(shape.dims)
+    return _convert(flat, t).reshape(shape.dims) if flat else np.zeros(shape.dims, dtype)
 
 
 def _dense_tokens(body: str) -> list:
@@ -497,6 +497,8 @@ def dense_text(array: np.ndarray, shape: Shape) -> str:
     """dense<...> for an array (hex bit patterns for floats, so values round-trip exactly)."""
     t = shape.element_type
     flat = np.asarray(array).reshape(-1)
+    if flat.size == 0:
+        return "dense<>"
     if flat.size and (flat == flat[0]).all() and (not t.is_float or _same_bits(flat)):
         return f"dense<{_scalar_text(flat[0], t)}>"
     if flat.size > 64 and not t.is_pred:

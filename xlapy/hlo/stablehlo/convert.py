@@ -268,8 +268,31 @@ class Converter:
         visit(entry)
         for c in order:
             mod.add_computation(c, entry=c is entry)
+        self._aliases(mod, self.funcs[entry_name])
         verify(mod)
         return mod
+
+    def _aliases(self, mod: Module, f: Op) -> None:
+        """Donated arguments (`tf.aliasing_output = k` on an argument of the entry) become
+        the module's input_output_alias: result leaf k may reuse that argument's buffer."""
+        from xlapy.hlo.aliasing import Alias, check_aliases, set_module_aliases
+        aliases = []
+        n_results = len(f.attrs["function_type"].results)
+        for k, attrs in enumerate(f.attrs.get("arg_attrs") or []):
+            out = attrs.get("tf.aliasing_output") if isinstance(attrs, dict) else None
+            if out is None:
+                continue
+            out = getattr(out, "value", out)
+            if not isinstance(out, int) or not 0 <= out < n_results:
+                raise self.p.error(f"argument {k} of @main aliases output {out}, which does not "
+                                   "exist", f.pos)
+            aliases.append(Alias((out,) if n_results > 1 else (), k, ()))
+        if aliases:
+            set_module_aliases(mod, aliases)
+            try:
+                check_aliases(mod)
+            except XlapyError as e:
+                raise self.p.error(str(e), f.pos) from None
 
     def function(self, name: str, ref_pos: int, entry: bool = False) -> Computation:
         if name in self.built:

@@ -296,7 +296,8 @@ class ModulePrinter:
         for k, p in enumerate(comp.parameters):
             a = names.arg()
             attr = ""
-            if k in aliases and len(aliases[k]) <= 1:
+            if k in aliases and len(aliases[k]) <= 1 and (comp.root.shape.is_tuple
+                                                          or not aliases[k]):
                 out = aliases[k][0] if aliases[k] else 0
                 attr = f" {{tf.aliasing_output = {out} : i32}}"
             args.append(f"{a}: {body.t(p.shape)}{attr}")
