@@ -65,7 +65,7 @@ def test_result_groups_and_uses():
   }) : (tensor<5xf32>, tensor<5xi32>, tensor<5xf32>) -> (tensor<5xf32>, tensor<5xi32>, tensor<5xf32>)
   %s = stablehlo.add %keys, %vals#1 : tensor<5xf32>
   return %vals#0, %s : tensor<5xi32>, tensor<5xf32>
-}"""
+}"""  # noqa: E501 (MLIR text: one operation a line)
     k = np.array([3, 1, 2, 5, 4], np.float32)
     v = np.arange(5, dtype=np.int32)
     order, total = run(text, k, v)
@@ -89,7 +89,7 @@ module @located attributes {mhlo.num_partitions = 1 : i32} {
 {-#
   dialect_resources: {}
 #-}
-"""
+"""  # noqa: E501 (MLIR text: one operation a line)
 
 
 def test_locations_and_aliases_defined_at_the_end():
@@ -128,7 +128,7 @@ def test_implicit_captures_in_while_case_and_if():
     stablehlo.return %r : tensor<3xf32>
   }) : (tensor<i32>) -> tensor<3xf32>
   return %w#1, %c : tensor<3xf32>, tensor<3xf32>
-}"""
+}"""  # noqa: E501 (MLIR text: one operation a line)
     x = np.array([1.0, 2.0, -3.0], np.float32)
     acc, chosen = run(text, x, np.int32(2), np.bool_(True))
     np.testing.assert_array_equal(acc, 3 * x)
@@ -145,7 +145,7 @@ def test_custom_calls():
 }
 func.func private @helper(%a: tensor<f32>) -> tensor<f32> {
   return %a : tensor<f32>
-}"""
+}"""  # noqa: E501 (MLIR text: one operation a line)
     m = parse_stablehlo(text)
     first, second = [i for i in m.entry.instructions if i.opcode == "custom-call"]
     assert first.attrs["custom_call_target"] == "my_kernel"
@@ -184,7 +184,7 @@ func.func @main(%x: !vec, %y: !vec) -> (tensor<f32>, tensor<2x4xf32>, tensor<i32
 func.func private @double(%a: tensor<4xf32>) -> tensor<4xf32> {
   %s = stablehlo.add %a, %a : tensor<4xf32>
   return %s : tensor<4xf32>
-}"""
+}"""  # noqa: E501 (MLIR text: one operation a line)
     x = np.array([1.0, 0.3, -2.0, 1000.1], np.float32)
     y = np.array([0.5, 2.0, 4.0, -1.0], np.float32)
     d, b, n, e, r, c, m = run(text, x, y)
@@ -203,7 +203,7 @@ def test_donation_becomes_input_output_alias():
   %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
   %u = stablehlo.subtract %w, %x : tensor<3xf32>
   return %s, %u : tensor<f32>, tensor<3xf32>
-}"""
+}"""  # noqa: E501 (MLIR text: one operation a line)
     m = parse_stablehlo(text)
     (alias,) = module_aliases(m)
     assert (alias.output_index, alias.parameter_number) == ((1,), 0)

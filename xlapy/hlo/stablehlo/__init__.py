@@ -8,7 +8,8 @@
 
 The reader runs in two phases: syntax.py (MLIR text -> a tree of operations, the short forms
 read by pretty.py) and convert.py (the tree -> HLO, each op lowered by its row of the op
-table, ops.py, with rules.py and chlo.py). The writer is printer.py with print_rules.py.
+table, ops.py, with rules_data.py, rules_control.py and chlo.py). The writer is
+printer.py with print_rules.py.
 Errors are ParseError with file:line:column, the line and a caret, like the HLO parser's.
 """
 

@@ -115,7 +115,8 @@ class Scope:
 
 
 class OpContext:
-    """What a lowering rule (rules.py, chlo.py) sees: the op, its operands and helpers."""
+    """What a lowering rule (rules_data.py, rules_control.py, chlo.py) sees: the op, its
+    operands and helpers."""
 
     def __init__(self, conv: "Converter", op: Op, em: Emitter, scope: Scope):
         self.conv, self.op, self.em, self.scope = conv, op, em, scope

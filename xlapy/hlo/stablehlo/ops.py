@@ -3,13 +3,13 @@
 Each row gives the MLIR op name, the HLO opcode it corresponds to (None when it becomes
 several HLO instructions or none), how its short form reads (`syntax`, a reader from
 pretty.py; None: only the generic form "op"(...) is read), how it lowers to HLO (`lower`,
-a rule from rules.py or chlo.py; elementwise rows lower 1:1 to their opcode), and how an
-HLO instruction of that opcode prints back (`to_text`, from print_rules.py: exactly one row
-per printable opcode has it). Rows with `unsupported` name valid ops xlapy cannot run,
-with the reason given in the error.
+a rule from rules_data.py, rules_control.py or chlo.py; elementwise rows lower 1:1 to
+their opcode), and how an HLO instruction of that opcode prints back (`to_text`, from
+print_rules.py: exactly one row per printable opcode has it). Rows with `unsupported` name
+valid ops xlapy cannot run, with the reason given in the error.
 
 Adding an op: add its row here (and a lowering rule, a printing rule if it has an HLO
-opcode); tests/hlo/stablehlo/test_op_table.py checks the table's consistency.
+opcode); tests/hlo/stablehlo/test_stablehlo_ops.py checks the table's consistency.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from xlapy.hlo.stablehlo import chlo, pretty, print_rules as P, rules as R
+from xlapy.hlo.stablehlo import chlo, pretty
+from xlapy.hlo.stablehlo import print_rules as P
+from xlapy.hlo.stablehlo import rules_control as C
+from xlapy.hlo.stablehlo import rules_data as R
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,8 @@ ROWS: list[Row] = [
     Row("func.return", syntax=pretty.same("operands")),
     Row("stablehlo.return", syntax=pretty.same("operands")),
     Row("mhlo.return", syntax=pretty.same("operands")),
-    Row("func.call", "call", pretty.call, R.call, P.call, also_prints=("fusion",)),
-    Row("stablehlo.composite", None, pretty.composite, R.composite),
+    Row("func.call", "call", pretty.call, C.call, P.call, also_prints=("fusion",)),
+    Row("stablehlo.composite", None, pretty.composite, C.composite),
     # ---- elementwise -------------------------------------------------------------------------
     _ew("stablehlo.abs", "abs"),
     _ew("stablehlo.cbrt", "cbrt"),
@@ -142,12 +145,12 @@ ROWS: list[Row] = [
     Row("stablehlo.gather", "gather", None, R.gather, P.gather),
     Row("stablehlo.scatter", "scatter", None, R.scatter, P.scatter),
     # ---- reductions, sort --------------------------------------------------------------------
-    Row("stablehlo.reduce", "reduce", pretty.reduce, R.reduce, P.reduce),
-    Row("stablehlo.reduce_window", "reduce-window", None, R.reduce_window, P.reduce_window),
-    Row("stablehlo.select_and_scatter", "select-and-scatter", None, R.select_and_scatter,
+    Row("stablehlo.reduce", "reduce", pretty.reduce, C.reduce, P.reduce),
+    Row("stablehlo.reduce_window", "reduce-window", None, C.reduce_window, P.reduce_window),
+    Row("stablehlo.select_and_scatter", "select-and-scatter", None, C.select_and_scatter,
         P.select_and_scatter),
-    Row("stablehlo.sort", "sort", None, R.sort, P.sort),
-    Row("stablehlo.map", "map", None, R.map_, P.map_),
+    Row("stablehlo.sort", "sort", None, C.sort, P.sort),
+    Row("stablehlo.map", "map", None, C.map_, P.map_),
     # ---- linear algebra ----------------------------------------------------------------------
     Row("stablehlo.dot_general", "dot",
         _kw(batching_dims=("dot_dimension_numbers", "dot_dims"),
@@ -158,13 +161,13 @@ ROWS: list[Row] = [
     Row("stablehlo.convolution", "convolution", pretty.convolution, R.convolution,
         P.convolution),
     # ---- control flow and calls --------------------------------------------------------------
-    Row("stablehlo.while", "while", pretty.while_, R.while_, P.while_),
-    Row("stablehlo.case", "conditional", None, R.case, P.conditional),
-    Row("stablehlo.if", None, None, R.if_),
-    Row("stablehlo.custom_call", "custom-call", pretty.custom_call, R.custom_call,
+    Row("stablehlo.while", "while", pretty.while_, C.while_, P.while_),
+    Row("stablehlo.case", "conditional", None, C.case, P.conditional),
+    Row("stablehlo.if", None, None, C.if_),
+    Row("stablehlo.custom_call", "custom-call", pretty.custom_call, C.custom_call,
         P.custom_call),
     Row("stablehlo.rng_bit_generator", "rng-bit-generator",
-        _kw(algorithm=("rng_algorithm", "rng_algorithm")), R.rng_bit_generator,
+        _kw(algorithm=("rng_algorithm", "rng_algorithm")), C.rng_bit_generator,
         P.rng_bit_generator),
     # ---- CHLO --------------------------------------------------------------------------------
     Row("chlo.erf", "erf", SAME, R.elementwise("erf"), P.chlo_elementwise),

@@ -303,7 +303,7 @@ def dot(p, instr):
     if prec:
         text += f", precision = {prec}"
     if "algorithm" in a:
-        from xlapy.hlo.stablehlo.rules import DOT_ALGORITHMS
+        from xlapy.hlo.stablehlo.rules_data import DOT_ALGORITHMS
         key = next((k for k, v in DOT_ALGORITHMS.items() if v == str(a["algorithm"])), None)
         if key is None:
             raise XlapyError(f"dot {instr.name}: algorithm {a['algorithm']} has no StableHLO form")
