@@ -140,6 +140,26 @@ ENTRY e {
     assert util.same_bits(evaluate(parse_stablehlo(text), x), evaluate(m, x))
 
 
+def test_tuple_values():
+    """Tuple-typed parameters, nested tuples, tuple constants and tuple results."""
+    m = parse("""HloModule t
+ENTRY e {
+  p = (f32[2], (s32[], f32[2])) parameter(0)
+  a = f32[2] get-tuple-element(p), index=0
+  q = (s32[], f32[2]) get-tuple-element(p), index=1
+  b = f32[2] get-tuple-element(q), index=1
+  c = (f32[], s32[2]) constant((1.5, {3, 4}))
+  s = f32[2] add(a, b)
+  ROOT r = (f32[2], (s32[], f32[2]), (f32[], s32[2])) tuple(s, q, c)
+}""")
+    text = to_stablehlo(m)
+    assert "stablehlo.get_tuple_element %arg0[1]" in text
+    x = (np.array([1, 2], np.float32), (np.int32(3), np.array([5, 6], np.float32)))
+    want, got = flatten(evaluate(m, x)), flatten(evaluate(parse_stablehlo(text), x))
+    assert len(want) == len(got) == 5
+    assert all(util.same_bits(w, g) for w, g in zip(want, got))
+
+
 def test_layout_changing_bitcast_becomes_transposes():
     m = parse("""HloModule b
 ENTRY e {

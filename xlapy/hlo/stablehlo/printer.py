@@ -110,10 +110,12 @@ class Body:
         self.line(f"{name} = {text}")
         return name
 
-    def define(self, instr: Instruction, text: str) -> None:
-        """`%name = text` (or `%name:n = `) for instr, with its loc; binds its value(s)."""
+    def define(self, instr: Instruction, text: str, single: bool = False) -> None:
+        """`%name = text` for instr, with its loc, or `%name:n = text` when the op returns
+        the n elements of instr's tuple shape as results (not when `single`: a value of
+        tuple type); binds its value(s)."""
         loc = self.printer.loc(instr)
-        if instr.shape.is_tuple:
+        if instr.shape.is_tuple and not single:
             n = len(instr.shape.tuple_shapes)
             if n == 0:
                 self.line(text + loc)
@@ -212,7 +214,7 @@ class Body:
                 else:
                     self.define(instr, f"stablehlo.get_tuple_element {v}[{k}] : "
                                        f"({self.t(instr.operands[0].shape)}) -> "
-                                       f"{self.t(instr.shape)}")
+                                       f"{self.t(instr.shape)}", single=True)
             elif op == "copy":
                 self.bind(instr, self.values[id(instr.operands[0])])
             elif op == "bitcast":
