@@ -163,6 +163,19 @@ def test_custom_call_runs_where_implemented():
     np.testing.assert_allclose(got[0], np.asarray(jnp.linalg.cholesky(a)), rtol=2e-5, atol=1e-5)
 
 
+def test_debug_print_parses_and_names_its_callback():
+    """jax.debug.print: an sdy.mesh declaration and a side-effecting custom call without
+    results; the host callback cannot run outside JAX, and says so."""
+    fn = lambda x: (jax.debug.print("x={}", x), x + 1)[1]  # noqa: E731
+    text = _lower(fn, [_n(3)], False)
+    assert "sdy.mesh" in text
+    module = parse_stablehlo(text)
+    (call,) = [i for i in module.entry.instructions if i.opcode == "custom-call"]
+    assert call.attrs["custom_call_has_side_effect"] is True and call.shape.tuple_shapes == ()
+    with pytest.raises(EvaluationError, match="xla_ffi_python_cpu_callback"):
+        evaluate(module, _n(3))
+
+
 def test_rng_bit_generator_is_a_clear_error():
     from xlapy.hlo.opcodes import OPCODES
     if "rng-bit-generator" in OPCODES:

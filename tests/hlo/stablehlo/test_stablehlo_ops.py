@@ -19,7 +19,7 @@ from xlapy.hlo.stablehlo.ops import OPS, PRINTERS, ROWS
 STRUCTURAL = {"parameter", "tuple", "get-tuple-element", "copy", "bitcast"}
 # Rows without a lowering: the module structure and the region terminators.
 STRUCTURE_ROWS = {"builtin.module", "func.func", "func.return", "stablehlo.return",
-                  "mhlo.return"}
+                  "mhlo.return", "sdy.mesh"}
 
 
 def test_rows_name_real_opcodes():

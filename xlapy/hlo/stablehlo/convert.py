@@ -32,6 +32,7 @@ from xlapy.hlo.stablehlo.types import FunctionType, type_to_mlir
 from xlapy.hlo.verifier import verify
 
 RETURN_OPS = ("func.return", "stablehlo.return", "mhlo.return")
+DECLARATIONS = ("sdy.mesh",)  # module-level ops that do not change what the program computes
 
 
 class Emitter:
@@ -221,6 +222,8 @@ class Converter:
         self._comp_names: set[str] = set()
         self.funcs: dict[str, Op] = {}
         for op in module_op.regions[0][0].ops:
+            if op.name in DECLARATIONS:
+                continue
             if op.name != "func.func":
                 raise parser.error(f"expected func.func at the top level of the module, found "
                                    f"{op.name}", op.pos)

@@ -59,6 +59,7 @@ _NO_OP = "xlapy has no such HLO operation yet"
 ROWS: list[Row] = [
     # ---- module structure --------------------------------------------------------------------
     Row("builtin.module", syntax=pretty.module),
+    Row("sdy.mesh", syntax=pretty.mesh),  # a sharding declaration: ignored
     Row("func.func", syntax=pretty.func),
     Row("func.return", syntax=pretty.same("operands")),
     Row("stablehlo.return", syntax=pretty.same("operands")),

@@ -375,6 +375,17 @@ def func(p, op: Op) -> None:
         op.regions = [[body]]
 
 
+def mesh(p, op: Op) -> None:
+    """sdy.mesh @name = <...> {attrs}: a sharding mesh declaration (JAX adds one even for a
+    single device); read and ignored."""
+    op.attrs["sym_name"] = p.symbol("the mesh name such as @mesh")
+    p.expect("=", "after the mesh name")
+    p.expect("<", "to open the mesh")
+    p.balanced("<", ">")
+    p.opt_attr_dict(op)
+    op.operand_types, op.result_types = [], []
+
+
 def module(p, op: Op) -> None:
     p.skip_ws()
     if p.text.startswith("@", p.pos):
