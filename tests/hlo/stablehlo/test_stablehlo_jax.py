@@ -166,7 +166,7 @@ def test_custom_call_runs_where_implemented():
 def test_debug_print_parses_and_names_its_callback():
     """jax.debug.print: an sdy.mesh declaration and a side-effecting custom call without
     results; the host callback cannot run outside JAX, and says so."""
-    fn = lambda x: (jax.debug.print("x={}", x), x + 1)[1]  # noqa: E731
+    fn = lambda x: (jax.debug.print("x={}", x), x + 1)[1]
     text = _lower(fn, [_n(3)], False)
     assert "sdy.mesh" in text
     module = parse_stablehlo(text)
