@@ -143,9 +143,9 @@ class OpContext:
         return self.em.emit(*args, **kwargs)
 
     def unpack(self, tup: Instruction, n: int) -> list:
-        """n results carried by one tuple-shaped value (a single result is the value)."""
-        if n == 1 and not (len(self.op.result_types) == 1 and tup.shape.is_tuple
-                           and not self.op.result_types[0].is_tuple):
+        """The n results an HLO op carries in one tuple-shaped value, each unpacked where it
+        is first used (n == 1: the value itself is the one result)."""
+        if n == 1:
             return [tup]
         return [_Lazy(tup, i) for i in range(n)]
 
@@ -166,18 +166,16 @@ class OpContext:
             raise self.error(f"its {what} region must have exactly one block")
         return blocks[0]
 
-    def scalar_computation(self, i: int, what: str, arg_shapes: list[Shape] | None = None):
-        """A region whose block arguments become parameters (reducers, comparators)."""
+    def scalar_computation(self, i: int, what: str):
+        """Region i as a computation whose parameters are its block arguments (reducers,
+        comparators, scatter updates); HLO's shape rules check their signatures."""
         block = self.region(i, what)
-        if captured_uses(block):
-            u = captured_uses(block)[0]
+        captured = captured_uses(block)
+        if captured:
+            u = captured[0]
             raise self.p.error(f"the {what} region of {self.op.name} uses %{u.name} defined "
                                "outside it; xlapy passes outside values only into while, case "
                                "and if regions", u.pos)
-        if arg_shapes is not None and len(arg_shapes) != len(block.args):
-            raise self.p.error(f"the {what} region of {self.op.name} must take "
-                               f"{len(arg_shapes)} arguments, it takes {len(block.args)}",
-                               block.pos)
 
         def bind(em, scope):
             for k, (name, t, pos) in enumerate(block.args):

@@ -8,6 +8,7 @@ from xlapy.hlo import attributes as A
 from xlapy.hlo.opcodes import BINARY
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.attrs import Struct, Symbol, dict_text
+from xlapy.hlo.stablehlo.convert import Emitter, captured_uses
 from xlapy.hlo.stablehlo.rule_attrs import (as_ints, bool_, check_len, enum, field_int,
                                             field_ints, int_, ints, pairs)
 from xlapy.hlo.stablehlo.types import type_to_mlir
@@ -23,7 +24,7 @@ def reduce(cx):
     if applies is not None:
         comp = _applies_computation(cx, applies, xs[n:])
     else:
-        comp = cx.scalar_computation(0, "body", None)
+        comp = cx.scalar_computation(0, "body")
     attrs = {"dimensions": ints(cx, "dimensions"), "to_apply": comp}
     return cx.unpack(cx.emit("reduce", xs, attrs), n)
 
@@ -34,7 +35,7 @@ def _applies_computation(cx, applies, inits):
     row = OPS.get(name)
     if row is None or row.hlo is None or row.hlo not in BINARY:
         raise cx.error(f"'applies {name}' needs a binary elementwise operation", pos)
-    em = type(cx.em)(cx.conv, f"{cx.short_name}_body")  # the name the region form gets
+    em = Emitter(cx.conv, f"{cx.short_name}_body")  # the name the region form gets
     em.metadata = dict(cx.em.metadata)
     accs = [em.parameter(i.shape, f"Arg_{k}") for k, i in enumerate(inits)]
     elems = [em.parameter(i.shape, f"Arg_{len(inits) + k}") for k, i in enumerate(inits)]
@@ -55,7 +56,7 @@ def reduce_window(cx):
         lo, hi, check_len(cx, "base_dilations", ints(cx, "base_dilations", required=False),
                            rank),
         check_len(cx, "window_dilations", ints(cx, "window_dilations", required=False), rank))
-    attrs = {"window": window, "to_apply": cx.scalar_computation(0, "body", None)}
+    attrs = {"window": window, "to_apply": cx.scalar_computation(0, "body")}
     return cx.unpack(cx.emit("reduce-window", xs, attrs), n)
 
 
@@ -67,8 +68,8 @@ def select_and_scatter(cx):
     window = A.Window.make(size, check_len(cx, "window_strides",
                                             ints(cx, "window_strides", required=False), rank),
                            lo, hi)
-    attrs = {"window": window, "select": cx.scalar_computation(0, "select", None),
-             "scatter": cx.scalar_computation(1, "scatter", None)}
+    attrs = {"window": window, "select": cx.scalar_computation(0, "select"),
+             "scatter": cx.scalar_computation(1, "scatter")}
     return [cx.emit("select-and-scatter", [operand, source, init], attrs)]
 
 
@@ -81,13 +82,13 @@ def sort(cx):
     attrs = {"dimensions": (d,)}
     if bool_(cx, "is_stable"):
         attrs["is_stable"] = True
-    attrs["to_apply"] = cx.scalar_computation(0, "comparator", None)
+    attrs["to_apply"] = cx.scalar_computation(0, "comparator")
     return cx.unpack(cx.emit("sort", xs, attrs), len(xs))
 
 
 def map_(cx):
     attrs = {"dimensions": ints(cx, "dimensions"),
-             "to_apply": cx.scalar_computation(0, "computation", None)}
+             "to_apply": cx.scalar_computation(0, "computation")}
     return [cx.emit("map", cx.operands(), attrs)]
 
 
@@ -244,7 +245,6 @@ def while_(cx):
 
 
 def _captures(cx, blocks):
-    from xlapy.hlo.stablehlo.convert import captured_uses
     out, seen = [], set()
     for b in blocks:
         for u in captured_uses(b):

@@ -303,5 +303,5 @@ def scatter(cx):
         attrs["indices_are_sorted"] = True
     if bool_(cx, "unique_indices"):
         attrs["unique_indices"] = True
-    attrs["to_apply"] = cx.scalar_computation(0, "update", None)
+    attrs["to_apply"] = cx.scalar_computation(0, "update")
     return cx.unpack(cx.emit("scatter", xs, attrs), n)
