@@ -4,7 +4,8 @@
     module, and printing that gives the same text (a fixed point);
   - every HLO module of the corpus (NAME.hlo and the optimized NAME.opt.hlo, with fusions,
     layouts and bitcasts) printed and read back computes bit-identical results on the
-    interpreter;
+    interpreter, and is then a fixed point (HLO's tuples become StableHLO's multiple
+    values once: a while over a tuple parameter reads back as a while over a tuple op);
   - XLA (jaxlib) compiles the printed text and reproduces the corpus outputs, for a set of
     modules that together use every opcode and element type of the corpus;
   - what StableHLO cannot say is an XlapyError naming the instruction.
@@ -55,6 +56,9 @@ def test_jax_stablehlo_reads_back_equal(entry):
 def test_printed_hlo_computes_the_same(entry, kind):
     module = parse_file(util.CORPUS / entry["files"][kind])
     again = parse_stablehlo(to_stablehlo(module), "printed")
+    text = to_stablehlo(again)
+    assert module_diff(parse_stablehlo(text, "printed twice"), again) is None
+    assert to_stablehlo(parse_stablehlo(text)) == text
     inputs = ic._load(util.CORPUS / entry["files"]["inputs"], entry["inputs"])
     if util.expects_unsupported(entry, kind):
         for m in (module, again):

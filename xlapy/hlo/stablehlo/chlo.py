@@ -278,10 +278,6 @@ def _atanh(m, x):
     return m.select(m.cmp(m.op("abs", x), 1.0, "GT"), math.nan, r)
 
 
-def _square(m, x):
-    return m.mul(x, x)
-
-
 def _next_after(m: _Math, x, y):
     t = m.t
     bits = {16: "u16", 32: "u32", 64: "u64"}[t.np_dtype.itemsize * 8]

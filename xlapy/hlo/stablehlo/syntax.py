@@ -61,7 +61,6 @@ class Op:
     operand_types: list | None = None
     result_types: list = field(default_factory=list)
     loc: object = None  # the loc attribute (Opaque text), if any
-    generic: bool = False
 
     @property
     def num_results(self) -> int:
@@ -127,7 +126,7 @@ class MlirParser(Reader):
         name_pos = self.pos
         if self.text.startswith('"', self.pos):
             name = self.string()
-            op = Op(name, name_pos, results, generic=True)
+            op = Op(name, name_pos, results)
             self._check_known(op)
             self.generic_body(op)
         else:
@@ -325,10 +324,3 @@ class MlirParser(Reader):
         if op.operand_types is not None and len(op.operand_types) != len(op.operands):
             raise self.error(f"{op.name} has {len(op.operands)} operand(s) but its type lists "
                              f"{len(op.operand_types)}", pos)
-
-
-def parse_syntax(text: str, filename: str = "<stablehlo>") -> tuple[Op, dict]:
-    """The module Op of MLIR `text` and the file's aliases ('#name'/'!name' -> value)."""
-    p = MlirParser(text, filename)
-    module = p.parse_file()
-    return module, p.aliases

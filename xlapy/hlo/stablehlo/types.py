@@ -108,11 +108,6 @@ def parse_results(r, aliases=None) -> list:
     return [parse_type(r, aliases)]
 
 
-def parse_value_type(r, aliases=None) -> Shape:
-    """A type that a value can have: tensor, tuple or token."""
-    return _value_type(r, aliases)
-
-
 def _value_type(r, aliases) -> Shape:
     r.skip_ws()
     pos = r.pos
