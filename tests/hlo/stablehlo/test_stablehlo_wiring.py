@@ -66,6 +66,16 @@ def test_opt_reads_mlir(capsys):
     assert capsys.readouterr().out.startswith("HloModule jit_cond_switch")
 
 
+def test_opt_converts_hlo_to_stablehlo(capsys):
+    hlo = util.CORPUS / "cond_switch.hlo"
+    rc = main(["opt", str(hlo), "--passes", "", "--format", "stablehlo"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert text.startswith("module @jit_cond_switch")
+    assert to_stablehlo(parse_stablehlo(text)) == to_stablehlo(parse_stablehlo(
+        to_stablehlo(parse_module_file(hlo))))
+
+
 def _program(x, w):
     h = xnp.tanh(x @ w)
     return xnp.sum(h * h, axis=1), xnp.argmax(h, axis=1), xnp.where(h > 0, h, 0.0)
