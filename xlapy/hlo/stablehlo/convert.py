@@ -27,6 +27,7 @@ from xlapy.errors import ParseError, XlapyError
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.shape_inference import infer_shape
 from xlapy.hlo.shapes import Shape
+from xlapy.hlo.stablehlo.reader import mlir_unescape
 from xlapy.hlo.stablehlo.syntax import Block, Op, Use
 from xlapy.hlo.stablehlo.types import FunctionType, type_to_mlir
 from xlapy.hlo.verifier import verify
@@ -408,10 +409,10 @@ class Converter:
             md = {}
             m = re.search(r'"((?:[^"\\]|\\.)*)"\s*(?:\(|\)|$)', text)
             if m and not text[m.end(1) + 1:].lstrip().startswith(":"):
-                md["op_name"] = m.group(1)
+                md["op_name"] = mlir_unescape(m.group(1))
             f = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*(\d+)', text)
             if f:
-                md["source_file"] = f.group(1)
+                md["source_file"] = mlir_unescape(f.group(1))
                 md["source_line"] = int(f.group(2))
             self._loc_cache[text] = md
         return dict(md) if md else inherited
