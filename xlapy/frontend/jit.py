@@ -423,7 +423,7 @@ def clear_caches() -> None:
     function's traces and executables and each backend's compilation cache. The next call
     traces and compiles again (or loads from the disk cache, which this leaves alone). The cpu
     backend's recycled output buffers are memory, not programs, and stay (at most 256 MB;
-    `xlapy.backends.cpu.output_pool.clear()` lets them go)."""
+    `xlapy.backends.cpu.runtime.output_pool.clear()` lets them go)."""
     from xlapy.backends.base import clear_caches as clear_backends
     for f in list(_LIVE):
         f.clear_cache()

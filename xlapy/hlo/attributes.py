@@ -210,29 +210,6 @@ COMPARISON_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
 FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
 
 
-def format_attr_value(value) -> str:
-    """Text of an attribute value (computations print as %name)."""
-    from xlapy.hlo.ir import Computation  # local: ir imports this module
-
-    if isinstance(value, Raw):
-        return str(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Computation):
-        return "%" + value.name
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Computation):
-        return "{" + ", ".join("%" + c.name for c in value) + "}"
-    if isinstance(value, tuple):
-        return "{" + ",".join(map(str, value)) + "}"
-    if isinstance(value, (SliceSpec, PaddingConfig, Window, ConvDimensionNumbers)):
-        return str(value)
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"cannot print attribute value {value!r}")
-
-
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
 
 

@@ -35,6 +35,7 @@ from xlapy.hlo import attributes as A
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.shape_inference import infer_shape
 from xlapy.hlo.shapes import PRED, Shape, primitive_type
+from xlapy.hlo.verifier import verify
 
 
 class _State:
@@ -100,7 +101,6 @@ class Builder:
 
     def build_module(self, root: Instruction | None = None, name: str | None = None) -> Module:
         """A Module whose entry is this computation, with every computation it calls."""
-        from xlapy.hlo.verifier import verify
         if self._module is not None:
             raise XlapyError(f"module {self.name} was already built")
         entry = self._built if self._built is not None and root is None else self.build(root)

@@ -138,3 +138,25 @@ COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatte
 
 def opinfo(name: str) -> OpInfo:
     return OPCODES[name]
+
+
+def registrar(table: dict, what: str, opcode_keys: bool = True):
+    """A decorator factory that registers a function in `table` under each of its keys:
+
+        eval_rule = registrar(EVAL_RULES, "interpreter rule")
+        @eval_rule("add", "subtract")
+        def rule(...): ...
+
+    Registries keyed by opcode (every per-opcode rule table) only take names of the opcode
+    table; a key registered twice is an error (two rules for one opcode)."""
+    def factory(*keys: str):
+        def register(fn):
+            for key in keys:
+                if opcode_keys and key not in OPCODES:
+                    raise RuntimeError(f"{what} for unknown opcode {key}")
+                if key in table:
+                    raise RuntimeError(f"two {what}s for {key}")
+                table[key] = fn
+            return fn
+        return register
+    return factory

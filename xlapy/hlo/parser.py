@@ -31,6 +31,7 @@ from xlapy.hlo.ir import ELIDED, Module
 from xlapy.hlo.literal import nan_with_payload
 from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shapes import PRIMITIVE_TYPES, Layout, Shape
+from xlapy.hlo.parser_build import Builder
 
 _WS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)+", re.S)
 _NAME = re.compile(r"%?([A-Za-z_](?:[\w.]|-(?!>))*)")
@@ -254,7 +255,6 @@ class _Parser:
             records.append(self.computation())
         if not records:
             raise self.error("the module has no computations")
-        from xlapy.hlo.parser_build import Builder
         Builder(self, mod, records).build()
         return mod
 

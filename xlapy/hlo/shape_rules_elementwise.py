@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from xlapy.hlo.attributes import COMPARISON_DIRECTIONS, COMPARISON_TYPES
 from xlapy.hlo.opcodes import OPCODES
-from xlapy.hlo.shape_inference import OpContext, fmt, is_scalar, shape_rule
+from xlapy.hlo.shape_context import OpContext, fmt, is_scalar, shape_rule
 from xlapy.hlo.shapes import PRED, Shape
 
 

@@ -22,7 +22,7 @@ narrowed by the preferred type.
 from __future__ import annotations
 
 from xlapy.hlo import attributes as A
-from xlapy.hlo.shape_inference import (OpContext, check_dims_in_range, check_unique, fmt,
+from xlapy.hlo.shape_context import (OpContext, check_dims_in_range, check_unique, fmt,
                                        shape_rule, window_output_dims)
 from xlapy.hlo.shapes import PrimitiveType, Shape
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from xlapy.hlo.attributes import Raw
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module
-from xlapy.passes.pipeline import has_side_effect, non_fusion_computations
+from xlapy.passes.rewrite import has_side_effect, non_fusion_computations
 
 log = logging.getLogger("xlapy.passes")
 

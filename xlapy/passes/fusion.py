@@ -33,6 +33,7 @@ import logging
 
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.opcodes import ELEMENTWISE
+from xlapy.hlo.shapes import Shape
 
 log = logging.getLogger("xlapy.passes.fusion")
 
@@ -520,7 +521,6 @@ def _hashable_key(i: Instruction):
 
 
 def _tuple_shape(shapes):
-    from xlapy.hlo.shapes import Shape
     return Shape.tuple(shapes)
 
 

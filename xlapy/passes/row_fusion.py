@@ -17,7 +17,7 @@ kernel 2 streams x again to write y: three passes over memory. After, the backen
 each row's statistics once (the row is then in L1/L2) and writes that row of y: two
 passes. The backend must compute a row-broadcast value once per row, not per element: the
 cpu kernel emitter hoists every row-broadcast operand out of the inner loop
-(backends/cpu/kernels.py, `row_values`); the interpreter evaluates fusions as whole
+(backends/llvm/row_kernel.py, `row_values`); the interpreter evaluates fusions as whole
 computations anyway.
 
 Conditions: every user of R is C (else R's outputs are needed in memory anyway); the row
@@ -31,7 +31,7 @@ import logging
 
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.passes.fusion import FusionPass, _dedupe, _is_reduction_kernel
-from xlapy.passes.pipeline import non_fusion_computations
+from xlapy.passes.rewrite import non_fusion_computations
 
 log = logging.getLogger("xlapy.passes.fusion")
 

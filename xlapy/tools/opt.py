@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from xlapy.hlo import parse_module_file as parse_file
     from xlapy.passes import Pipeline
-    from xlapy.tools.dump import render
+    from xlapy.hlo.dump import render
     registry = pass_registry()
     if args.list_passes:
         print("\n".join(sorted(registry)) + "\n(--pipeline cpu: the cpu backend's pipeline)")
@@ -61,7 +61,7 @@ def run(args) -> int:
     observers = []
     if args.dump_dir:
         from xlapy.flags import Flags
-        from xlapy.tools.dump import Dumper
+        from xlapy.hlo.dump import Dumper
         dumper = Dumper(module, Flags(xla_dump_to=args.dump_dir, xla_dump_hlo_pass_re=".*"),
                         backend=args.pipeline or "opt")
         observers.extend(dumper.observers())
@@ -74,7 +74,7 @@ def run(args) -> int:
         Pipeline("opt", [registry[n]() for n in names], verify=args.verify or None,
                  observers=observers).run(module)
     else:
-        from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+        from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
         run_cpu_pipeline(module, observers=observers, verify=args.verify or None)
     if args.format == "stablehlo":
         from xlapy.hlo.stablehlo import to_stablehlo

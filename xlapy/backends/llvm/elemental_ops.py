@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
+from xlapy.backends.llvm.math import math_function
 from xlapy.hlo.shapes import PrimitiveType
 
 
@@ -32,7 +33,6 @@ def _call_intrinsic(em, name, *args, ret=None):
 
 
 def _math(em, name: str, *args):
-    from xlapy.backends.llvm.math import math_function
     fn = math_function(em.module, name, args[0].type)
     return em.b.call(fn, list(args))
 
