@@ -15,7 +15,7 @@ import numpy as np
 
 from xlapy.hlo.literal import format_float
 from xlapy.hlo.shapes import Shape
-from xlapy.hlo.stablehlo.types import element_to_mlir
+from xlapy.hlo.stablehlo.types import ELEMENT_TYPES, element_to_mlir
 
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _MAX_CONSTANT_BYTES = 4 << 30
@@ -214,7 +214,6 @@ def float_literal(v: float, type_name: str | None = None) -> str:
     the type's hex bits for inf and NaN."""
     v = float(v)
     if not np.isfinite(v):
-        from xlapy.hlo.stablehlo.types import ELEMENT_TYPES
         dtype = ELEMENT_TYPES.get(type_name or "f64", ELEMENT_TYPES["f64"]).np_dtype
         bits = int(np.asarray(v, dtype).view(UINT[dtype.itemsize]))
         return f"0x{bits:0{2 * dtype.itemsize}X}"

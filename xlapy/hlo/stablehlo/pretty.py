@@ -21,7 +21,7 @@ import re
 
 from xlapy.hlo.stablehlo.attrs import (DenseArray, Enum, Int, Struct, Symbol, parse_attr,
                                        parse_dense, parse_dict_body, parse_struct_body)
-from xlapy.hlo.stablehlo.syntax import Op
+from xlapy.hlo.stablehlo.tree import Op
 from xlapy.hlo.stablehlo.types import FunctionType
 
 _DIM_LABEL = re.compile(r"[bfio]|\d+")

@@ -48,9 +48,8 @@ def _opnds(p, instr, operands=None) -> str:
     return ", ".join(p.ref(o) for o in (instr.operands if operands is None else operands))
 
 
-def _name(instr) -> str:
-    from xlapy.hlo.stablehlo.ops import PRINTERS
-    return PRINTERS[instr.opcode].mlir
+def _name(p, instr) -> str:
+    return p.row(instr.opcode).mlir
 
 
 # ---- elementwise -----------------------------------------------------------------------------
@@ -58,13 +57,13 @@ def _name(instr) -> str:
 def elementwise(p, instr):
     same = all(o.shape.compatible(instr.shape) for o in instr.operands)
     sig = p.t(instr.shape) if same else _sig(p, instr)
-    p.define(instr, f"{_name(instr)} {_opnds(p, instr)} : {sig}")
+    p.define(instr, f"{_name(p, instr)} {_opnds(p, instr)} : {sig}")
 
 
 def chlo_elementwise(p, instr):
     """CHLO's short form spells the types `T -> R`."""
     ins = ", ".join(p.t(o.shape) for o in instr.operands)
-    p.define(instr, f"{_name(instr)} {_opnds(p, instr)} : {ins} -> {p.t(instr.shape)}")
+    p.define(instr, f"{_name(p, instr)} {_opnds(p, instr)} : {ins} -> {p.t(instr.shape)}")
 
 
 def compare(p, instr):
@@ -76,7 +75,7 @@ def compare(p, instr):
 
 
 def convert(p, instr):
-    p.define(instr, f"{_name(instr)} {_opnds(p, instr)} : {_sig(p, instr)}")
+    p.define(instr, f"{_name(p, instr)} {_opnds(p, instr)} : {_sig(p, instr)}")
 
 
 def reduce_precision(p, instr):
@@ -200,13 +199,12 @@ def scatter(p, instr):
 
 # ---- reductions ------------------------------------------------------------------------------
 
-def _applies(comp) -> str | None:
+def _applies(p, comp) -> str | None:
     """The op of a reducer that is just op(param0, param1), for the compact form."""
-    from xlapy.hlo.stablehlo.ops import PRINTERS
     root = comp.root
     if (len(comp.parameters) == 2 and len(comp.instructions) == 3
             and list(root.operands) == list(comp.parameters) and not root.attrs):
-        row = PRINTERS.get(root.opcode)
+        row = p.row(root.opcode)
         if row is not None and row.to_text is elementwise and len(root.operands) == 2:
             return row.mlir
     return None
@@ -214,7 +212,7 @@ def _applies(comp) -> str | None:
 
 def reduce(p, instr):
     comp = instr.attrs["to_apply"]
-    applies = _applies(comp) if len(instr.operands) == 2 else None
+    applies = _applies(p, comp) if len(instr.operands) == 2 else None
     if applies is not None:
         x, init = instr.operands
         p.define(instr, f"stablehlo.reduce({p.ref(x)} init: {p.ref(init)}) applies {applies} "

@@ -29,6 +29,7 @@ from xlapy.hlo.aliasing import module_aliases
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.attrs import symbol_text
+from xlapy.hlo.stablehlo.ops import PRINTERS
 from xlapy.hlo.stablehlo.reader import mlir_quote
 from xlapy.hlo.stablehlo.types import type_to_mlir
 
@@ -57,6 +58,11 @@ class Body:
         self.lines: list[str] = []
         self.values: dict[int, object] = {}  # id(instr) -> '%x' or [element refs]
         self._tuples: dict[int, str] = {}
+
+    @staticmethod
+    def row(opcode: str):
+        """The op table's row that prints `opcode` (None if none does)."""
+        return PRINTERS.get(opcode)
 
     # ---- helpers for the rules ---------------------------------------------------------------
     def t(self, shape: Shape) -> str:
@@ -198,7 +204,6 @@ class Body:
 
     # ---- a computation's instructions --------------------------------------------------------
     def body(self, comp: Computation, ret: str) -> None:
-        from xlapy.hlo.stablehlo.ops import PRINTERS
         live = _live(comp)
         for instr in comp.post_order():
             if id(instr) not in live or id(instr) in self.values:

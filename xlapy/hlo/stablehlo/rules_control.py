@@ -8,7 +8,7 @@ from xlapy.hlo import attributes as A
 from xlapy.hlo.opcodes import BINARY
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.attrs import Struct, Symbol, dict_text
-from xlapy.hlo.stablehlo.convert import Emitter, captured_uses
+from xlapy.hlo.stablehlo.lowering import Emitter, captured_uses
 from xlapy.hlo.stablehlo.rule_attrs import (as_ints, bool_, check_len, enum, field_int,
                                             field_ints, int_, ints, pairs)
 from xlapy.hlo.stablehlo.types import type_to_mlir
@@ -30,9 +30,8 @@ def reduce(cx):
 
 
 def _applies_computation(cx, applies, inits):
-    from xlapy.hlo.stablehlo.ops import OPS
     name, pos = applies
-    row = OPS.get(name)
+    row = cx.conv.row(name)
     if row is None or row.hlo is None or row.hlo not in BINARY:
         raise cx.error(f"'applies {name}' needs a binary elementwise operation", pos)
     em = Emitter(cx.conv, f"{cx.short_name}_body")  # the name the region form gets

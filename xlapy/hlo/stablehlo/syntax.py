@@ -15,11 +15,12 @@ Phase 2 (convert.py) turns the tree into an HLO module.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.attrs import Opaque, parse_attr, parse_dict_body
+from xlapy.hlo.stablehlo.ops import OPS
 from xlapy.hlo.stablehlo.reader import Reader
+from xlapy.hlo.stablehlo.tree import Block, Op, Use
 from xlapy.hlo.stablehlo.types import FunctionType, parse_results, parse_type, type_to_mlir
 
 _OP_NAME = re.compile(r"[A-Za-z_][\w$]*(?:\.[\w$]+)*")
@@ -30,48 +31,10 @@ _SHORT_NAMES = {"return": "func.return", "call": "func.call", "module": "builtin
                 "func": "func.func"}
 
 
-@dataclass
-class Use:
-    """A use of a value: %name or %name#index."""
-
-    name: str
-    index: int
-    pos: int
-    explicit_index: bool = False
-
-    def __str__(self) -> str:
-        return f"%{self.name}" + (f"#{self.index}" if self.explicit_index else "")
-
-
-@dataclass
-class Block:
-    args: list  # [(name, Shape, pos)]
-    ops: list
-    pos: int
-
-
-@dataclass
-class Op:
-    name: str
-    pos: int
-    results: list = field(default_factory=list)  # [(name, count)]
-    operands: list = field(default_factory=list)  # [Use]
-    attrs: dict = field(default_factory=dict)
-    regions: list = field(default_factory=list)  # [[Block]]
-    operand_types: list | None = None
-    result_types: list = field(default_factory=list)
-    loc: object = None  # the loc attribute (Opaque text), if any
-
-    @property
-    def num_results(self) -> int:
-        return sum(n for _, n in self.results)
-
-
 class MlirParser(Reader):
     def __init__(self, text: str, filename: str):
         super().__init__(text, filename)
         self.aliases: dict = {}  # '#name' -> attribute, '!name' -> type
-        from xlapy.hlo.stablehlo.ops import OPS  # the op table (it imports the readers)
         self.ops_table = OPS
 
     # ---- the file ----------------------------------------------------------------------------
