@@ -27,8 +27,8 @@ def parse_stablehlo(text: str, filename: str = "<stablehlo>") -> Module:
     """Parse StableHLO/MLIR text into an HLO Module (ParseError on bad input)."""
     if not isinstance(text, str):
         raise TypeError(f"parse_stablehlo() takes MLIR text (str), not {type(text).__name__}")
-    from xlapy.hlo.stablehlo.convert import Converter
-    from xlapy.hlo.stablehlo.syntax import MlirParser
+    from xlapy.hlo.stablehlo.convert import Converter  # (on first use: `import xlapy` stays
+    from xlapy.hlo.stablehlo.syntax import MlirParser  # light; the op table loads every rule)
     parser = MlirParser(text, filename)
     try:
         module_op = parser.parse_file()
@@ -48,7 +48,7 @@ def is_stablehlo_text(text: str) -> bool:
 
 
 def to_stablehlo(module: Module, print_locations: bool = True) -> str:
-    from xlapy.hlo.stablehlo.printer import to_stablehlo as _print
+    from xlapy.hlo.stablehlo.printer import to_stablehlo as _print  # (on first use, as above)
     return _print(module, print_locations)
 
 

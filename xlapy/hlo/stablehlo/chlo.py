@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from xlapy.hlo.shapes import F32, Shape
+from xlapy.hlo.shapes import F32, PRIMITIVE_TYPES, Shape
 
 ERFCX_CHEBYSHEV = (
     0.7544532668381743, 0.18334981862382016, -0.011128162109638589, -0.0037550549555209864,
@@ -281,7 +281,6 @@ def _atanh(m, x):
 def _next_after(m: _Math, x, y):
     t = m.t
     bits = {16: "u16", 32: "u32", 64: "u64"}[t.np_dtype.itemsize * 8]
-    from xlapy.hlo.shapes import PRIMITIVE_TYPES
     ut = PRIMITIVE_TYPES[bits]
     ushape = m.shape.with_element_type(ut)
     um = _Math(m.em, ushape)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from xlapy.errors import ParseError, XlapyError
+from xlapy.hlo.aliasing import Alias, check_aliases, set_module_aliases
 from xlapy.hlo.ir import Computation, Module
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.lowering import (DECLARATIONS, RETURN_OPS, Emitter, OpContext, Scope,
@@ -101,7 +102,6 @@ class Converter:
     def _aliases(self, mod: Module, f: Op) -> None:
         """Donated arguments (`tf.aliasing_output = k` on an argument of the entry) become
         the module's input_output_alias: result leaf k may reuse that argument's buffer."""
-        from xlapy.hlo.aliasing import Alias, check_aliases, set_module_aliases
         aliases = []
         n_results = len(f.attrs["function_type"].results)
         for k, attrs in enumerate(f.attrs.get("arg_attrs") or []):

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 
 from xlapy.errors import XlapyError
-from xlapy.hlo.ir import Computation
+from xlapy.hlo.ir import ELIDED, Computation
+from xlapy.hlo.parser import _unescape, parse_shape
 from xlapy.hlo.stablehlo.attrs import dense_text, dict_text, symbol_text
 from xlapy.hlo.stablehlo.reader import mlir_quote
+from xlapy.hlo.stablehlo.rules_data import DOT_ALGORITHMS
 
 
 def _ints(values) -> str:
@@ -87,7 +89,6 @@ def reduce_precision(p, instr):
 # ---- data movement ---------------------------------------------------------------------------
 
 def constant(p, instr):
-    from xlapy.hlo.ir import ELIDED
     if instr.literal is ELIDED:
         raise XlapyError(f"cannot print the elided constant {instr.name} ({{...}}) as "
                          "StableHLO: its value is unknown")
@@ -301,7 +302,6 @@ def dot(p, instr):
     if prec:
         text += f", precision = {prec}"
     if "algorithm" in a:
-        from xlapy.hlo.stablehlo.rules_data import DOT_ALGORITHMS
         key = next((k for k, v in DOT_ALGORITHMS.items() if v == str(a["algorithm"])), None)
         if key is None:
             raise XlapyError(f"dot {instr.name}: algorithm {a['algorithm']} has no StableHLO form")
@@ -406,7 +406,6 @@ def custom_call(p, instr):
         if version == 4 and text.startswith("{"):
             attrs["backend_config"] = text
         elif text.startswith('"'):
-            from xlapy.hlo.parser import _unescape
             attrs["backend_config"] = mlir_quote(_unescape(text[1:-1]))
         else:
             attrs["backend_config"] = mlir_quote(text)
@@ -419,7 +418,6 @@ def custom_call(p, instr):
     results = p.flat_shapes(instr.shape)
     operands = [o.shape for o in instr.operands]
     if "operand_layout_constraints" in a:
-        from xlapy.hlo.parser import parse_shape
         operands = list(parse_shape("(" + str(a["operand_layout_constraints"]).strip()[1:-1]
                                     + ")").tuple_shapes)
     if "operand_layout_constraints" in a or not all(

@@ -5,7 +5,7 @@ values captured from outside a region are passed in)."""
 from __future__ import annotations
 
 from xlapy.hlo import attributes as A
-from xlapy.hlo.opcodes import BINARY
+from xlapy.hlo.opcodes import BINARY, OPCODES
 from xlapy.hlo.shapes import Shape
 from xlapy.hlo.stablehlo.attrs import Struct, Symbol, dict_text
 from xlapy.hlo.stablehlo.lowering import Emitter, captured_uses
@@ -297,7 +297,6 @@ def _conditional(cx, index, blocks, pred: bool):
 
 def rng_bit_generator(cx):
     algorithm = enum(cx, "rng_algorithm", "rng_algorithm", "DEFAULT")
-    from xlapy.hlo.opcodes import OPCODES
     if "rng-bit-generator" not in OPCODES:
         raise cx.error("is not supported: xlapy has no rng-bit-generator opcode yet")
     attrs = {"algorithm": A.Raw(f"rng_{algorithm.lower()}")}
