@@ -197,6 +197,20 @@ func.func private @double(%a: tensor<4xf32>) -> tensor<4xf32> {
     np.testing.assert_array_equal(m, np.maximum(x, y))
 
 
+def test_cholesky():
+    text = """func.func @main(%a: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xf32>) {
+  %l = stablehlo.cholesky %a, lower = true : tensor<2x3x3xf32>
+  %u = "stablehlo.cholesky"(%a) : (tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  return %l, %u : tensor<2x3x3xf32>, tensor<2x3x3xf32>
+}"""
+    r = np.random.default_rng(5).standard_normal((2, 3, 3)).astype(np.float32)
+    a = r @ r.transpose(0, 2, 1) + 3 * np.eye(3, dtype=np.float32)
+    low, up = run(text, a)
+    want = np.linalg.cholesky(a.astype(np.float64))
+    np.testing.assert_allclose(np.tril(low), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.triu(up), want.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+
+
 def test_donation_becomes_input_output_alias():
     text = """func.func public @main(%w: tensor<3xf32> {tf.aliasing_output = 1 : i32}, %x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
   %z = stablehlo.constant dense<0.0> : tensor<f32>

@@ -161,6 +161,7 @@ ROWS: list[Row] = [
     Row("stablehlo.dot", None, _kw(precision=("precision_config", "precision")), R.dot),
     Row("stablehlo.convolution", "convolution", pretty.convolution, R.convolution,
         P.convolution),
+    Row("stablehlo.cholesky", "cholesky", _kw(lower=("lower", "bool")), R.cholesky, P.cholesky),
     # ---- control flow and calls --------------------------------------------------------------
     Row("stablehlo.while", "while", pretty.while_, C.while_, P.while_),
     Row("stablehlo.case", "conditional", None, C.case, P.conditional),
@@ -214,7 +215,7 @@ ROWS: list[Row] = [
                   _COLLECTIVE),
     *_unsupported("stablehlo.infeed stablehlo.outfeed stablehlo.send stablehlo.recv", _IO),
     *_unsupported("stablehlo.uniform_quantize stablehlo.uniform_dequantize", _QUANT),
-    *_unsupported("stablehlo.cholesky stablehlo.triangular_solve stablehlo.rng "
+    *_unsupported("stablehlo.triangular_solve stablehlo.rng "
                   "stablehlo.batch_norm_inference stablehlo.batch_norm_training "
                   "stablehlo.batch_norm_grad stablehlo.einsum stablehlo.unary_einsum "
                   "stablehlo.torch_index_select stablehlo.trace", _NO_OP),

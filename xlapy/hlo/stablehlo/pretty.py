@@ -79,8 +79,17 @@ def _format(p, op, key, name):
     op.attrs["mantissa_bits"] = Int(int(m.group(2)), "i32")
 
 
-VALUE_READERS = {"ints": _ints, "int": _int, "precision": _precision, "dot_dims": _dot_dims,
-                 "dot_algorithm": _dot_algorithm, "format": _format,
+def _bool(p, op, key, name):
+    if p.keyword("true"):
+        op.attrs[name] = True
+    elif p.keyword("false"):
+        op.attrs[name] = False
+    else:
+        raise p.error(f"expected true or false after '{key} =', found {p.describe_next()}")
+
+
+VALUE_READERS = {"ints": _ints, "int": _int, "bool": _bool, "precision": _precision,
+                 "dot_dims": _dot_dims, "dot_algorithm": _dot_algorithm, "format": _format,
                  "rng_algorithm": _enum("rng_algorithm")}
 
 

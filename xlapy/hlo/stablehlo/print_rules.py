@@ -312,6 +312,11 @@ def dot(p, instr):
     p.define(instr, f"{text} : {_sig(p, instr)}")
 
 
+def cholesky(p, instr):
+    lower = ", lower = true" if instr.attrs.get("lower") else ""
+    p.define(instr, f"stablehlo.cholesky {_opnds(p, instr)}{lower} : {p.t(instr.shape)}")
+
+
 def convolution(p, instr):
     a = instr.attrs
     dn, w = a["dim_labels"], a["window"]

@@ -208,6 +208,10 @@ def dot(cx):
     return [cx.emit("dot", [lhs, rhs], attrs, declared=cx.result_type())]
 
 
+def cholesky(cx):
+    return [cx.emit("cholesky", cx.operands(), {"lower": bool_(cx, "lower")})]
+
+
 def conv_dimension_numbers(cx, v) -> A.ConvDimensionNumbers:
     if not isinstance(v, Struct) or v.name != "stablehlo.conv":
         raise cx.error(f"dimension_numbers must be #stablehlo.conv<...>, got {v}")
