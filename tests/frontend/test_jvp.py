@@ -183,6 +183,7 @@ NOT_YET = {
 
 
 def test_every_primitive_has_a_jvp_rule_or_a_reason():
+    # every module that defines primitives, so that PRIMITIVES is complete
     import xlapy.frontend.jvp
     import xlapy.lax.lapack
     import xlapy.lax.linalg  # noqa: F401
