@@ -16,7 +16,8 @@ triangle that was asked for. Batch dims must be the most-major dims of the outpu
 
 The LAPACK routines come from scipy (scipy.linalg.cython_lapack), registered with LLVM by
 name (xlapy_spotrf, xlapy_dpotrf) by runtime/blas.py when first needed, so cached object
-code links in any process.
+code links in any process. Self-contained (ahead-of-time) code cannot call them: there the
+custom-call is refused with an error naming it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_call_target
 from xlapy.backends.cpu.emitters.routine import copy_array, index_nest, routine_function
+from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca, linear_of
@@ -41,6 +43,11 @@ def _uplo(instr) -> str:
 
 @custom_call_target("lapack_spotrf_ffi", "lapack_dpotrf_ffi")
 def emit_potrf(pe, instr, dest, operands) -> bool:
+    if self_contained():
+        raise lowering_error(instr, f"custom-call '{instr.attrs['custom_call_target']}' "
+                                    "(Cholesky through LAPACK) is not supported in "
+                                    "ahead-of-time compilation: the object would need "
+                                    "scipy's LAPACK at run time")
     leaves = instr.shape.leaves()
     a_shape = instr.operands[0].shape if len(instr.operands) == 1 else None
     if a_shape is None or len(leaves) != 2 or a_shape.rank < 2:
