@@ -37,6 +37,24 @@ SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (2
           (1030, 70, 9), (520, 513, 100), (1100, 300, 1030)]
 
 
+@pytest.mark.parametrize("m,k,n,tb", [(1, 120, 240, False), (13, 257, 33, True),
+                                     (30, 70, 1030, False), (5, 300, 1100, True)])
+def test_one_chunk_stays_inside_its_workspace(kernels, m, k, n, tb):
+    """workspace_bytes gives a serial call only as many columns of B packing space as B has
+    (ahead-of-time objects' temp size); the bytes after it are never written."""
+    _, fn, bits = kernels["f32"]
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32).T if tb else \
+        rng.standard_normal((k, n)).astype(np.float32)
+    c = np.empty((m, n), np.float32)
+    size = gk.workspace_bytes("f32", bits, m, k, 1, n)
+    ws = np.full(size + 4096, 0xAB, np.uint8)
+    gk.numpy_call(fn, a, b, c, chunks=1, bits=bits, ws=ws[:size])()
+    assert (ws[size:] == 0xAB).all()
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("m,k,n", SHAPES, ids=[f"{m}x{k}x{n}" for m, k, n in SHAPES])
 def test_kernel_matches_numpy(kernels, dtype, m, k, n):

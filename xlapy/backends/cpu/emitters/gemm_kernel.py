@@ -131,8 +131,13 @@ def a_slice_bytes(t: str) -> int:
 def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: int) -> int:
     """Scratch one call needs, whichever way it splits (splits_rows): by columns, all of A
     packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
-    packed once, then each chunk's block of A."""
+    packed once, then each chunk's block of A. One chunk packs only as many columns of B
+    as there are (a 1 x 120 x 240 product needs about 130 KB rather than 1.1 MB)."""
     es, kpad = _esize(t), _round_up(k, KC)
+    if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns
+        nr = NV * lanes(t, vector_bits)
+        return 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
+            + _round_up(es * min(k, KC) * _round_up(min(n, NC), nr), 64) + 64
     by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) \
         + chunks * b_slice_bytes(t, vector_bits)
     by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
@@ -156,16 +161,19 @@ def build_ir(vector_bits: int, t: str) -> str:
     return str(m)
 
 
-def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None):
+def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None, ws=None):
     """A zero-argument call of a loaded kernel `fn` (ctypes, one pointer argument) computing
-    c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks)."""
+    c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks), in
+    scratch `ws` (a uint8 array; default: a new one of workspace_bytes)."""
     import ctypes
     import numpy as np
     t = "f32" if a.dtype == np.float32 else "f64"
     cin = c if cin is None else cin
     es = a.itemsize
     m, k = a.shape
-    ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]), np.uint8)
+    if ws is None:
+        ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]),
+                      np.uint8)
     slots = (ctypes.c_int64 * len(ARGS))()
     vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
