@@ -79,7 +79,7 @@ from xlapy.backends.cpu.emitters.kernel_abi import add_string_attribute
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
 from xlapy.backends.cpu.target import vector_bits
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 from xlapy.backends.llvm.types import splat
 
 I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
@@ -98,6 +98,7 @@ NV = 2           # vectors per micro-tile row
 KC = 256         # depth of a packed sliver
 MC = 192         # rows of A packed at a time
 NC = 1024        # columns of B packed at a time
+GV = 4           # vectors of C's columns per block of a one-row call (gemv)
 
 
 def lanes(t: str, vector_bits: int) -> int:
@@ -638,7 +639,121 @@ class _Gemm:
             return lo, self._min(b, b.add(lo, per), total)
         return span
 
+    # ---- one row: a matrix-vector product -------------------------------------------------
+    def gemv(self):
+        """gemv(ctx, start, end), for M == 1: C's column blocks [start, end) of GV vectors,
+        B read once where it lies (packing, and a micro-tile of MR rows, would cost many
+        times the product). B with contiguous rows (x . W): GV vector accumulators take
+        x[k] * B[k, block] for k = 0..K-1 (a partial last block one vector at a time, its
+        last vector through masked loads and stores); B with contiguous columns (x . W^T):
+        a vector dot product per column, summed as a tree; other strides: one element at a
+        time. The sum over k runs in order within each lane."""
+        fn, b, a, start, end = self._phase("gemv")
+        f, vl = self.fty, self.vl
+        jb = GV * vl
+        scalar_fma = ir.Function(self.m, ir.FunctionType(f, [f, f, f]), f"llvm.fmuladd.{self.t}")
+        accs = [entry_alloca(b, self.vty) for _ in range(GV)]
+        sacc = entry_alloca(b, f)
+        zero_v, zero = ir.Constant(self.vty, [0.0] * vl), ir.Constant(f, 0.0)
+        beta_nz = b.fcmp_unordered("!=", a["beta"], zero)
+        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
+        one = c64(1)
+        rows_contig = b.and_(b.icmp_signed("==", a["csb"], one),
+                             b.and_(b.icmp_signed("==", a["csc"], one),
+                                    b.icmp_signed("==", a["cscin"], one)))
+        cols_contig = b.and_(b.icmp_signed("==", a["rsb"], one), b.icmp_signed("==", a["csa"], one))
+        k_whole = b.mul(b.sdiv(a["K"], c64(vl)), c64(vl))
+        va, vb = self._splat(b, a["alpha"]), self._splat(b, a["beta"])
+        iota = ir.Constant(ir.VectorType(I64, vl), list(range(vl)))
+
+        def by_rows(jv, count, mask=None):
+            """C[jv : jv + count * VL] (count vectors; `mask`: the lanes of one partial one)."""
+            def load(p):
+                if mask is None:
+                    return b.load(p, typ=self.vty, align=1)
+                return b.call(self._masked("load"), [p, ir.Constant(I32, 1), mask, zero_v])
+            for acc in accs[:count]:
+                b.store(zero_v, acc)
+            with for_range(b, 0, a["K"], name="k") as k:
+                x = self._splat(b, b.load(self._at(b, a["A"], b.mul(k, a["csa"])), typ=f))
+                row = self._at(b, a["B"], b.add(b.mul(k, a["rsb"]), jv))
+                for v, acc in enumerate(accs[:count]):
+                    bv = load(self._at(b, row, c64(v * vl)))
+                    b.store(b.call(self.fmuladd, [x, bv, b.load(acc, typ=self.vty)]), acc)
+            for v, acc in enumerate(accs[:count]):
+                at = b.add(jv, c64(v * vl))
+                value = b.fmul(va, b.load(acc, typ=self.vty))
+                with b.if_then(beta_nz):
+                    old = load(self._at(b, a["Cin"], at))
+                    b.store(b.fadd(value, b.fmul(vb, old)), acc)
+                value = b.select(beta_nz, b.load(acc, typ=self.vty), value)
+                if mask is None:
+                    b.store(value, self._at(b, a["C"], at), align=1)
+                else:
+                    b.call(self._masked("store"), [value, self._at(b, a["C"], at),
+                                                   ir.Constant(I32, 1), mask])
+
+        def tree_sum(v):
+            """The lanes of v added pairwise (halves, then quarters, ...)."""
+            n = vl
+            while n > 1:
+                n //= 2
+                lo = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, n), list(range(n))))
+                hi = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, n),
+                                                        list(range(n, 2 * n))))
+                v = b.fadd(lo, hi)
+            return b.extract_element(v, ir.Constant(I32, 0))
+
+        def by_columns(j):
+            """C[j] from a dot product of x with column j of B."""
+            col = self._at(b, a["B"], b.mul(j, a["csb"]))
+            b.store(zero, sacc)
+            with b.if_then(cols_contig):
+                b.store(zero_v, accs[0])
+                with for_range(b, 0, k_whole, vl, name="kv") as k:
+                    xv = b.load(self._at(b, a["A"], k), typ=self.vty, align=1)
+                    bv = b.load(self._at(b, col, k), typ=self.vty, align=1)
+                    b.store(b.call(self.fmuladd, [xv, bv, b.load(accs[0], typ=self.vty)]),
+                            accs[0])
+                b.store(tree_sum(b.load(accs[0], typ=self.vty)), sacc)
+            with for_range(b, b.select(cols_contig, k_whole, c64(0)), a["K"], name="ks") as k:
+                x = b.load(self._at(b, a["A"], b.mul(k, a["csa"])), typ=f)
+                y = b.load(self._at(b, col, b.mul(k, a["rsb"])), typ=f)
+                b.store(b.call(scalar_fma, [x, y, b.load(sacc, typ=f)]), sacc)
+            value = b.fmul(a["alpha"], b.load(sacc, typ=f))
+            with b.if_then(beta_nz):
+                old = b.load(self._at(b, a["Cin"], b.mul(j, a["cscin"])), typ=f)
+                b.store(b.fadd(value, b.fmul(a["beta"], old)), sacc)
+            value = b.select(beta_nz, b.load(sacc, typ=f), value)
+            b.store(value, self._at(b, a["C"], b.mul(j, a["csc"])))
+
+        with for_range(b, start, end, name="blk") as blk:
+            j0 = b.mul(blk, c64(jb))
+            w = self._min(b, b.sub(a["N"], j0), c64(jb))
+            with b.if_else(rows_contig) as (rows, columns):
+                with rows:
+                    with b.if_else(b.icmp_signed("==", w, c64(jb))) as (whole, part):
+                        with whole:
+                            by_rows(j0, GV)
+                        with part:
+                            with for_range(b, j0, b.add(j0, w), vl, name="jv") as jv:
+                                lanes = self._min(b, b.sub(b.add(j0, w), jv), c64(vl))
+                                with b.if_else(b.icmp_signed("==", lanes, c64(vl))) as (v1, vm):
+                                    with v1:
+                                        by_rows(jv, 1)
+                                    with vm:
+                                        by_rows(jv, 1, b.icmp_signed("<", iota,
+                                                                     splat(b, lanes, vl)))
+                with columns:
+                    with for_range(b, j0, b.add(j0, w), name="j") as j:
+                        by_columns(j)
+            with b.if_then(has_epi):
+                b.call(a["epi"], [a["epi_ctx"], c64(0), j0, one, w])
+        b.ret_void()
+        return fn
+
     def build(self):
+        gemv = self.gemv()
         micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
         # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
         pack_all, b, a, start, end = self._phase("pack_all")
@@ -689,6 +804,19 @@ class _Gemm:
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
         n = b.load(b.gep(ctx, [c64(SLOT["N"])], source_etype=I64), typ=I64)
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
+        one_row, packed = entry.append_basic_block("one_row"), entry.append_basic_block("packed")
+        b.cbranch(b.icmp_signed("==", m, c64(1)), one_row, packed)
+        b.position_at_end(one_row)
+        blocks = b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl))
+        grain = b.sdiv(b.add(blocks, b.sub(b.mul(chunks, c64(4)), c64(1))), b.mul(chunks,
+                                                                                    c64(4)))
+        with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
+            with par:
+                b.call(pool, [gemv, ctx, blocks, grain])
+            with ser:
+                b.call(gemv, [ctx, c64(0), blocks])
+        b.ret_void()
+        b.position_at_end(packed)
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
             with par:
                 with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):  # splits_rows
