@@ -133,8 +133,11 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
     """Scratch one call needs, whichever way it splits (splits_rows): by columns, all of A
     packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
     packed once, then each chunk's block of A. One chunk packs only as many columns of B
-    as there are (a 1 x 120 x 240 product needs about 130 KB rather than 1.1 MB)."""
+    as there are (a 13 x 120 x 240 product needs about 130 KB rather than 1.1 MB); one
+    row (the matrix-vector phase) none."""
     es, kpad = _esize(t), _round_up(k, KC)
+    if m == 1:  # the matrix-vector phase packs nothing
+        return 0
     if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns
         nr = NV * lanes(t, vector_bits)
         return 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
