@@ -33,10 +33,12 @@ def _run(kernels, a, b, c, alpha, beta, cin, chunks):
 
 # (M > N with several chunks splits by rows: 100x300x50, 520x513x100 with uneven depth
 # blocks, 1100x300x1030 with two NC column blocks and several MC row blocks per chunk)
-# (M = 1 is the matrix-vector path: 1x120x240 a whole and a partial block of columns,
-# 1x257x1030 several blocks and a partial vector at the end)
+# (M = 1 is the matrix-vector path: 1x120x240 whole blocks of columns and a partial one of
+# whole vectors, 1x33x20 one or two whole vectors and a partial one, 1x257x1030 several
+# blocks and a partial vector at the end)
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
-          (1030, 70, 9), (520, 513, 100), (1100, 300, 1030), (1, 120, 240), (1, 257, 1030)]
+          (1030, 70, 9), (520, 513, 100), (1100, 300, 1030), (1, 120, 240), (1, 33, 20),
+          (1, 257, 1030)]
 
 
 @pytest.mark.parametrize("m,k,n,tb", [(1, 120, 240, False), (13, 120, 240, False),

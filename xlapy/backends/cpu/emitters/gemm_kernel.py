@@ -647,8 +647,9 @@ class _Gemm:
         """gemv(ctx, start, end), for M == 1: C's column blocks [start, end) of GV vectors,
         B read once where it lies (packing, and a micro-tile of MR rows, would cost many
         times the product). B with contiguous rows (x . W): GV vector accumulators take
-        x[k] * B[k, block] for k = 0..K-1 (a partial last block one vector at a time, its
-        last vector through masked loads and stores); B with contiguous columns (x . W^T):
+        x[k] * B[k, block] for k = 0..K-1 (a partial last block: its whole vectors
+        together, then the rest through masked loads and stores); B with contiguous columns
+        (x . W^T):
         a vector dot product per column, summed as a tree; other strides: one element at a
         time. The sum over k runs in order within each lane."""
         fn, b, a, start, end = self._phase("gemv")
@@ -738,15 +739,15 @@ class _Gemm:
                     with b.if_else(b.icmp_signed("==", w, c64(jb))) as (whole, part):
                         with whole:
                             by_rows(j0, GV)
-                        with part:
-                            with for_range(b, j0, b.add(j0, w), vl, name="jv") as jv:
-                                lanes = self._min(b, b.sub(b.add(j0, w), jv), c64(vl))
-                                with b.if_else(b.icmp_signed("==", lanes, c64(vl))) as (v1, vm):
-                                    with v1:
-                                        by_rows(jv, 1)
-                                    with vm:
-                                        by_rows(jv, 1, b.icmp_signed("<", iota,
-                                                                     splat(b, lanes, vl)))
+                        with part:  # its whole vectors together, then the rest masked
+                            whole_vectors = b.sdiv(w, c64(vl))
+                            for count in range(1, GV):
+                                with b.if_then(b.icmp_signed("==", whole_vectors, c64(count))):
+                                    by_rows(j0, count)
+                            rest = b.add(j0, b.mul(whole_vectors, c64(vl)))
+                            lanes = b.sub(b.add(j0, w), rest)
+                            with b.if_then(b.icmp_signed(">", lanes, c64(0))):
+                                by_rows(rest, 1, b.icmp_signed("<", iota, splat(b, lanes, vl)))
                 with columns:
                     with for_range(b, j0, b.add(j0, w), name="j") as j:
                         by_columns(j)
