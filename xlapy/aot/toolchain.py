@@ -32,6 +32,18 @@ class Toolchain:
     cc: str
     cxx: str
     runner: list = field(default_factory=list)   # e.g. qemu-aarch64 -L sysroot
+    strip: str | None = None
+
+    def stripped_size(self, exe) -> int | None:
+        """Bytes of a stripped copy of the executable `exe` (None without strip)."""
+        if self.strip is None:
+            return None
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "stripped")
+            done = subprocess.run([self.strip, "-o", out, str(exe)], capture_output=True)
+            return os.path.getsize(out) if done.returncode == 0 else None
 
     def build(self, sources: list, objects: list, output, libraries=(), flags=(),
               cxx: bool | None = None) -> str:
@@ -55,11 +67,13 @@ def find(machine: str) -> Toolchain:
     """The compilers (and runner) for programs of `machine` (x86_64 or aarch64)."""
     if machine == HOST:
         cc, cxx, runner = shutil.which("gcc"), shutil.which("g++"), []
+        strip = shutil.which("strip")
     else:
         prefix = _CROSS.get(machine)
         if prefix is None:
             raise AotError(f"no toolchain known for {machine}")
         cc, cxx = shutil.which(prefix + "gcc"), shutil.which(prefix + "g++")
+        strip = shutil.which(prefix + "strip")
         qemu = shutil.which(f"qemu-{machine}") or shutil.which(f"qemu-{machine}-static")
         runner = [qemu, "-L", f"/usr/{prefix[:-1]}"] if qemu else None
         if runner is None:
@@ -68,4 +82,4 @@ def find(machine: str) -> Toolchain:
     if not cc or not cxx:
         raise AotError(f"no C/C++ compiler for {machine} (packages {PACKAGES[machine]}; `make "
                        "aot-toolchains` installs them)")
-    return Toolchain(machine, cc, cxx, runner)
+    return Toolchain(machine, cc, cxx, runner, strip)
