@@ -58,6 +58,14 @@ ENTRY e {
     with pytest.raises(LoweringError, match="custom-call 'lapack_spotrf_ffi' .* not supported "
                                             "in ahead-of-time compilation"):
         aot.compile(lapack)
+    opcode = """HloModule chol
+ENTRY e {
+  a = f32[3,3] parameter(0)
+  ROOT c = f32[3,3] cholesky(a), lower=true
+}
+"""
+    with pytest.raises(LoweringError, match="cholesky .* not supported in ahead-of-time"):
+        aot.compile(opcode)
     other = lapack.replace("lapack_spotrf_ffi", "my_kernel")
     with pytest.raises(LoweringError, match="unsupported custom-call target 'my_kernel'"):
         aot.compile(other)

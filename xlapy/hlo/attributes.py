@@ -181,7 +181,7 @@ INT_LIST_ATTRS = (
 INT_ATTRS = ("index", "iota_dimension", "feature_group_count", "batch_group_count",
              "index_vector_dim", "exponent_bits", "mantissa_bits", "k")
 BOOL_ATTRS = ("indices_are_sorted", "unique_indices", "is_stable", "largest",
-              "custom_call_has_side_effect")
+              "custom_call_has_side_effect", "lower")
 IDENT_ATTRS = ("direction", "type", "kind", "api_version", "custom_call_schedule")
 STRING_ATTRS = ("custom_call_target", "opaque")
 

@@ -448,6 +448,11 @@ class Builder:
 
     conv_general_dilated = convolution
 
+    def cholesky(self, a, lower: bool) -> Instruction:
+        """The Cholesky factor of each square matrix of `a` (its two minor dimensions),
+        reading only its lower (lower=True: a = L L^T) or upper (a = U^T U) triangle."""
+        return self._add("cholesky", [a], {"lower": bool(lower)})
+
     # ---- indexing ----------------------------------------------------------------------------
     def gather(self, operand, indices, *, offset_dims, collapsed_slice_dims, start_index_map,
                index_vector_dim: int, slice_sizes, operand_batching_dims=(),
