@@ -25,7 +25,9 @@ inplace.py). An array-shaped instruction that is a leaf of the root writes strai
 the caller's output, and so does the producer of its in-place operand when the output
 kernel is its only reader (a gemm writes the result its bias+relu epilogue then updates);
 other root leaves are copied there at the end. `while` keeps its state in two arena slots
-and swaps them each iteration (the body reads one and writes the other).
+and swaps them each iteration (the body reads one and writes the other); a state leaf the
+body passes through unchanged (loop-invariant: weights a scan carries) has one slot only,
+which both sides of the swap point to, so it is copied in once, not once per iteration.
 
 Donation (the module's input_output_alias): an output may be written into a parameter's
 buffer when nothing reads the parameter after the output's first writer runs
@@ -82,6 +84,27 @@ def unflatten(shape: Shape, leaves: list):
             return tuple(build(x) for x in s.tuple_shapes)
         return next(it)
     return build(shape)
+
+
+def leaf_origins(instr: Instruction) -> list[tuple]:
+    """(instruction, its leaf index) holding each leaf of instr's value, looking through
+    tuple and get-tuple-element."""
+    if instr.opcode == "tuple":
+        return [x for o in instr.operands for x in leaf_origins(o)]
+    if instr.opcode == "get-tuple-element":
+        shapes = instr.operands[0].shape.tuple_shapes
+        start = sum(len(s.leaves()) for s in shapes[:instr.attrs["index"]])
+        return leaf_origins(instr.operands[0])[start:start + len(instr.shape.leaves())]
+    return [(instr, k) for k in range(len(instr.shape.leaves()))]
+
+
+def invariant_leaves(loop: Instruction) -> frozenset:
+    """The state leaves a while's body passes through unchanged (its root's leaf k is its
+    parameter's leaf k)."""
+    body = loop.attrs["body"]
+    param = body.parameters[0]
+    return frozenset(k for k, (i, j) in enumerate(leaf_origins(body.root))
+                     if i is param and j == k)
 
 
 def _requested_aliases(module) -> dict[int, int]:
@@ -236,6 +259,7 @@ class ProgramEmitter:
         # calls made: (wrapper, pointers, n, chunk)
         self.sources: dict[int, tuple] = {}
         self.launches: list[tuple] = []
+        self.param_leaves: dict[int, object] = {}  # parameter leaf index -> its pointer
 
     # ---- helpers ---------------------------------------------------------------------------
     def alloca(self, ty, count=None):
@@ -279,7 +303,7 @@ class ProgramEmitter:
 
         def size_of(i: Instruction) -> int:
             size = tree_size(i.shape)
-            return 2 * size if i.opcode == "while" else size
+            return size + self._second_slots(i)[1] if i.opcode == "while" else size
 
         n_param_leaves = 0
         self.param_leaf_start = []
@@ -305,8 +329,15 @@ class ProgramEmitter:
         root_leaves = flatten(self.vals[id(comp.root)])
         in_place = set(self.direct.values()) | set(self.direct_elems.values())
         for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
-            if k not in in_place:
-                self.memcpy(self.table_entry(self.outs_tbl, k), ptr, shape.byte_size)
+            if k in in_place:
+                continue
+            dst = self.table_entry(self.outs_tbl, k)
+            if ptr is self.param_leaves.get(k) and comp is not self.me.hlo.entry:
+                # passed through: a loop-invariant while leaf has one slot (_while)
+                with self.b.if_then(self.b.icmp_unsigned("!=", dst, ptr)):
+                    self.memcpy(dst, ptr, shape.byte_size)
+            else:
+                self.memcpy(dst, ptr, shape.byte_size)
         fpmode.set_mode(self.b, saved_mode)
         self.b.ret_void()
         return self.fn
@@ -429,9 +460,10 @@ class ProgramEmitter:
         op = instr.opcode
         if op == "parameter":
             k0 = self.param_leaf_start[instr.parameter_number]
-            n = len(instr.shape.leaves())
-            return unflatten(instr.shape,
-                             [self.table_entry(self.params_tbl, k0 + j) for j in range(n)])
+            leaves = [self.table_entry(self.params_tbl, k0 + j)
+                      for j in range(len(instr.shape.leaves()))]
+            self.param_leaves.update(enumerate(leaves, k0))
+            return unflatten(instr.shape, leaves)
         if op == "constant":
             return self._constant(instr)
         if op == "tuple":
@@ -556,17 +588,28 @@ class ProgramEmitter:
             b.branch(done)
         b.position_at_end(done)
 
+    def _second_slots(self, loop: Instruction) -> tuple[list, int]:
+        """Where each state leaf of a while has its second slot, relative to the end of
+        the first ones (None: a loop-invariant leaf, one slot), and their total size."""
+        invariant = invariant_leaves(loop)
+        offsets, total = [], 0
+        for k, n in enumerate(leaf_sizes(loop.shape)):
+            offsets.append(None if k in invariant else total)
+            total += 0 if k in invariant else _align(max(n, 1))
+        return offsets, total
+
     def _while(self, instr: Instruction):
         b = self.b
         shape = instr.shape
         sizes = leaf_sizes(shape)
         offset = self.assignment.offset(instr)
         half = tree_size(shape)
+        second, _ = self._second_slots(instr)
         a_leaves, b_leaves = [], []
         off = offset
-        for n in sizes:
+        for n, at in zip(sizes, second):
             a_leaves.append(self.arena_ptr(off))
-            b_leaves.append(self.arena_ptr(off + half))
+            b_leaves.append(a_leaves[-1] if at is None else self.arena_ptr(offset + half + at))
             off += _align(max(n, 1))
         init = flatten(self.vals[id(instr.operands[0])])
         self.copy_tree(shape, a_leaves, init)
@@ -587,6 +630,8 @@ class ProgramEmitter:
         b.position_at_end(body)
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
+            if second[k] is None:
+                continue  # (one slot)
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
