@@ -352,16 +352,24 @@ ENTRY main {
 """
 
 
-def test_while_state_passed_through_has_one_slot(cpu_check):
+@pytest.mark.parametrize("weights", ["parameter", "constant"])
+def test_while_state_passed_through_has_one_slot(cpu_check, weights):
     """A state leaf the body passes through unchanged (the weights w) keeps one arena slot,
-    which both sides of the state swap point to: no copy per iteration, half the scratch.
-    Leaf 3 takes leaf 2's old value each iteration (passed on, not through): two slots."""
+    which both sides of the state swap point to (no copy per iteration, half the scratch),
+    and none when it starts as a constant (read where it lies). Leaf 3 takes leaf 2's old
+    value each iteration (passed on, not through): two slots."""
     from xlapy.backends.cpu.emitters.program import ModuleEmitter, invariant_leaves
-    module = parse(_INVARIANT)
+    w = (RNG.standard_normal((64, 64)) / 8).astype(np.float32)
+    v = RNG.standard_normal(64).astype(np.float32)
+    text, args = _INVARIANT, [w, v]
+    if weights == "constant":
+        rows = ", ".join("{" + ", ".join(repr(float(x)) for x in row) + "}" for row in w)
+        text = text.replace("w = f32[64,64] parameter(0)\n  v = f32[64] parameter(1)",
+                            f"w = f32[64,64] constant({{{rows}}})\n  v = f32[64] parameter(0)")
+        args = [v]
+    module = parse(text)
     assert invariant_leaves(module.entry.root) == {1}
     em = ModuleEmitter(module, 1, 100_000, use_threads=False)
     em.emit()
-    assert em.arena_size < 2 * 64 * 64 * 4
-    w = (RNG.standard_normal((64, 64)) / 8).astype(np.float32)
-    v = RNG.standard_normal(64).astype(np.float32)
-    _check(cpu_check, _INVARIANT, w, v, check=(O.CLOSE, 1e-5, 1e-6))  # (dot: sums reordered)
+    assert em.arena_size < (2 if weights == "parameter" else 1) * w.nbytes
+    _check(cpu_check, text, *args, check=(O.CLOSE, 1e-5, 1e-6))  # (dot: sums reordered)

@@ -27,7 +27,8 @@ kernel is its only reader (a gemm writes the result its bias+relu epilogue then 
 other root leaves are copied there at the end. `while` keeps its state in two arena slots
 and swaps them each iteration (the body reads one and writes the other); a state leaf the
 body passes through unchanged (loop-invariant: weights a scan carries) has one slot only,
-which both sides of the swap point to, so it is copied in once, not once per iteration.
+which both sides of the swap point to, so it is copied in once, not once per iteration,
+and none when it starts as a constant, which the loop then reads where it lies.
 
 Donation (the module's input_output_alias): an output may be written into a parameter's
 buffer when nothing reads the parameter after the output's first writer runs
@@ -303,7 +304,7 @@ class ProgramEmitter:
 
         def size_of(i: Instruction) -> int:
             size = tree_size(i.shape)
-            return size + self._second_slots(i)[1] if i.opcode == "while" else size
+            return self._slots(i)[1] if i.opcode == "while" else size
 
         n_param_leaves = 0
         self.param_leaf_start = []
@@ -588,31 +589,41 @@ class ProgramEmitter:
             b.branch(done)
         b.position_at_end(done)
 
-    def _second_slots(self, loop: Instruction) -> tuple[list, int]:
-        """Where each state leaf of a while has its second slot, relative to the end of
-        the first ones (None: a loop-invariant leaf, one slot), and their total size."""
+    def _slots(self, loop: Instruction) -> tuple[list, int]:
+        """Where each state leaf of a while lives: (first slot's offset, second slot's
+        offset), relative to the while's arena range, and the range's size. A leaf the body
+        passes through (invariant_leaves) has no second slot (None), and none at all when
+        its initial value is a constant: the loop reads the constant where it lies."""
         invariant = invariant_leaves(loop)
-        offsets, total = [], 0
+        origins = leaf_origins(loop.operands[0])
+        slots, total = [], 0
         for k, n in enumerate(leaf_sizes(loop.shape)):
-            offsets.append(None if k in invariant else total)
-            total += 0 if k in invariant else _align(max(n, 1))
-        return offsets, total
+            room = _align(max(n, 1))
+            if k in invariant and origins[k][0].opcode == "constant":
+                slots.append((None, None))
+            elif k in invariant:
+                slots.append((total, None))
+                total += room
+            else:
+                slots.append((total, total + room))
+                total += 2 * room
+        return slots, total
 
     def _while(self, instr: Instruction):
         b = self.b
         shape = instr.shape
         sizes = leaf_sizes(shape)
         offset = self.assignment.offset(instr)
-        half = tree_size(shape)
-        second, _ = self._second_slots(instr)
-        a_leaves, b_leaves = [], []
-        off = offset
-        for n, at in zip(sizes, second):
-            a_leaves.append(self.arena_ptr(off))
-            b_leaves.append(a_leaves[-1] if at is None else self.arena_ptr(offset + half + at))
-            off += _align(max(n, 1))
+        slots, _ = self._slots(instr)
         init = flatten(self.vals[id(instr.operands[0])])
-        self.copy_tree(shape, a_leaves, init)
+        a_leaves, b_leaves = [], []
+        for k, (first, second) in enumerate(slots):
+            if first is None:
+                a_leaves.append(init[k])
+            else:
+                a_leaves.append(self.arena_ptr(offset + first))
+                self.memcpy(a_leaves[-1], init[k], sizes[k])
+            b_leaves.append(a_leaves[-1] if second is None else self.arena_ptr(offset + second))
         cur = self.table(a_leaves)
         nxt = self.table(b_leaves)
         pred_slot = self.alloca(T.I8)
@@ -630,8 +641,8 @@ class ProgramEmitter:
         b.position_at_end(body)
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
-            if second[k] is None:
-                continue  # (one slot)
+            if slots[k][1] is None:
+                continue  # (one slot, or the constant)
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
