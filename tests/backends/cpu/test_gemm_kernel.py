@@ -110,7 +110,7 @@ def test_the_operand_packed_once_is_the_larger_one(kernels):
     _, fn, bits = kernels["f32"]
     nr = gk.NV * gk.lanes("f32", bits)
     rng = np.random.default_rng(11)
-    for m, k, n in ((100, 300, 50), (50, 300, 100)):
+    for m, k, n in ((200, 300, 100), (100, 300, 200)):   # (C wider than the direct path's)
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.empty((m, n), np.float32)

@@ -98,7 +98,7 @@ NV = 2           # vectors per micro-tile row
 KC = 256         # depth of a packed sliver
 MC = 192         # rows of A packed at a time
 NC = 1024        # columns of B packed at a time
-GV = 4           # vectors of C's columns per block of a one-row call (gemv)
+GV = 4           # vectors of C's columns per block of the direct phase (thin products)
 
 
 def lanes(t: str, vector_bits: int) -> int:
@@ -113,6 +113,19 @@ def swaps(t: str, m: int, n: int, vector_bits: int) -> bool:
     """Whether a call computes C^T = B^T . A^T instead (C has few columns, so the
     micro-tile's long side runs along M): fewer than two slivers of columns and more rows."""
     return n < 2 * NV * lanes(t, vector_bits) and m > n
+
+
+def direct_rows(vector_bits: int) -> int:
+    """Rows of C the direct phase computes at once: RD x GV accumulators plus GV vectors of
+    B and RD of A fit AVX-512's 32 registers with 4, 16-register targets with 2."""
+    return 4 if vector_bits >= 512 else 2
+
+
+def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool) -> bool:
+    """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
+    wide with B's and C's rows contiguous (the kernel decides at run time by the same
+    rule, from the strides)."""
+    return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -227,6 +240,7 @@ class _Gemm:
         self.vty = ir.VectorType(self.fty, vl)
         self.nr = NV * vl
         self.bits = vector_bits
+        self.rd = direct_rows(vector_bits)
         self.esize = _esize(t)
         self.fmuladd = ir.Function(m, ir.FunctionType(self.vty, [self.vty] * 3),
                                    f"llvm.fmuladd.v{vl}{t}")
@@ -643,21 +657,22 @@ class _Gemm:
             return lo, self._min(b, b.add(lo, per), total)
         return span
 
-    # ---- one row: a matrix-vector product -------------------------------------------------
-    def gemv(self):
-        """gemv(ctx, start, end), for M == 1: C's column blocks [start, end) of GV vectors,
-        B read once where it lies (packing, and a micro-tile of MR rows, would cost many
-        times the product). B with contiguous rows (x . W): GV vector accumulators take
-        x[k] * B[k, block] for k = 0..K-1 (a partial last block: its whole vectors
-        together, then the rest through masked loads and stores); B with contiguous columns
-        (x . W^T):
-        a vector dot product per column, summed as a tree; other strides: one element at a
-        time. The sum over k runs in order within each lane."""
-        fn, b, a, start, end = self._phase("gemv")
-        f, vl = self.fty, self.vl
+    # ---- thin products, without packing -----------------------------------------------------
+    def direct(self):
+        """direct(ctx, start, end), for direct_call products (one row, or C at most GV
+        vectors wide with B's and C's rows contiguous): units [start, end) of (RD rows of C,
+        one block of GV vectors of columns), B and A read where they lie (packing, and
+        micro-tiles of MR x NR, would cost many times such a product). B with contiguous
+        rows: RD x GV vector accumulators take A[i, k] * B[k, block] for k = 0..K-1 (a
+        partial block: its whole vectors together, then the rest through masked loads and
+        stores; the rows left after the last whole RD one at a time); one row of A times B
+        with contiguous columns (x . W^T): a vector dot product per column, summed as a
+        tree; other strides: one element at a time. Sums over k run in order in each lane."""
+        fn, b, a, start, end = self._phase("direct")
+        f, vl, rd = self.fty, self.vl, self.rd
         jb = GV * vl
         scalar_fma = ir.Function(self.m, ir.FunctionType(f, [f, f, f]), f"llvm.fmuladd.{self.t}")
-        accs = [entry_alloca(b, self.vty) for _ in range(GV)]
+        accs = [[entry_alloca(b, self.vty) for _ in range(GV)] for _ in range(rd)]
         sacc = entry_alloca(b, f)
         zero_v, zero = ir.Constant(self.vty, [0.0] * vl), ir.Constant(f, 0.0)
         beta_nz = b.fcmp_unordered("!=", a["beta"], zero)
@@ -671,32 +686,55 @@ class _Gemm:
         va, vb = self._splat(b, a["alpha"]), self._splat(b, a["beta"])
         iota = ir.Constant(ir.VectorType(I64, vl), list(range(vl)))
 
-        def by_rows(jv, count, mask=None):
-            """C[jv : jv + count * VL] (count vectors; `mask`: the lanes of one partial one)."""
+        def by_rows(i0, nrows, jv, count, mask=None):
+            """C[i0 : i0 + nrows, jv : jv + count * VL] (`mask`: the lanes of one partial
+            vector)."""
             def load(p):
                 if mask is None:
                     return b.load(p, typ=self.vty, align=1)
                 return b.call(self._masked("load"), [p, ir.Constant(I32, 1), mask, zero_v])
-            for acc in accs[:count]:
-                b.store(zero_v, acc)
+            rows = [b.add(i0, c64(r)) for r in range(nrows)]
+            for r in range(nrows):
+                for acc in accs[r][:count]:
+                    b.store(zero_v, acc)
             with for_range(b, 0, a["K"], name="k") as k:
-                x = self._splat(b, b.load(self._at(b, a["A"], b.mul(k, a["csa"])), typ=f))
-                row = self._at(b, a["B"], b.add(b.mul(k, a["rsb"]), jv))
-                for v, acc in enumerate(accs[:count]):
-                    bv = load(self._at(b, row, c64(v * vl)))
-                    b.store(b.call(self.fmuladd, [x, bv, b.load(acc, typ=self.vty)]), acc)
-            for v, acc in enumerate(accs[:count]):
-                at = b.add(jv, c64(v * vl))
-                value = b.fmul(va, b.load(acc, typ=self.vty))
-                with b.if_then(beta_nz):
-                    old = load(self._at(b, a["Cin"], at))
-                    b.store(b.fadd(value, b.fmul(vb, old)), acc)
-                value = b.select(beta_nz, b.load(acc, typ=self.vty), value)
-                if mask is None:
-                    b.store(value, self._at(b, a["C"], at), align=1)
-                else:
-                    b.call(self._masked("store"), [value, self._at(b, a["C"], at),
-                                                   ir.Constant(I32, 1), mask])
+                xs = [self._splat(b, b.load(self._at(b, a["A"], b.add(
+                    b.mul(row, a["rsa"]), b.mul(k, a["csa"]))), typ=f)) for row in rows]
+                brow = self._at(b, a["B"], b.add(b.mul(k, a["rsb"]), jv))
+                for v in range(count):
+                    bv = load(self._at(b, brow, c64(v * vl)))
+                    for r in range(nrows):
+                        acc = accs[r][v]
+                        b.store(b.call(self.fmuladd, [xs[r], bv, b.load(acc, typ=self.vty)]),
+                                acc)
+            for r, row in enumerate(rows):
+                for v in range(count):
+                    acc, col = accs[r][v], b.add(jv, c64(v * vl))
+                    value = b.fmul(va, b.load(acc, typ=self.vty))
+                    with b.if_then(beta_nz):
+                        old = load(self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]), col)))
+                        b.store(b.fadd(value, b.fmul(vb, old)), acc)
+                    value = b.select(beta_nz, b.load(acc, typ=self.vty), value)
+                    dst = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]), col))
+                    if mask is None:
+                        b.store(value, dst, align=1)
+                    else:
+                        b.call(self._masked("store"), [value, dst, ir.Constant(I32, 1), mask])
+
+        def block(i0, nrows, j0, w):
+            """C[i0 : i0 + nrows, j0 : j0 + w], w at most GV vectors, B's rows contiguous."""
+            with b.if_else(b.icmp_signed("==", w, c64(jb))) as (whole, part):
+                with whole:
+                    by_rows(i0, nrows, j0, GV)
+                with part:  # its whole vectors together, then the rest masked
+                    whole_vectors = b.sdiv(w, c64(vl))
+                    for count in range(1, GV):
+                        with b.if_then(b.icmp_signed("==", whole_vectors, c64(count))):
+                            by_rows(i0, nrows, j0, count)
+                    rest = b.add(j0, b.mul(whole_vectors, c64(vl)))
+                    lanes = b.sub(b.add(j0, w), rest)
+                    with b.if_then(b.icmp_signed(">", lanes, c64(0))):
+                        by_rows(i0, nrows, rest, 1, b.icmp_signed("<", iota, splat(b, lanes, vl)))
 
         def tree_sum(v):
             """The lanes of v added pairwise (halves, then quarters, ...)."""
@@ -710,17 +748,17 @@ class _Gemm:
             return b.extract_element(v, ir.Constant(I32, 0))
 
         def by_columns(j):
-            """C[j] from a dot product of x with column j of B."""
+            """C[0, j] from a dot product of A's one row with column j of B."""
             col = self._at(b, a["B"], b.mul(j, a["csb"]))
             b.store(zero, sacc)
             with b.if_then(cols_contig):
-                b.store(zero_v, accs[0])
+                b.store(zero_v, accs[0][0])
                 with for_range(b, 0, k_whole, vl, name="kv") as k:
                     xv = b.load(self._at(b, a["A"], k), typ=self.vty, align=1)
                     bv = b.load(self._at(b, col, k), typ=self.vty, align=1)
-                    b.store(b.call(self.fmuladd, [xv, bv, b.load(accs[0], typ=self.vty)]),
-                            accs[0])
-                b.store(tree_sum(b.load(accs[0], typ=self.vty)), sacc)
+                    b.store(b.call(self.fmuladd, [xv, bv, b.load(accs[0][0], typ=self.vty)]),
+                            accs[0][0])
+                b.store(tree_sum(b.load(accs[0][0], typ=self.vty)), sacc)
             with for_range(b, b.select(cols_contig, k_whole, c64(0)), a["K"], name="ks") as k:
                 x = b.load(self._at(b, a["A"], b.mul(k, a["csa"])), typ=f)
                 y = b.load(self._at(b, col, b.mul(k, a["rsb"])), typ=f)
@@ -732,33 +770,30 @@ class _Gemm:
             value = b.select(beta_nz, b.load(sacc, typ=f), value)
             b.store(value, self._at(b, a["C"], b.mul(j, a["csc"])))
 
-        with for_range(b, start, end, name="blk") as blk:
-            j0 = b.mul(blk, c64(jb))
+        col_blocks = b.sdiv(b.add(a["N"], c64(jb - 1)), c64(jb))
+        with for_range(b, start, end, name="unit") as unit:
+            i0 = b.mul(b.sdiv(unit, col_blocks), c64(rd))
+            j0 = b.mul(b.srem(unit, col_blocks), c64(jb))
+            nrows = self._min(b, b.sub(a["M"], i0), c64(rd))
             w = self._min(b, b.sub(a["N"], j0), c64(jb))
             with b.if_else(rows_contig) as (rows, columns):
                 with rows:
-                    with b.if_else(b.icmp_signed("==", w, c64(jb))) as (whole, part):
-                        with whole:
-                            by_rows(j0, GV)
-                        with part:  # its whole vectors together, then the rest masked
-                            whole_vectors = b.sdiv(w, c64(vl))
-                            for count in range(1, GV):
-                                with b.if_then(b.icmp_signed("==", whole_vectors, c64(count))):
-                                    by_rows(j0, count)
-                            rest = b.add(j0, b.mul(whole_vectors, c64(vl)))
-                            lanes = b.sub(b.add(j0, w), rest)
-                            with b.if_then(b.icmp_signed(">", lanes, c64(0))):
-                                by_rows(rest, 1, b.icmp_signed("<", iota, splat(b, lanes, vl)))
-                with columns:
+                    with b.if_else(b.icmp_signed("==", nrows, c64(rd))) as (full, few):
+                        with full:
+                            block(i0, rd, j0, w)
+                        with few:
+                            with for_range(b, i0, b.add(i0, nrows), name="r") as r:
+                                block(r, 1, j0, w)
+                with columns:  # (one row: direct_call)
                     with for_range(b, j0, b.add(j0, w), name="j") as j:
                         by_columns(j)
             with b.if_then(has_epi):
-                b.call(a["epi"], [a["epi_ctx"], c64(0), j0, one, w])
+                b.call(a["epi"], [a["epi_ctx"], i0, j0, nrows, w])
         b.ret_void()
         return fn
 
     def build(self):
-        gemv = self.gemv()
+        direct = self.direct()
         micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
         # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
         pack_all, b, a, start, end = self._phase("pack_all")
@@ -809,17 +844,23 @@ class _Gemm:
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
         n = b.load(b.gep(ctx, [c64(SLOT["N"])], source_etype=I64), typ=I64)
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
-        one_row, packed = entry.append_basic_block("one_row"), entry.append_basic_block("packed")
-        b.cbranch(b.icmp_signed("==", m, c64(1)), one_row, packed)
-        b.position_at_end(one_row)
-        blocks = b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl))
-        grain = b.sdiv(b.add(blocks, b.sub(b.mul(chunks, c64(4)), c64(1))), b.mul(chunks,
-                                                                                    c64(4)))
+        rows_contig = b.and_(b.and_(*(b.icmp_signed("==", b.load(b.gep(
+            ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
+            for name in ("csb", "csc"))), b.icmp_signed("==", b.load(b.gep(
+                ctx, [c64(SLOT["cscin"])], source_etype=I64), typ=I64), c64(1)))
+        thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
+        direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
+        b.cbranch(b.or_(b.icmp_signed("==", m, c64(1)), thin), direct_blk, packed)  # direct_call
+        b.position_at_end(direct_blk)
+        units = b.mul(b.sdiv(b.add(m, c64(self.rd - 1)), c64(self.rd)),
+                      b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl)))
+        grain = b.sdiv(b.add(units, b.sub(b.mul(chunks, c64(4)), c64(1))), b.mul(chunks,
+                                                                                   c64(4)))
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
             with par:
-                b.call(pool, [gemv, ctx, blocks, grain])
+                b.call(pool, [direct, ctx, units, grain])
             with ser:
-                b.call(gemv, [ctx, c64(0), blocks])
+                b.call(direct, [ctx, c64(0), units])
         b.ret_void()
         b.position_at_end(packed)
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
