@@ -63,10 +63,11 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
 def swapped_for(plan: dict) -> bool:
     """Whether the own gemm computes C^T = B^T . A^T for this plan (few columns): its tiles
     are then [col, col + cols) x [row, row + rows) of the dot's result. Not when the kernel
-    runs the product as it is without packing (a thin C of more than one column with B's
-    and C's rows contiguous: gemm_kernel.direct_call)."""
+    runs the product as it is without packing (a thin C of more than one column with A's,
+    B's and C's rows contiguous: gemm_kernel.direct_call)."""
     t, m, n = plan["t"], plan["m"], plan["n"]
-    if n > 1 and gk.direct_call(t, m, n, vector_bits(), plan["rhs_rm"] and plan["out_rm"]):
+    if n > 1 and gk.direct_call(t, m, n, vector_bits(),
+                                plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"]):
         return False
     return gk.swaps(t, m, n, vector_bits())
 
@@ -88,7 +89,8 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
         dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
     else:
         dims, a_str, b_str, c_str = (m, n), sa, sb, sc
-    direct = gk.direct_call(t, dims[0], dims[1], vector_bits(), b_str[1] == 1 and c_str[1] == 1)
+    direct = gk.direct_call(t, dims[0], dims[1], vector_bits(),
+                            a_str[1] == 1 and b_str[1] == 1 and c_str[1] == 1)
     ws = me.scratch(b, pe.arena, 0 if direct else gk.workspace_bytes(
         t, vector_bits(), dims[0], k, chunks, dims[1]))
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))

@@ -123,8 +123,8 @@ def direct_rows(vector_bits: int) -> int:
 
 def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool) -> bool:
     """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
-    wide with B's and C's rows contiguous (the kernel decides at run time by the same
-    rule, from the strides)."""
+    wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
+    rule, from the strides; A read down its columns would touch a cache line per element)."""
     return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
 
 
@@ -660,7 +660,7 @@ class _Gemm:
     # ---- thin products, without packing -----------------------------------------------------
     def direct(self):
         """direct(ctx, start, end), for direct_call products (one row, or C at most GV
-        vectors wide with B's and C's rows contiguous): units [start, end) of (RD rows of C,
+        vectors wide with A's, B's and C's rows contiguous): units [start, end) of (RD rows of C,
         one block of GV vectors of columns), B and A read where they lie (packing, and
         micro-tiles of MR x NR, would cost many times such a product). B with contiguous
         rows: RD x GV vector accumulators take A[i, k] * B[k, block] for k = 0..K-1 (a
@@ -846,8 +846,9 @@ class _Gemm:
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
         rows_contig = b.and_(b.and_(*(b.icmp_signed("==", b.load(b.gep(
             ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
-            for name in ("csb", "csc"))), b.icmp_signed("==", b.load(b.gep(
-                ctx, [c64(SLOT["cscin"])], source_etype=I64), typ=I64), c64(1)))
+            for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
+                ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
+                for name in ("cscin", "csa"))))
         thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
         b.cbranch(b.or_(b.icmp_signed("==", m, c64(1)), thin), direct_blk, packed)  # direct_call
