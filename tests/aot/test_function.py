@@ -55,3 +55,20 @@ def test_shapes_without_data():
     c = aot.compile(f, "f32[2,3]", Spec(), cpp_class="Shapes")
     assert [b.shape.dims for b in c.signature.args] == [(2, 3), (3,)]
     assert [b.shape.dims for b in c.signature.results] == [(3,)]
+
+
+def big(x, a, b):
+    return xnp.tanh(x) * 2.0, a @ b
+
+
+def test_thread_pool_runs_large_kernels(machine, tc, tmp_path):
+    """With set_num_threads(3) the object's pool runs the large elementwise kernel and the
+    gemm (both above their thresholds) in chunks on its workers."""
+    x = RNG.standard_normal((600, 500)).astype(np.float32)
+    a = RNG.standard_normal((256, 300)).astype(np.float32)
+    b = RNG.standard_normal((300, 256)).astype(np.float32)
+    c = aot.compile(big, x, a, b, entry_point="big", target_triple=TRIPLES[machine])
+    assert "pthread_create" in c.code.info.undefined()
+    [(t, p)] = run_in_c(tc, [(c, [x, a, b])], tmp_path, threads=3)
+    np.testing.assert_allclose(t, np.tanh(x.astype(np.float64)) * 2, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(p, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
