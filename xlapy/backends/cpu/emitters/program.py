@@ -26,9 +26,9 @@ the caller's output, and so does the producer of its in-place operand when the o
 kernel is its only reader (a gemm writes the result its bias+relu epilogue then updates);
 other root leaves are copied there at the end. `while` keeps its state in two arena slots
 and swaps them each iteration (the body reads one and writes the other); a state leaf the
-body passes through unchanged (loop-invariant: weights a scan carries) has one slot only,
-which both sides of the swap point to, so it is copied in once, not once per iteration,
-and none when it starts as a constant, which the loop then reads where it lies.
+body passes through unchanged (weights a scan carries) or updates with a dynamic-update-
+slice has one slot only, which both sides of the swap point to, and a passed-through leaf
+that starts as a constant none: the loop reads the constant where it lies.
 
 Donation (the module's input_output_alias): an output may be written into a parameter's
 buffer when nothing reads the parameter after the output's first writer runs
@@ -49,7 +49,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
 from xlapy.hlo.aliasing import leaf_position, module_aliases
-from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.ir import ELIDED, Computation, Instruction, Worklist
 from xlapy.hlo.opcodes import ALIASING, NO_KERNEL
 from xlapy.hlo.shapes import Shape
 
@@ -85,6 +85,42 @@ def unflatten(shape: Shape, leaves: list):
             return tuple(build(x) for x in s.tuple_shapes)
         return next(it)
     return build(shape)
+
+
+def _single_buffer_leaves(body: Computation) -> set:
+    """Leaves of a while loop's state that can keep one buffer across iterations instead
+    of two (program._while swaps the two halves of the state every iteration, so every
+    leaf is rewritten whole each time): a leaf the body returns unchanged, and a leaf the
+    body only updates with a dynamic-update-slice (a stacked output), which then writes
+    just its update (dynamic_update_slice.py). For the latter the old value must have no
+    other reader in the body. Flat tuples of arrays only."""
+    if len(body.parameters) != 1:
+        return set()
+    param = body.parameters[0]
+    root = body.root
+    if root.opcode != "tuple" or not param.shape.is_tuple or \
+            any(e.is_tuple for e in param.shape.tuple_shapes) or \
+            len(root.operands) != len(param.shape.tuple_shapes):
+        return set()
+    readers: dict[int, list] = {}   # leaf -> users of its get-tuple-elements
+    for u in param.users:
+        if u.opcode != "get-tuple-element":
+            return set()   # the whole state read at once
+        readers.setdefault(u.attrs["index"], []).extend(u.users)
+
+    def own_leaf(i: Instruction, k: int) -> bool:
+        return i.opcode == "get-tuple-element" and i.operands[0] is param and \
+            i.attrs["index"] == k
+
+    out = set()
+    for k, e in enumerate(root.operands):
+        if own_leaf(e, k):
+            out.add(k)
+        elif e.opcode == "dynamic-update-slice" and own_leaf(e.operands[0], k) and \
+                readers.get(k) == [e] and root.operands.count(e) == 1 and \
+                e.shape == e.operands[0].shape:
+            out.add(k)
+    return out
 
 
 def leaf_origins(instr: Instruction) -> list[tuple]:
@@ -126,16 +162,12 @@ _PASS_ALONG = ALIASING  # pointer-only ops (the opcode table's aliases_operand c
 def _readers(param: Instruction) -> list:
     """(instruction, operand it reads) for every user of param's buffer, looking through
     the instructions that only pass pointers along (tuple, get-tuple-element, bitcast)."""
-    out, stack, seen = [], [param], set()
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
+    out = []
+    for v in (todo := Worklist([param])):
         for u in v.users:
             out.append((u, v))
             if u.opcode in _PASS_ALONG:
-                stack.append(u)
+                todo.push(u)
     return out
 
 
@@ -260,7 +292,6 @@ class ProgramEmitter:
         # calls made: (wrapper, pointers, n, chunk)
         self.sources: dict[int, tuple] = {}
         self.launches: list[tuple] = []
-        self.param_leaves: dict[int, object] = {}  # parameter leaf index -> its pointer
 
     # ---- helpers ---------------------------------------------------------------------------
     def alloca(self, ty, count=None):
@@ -290,6 +321,29 @@ class ProgramEmitter:
         fn = self.llmod.declare_intrinsic("llvm.memcpy", [T.PTR, T.PTR, T.I64])
         self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
 
+    def memcpy_if_distinct(self, dst, src, nbytes: int):
+        if nbytes == 0:
+            return
+        b = self.b
+        differ = b.icmp_unsigned("!=", b.ptrtoint(dst, T.I64), b.ptrtoint(src, T.I64))
+        with b.if_then(differ):
+            self.memcpy(dst, src, nbytes)
+
+    def _root_leaves_from_parameters(self) -> set:
+        """Root leaf indices whose value is a parameter leaf (passed through)."""
+        out, k = set(), 0
+        root = self.comp.root
+        elems = root.operands if root.opcode == "tuple" else [root]
+        for e in elems:
+            n = len(e.shape.leaves())
+            i = e
+            while i.opcode == "get-tuple-element":
+                i = i.operands[0]
+            if i.opcode == "parameter":
+                out.update(range(k, k + n))
+            k += n
+        return out
+
     def copy_tree(self, shape: Shape, dst_leaves: list, src_leaves: list):
         for d, s, n in zip(dst_leaves, src_leaves, leaf_sizes(shape)):
             self.memcpy(d, s, n)
@@ -303,8 +357,7 @@ class ProgramEmitter:
         defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct
 
         def size_of(i: Instruction) -> int:
-            size = tree_size(i.shape)
-            return self._slots(i)[1] if i.opcode == "while" else size
+            return self._slots(i)[1] if i.opcode == "while" else tree_size(i.shape)
 
         n_param_leaves = 0
         self.param_leaf_start = []
@@ -329,16 +382,14 @@ class ProgramEmitter:
         # copy root leaves that are not already in place
         root_leaves = flatten(self.vals[id(comp.root)])
         in_place = set(self.direct.values()) | set(self.direct_elems.values())
+        from_params = self._root_leaves_from_parameters()
         for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
-            if k in in_place:
-                continue
-            dst = self.table_entry(self.outs_tbl, k)
-            if ptr is self.param_leaves.get(k) and comp is not self.me.hlo.entry:
-                # passed through: a loop-invariant while leaf has one slot (_while)
-                with self.b.if_then(self.b.icmp_unsigned("!=", dst, ptr)):
+            if k not in in_place:
+                dst = self.table_entry(self.outs_tbl, k)
+                if k in from_params:  # a while loop may pass one buffer as both
+                    self.memcpy_if_distinct(dst, ptr, shape.byte_size)
+                else:
                     self.memcpy(dst, ptr, shape.byte_size)
-            else:
-                self.memcpy(dst, ptr, shape.byte_size)
         fpmode.set_mode(self.b, saved_mode)
         self.b.ret_void()
         return self.fn
@@ -461,10 +512,9 @@ class ProgramEmitter:
         op = instr.opcode
         if op == "parameter":
             k0 = self.param_leaf_start[instr.parameter_number]
-            leaves = [self.table_entry(self.params_tbl, k0 + j)
-                      for j in range(len(instr.shape.leaves()))]
-            self.param_leaves.update(enumerate(leaves, k0))
-            return unflatten(instr.shape, leaves)
+            n = len(instr.shape.leaves())
+            return unflatten(instr.shape,
+                             [self.table_entry(self.params_tbl, k0 + j) for j in range(n)])
         if op == "constant":
             return self._constant(instr)
         if op == "tuple":
@@ -591,17 +641,21 @@ class ProgramEmitter:
 
     def _slots(self, loop: Instruction) -> tuple[list, int]:
         """Where each state leaf of a while lives: (first slot's offset, second slot's
-        offset), relative to the while's arena range, and the range's size. A leaf the body
-        passes through (invariant_leaves) has no second slot (None), and none at all when
-        its initial value is a constant: the loop reads the constant where it lies."""
-        invariant = invariant_leaves(loop)
-        origins = leaf_origins(loop.operands[0])
+        offset), relative to the while's arena range, and the range's size. A leaf that
+        keeps one buffer (_single_buffer_leaves) has no second slot (None), and none at
+        all when the body passes it through and it starts as a constant: the loop reads
+        the constant where it lies (nothing writes it: the body's copy of a passed-through
+        leaf is skipped when source and destination are one buffer, and a while's buffer is
+        never shared in place, inplace_operands refusing tuple shapes)."""
+        one_buffer = _single_buffer_leaves(loop.attrs["body"])
+        constant = {k for k in one_buffer & invariant_leaves(loop)
+                    if leaf_origins(loop.operands[0])[k][0].opcode == "constant"}
         slots, total = [], 0
         for k, n in enumerate(leaf_sizes(loop.shape)):
             room = _align(max(n, 1))
-            if k in invariant and origins[k][0].opcode == "constant":
+            if k in constant:
                 slots.append((None, None))
-            elif k in invariant:
+            elif k in one_buffer:
                 slots.append((total, None))
                 total += room
             else:
@@ -642,7 +696,7 @@ class ProgramEmitter:
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
             if slots[k][1] is None:
-                continue  # (one slot, or the constant)
+                continue  # (one buffer, or the constant)
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
