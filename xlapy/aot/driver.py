@@ -4,10 +4,10 @@
 
 The cpu backend's own stages, for another machine: the cpu HLO pipeline and the program
 emitter run inside `target.emitting_for(...)` (the target's vector widths; every dot on
-xlapy's own gemm, LAPACK refused: backends/cpu/target.Emission), the module's triple is the
-target's (fpmode.py reads it), and the program gets a C entry point instead of the JIT's
-trampoline or launcher (runtime_ir.py). The object then holds, as separate LLVM modules
-optimized each with its own pipeline and linked into one:
+xlapy's own gemm, Cholesky on IR instead of LAPACK: backends/cpu/target.Emission), the
+module's triple is the target's (fpmode.py reads it), and the program gets a C entry
+point instead of the JIT's trampoline or launcher (runtime_ir.py). The object then holds,
+as separate LLVM modules optimized each with its own pipeline and linked into one:
 
   program     the entry, its kernels and the math library (codegen's pipelines, as the JIT)
   gemm_f32/64 xlapy's gemm built for the target's vector width (only those the program calls)

@@ -88,8 +88,8 @@ class Emission:
     prefer_vector_width     the "prefer-vector-width" kernels ask LLVM for, or None
     self_contained          True: the code may call nothing the JIT's loader resolves (BLAS,
                             LAPACK, the runtime's own modules): every f32/f64 dot with a
-                            contraction runs on xlapy's own gemm (dot_plan.py), LAPACK
-                            custom-calls are refused (emitters/lapack.py)"""
+                            contraction runs on xlapy's own gemm (dot_plan.py), Cholesky
+                            on IR instead of LAPACK (emitters/potrf_ir.py)"""
     target: Target
     vector_bits: int
     prefer_vector_width: int | None

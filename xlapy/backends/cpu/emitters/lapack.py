@@ -25,8 +25,8 @@ triangle that was asked for. Batch dims must be the most-major dims of the outpu
 
 The LAPACK routines come from scipy (scipy.linalg.cython_lapack), registered with LLVM by
 name (xlapy_spotrf, xlapy_dpotrf) by runtime/blas.py when first needed, so cached object
-code links in any process. Self-contained (ahead-of-time) code cannot call them: there
-both are refused with an error naming the op.
+code links in any process. Self-contained (ahead-of-time) code cannot call them: it calls
+the module's own IR potrf of the same interface instead (potrf_ir.py).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import re
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.emitters import potrf_ir
 from xlapy.backends.cpu.emitters.registry import custom_call_target, custom_emitter
 from xlapy.backends.cpu.emitters.routine import (Scratch, copy_array, index_nest, load_at,
                                                  routine_function, store_at)
@@ -51,16 +52,18 @@ def _uplo(instr) -> str:
     return chr(int(m.group(1))) if m else "L"
 
 
-def _refuse_self_contained(instr, what: str) -> None:
+def _potrf_function(pe, dtype: str) -> ir.Function:
+    """potrf for "f32" or "f64": scipy's LAPACK (resolved when the JIT loads the code), or
+    in self-contained code the module's own (potrf_ir.py)."""
     if self_contained():
-        raise lowering_error(instr, f"{what} (Cholesky through LAPACK) is not supported in "
-                                    "ahead-of-time compilation: the object would need "
-                                    "scipy's LAPACK at run time")
+        return potrf_ir.potrf_function(pe.llmod, dtype)
+    name = _POTRF[dtype]
+    return pe.llmod.globals.get(name) or ir.Function(
+        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), name)
 
 
 @custom_call_target("lapack_spotrf_ffi", "lapack_dpotrf_ffi")
 def emit_potrf(pe, instr, dest, operands) -> bool:
-    _refuse_self_contained(instr, f"custom-call '{instr.attrs['custom_call_target']}'")
     leaves = instr.shape.leaves()
     a_shape = instr.operands[0].shape if len(instr.operands) == 1 else None
     if a_shape is None or len(leaves) != 2 or a_shape.rank < 2:
@@ -85,8 +88,7 @@ def emit_potrf(pe, instr, dest, operands) -> bool:
     fn, b = routine_function(pe, f"potrf.{instr.name}", 3)
     out_ptr, info_ptr, a_ptr = fn.args
     copy_array(b, out_ptr, out, a_ptr, a_shape)
-    potrf = pe.llmod.globals.get(_POTRF[t]) or ir.Function(
-        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), _POTRF[t])
+    potrf = _potrf_function(pe, t)
 
     def const_slot(ty, value):
         s = entry_alloca(b, ty)
@@ -123,21 +125,15 @@ def emit_potrf(pe, instr, dest, operands) -> bool:
 
 # ---- the cholesky opcode ---------------------------------------------------------------------
 
-def _potrf_function(pe, name: str) -> ir.Function:
-    return pe.llmod.globals.get(name) or ir.Function(
-        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), name)
-
-
 @custom_emitter("cholesky")
 def emit_cholesky(pe, instr, dest, operands) -> bool:
-    _refuse_self_contained(instr, "cholesky")
     out, a_shape = instr.shape, instr.operands[0].shape
     t, n = out.element_type, out.dims[-1]
     if out.size == 0:
         return True
     wide = t.name == "f64"
     ct, esize = (T.F64, 8) if wide else (T.F32, 4)
-    potrf = _potrf_function(pe, _POTRF["f64" if wide else "f32"])
+    potrf = _potrf_function(pe, "f64" if wide else "f32")
     lower = bool(instr.attrs.get("lower", False))
 
     fn, b = routine_function(pe, f"cholesky.{instr.name}", 2)
