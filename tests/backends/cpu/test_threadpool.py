@@ -147,3 +147,21 @@ print("max-error", float(np.max(np.abs(out - want))) / scale)
     assert proc.returncode == 0, proc.stderr
     err = float(proc.stdout.split("max-error")[1])
     assert err < 1e-4
+
+
+def test_worker_keeps_its_stack_slots_in_the_entry_block():
+    """Regression: the worker's spin counter was allocated in its job loop, where LLVM keeps
+    an alloca dynamic (only entry-block ones are promoted or made static): the worker's stack
+    grew by a slot per job it woke for, until it overflowed after some hundred thousand
+    jobs."""
+    import llvmlite.binding as llvm
+    from xlapy.backends.cpu import codegen
+    from xlapy.backends.cpu.runtime import threadpool
+    for triple in (None, "aarch64-unknown-linux-gnu"):
+        mod = llvm.parse_assembly(threadpool.build_ir(triple))
+        if triple is None:  # and after -O3 as the JIT compiles it
+            mod = codegen.parse_ir(str(mod))
+            codegen.optimize(mod, "O3")
+        blocks = list(mod.get_function("xlapy_pool_worker").blocks)
+        allocas = [[i.opcode for i in blk.instructions].count("alloca") for blk in blocks]
+        assert allocas[0] >= 1 and not any(allocas[1:]), allocas
