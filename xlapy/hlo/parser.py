@@ -635,6 +635,12 @@ def parse(text: str, filename: str = "<hlo>") -> Module:
 
 
 def parse_file(path) -> Module:
+    return parse(read_text(path), str(path))
+
+
+def read_text(path) -> str:
+    """A module file's text, with universal newlines; ParseError naming the line and column
+    of the first byte that is not UTF-8."""
     with open(path, "rb") as f:
         data = f.read()
     try:
@@ -645,7 +651,7 @@ def parse_file(path) -> Module:
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise ParseError(f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot start or continue "
                          "a character", line, column, "", str(path)) from None
-    return parse(text.replace("\r\n", "\n").replace("\r", "\n"), str(path))  # (as open())
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # (as open() reads text)
 
 
 def parse_shape(text: str) -> Shape:
