@@ -6,7 +6,8 @@ absolute near zero) for elementwise results, 1e-3 for results computed through a
 (reduce, reduce-window, dot, convolution, scatter, loops: their order of additions is the
 implementation's choice); f64 1e-9 / 1e-6; f16 1e-3 / 1e-2; bf16 1e-2 / 2e-2. NaN must be
 NaN where XLA has NaN, infinities equal, and for elementwise float results the sign of a
-zero must agree.
+zero must agree and a subnormal must not stand where the other has a zero (denormal
+flushing differences, invisible to any tolerance).
 
 Ill-conditioned elements: a random program computes things like (a + b) - a or
 sin(1e4 * x), whose last bits are amplified into the leading ones. `sensitivity` runs the
@@ -43,6 +44,12 @@ class Mismatch:
 
     def __str__(self) -> str:
         return f"output {self.output}: {self.detail}"
+
+
+def _tiny(dt) -> float:
+    """The smallest normal number of a float dtype (bf16: f32's, f16: its own)."""
+    dt = np.dtype(dt)
+    return float(ml_dtypes.finfo(dt).smallest_normal if dt == BF16 else np.finfo(dt).tiny)
 
 
 def _f64(a):
@@ -84,6 +91,12 @@ def compare_leaf(i: int, expected, actual, accumulated: bool, spread=None,
         if not accumulated:
             zero = fin & (e64 == 0) & (a64 == 0)
             bad |= zero & (np.signbit(e64) != np.signbit(a64))
+            # a subnormal where the other has a zero: within any tolerance, but a flushing
+            # difference (sign(1e-40) is +0 with denormals flushed, not 1e-40)
+            tiny = _tiny(e.dtype)
+            sub_e = (e64 != 0) & (np.abs(e64) < tiny)
+            sub_a = (a64 != 0) & (np.abs(a64) < tiny)
+            bad |= fin & ((sub_e & (a64 == 0)) | (sub_a & (e64 == 0)))
     if unstable is not None:
         bad &= ~unstable
     n = int(bad.sum())

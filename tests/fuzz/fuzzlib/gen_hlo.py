@@ -458,8 +458,10 @@ class Gen:
 
     # reductions ---------------------------------------------------------------------------------
     def _init(self, op, t):
+        # XLA may apply the init value any number of times (even none): it must be the
+        # identity, or an idempotent reducer's (max, min, and, or) value of any kind
         identity = {"add": 0, "multiply": 1, "or": 0, "xor": 0, "and": 1}
-        if self.rng.random() < 0.25:
+        if op in ("maximum", "minimum", "and", "or") and self.rng.random() < 0.25:
             return self.constant(t)
         if op in identity:
             return self.b.constant(np.array(identity[op]).astype(t.np_dtype), t)
@@ -498,9 +500,13 @@ class Gen:
         xv = sub.parameter(Shape.array(t, ()), "xv")
         xi = sub.parameter(Shape.array(it, ()), "xi")
         ty = "TOTALORDER" if t.is_float else None
+        # the init (any value, index -1) is an identity: never picked over an element,
+        # always replaced by one (XLA may apply it any number of times)
         better = sub.compare(xv, av, direction, ty)
         tie = sub.and_(sub.compare(xv, av, "EQ", ty), sub.compare(xi, ai, "LT"))
-        pick = sub.or_(better, tie)
+        zero = sub.constant(np.array(0, it.np_dtype), it)
+        pick = sub.or_(sub.compare(ai, zero, "LT"),
+                       sub.and_(sub.compare(xi, zero, "GE"), sub.or_(better, tie)))
         comp = sub.build(sub.tuple([sub.select(pick, xv, av), sub.select(pick, xi, ai)]))
         init_v = self.b.constant(np.array(0).astype(t.np_dtype), t) if \
             self.rng.random() < 0.5 else self.constant(t)

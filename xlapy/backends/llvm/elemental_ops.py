@@ -108,8 +108,11 @@ def _sign(em, instr, gens, index):
         def sign(x):
             zero = ir.Constant(x.type, 0.0)
             one = _call_intrinsic(em, "llvm.copysign", ir.Constant(x.type, 1.0), x)
-            keep = b.or_(b.fcmp_unordered("uno", x, x), b.fcmp_ordered("oeq", x, zero))
-            return b.select(keep, x, one)  # NaN -> NaN, +-0 -> +-0
+            # +-0 -> +-0 made from the sign bit, not x itself: with denormals read as zero
+            # a subnormal compares equal to 0 and its sign is +-0 (as XLA), not x
+            signed_zero = _call_intrinsic(em, "llvm.copysign", zero, x)
+            r = b.select(b.fcmp_ordered("oeq", x, zero), signed_zero, one)
+            return b.select(b.fcmp_unordered("uno", x, x), x, r)  # NaN -> NaN
         return _float_unary(em, t, v, sign)
     zero = ir.Constant(v.type, 0)  # signed integers (the opcode table's types: s, f)
     pos = b.zext(b.icmp_signed(">", v, zero), v.type)
