@@ -18,7 +18,6 @@ import numpy as np
 
 from xlapy.backends.base import flatten
 from xlapy.hlo.evaluator import Evaluator
-from xlapy.hlo.evaluator.numerics import flush_denormals
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
 
@@ -32,15 +31,6 @@ class Deviation:
     applies: Callable[[Instruction], bool]
     rewrite: Callable[[Instruction], None] | None  # on the copy's matching instruction
     evaluator: type | None = None  # evaluates as XLA does instead of a rewrite
-
-
-class _LibmPow(Evaluator):
-    """power's operands not flushed: XLA calls libm's pow, which reads its arguments' bits."""
-
-    def apply(self, rule, instr, operands):
-        if instr.opcode == "power":
-            return flush_denormals(rule(self, instr, operands))
-        return super().apply(rule, instr, operands)
 
 
 def _conv_padded(i: Instruction) -> bool:
@@ -82,12 +72,6 @@ DEVIATIONS = [
         "real zeros, so an infinite or NaN kernel element times padding gives NaN; HLO, and "
         "XLA's own elemental emitter for the other convolutions, add nothing for them",
         _conv_padded, _materialize_padding),
-    Deviation(
-        "pow-reads-subnormals",
-        "XLA:CPU calls libm's pow, which tests its arguments' bits: with denormals read as "
-        "zero (DAZ) elsewhere, pow(0, 1e-45) is 0 there where x ** 0 = 1 is what the "
-        "flushed operand gives",
-        lambda i: i.opcode == "power" and i.shape.element_type.is_float, None, _LibmPow),
 ]
 
 

@@ -332,7 +332,10 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
         return v
     if dst.is_pred:
         if src.is_float:
-            x = T.to_float(b, v, src)
+            # canonicalize: a subnormal is zero where code runs with denormals flushed (the
+            # function's denormal-fp-math), which LLVM would otherwise fold into a test of
+            # the bits (bf16 -> f32 is a shift) that sees a subnormal as nonzero
+            x = _call_intrinsic(em, "llvm.canonicalize", T.to_float(b, v, src))
             return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
         return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
     if src.is_pred:
