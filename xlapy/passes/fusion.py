@@ -184,7 +184,17 @@ class FusionPass:
         return False
 
     # ---- producer/consumer fusion -----------------------------------------------------------
+    _deferring = False  # (see _detach)
+
     def _run_computation(self, comp: Computation) -> bool:
+        self._deferring = True
+        try:
+            return self._fuse_producers(comp)
+        finally:
+            self._deferring = False
+            comp.instructions = [i for i in comp.instructions if i.parent is comp]
+
+    def _fuse_producers(self, comp: Computation) -> bool:
         changed = False
         progress = True
         while progress:
@@ -204,6 +214,20 @@ class FusionPass:
                         consumer = self._fuse(comp, consumer, producer)
                         changed = progress = True
         return changed
+
+    def _detach(self, comp: Computation, instr: Instruction) -> None:
+        """comp.remove_instruction(instr); within _run_computation, leaving it in
+        comp.instructions (with no parent) for the end of the round to drop: removing each
+        fused producer from the list one by one made fusing a chain of n instructions take
+        n * n steps."""
+        if (not self._deferring or instr.users or instr is comp.root
+                or instr.opcode == "parameter"):
+            comp.remove_instruction(instr)  # (or its error)
+            return
+        instr.drop_operands()
+        instr.parent = None
+        if comp.module is not None:
+            comp.module.release_name(instr.name)
 
     def _should_fuse(self, consumer, producer) -> tuple[bool, str]:
         ok, why = producer_fusible(producer)
@@ -243,7 +267,7 @@ class FusionPass:
         keep = [k for k in range(len(new_operands)) if k not in idx]
         self._renumber(fc, fusion, new_operands, keep)
         if not producer.users and producer is not comp.root:
-            comp.remove_instruction(producer)
+            self._detach(comp, producer)
         return fusion
 
     def _wrap(self, comp: Computation, instr: Instruction) -> Instruction:
@@ -266,10 +290,11 @@ class FusionPass:
         fusion = Instruction("fusion", instr.shape, operands, {"kind": kind, "calls": fc},
                              f"{instr.opcode.replace('-', '_')}_fusion", dict(instr.metadata))
         comp.add_instruction(fusion)
-        comp.instructions.remove(fusion)
-        comp.instructions.insert(comp.instructions.index(instr), fusion)
+        comp.instructions.pop()  # (in instr's place, which it takes over)
+        comp.instructions[comp.instructions.index(instr)] = fusion
         instr.replace_all_uses_with(fusion)
-        comp.remove_instruction(instr)
+        comp.instructions.append(instr)
+        self._detach(comp, instr)
         return fusion
 
     def _clone_into(self, fc: Computation, producer: Instruction, fusion: Instruction,
