@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from fuzzlib.triage import main  # noqa: E402
+from fuzzlib.triage import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -386,7 +386,14 @@ class FusionPass:
             elif o.opcode == "get-tuple-element" and o.operands[0] is producer:
                 feeds[k] = o.attrs["index"]
         cloned_root = self._clone_into(fc, producer, consumer, new_operands)
-        cloned = list(cloned_root.operands) if producer.shape.is_tuple else [cloned_root]
+        if not producer.shape.is_tuple:
+            cloned = [cloned_root]
+        elif cloned_root.opcode == "tuple":
+            cloned = list(cloned_root.operands)
+        else:  # a variadic reduce (argmax): its elements, not its operands
+            cloned = [fc.add_instruction(Instruction(
+                "get-tuple-element", s, [cloned_root], {"index": k}, "get-tuple-element"))
+                for k, s in enumerate(cloned_root.shape.tuple_shapes)]
         for k, idx in feeds.items():
             fc.parameters[k].replace_all_uses_with(cloned[0] if idx is None else cloned[idx])
         keep = [k for k in range(len(new_operands)) if k not in feeds]

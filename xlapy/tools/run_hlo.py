@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import time
+import zipfile
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def _load_inputs(path: str) -> list[np.ndarray]:
                 m = re.fullmatch(r"arr_(\d+)", k)
                 return (0, int(m.group(1))) if m else (1, keys.index(k))
             return [z[k] for k in sorted(keys, key=order)]
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}") from e
 
 

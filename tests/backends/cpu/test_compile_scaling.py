@@ -61,5 +61,5 @@ def test_pipeline_work_is_linear_in_a_long_chain():
     counts = []
     for n in (300, 600, 1200):
         module = parse(_chain(n, "add"))
-        counts.append(_lines_executed(lambda: run_cpu_pipeline(module)))
+        counts.append(_lines_executed(lambda m=module: run_cpu_pipeline(m)))
     assert counts[1] <= 2.3 * counts[0] and counts[2] <= 2.3 * counts[1], counts

@@ -315,9 +315,10 @@ class Gen:
         for _ in range(self.rng.randrange(1, 3)):
             dims = list(v.shape.dims)
             dims[dim] = self.rng.choice([0, 1, 2, 3, 5])
-            others.append(self.pick(lambda u: u.shape.element_type is t and len(u.shape.dims)
-                                    == len(dims) and all(a == b for i, (a, b) in enumerate(
-                                        zip(u.shape.dims, dims)) if i != dim),
+            others.append(self.pick(lambda u, dims=dims: u.shape.element_type is t
+                                    and len(u.shape.dims) == len(dims) and all(
+                                        a == b for i, (a, b) in enumerate(
+                                            zip(u.shape.dims, dims)) if i != dim),
                                     fresh=0.5, make=lambda dims=dims: self.param(t, dims)))
         ops = [v] + others
         self.rng.shuffle(ops)
@@ -458,11 +459,9 @@ class Gen:
 
     # reductions ---------------------------------------------------------------------------------
     def _init(self, op, t):
-        # XLA may apply the init value any number of times (even none): it must be the
-        # identity, or an idempotent reducer's (max, min, and, or) value of any kind
-        identity = {"add": 0, "multiply": 1, "or": 0, "xor": 0, "and": 1}
-        if op in ("maximum", "minimum", "and", "or") and self.rng.random() < 0.25:
-            return self.constant(t)
+        # XLA may apply the init value any number of times (even none: a reduction over
+        # dimensions of size 1 becomes a reshape): it must be the reducer's identity
+        identity = {"add": 0, "multiply": 1, "or": 0, "xor": 0, "and": -1}  # (-1: all ones)
         if op in identity:
             return self.b.constant(np.array(identity[op]).astype(t.np_dtype), t)
         if t.is_float:
@@ -702,7 +701,6 @@ class Gen:
 
     def while_loop(self):
         v = self.pick(lambda u: u.shape.rank <= 2, make=self.start)
-        t = v.shape.element_type
         n = self.rng.randrange(0, 5)
         st = Shape.tuple([Shape.array(S32, ()), v.shape])
         body = self.b.subcomputation("body")

@@ -40,6 +40,12 @@ def _is_int(x) -> bool:
     return jnp.issubdtype(x.dtype, jnp.integer)
 
 
+def copysign(x, y):
+    """jnp.copysign with its sign taken from a number: a NaN's sign bit is not specified
+    (the NaN a product makes on x86 has it set; README, Numerics)."""
+    return jnp.copysign(x, jnp.where(jnp.isnan(y), jnp.zeros_like(y), y))
+
+
 UNARY = [jnp.sin, jnp.cos, jnp.tanh, jnp.exp, jnp.log, jnp.log1p, jnp.expm1, jnp.sqrt,
          jnp.abs, jnp.sign, jnp.floor, jnp.ceil, jnp.round, jnp.negative, jnp.reciprocal,
          jnp.square, jax.nn.sigmoid, jax.nn.relu, jax.nn.gelu, jax.nn.softplus, jnp.arctan,
@@ -49,7 +55,7 @@ UNARY_INT = [jnp.abs, jnp.negative, jnp.sign, jnp.invert, lax.population_count, 
              jnp.square]
 BINARY = [jnp.add, jnp.subtract, jnp.multiply, jnp.true_divide, jnp.maximum, jnp.minimum,
           jnp.arctan2, jnp.power, jnp.remainder, jnp.fmod, jnp.logaddexp, jnp.hypot,
-          jnp.floor_divide, jnp.copysign, jnp.nextafter]
+          jnp.floor_divide, copysign, jnp.nextafter]
 BINARY_INT = [jnp.add, jnp.subtract, jnp.multiply, jnp.floor_divide, jnp.remainder,
               jnp.fmod, jnp.maximum, jnp.minimum, jnp.bitwise_and, jnp.bitwise_or,
               jnp.bitwise_xor, jnp.left_shift, jnp.right_shift, lax.div, lax.rem,

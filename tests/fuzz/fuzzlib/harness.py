@@ -219,7 +219,7 @@ def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
         except XlapyError as e:
             result.findings.append(Finding("error", backend, f"{type(e).__name__}: {e}"))
             continue
-        except Exception as e:  # noqa: BLE001 (any other exception is a crash)
+        except Exception as e:
             tb = traceback.extract_tb(e.__traceback__)[-1]
             result.findings.append(Finding(
                 "crash", backend, f"{type(e).__name__}: {str(e)[:300]} "

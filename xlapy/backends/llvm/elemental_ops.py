@@ -15,11 +15,13 @@ never libm, so loops containing them vectorize.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
 from xlapy.backends.llvm.math import math_function
+from xlapy.flags import flags
 from xlapy.hlo.shapes import PrimitiveType
 
 
@@ -332,11 +334,16 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
         return v
     if dst.is_pred:
         if src.is_float:
-            # canonicalize: a subnormal is zero where code runs with denormals flushed (the
-            # function's denormal-fp-math), which LLVM would otherwise fold into a test of
-            # the bits (bf16 -> f32 is a shift) that sees a subnormal as nonzero
-            x = _call_intrinsic(em, "llvm.canonicalize", T.to_float(b, v, src))
-            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            x = T.to_float(b, v, src)
+            if not flags().xla_cpu_ftz:
+                return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            # code running with denormals flushed reads a subnormal as zero: x != 0 is
+            # |x| >= the smallest normal (or NaN). (`x != 0` LLVM folds into a test of the
+            # bits, bf16 -> f32 being a shift, that sees a subnormal as nonzero; and
+            # llvm.canonicalize, once vectorized to <2 x float>, crashes X86's backend.)
+            tiny = float(np.finfo(np.float64 if x.type == ir.DoubleType() else np.float32).tiny)
+            return b.fcmp_unordered(">=", _call_intrinsic(em, "llvm.fabs", x),
+                                    ir.Constant(x.type, tiny))
         return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
     if src.is_pred:
         if dst.is_float:
