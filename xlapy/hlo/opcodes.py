@@ -58,11 +58,13 @@ import, so a misspelt or removed opcode fails loudly instead of silently matchin
 The rule registries (@shape_rule, @eval_rule, @elemental_rule, @custom_emitter) check their
 names the same way.
 
-Adding an opcode (cholesky is the worked example): its row here, with every column that
-applies; a shape rule (hlo/shape_rules_*.py); an interpreter rule (the evaluator); an
-elemental rule or a cpu emitter; a Builder method; a frontend primitive that lowers to it
-(or, in tests/hlo/test_opcode_coverage.py, the reason it has none); a new attribute name
-also needs its kind in hlo/attributes.py. tests/hlo/test_opcode_coverage.py lists what is
+Adding an opcode touches five production files (cholesky is the worked example): its row
+here, with every column that applies (an attribute only it takes is declared in its
+`attrs`); a shape rule (hlo/shape_rules_*.py); an evaluator rule (hlo/evaluator/); an
+elemental rule or a cpu emitter; a frontend primitive that lowers to it (or, in
+tests/hlo/test_opcode_coverage.py, the reason it has none). The Builder makes any opcode
+whose result shape follows from its operands and attributes with Builder.op; only the
+others need a method of their own. tests/hlo/test_opcode_coverage.py lists what is
 missing.
 """
 
@@ -110,6 +112,9 @@ class OpInfo:
     not_folded: str | None = None
     never_merged: str | None = None
     value_preserving: bool = False
+    # attributes only this opcode takes, as (name, kind) pairs (kinds as in
+    # hlo/attributes.py); attributes shared by several opcodes are listed there
+    attrs: tuple = ()
 
     def __post_init__(self):
         if self.types is not None and self.types not in _TYPE_TEXT:
@@ -244,7 +249,7 @@ _ROWS = [
     # linear algebra
     OpInfo("dot", 2, "linalg", expensive=True, flops="dot"),
     OpInfo("convolution", 2, "linalg", expensive=True, flops="convolution"),
-    OpInfo("cholesky", 1, "linalg", types=FLOAT, expensive=True),
+    OpInfo("cholesky", 1, "linalg", types=FLOAT, expensive=True, attrs=(("lower", "bool"),)),
     # control and calls
     OpInfo("sort", None, "control", flops="input"),
     OpInfo("topk", 1, "control"),

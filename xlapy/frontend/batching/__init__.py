@@ -8,8 +8,8 @@ has a rule).
 
 from xlapy.frontend.batching.trace import (NOT_MAPPED, BatchFrame, BatchTrace, BatchTracer,
                                            apply_batched, leading_batch_rule, moveaxis)
-from xlapy.frontend.batching import (collectives, control, conv, elementwise,
-                                     indexing, linalg, shapes, sorting, windowed)
+from xlapy.frontend.batching import (collectives, control, conv, custom, elementwise,
+                                     indexing, shapes, sorting, windowed)
 
 RULELESS = {
     "iota": "it has no operands, so it is never applied to a batched value",

@@ -1,4 +1,4 @@
 """Primitive definitions. Importing this package registers them all."""
 
 from xlapy.frontend.primitives import (basic, collectives, control, conv, dynamic_slice,
-                                       indexing, linalg, misc, shapes, sorting, windowed)
+                                       indexing, misc, shapes, sorting, windowed)
