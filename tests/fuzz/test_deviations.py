@@ -5,7 +5,7 @@ fuzzer's comparison explains the difference by the named deviation and by nothin
 import numpy as np
 import pytest
 
-from fuzzlib import harness, xla
+from fuzzlib import harness, regressions, xla
 
 from xlapy.backends.base import get_platform
 from xlapy.hlo.parser import parse
@@ -37,12 +37,21 @@ ENTRY e {
 }
 
 
+_, _CONV_IN, _, _ = regressions.load(regressions.HERE / "grouped_conv_nan_across_groups.hlo")
+CASES["grouped-conv-nan-across-groups"] = (
+    (regressions.HERE / "grouped_conv_nan_across_groups.hlo").read_text(), _CONV_IN,
+    None)  # HLO's values: the interpreter's
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_xlapy_keeps_the_semantics_and_the_fuzzer_knows_xla_departs(name):
     text, inputs, want = CASES[name]
+    if want is None:
+        want = harness.evaluate(parse(text), inputs, True)[0]
     for backend in ("cpu", "cpu-nofusion"):
         got = harness.run_backend(backend, parse(text), inputs)[0]
-        np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-6)
+        np.testing.assert_allclose(got.astype(np.float64), np.asarray(want, np.float64),
+                                   rtol=1e-6, atol=1e-12)
     harness.clear_caches()
     assert not np.allclose(xla.run_text(text, inputs)[0].astype(np.float64), want,
                            equal_nan=True), "XLA no longer departs: drop the deviation"

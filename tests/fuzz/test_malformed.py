@@ -1,6 +1,6 @@
-"""The malformed-input fuzzer's fixed slice (fuzzlib/malformed.py): mutated HLO texts and
-hostile npz files end in xlapy's own error with a position, or are accepted; and the
-findings it made, fixed."""
+"""The malformed-input fuzzer's fixed slice (fuzzlib/malformed.py): mutated HLO and
+StableHLO texts and hostile npz files end in xlapy's own error with a position, or are
+accepted; and the findings it made, fixed."""
 
 import pathlib
 
@@ -10,19 +10,21 @@ import pytest
 from fuzzlib import malformed, malformed_run
 
 SOURCES = malformed_run.sources()
+MLIR = malformed_run.stablehlo_sources()
 # Mutants of the fixed slice whose finding is not fixed yet: seed -> the finding.
 OPEN = {}
 
 
 def test_fixed_slice_of_mutants(tmp_path):
     findings = {}
-    counts = {"text": 0, "npz": 0}
+    counts = {"text": 0, "stablehlo": 0, "npz": 0}
     for seed in range(1000):
-        kind, finding = malformed_run.check(seed, SOURCES, tmp_path, hang_seconds=30)
+        kind, finding = malformed_run.check(seed, SOURCES, tmp_path, hang_seconds=30,
+                                            mlir=MLIR)
         counts[kind] += 1
         if finding and seed not in OPEN:
             findings[seed] = finding
-    assert counts["text"] > 700 and counts["npz"] > 150, counts
+    assert counts["text"] > 400 and counts["stablehlo"] > 200 and counts["npz"] > 150, counts
     assert not findings, findings
 
 

@@ -1,10 +1,10 @@
-"""The malformed-input fuzzer: mutated HLO text and hostile npz input files.
+"""The malformed-input fuzzer: mutated HLO and StableHLO text, hostile npz input files.
 
 Only two outcomes are right for a mutant: it is accepted (then the HLO passes run on it
 too), or it is rejected with xlapy's own error (xlapy.errors) naming where the problem is:
 a parse error's `<hlo>:LINE:COL:` position, or the instruction or computation it is about.
 Any other exception, an error without a position, or a hang (the campaign's per-mutant
-timeout) is a finding. StableHLO text is not mutated: xlapy does not parse StableHLO yet.
+timeout) is a finding. StableHLO text (the .mlir corpus) is mutated the same way.
 
 npz inputs go through run-hlo's loading (xlapy.tools.run_hlo) and the interpreter's
 argument checks: truncated or corrupt files, pickled object arrays, wrong counts, dtypes,
@@ -27,7 +27,7 @@ _NUMBERS = ["0", "-1", "1", "2147483648", "9223372036854775808", "-9223372036854
 _WORDS = ["f32", "s4", "u1", "f8e4m3", "tuple", "ROOT", "ENTRY", "parameter", "constant",
           "fusion", "while", "call", "to_apply", "dimensions", "slice", "{", "}", "(", ")",
           "[", "]", ",", "=", "->", "%", "\x00", "\u00e9", "\"", "/*", "f32[]", "pred[]"]
-_POSITION = re.compile(r"<hlo>:\d+:\d+:|\b(computation|instruction) %?[\w.\-]+")
+_POSITION = re.compile(r"<(hlo|stablehlo)>:\d+:\d+:|\b(computation|instruction) %?[\w.\-]+")
 
 
 def mutate(text: str, rng: np.random.Generator, rounds: int = 0) -> str:
@@ -70,13 +70,15 @@ def mutate(text: str, rng: np.random.Generator, rounds: int = 0) -> str:
     return text
 
 
-def check_text(text: str) -> str | None:
-    """None if xlapy handles `text` properly, else what went wrong."""
+def check_text(text: str, dialect: str = "hlo") -> str | None:
+    """None if xlapy handles `text` (HLO, or StableHLO: dialect "stablehlo") properly, else
+    what went wrong."""
     from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
     from xlapy.hlo.parser import parse
+    from xlapy.hlo.stablehlo import parse_stablehlo
     from xlapy.hlo.verifier import verify
     try:
-        module = parse(text)
+        module = parse(text) if dialect == "hlo" else parse_stablehlo(text)
     except XlapyError as e:
         return None if _POSITION.search(str(e)) else f"error without a position: {e}"[:400]
     except RecursionError:

@@ -40,11 +40,18 @@ def sources() -> list[str]:
     return texts
 
 
-def mutant(seed: int, texts: list[str]):
-    """("text", text) or ("npz", module text, file bytes) for one seed."""
+def stablehlo_sources() -> list[str]:
+    return [t for p in sorted(CORPUS.glob("*.mlir")) if len(t := p.read_text()) < 6000]
+
+
+def mutant(seed: int, texts: list[str], mlir: list[str] = ()):
+    """("text", text), ("stablehlo", text) or ("npz", module text, file bytes) for a seed
+    (StableHLO only when `mlir` texts are given)."""
     rng = np.random.default_rng(seed)
     text = texts[int(rng.integers(len(texts)))]
     if rng.random() < 0.8:
+        if mlir and rng.random() < 0.35:
+            return ("stablehlo", malformed.mutate(mlir[int(rng.integers(len(mlir)))], rng))
         return ("text", malformed.mutate(text, rng))
     from xlapy.hlo.parser import parse
     module = parse(text)
@@ -53,9 +60,10 @@ def mutant(seed: int, texts: list[str]):
     return ("npz", text, malformed.hostile_npz(specs, rng))
 
 
-def check(seed: int, texts: list[str], tmp: pathlib.Path, hang_seconds: float = 30):
+def check(seed: int, texts: list[str], tmp: pathlib.Path, hang_seconds: float = 30,
+          mlir: list[str] = ()):
     """(kind, finding or None) for one seed."""
-    m = mutant(seed, texts)
+    m = mutant(seed, texts, mlir)
 
     def alarm(signum, frame):
         raise _Hang()
@@ -64,6 +72,8 @@ def check(seed: int, texts: list[str], tmp: pathlib.Path, hang_seconds: float = 
     try:
         if m[0] == "text":
             return "text", malformed.check_text(m[1])
+        if m[0] == "stablehlo":
+            return "stablehlo", malformed.check_text(m[1], "stablehlo")
         return "npz", malformed.check_npz(m[1], m[2], tmp / f"in_{seed}.npz")
     except _Hang:
         return m[0], f"hang: no answer in {hang_seconds} s"
@@ -80,15 +90,15 @@ def main(argv=None) -> int:
     p.add_argument("--hang-seconds", type=float, default=30)
     p.add_argument("--out", default="out/fuzz")
     args = p.parse_args(argv)
-    texts = sources()
-    counts = {"text": 0, "npz": 0}
+    texts, mlir = sources(), stablehlo_sources()
+    counts = {"text": 0, "stablehlo": 0, "npz": 0}
     findings = []
     deadline = time.monotonic() + args.seconds
     seed = args.start_seed
     with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < deadline and not (args.count and
                                                    sum(counts.values()) >= args.count):
-            kind, finding = check(seed, texts, pathlib.Path(tmp), args.hang_seconds)
+            kind, finding = check(seed, texts, pathlib.Path(tmp), args.hang_seconds, mlir)
             counts[kind] += 1
             if finding:
                 findings.append({"seed": seed, "kind": kind, "finding": finding})
@@ -97,7 +107,8 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     report = {"mutants": counts, "seeds": [args.start_seed, seed], "findings": findings}
     (out / "malformed.json").write_text(json.dumps(report, indent=1))
-    print(f"malformed inputs: {counts['text']} HLO texts, {counts['npz']} npz files "
+    print(f"malformed inputs: {counts['text']} HLO texts, {counts['stablehlo']} StableHLO "
+          f"texts, {counts['npz']} npz files "
           f"(seeds {args.start_seed}..{seed - 1}); findings: {len(findings)}")
     for f in findings[:30]:
         print(" ", json.dumps(f)[:300])
