@@ -627,7 +627,7 @@ class Gen:
         spd = self.b.add(a, self.b.multiply(eye, self.b.broadcast(
             self.b.constant(np.array(n, t.np_dtype), t), (n, n))))
         self.ops.update({"dot", "iota", "compare", "convert", "multiply", "add", "broadcast"})
-        return self.add(self.b.cholesky(spd, self.rng.random() < 0.5), "cholesky")
+        return self.add(self.b.op("cholesky", spd, lower=self.rng.random() < 0.5), "cholesky")
 
     # control --------------------------------------------------------------------------------------
     def sort(self):
