@@ -18,6 +18,7 @@ import argparse
 import re
 import time
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -48,7 +49,8 @@ def _load_inputs(path: str) -> list[np.ndarray]:
                 m = re.fullmatch(r"arr_(\d+)", k)
                 return (0, int(m.group(1))) if m else (1, keys.index(k))
             return [z[k] for k in sorted(keys, key=order)]
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, EOFError, NotImplementedError, zipfile.BadZipFile,
+            zlib.error) as e:  # (a corrupt npz: what numpy and zipfile raise)
         raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}") from e
 
 
