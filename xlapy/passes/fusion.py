@@ -386,14 +386,7 @@ class FusionPass:
             elif o.opcode == "get-tuple-element" and o.operands[0] is producer:
                 feeds[k] = o.attrs["index"]
         cloned_root = self._clone_into(fc, producer, consumer, new_operands)
-        if not producer.shape.is_tuple:
-            cloned = [cloned_root]
-        elif cloned_root.opcode == "tuple":
-            cloned = list(cloned_root.operands)
-        else:  # a variadic reduce (argmax): its elements, not its operands
-            cloned = [fc.add_instruction(Instruction(
-                "get-tuple-element", s, [cloned_root], {"index": k}, "get-tuple-element"))
-                for k, s in enumerate(cloned_root.shape.tuple_shapes)]
+        cloned = _elements(fc, cloned_root)
         for k, idx in feeds.items():
             fc.parameters[k].replace_all_uses_with(cloned[0] if idx is None else cloned[idx])
         keep = [k for k in range(len(new_operands)) if k not in feeds]
@@ -401,7 +394,7 @@ class FusionPass:
         # be merged away before the tuple below refers to it
         self._renumber(fc, consumer, new_operands, keep, dedupe=False)
         old_root = fc.root
-        old_elems = list(old_root.operands) if consumer.shape.is_tuple else [old_root]
+        old_elems = _elements(fc, old_root)
         elems = cloned + old_elems
         tup = Instruction("tuple", _tuple_shape([e.shape for e in elems]), elems, name="tuple")
         fc.add_instruction(tup)
@@ -444,6 +437,18 @@ class FusionPass:
             u.replace_operand_with(old, g)
         if was_root:
             comp.root = g
+
+
+def _elements(fc: Computation, root: Instruction) -> list[Instruction]:
+    """The values of a fused root: itself, a tuple's operands, or the get-tuple-elements of
+    a variadic reduce (argmax: its elements, not its operands)."""
+    if not root.shape.is_tuple:
+        return [root]
+    if root.opcode == "tuple":
+        return list(root.operands)
+    return [fc.add_instruction(Instruction("get-tuple-element", s, [root], {"index": k},
+                                           "get-tuple-element"))
+            for k, s in enumerate(root.shape.tuple_shapes)]
 
 
 def _is_reduction_kernel(i: Instruction) -> bool:

@@ -70,9 +70,12 @@ def run_text(text: str, inputs, fast: bool = False) -> list[np.ndarray]:
     device = exe.local_devices()[0]
     with jax.enable_x64(True):  # 64-bit inputs stay 64-bit
         buffers = [jax.device_put(np.asarray(x), device) for x in inputs]
-        results = exe.execute_sharded(buffers)
-        return [np.asarray(per_device[0])
-                for per_device in results.disassemble_into_single_device_arrays()]
+        try:
+            results = exe.execute_sharded(buffers)
+            return [np.asarray(per_device[0])
+                    for per_device in results.disassemble_into_single_device_arrays()]
+        except jax.errors.JaxRuntimeError as e:  # (UNIMPLEMENTED: a bf16 x bf16 = f32 dot)
+            raise XlaRejected(f"{type(e).__name__} running: {str(e)[:300]}") from None
 
 
 def _constant_only(instr, memo) -> bool:
