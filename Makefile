@@ -2,7 +2,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench clean aot-toolchains
+.PHONY: demo test bench fuzz clean aot-toolchains
+
+FUZZ_SECONDS ?= 600
 
 # The venv is (re)built when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -28,6 +30,12 @@ test: $(VENV)/.installed aot-toolchains
 	$(PY) -m ruff check xlapy tests benchmarks examples
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest tests
+
+# An open-ended differential fuzzing campaign (tests/fuzz/campaign.py) for FUZZ_SECONDS:
+# report in out/fuzz/report.md; findings replay with tests/fuzz/triage.py.
+fuzz: $(VENV)/.installed
+	$(PY) tests/fuzz/campaign.py --seconds $(FUZZ_SECONDS) --out out/fuzz
+	$(PY) tests/fuzz/malformed.py --seconds 60 --out out/fuzz
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py

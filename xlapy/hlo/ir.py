@@ -311,22 +311,46 @@ class Module:
             self.computations.insert(self.computations.index(before), comp)
         else:
             self.computations.append(comp)
+        self._computations_changed()
         if entry:
             self.entry = comp
         return comp
 
     def _unique_computation_name(self, name: str) -> str:
-        taken = {c.name for c in self.computations}
+        taken = self._computation_names()
         if name not in taken:
+            taken.add(name)
             return name
         stem = _NUMBER_SUFFIX.sub("", name)
-        n = 1
+        counters = self.__dict__.setdefault("_computation_counters", {})
+        n = counters.get(stem, 0) + 1
         while f"{stem}.{n}" in taken:
             n += 1
+        counters[stem] = n
+        taken.add(f"{stem}.{n}")
         return f"{stem}.{n}"
+
+    def _computation_names(self) -> set[str]:
+        """The names of the computations, kept between calls (a pass wrapping thousands of
+        instructions in fusions must not rebuild it per fusion); rebuilt when the list was
+        replaced or changed length other than through add/remove_computation. Names of
+        removed computations may stay in it: they are only not reused."""
+        key = (id(self.computations), len(self.computations))
+        cached = self.__dict__.get("_computation_name_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, {c.name for c in self.computations})
+            self._computation_name_cache = cached
+        return cached[1]
+
+    def _computations_changed(self) -> None:
+        cached = self.__dict__.get("_computation_name_cache")
+        if cached is not None:
+            self._computation_name_cache = ((id(self.computations), len(self.computations)),
+                                            cached[1])
 
     def remove_computation(self, comp: Computation) -> None:
         self.computations.remove(comp)
+        self._computations_changed()
         for instr in comp.instructions:
             self.release_name(instr.name)
 

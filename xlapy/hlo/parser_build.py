@@ -145,8 +145,8 @@ class Builder:
                                        f"computation {name}", ir.pos)
                 params[ir.parameter_number] = instr
         if sorted(params) != list(range(len(params))):
-            missing = sorted(set(range(max(params) + 1)) - set(params))
-            raise self.p.error(f"computation {name} lacks parameter({missing[0]}); parameter "
+            missing = next(i for i in range(len(params) + 1) if i not in params)
+            raise self.p.error(f"computation {name} lacks parameter({missing}); parameter "
                                "numbers must be 0..n-1", rec.pos)
         comp.parameters = [params[i] for i in range(len(params))]
         roots = [ir for ir in rec.instrs if ir.is_root]

@@ -58,7 +58,7 @@ def _fix_parameter(callee: Computation, number: int, shape) -> bool:
     param = callee.parameters[number]
     if param.shape.equal_with_layout(shape) or param.shape.is_tuple != shape.is_tuple:
         return False
-    old, users, was_root = param.shape, list(param.users), param.is_root()
+    old, users, was_root = param.shape, list(param.users), param.is_root
     param.shape = shape
     anchor = next((i for i in callee.instructions if i is not param and i.opcode != "parameter"),
                   None)
@@ -82,7 +82,7 @@ def _fix_gte(comp: Computation, gte: Instruction) -> bool:
     element = gte.operands[0].shape.tuple_shapes[gte.attrs["index"]]
     if gte.shape.equal_with_layout(element):
         return False
-    old, users, was_root = gte.shape, list(gte.users), gte.is_root()
+    old, users, was_root = gte.shape, list(gte.users), gte.is_root
     gte.shape = element
     anchor = comp.instructions[comp.instructions.index(gte) + 1] \
         if comp.instructions[-1] is not gte else None

@@ -17,6 +17,11 @@ Not folded:
   - anything the interpreter cannot evaluate (EvaluationError or any other error is
     caught and the instruction is skipped) or evaluates to the wrong dtype/shape.
 
+Denormals: with flush_denormals=True (the cpu pipeline, whose compiled code runs with FTZ
+and DAZ as XLA's does: --xla_cpu_ftz) an instruction is evaluated as that code computes it,
+subnormal operands read as zeros and subnormal results flushed (Evaluator.apply), so that
+folding never gives another answer than running: ceil(1e-40) is 0 either way, as in XLA.
+
 Invariants: the module stays verifiable; a folded constant keeps the instruction's metadata;
 operands left without users are removed.
 """
@@ -43,12 +48,14 @@ class ConstantFolding:
 
     name = "constant_folding"
 
-    def __init__(self, max_elements: int = 1 << 16, max_evaluated_elements: int = 1 << 22):
+    def __init__(self, max_elements: int = 1 << 16, max_evaluated_elements: int = 1 << 22,
+                 flush_denormals: bool = False):
         self.max_elements = max_elements
         self.max_evaluated_elements = max_evaluated_elements
+        self.flush_denormals = flush_denormals
 
     def run(self, module: Module) -> bool:
-        evaluator = Evaluator(max_loop_iterations=100_000)
+        evaluator = Evaluator(max_loop_iterations=100_000, flush_denormals=self.flush_denormals)
         changed = False
         for comp in non_fusion_computations(module):
             for instr in comp.post_order():
@@ -74,7 +81,7 @@ class ConstantFolding:
         args = [np.array(o.literal, o.shape.dtype) for o in instr.operands]  # copies
         try:
             with np.errstate(all="ignore"):
-                value = np.asarray(rule(evaluator, instr, args))
+                value = np.asarray(evaluator.apply(rule, instr, args))
         except Exception as e:
             log.debug("constant_folding: cannot evaluate %s: %s", instr.name, e)
             return False

@@ -184,7 +184,17 @@ class FusionPass:
         return False
 
     # ---- producer/consumer fusion -----------------------------------------------------------
+    _deferring = False  # (see _detach)
+
     def _run_computation(self, comp: Computation) -> bool:
+        self._deferring = True
+        try:
+            return self._fuse_producers(comp)
+        finally:
+            self._deferring = False
+            comp.instructions = [i for i in comp.instructions if i.parent is comp]
+
+    def _fuse_producers(self, comp: Computation) -> bool:
         changed = False
         progress = True
         while progress:
@@ -204,6 +214,20 @@ class FusionPass:
                         consumer = self._fuse(comp, consumer, producer)
                         changed = progress = True
         return changed
+
+    def _detach(self, comp: Computation, instr: Instruction) -> None:
+        """comp.remove_instruction(instr); within _run_computation, leaving it in
+        comp.instructions (with no parent) for the end of the round to drop: removing each
+        fused producer from the list one by one made fusing a chain of n instructions take
+        n * n steps."""
+        if (not self._deferring or instr.users or instr is comp.root
+                or instr.opcode == "parameter"):
+            comp.remove_instruction(instr)  # (or its error)
+            return
+        instr.drop_operands()
+        instr.parent = None
+        if comp.module is not None:
+            comp.module.release_name(instr.name)
 
     def _should_fuse(self, consumer, producer) -> tuple[bool, str]:
         ok, why = producer_fusible(producer)
@@ -243,7 +267,7 @@ class FusionPass:
         keep = [k for k in range(len(new_operands)) if k not in idx]
         self._renumber(fc, fusion, new_operands, keep)
         if not producer.users and producer is not comp.root:
-            comp.remove_instruction(producer)
+            self._detach(comp, producer)
         return fusion
 
     def _wrap(self, comp: Computation, instr: Instruction) -> Instruction:
@@ -266,10 +290,11 @@ class FusionPass:
         fusion = Instruction("fusion", instr.shape, operands, {"kind": kind, "calls": fc},
                              f"{instr.opcode.replace('-', '_')}_fusion", dict(instr.metadata))
         comp.add_instruction(fusion)
-        comp.instructions.remove(fusion)
-        comp.instructions.insert(comp.instructions.index(instr), fusion)
+        comp.instructions.pop()  # (in instr's place, which it takes over)
+        comp.instructions[comp.instructions.index(instr)] = fusion
         instr.replace_all_uses_with(fusion)
-        comp.remove_instruction(instr)
+        comp.instructions.append(instr)
+        self._detach(comp, instr)
         return fusion
 
     def _clone_into(self, fc: Computation, producer: Instruction, fusion: Instruction,
@@ -366,7 +391,7 @@ class FusionPass:
             elif o.opcode == "get-tuple-element" and o.operands[0] is producer:
                 feeds[k] = o.attrs["index"]
         cloned_root = self._clone_into(fc, producer, consumer, new_operands)
-        cloned = list(cloned_root.operands) if producer.shape.is_tuple else [cloned_root]
+        cloned = _elements(fc, cloned_root)
         for k, idx in feeds.items():
             fc.parameters[k].replace_all_uses_with(cloned[0] if idx is None else cloned[idx])
         keep = [k for k in range(len(new_operands)) if k not in feeds]
@@ -374,7 +399,7 @@ class FusionPass:
         # be merged away before the tuple below refers to it
         self._renumber(fc, consumer, new_operands, keep, dedupe=False)
         old_root = fc.root
-        old_elems = list(old_root.operands) if consumer.shape.is_tuple else [old_root]
+        old_elems = _elements(fc, old_root)
         elems = cloned + old_elems
         tup = Instruction("tuple", _tuple_shape([e.shape for e in elems]), elems, name="tuple")
         fc.add_instruction(tup)
@@ -417,6 +442,18 @@ class FusionPass:
             u.replace_operand_with(old, g)
         if was_root:
             comp.root = g
+
+
+def _elements(fc: Computation, root: Instruction) -> list[Instruction]:
+    """The values of a fused root: itself, a tuple's operands, or the get-tuple-elements of
+    a variadic reduce (argmax: its elements, not its operands)."""
+    if not root.shape.is_tuple:
+        return [root]
+    if root.opcode == "tuple":
+        return list(root.operands)
+    return [fc.add_instruction(Instruction("get-tuple-element", s, [root], {"index": k},
+                                           "get-tuple-element"))
+            for k, s in enumerate(root.shape.tuple_shapes)]
 
 
 def _is_reduction_kernel(i: Instruction) -> bool:

@@ -11,7 +11,12 @@ row says otherwise; rules that are only valid for integers check the element typ
                    floats otherwise: only LT and GT (false even for NaN) fold, since
                    NaN == NaN, NaN <= NaN, NaN >= NaN are false and NaN != NaN is true
   convert(convert(x)) -> convert(x) only when the inner conversion is lossless (every
-                   value of x's type is exactly representable in the middle type)
+                   value of x's type is exactly representable in the middle type), and
+                   not integer -> float -> integer unless the outer types are lossless
+                   too: a float converts to an integer saturating, an integer wraps
+                   (u8 200 -> f32 -> s8 is 127, u8 200 -> s8 is -56); nor f32/bf16 ->
+                   f64 -> C, as the widening flushes subnormals where code runs flushed
+                   (bf16 1e-40 -> f64 -> pred is false, bf16 1e-40 -> pred true, as XLA)
   pow(x, 2) -> x*x, pow(x, 3) -> x*x*x (floats; what JAX's integer_pow emits: within an
                    ulp of pow's result, and far cheaper than exp(y*log(x)))
 """
@@ -104,6 +109,10 @@ def _convert_convert(i: Instruction) -> Instruction | None:
         return None
     if a == c:
         return x
+    if a.is_integer and b.is_float and c.is_integer and not lossless(a, c):
+        return None  # float -> integer saturates, integer -> integer wraps (u8 200 -> s8)
+    if a.name in ("f32", "bf16") and b.name == "f64":
+        return None  # with denormals flushed, f32 -> f64 reads a subnormal as 0
     return make("convert", i.shape, [x])
 
 
@@ -149,6 +158,7 @@ ARITH_RULES = [
     ("compare", "x==x, x<=x, x>=x -> true; x!=x, x<x, x>x -> false (see NaN note)",
      _compare_same),
     ("convert", "convert<T>(x: T) -> x", _convert_same_type),
-    ("convert", "convert<C>(convert<B>(x: A)) -> convert<C>(x) if A->B is lossless; x if C==A",
+    ("convert", "convert<C>(convert<B>(x: A)) -> convert<C>(x) if A->B is lossless (and A->C "
+                "when B is a float between integers); x if C==A",
      _convert_convert),
 ]

@@ -66,7 +66,8 @@ def _load_inputs(path: str) -> list[np.ndarray]:
         raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: its arrays "
                          "do not fit in memory") from None
     # (what a file that is not a well-formed npz raises: zip, zlib, npy header errors)
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
+    except (OSError, ValueError, EOFError, KeyError, NotImplementedError,
+            zipfile.BadZipFile, zlib.error) as e:
         raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: "
                          f"{str(e) or type(e).__name__}") from None
 

@@ -29,7 +29,7 @@ from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, s
 from xlapy.backends.cpu.target import threads_available
 from xlapy.backends.llvm import elemental_reduce
 # (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
-from xlapy.backends.llvm import call_graph, loop_analysis
+from xlapy.backends.llvm import call_graph, fpmode, loop_analysis
 from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
@@ -133,6 +133,8 @@ class CpuCompiler(Compiler):
                                 use_threads=threads_available(), profile=profile,
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
         emitter.emit("xlapy_entry")
+        if dumper.fl.xla_cpu_ftz and fpmode.flush_bits():
+            fpmode.declare_flushing(emitter.llmod)  # LLVM optimizes for the mode it runs in
         launched = None
         if not profile:  # (profile builds count cycles per kernel function)
             launched = emitter.single_launch("xlapy_entry") if LAUNCH_SINGLE_KERNELS else None

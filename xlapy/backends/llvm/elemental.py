@@ -95,6 +95,8 @@ class ElementalEmitter:
         # id(instruction) -> its generator, for every computation generators() has bound
         # (elemental_vector builds vector code from the trees under a reduction)
         self.gen_of: dict[int, Gen] = {}
+        # (id(gen), dim, lanes) -> (gen, its vector generator or None): elemental_vector
+        self.vector_gens: dict[tuple, tuple] = {}
 
     # ---- caching ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -114,6 +116,17 @@ class ElementalEmitter:
     @staticmethod
     def _index_key(index):
         return tuple(v.constant if isinstance(v, ir.Constant) else id(v) for v in index)
+
+    def cached(self, key, fn: Callable) -> Callable:
+        """fn(index), its values cached per index under `key` in the current scopes."""
+        def gen(index):
+            k = (key, self._index_key(index))
+            value = self._lookup(k)
+            if value is None:
+                value = fn(index)
+                self._scopes[-1][k] = value
+            return value
+        return gen
 
     # ---- generators ------------------------------------------------------------------------
     def generators(self, comp: Computation, param_gens: list[Gen],

@@ -15,11 +15,13 @@ never libm, so loops containing them vectorize.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
 from xlapy.backends.llvm.math import math_function
+from xlapy.flags import flags
 from xlapy.hlo.shapes import PrimitiveType
 
 
@@ -108,8 +110,11 @@ def _sign(em, instr, gens, index):
         def sign(x):
             zero = ir.Constant(x.type, 0.0)
             one = _call_intrinsic(em, "llvm.copysign", ir.Constant(x.type, 1.0), x)
-            keep = b.or_(b.fcmp_unordered("uno", x, x), b.fcmp_ordered("oeq", x, zero))
-            return b.select(keep, x, one)  # NaN -> NaN, +-0 -> +-0
+            # +-0 -> +-0 made from the sign bit, not x itself: with denormals read as zero
+            # a subnormal compares equal to 0 and its sign is +-0 (as XLA), not x
+            signed_zero = _call_intrinsic(em, "llvm.copysign", zero, x)
+            r = b.select(b.fcmp_ordered("oeq", x, zero), signed_zero, one)
+            return b.select(b.fcmp_unordered("uno", x, x), x, r)  # NaN -> NaN
         return _float_unary(em, t, v, sign)
     zero = ir.Constant(v.type, 0)  # signed integers (the opcode table's types: s, f)
     pos = b.zext(b.icmp_signed(">", v, zero), v.type)
@@ -330,7 +335,15 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
     if dst.is_pred:
         if src.is_float:
             x = T.to_float(b, v, src)
-            return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            if not flags().xla_cpu_ftz:
+                return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            # code running with denormals flushed reads a subnormal as zero: x != 0 is
+            # |x| >= the smallest normal (or NaN). (`x != 0` LLVM folds into a test of the
+            # bits, bf16 -> f32 being a shift, that sees a subnormal as nonzero; and
+            # llvm.canonicalize, once vectorized to <2 x float>, crashes X86's backend.)
+            tiny = float(np.finfo(np.float64 if x.type == ir.DoubleType() else np.float32).tiny)
+            return b.fcmp_unordered(">=", _call_intrinsic(em, "llvm.fabs", x),
+                                    ir.Constant(x.type, tiny))
         return b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
     if src.is_pred:
         if dst.is_float:

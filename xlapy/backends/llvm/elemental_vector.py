@@ -49,11 +49,26 @@ _MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTION
 
 
 def vector_gen(em, instr, dim: int, lanes: int):
-    """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None."""
+    """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None.
+
+    Built once per (generator, dim, lanes) and caching its values per index in em's scopes
+    as the scalar generators do: a value used twice (x * tanh(x), x + x) is emitted once, so
+    the code of a chain of such values grows linearly, not exponentially."""
     g = em.gen_of.get(id(instr))
     if g is None or (instr.opcode != "parameter" and not g.elemental):
         return None  # a kernel supplies this value some other way (an override)
+    built = em.vector_gens.get((id(g), dim, lanes))
+    if built is not None and built[0] is g:  # (holding g keeps its id from being reused)
+        return built[1]
+    vg = _build(em, instr, g, dim, lanes)
+    em.vector_gens[(id(g), dim, lanes)] = (g, vg)
+    return vg
+
+
+def _build(em, instr, g, dim: int, lanes: int):
     vg = _vector_gen(em, instr, g, dim, lanes)
+    if vg is not None:
+        vg = em.cached(("vector", id(g), dim, lanes), vg)
     if vg is None or g.tee is None:
         return vg
     # a row kernel keeps this value in a row buffer (row_kernel._tee): the vector form must

@@ -28,7 +28,8 @@ import numpy as np
 
 from xlapy.errors import EvaluationError, XlapyError
 from xlapy.hlo.ir import Computation, Module
-from xlapy.hlo.opcodes import registrar
+from xlapy.hlo.evaluator.numerics import flush_denormals
+from xlapy.hlo.opcodes import opcode_set, registrar
 
 EVAL_RULES: dict[str, Callable] = {}
 
@@ -37,11 +38,36 @@ EVAL_RULES: dict[str, Callable] = {}
 eval_rule = registrar(EVAL_RULES, "interpreter rule")
 
 
-class Evaluator:
-    """Evaluates computations. `max_loop_iterations` stops runaway while loops."""
+# Opcodes that move, pick or keep elements without floating-point arithmetic: compiled code
+# copies their bits, so the denormal mode does not touch them (abs and negate are sign-bit
+# operations). Ops that call computations (reduce, map, sort, while, ...) keep their own
+# elements too; the computations they call flush per instruction.
+KEEPS_BITS = opcode_set({
+    "parameter", "constant", "iota", "tuple", "get-tuple-element", "copy", "bitcast",
+    "opt-barrier", "after-all", "broadcast", "reshape", "transpose", "slice", "concatenate",
+    "pad", "reverse", "dynamic-slice", "dynamic-update-slice", "gather", "scatter",
+    "bitcast-convert", "select", "abs", "negate", "reduce-precision", "reduce",
+    "reduce-window", "select-and-scatter", "map", "sort", "topk", "while", "conditional",
+    "call", "fusion", "custom-call"}, "Evaluator.flush_denormals")
 
-    def __init__(self, max_loop_iterations: int = 10_000_000):
+
+class Evaluator:
+    """Evaluates computations. `max_loop_iterations` stops runaway while loops.
+
+    flush_denormals=True evaluates as compiled cpu code runs (FTZ and DAZ, the default of
+    XLA's CPU runtime and of xlapy's, --xla_cpu_ftz): every arithmetic instruction reads
+    subnormal f32/f64/bf16 operands as zeros and flushes subnormal results (numerics.
+    flush_denormals). The default is IEEE gradual underflow, as NumPy computes."""
+
+    def __init__(self, max_loop_iterations: int = 10_000_000, flush_denormals: bool = False):
         self.max_loop_iterations = max_loop_iterations
+        self.flush_denormals = flush_denormals
+
+    def apply(self, rule, instr, operands: list):
+        """rule(self, instr, operands), with operands and result flushed in that mode."""
+        if not self.flush_denormals or instr.opcode in KEEPS_BITS:
+            return rule(self, instr, operands)
+        return flush_denormals(rule(self, instr, [flush_denormals(o) for o in operands]))
 
     def call(self, comp: Computation, args: list):
         if len(args) != comp.num_parameters:
@@ -58,7 +84,7 @@ class Evaluator:
                                       f"opcode {instr.opcode}: {instr}")
             operands = [env[id(o)] for o in instr.operands]
             try:
-                env[id(instr)] = rule(self, instr, operands)
+                env[id(instr)] = self.apply(rule, instr, operands)
             except XlapyError:
                 raise
             except (ValueError, TypeError, IndexError, KeyError, OverflowError,

@@ -16,7 +16,7 @@ convolution(lhs, rhs), dim_labels, window, feature_group_count, batch_group_coun
   1. transpose lhs to [N, spatial.., C] and rhs to [spatial.., I, O]; flip the kernel along
      spatial dims with rhs_reversal;
   2. dilate the lhs spatially (lhs_dilate - 1 zeros between elements) and pad it (negative
-     padding crops);
+     padding crops); padding and dilation holes add nothing (not even 0 * inf = NaN);
   3. split into G groups: feature groups split C (C = G*I) and O (O = G*Og); batch groups
      split N (N = G*Nb, contiguous chunks) and O; so x is [G, Nb, spatial.., Cg];
   4. for each kernel position k (kernel dilation rhs_dilate spaces them), the strided slice
@@ -137,6 +137,10 @@ def _convolution(ev, instr, operands):
     reversed_axes = [d for d in range(ns) if w.rhs_reversal[d]]
     if reversed_axes:
         k = np.flip(k, axis=reversed_axes)
+    # padding and the holes lhs dilation makes are not elements: they add nothing, even
+    # times an infinite or NaN kernel element (as XLA computes); `real` marks the elements
+    real = dilate_and_pad(np.ones(x.shape[1:-1], bool), w.pad_low, w.pad_high,
+                          [d - 1 for d in w.lhs_dilate], False)
     x = dilate_and_pad(x, (0, *w.pad_low, 0), (0, *w.pad_high, 0),
                        (0, *(d - 1 for d in w.lhs_dilate), 0), 0)
     padded = x.shape[1:-1]
@@ -157,7 +161,12 @@ def _convolution(ev, instr, operands):
             sl = tuple(slice(q * rd, q * rd + (o - 1) * s + 1, s)
                        for q, rd, s, o in zip(pos, w.rhs_dilate, w.stride, out_sp))
             xs = x[(slice(None), slice(None)) + sl]
-            acc += np.matmul(xs.reshape(groups, rows, xs.shape[-1]), kt[pos])
+            product = np.matmul(xs.reshape(groups, rows, xs.shape[-1]), kt[pos])
+            touched = real[sl]
+            if not touched.all():
+                rows_real = np.broadcast_to(touched, (nb, *out_sp)).reshape(rows)
+                product = np.where(rows_real[None, :, None], product, 0)
+            acc += product
     canon = np.moveaxis(acc.reshape(groups, nb, *out_sp, og), 0, -2).reshape(nb, *out_sp,
                                                                                 o_feat)
     perm = [0] * (ns + 2)

@@ -140,6 +140,26 @@ def round_float_result(y: np.ndarray, dt: np.dtype) -> np.ndarray:
     return np.asarray(y.astype(dt))
 
 
+# ---- denormals flushed to zero ---------------------------------------------------------------
+
+def flush_denormals(x):
+    """`x` with subnormal f32/f64/bf16 elements replaced by zeros of the same sign (arrays,
+    or tuples of them). The arithmetic of compiled cpu code runs with FTZ and DAZ, which act
+    on f32 and f64 registers; bf16 is computed in f32, so its subnormals (the same range as
+    f32's) flush too, while f16 subnormals are normal numbers in f32 and survive."""
+    if isinstance(x, tuple):
+        return tuple(flush_denormals(v) for v in x)
+    a = np.asarray(x)
+    if a.dtype not in (F32, F64, BF16) or a.size == 0:
+        return x
+    tiny = np.finfo(F64 if a.dtype == F64 else F32).tiny
+    with np.errstate(invalid="ignore"):
+        sub = (a != 0) & (np.abs(a.astype(F64 if a.dtype == F64 else F32)) < tiny)
+    if not sub.any():
+        return x
+    return np.asarray(np.where(sub, np.copysign(np.zeros((), a.dtype), a), a).astype(a.dtype))
+
+
 # ---- ordering ------------------------------------------------------------------------------
 
 def totalorder_key(x: np.ndarray) -> np.ndarray:

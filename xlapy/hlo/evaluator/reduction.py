@@ -13,9 +13,11 @@ Semantics (XLA's operation semantics):
       once at the end, as XLA's CPU backend does (checked against jax).
 
   reduce-window(x_1..x_N, init_1..init_N), window=W, to_apply=f
-      Each input is base-dilated (holes) and padded, both with its init value; then for each
-      window position, in row-major order, acc = f(acc, strided view of that position),
-      starting from acc = init. Window (rhs) dilation spaces the window elements.
+      For each window position, in row-major order, acc = f(acc, strided view of that
+      position), starting from acc = init, where the position holds an element of the input:
+      padding and base-dilation holes are skipped (as XLA:CPU computes; folding them in as
+      init values, which the padding is defined with, differs when init is not the
+      reducer's identity). Window (rhs) dilation spaces the window elements.
 
   select-and-scatter(operand, source, init), window=W, select=s, scatter=c
       For each window (one per source element) pick the selected operand element: iterate the
@@ -76,10 +78,10 @@ class _SignedZeroExtremum:
             r = np.where(both_zero, np.where(pick_a, a, b), r)
         return r
 
-    def __call__(self, a, b, out=None):
+    def __call__(self, a, b, out=None, where=True):
         r = self._fix(a, b, self.uf(a, b))
         if out is not None:
-            out[...] = r
+            out[...] = r if where is True else np.where(where, r, out)
             return out
         return r
 
@@ -328,19 +330,26 @@ def _reduce_window(ev, instr, operands):
     interiors = [d - 1 for d in w.lhs_dilate]
     padded = [dilate_and_pad(x, w.pad_low, w.pad_high, interiors, init)
               for x, init in zip(inputs, inits)]
+    # padding and base-dilation holes are skipped, not folded in as init values (as XLA
+    # computes: with an init that is not the reducer's identity the two differ)
+    real = dilate_and_pad(np.ones(inputs[0].shape, bool), w.pad_low, w.pad_high, interiors,
+                          False)
+    skips = not real.all()
     out_dims = _window_out_dims(padded[0].shape, w)
     accs = [np.full(out_dims, init, dtype=acc_dtype if uf is not None else init.dtype)
             for init in inits]
     if math.prod(out_dims) == 0:
         return _as_output(instr, accs)
+    masks = _window_views(real, w, out_dims)
     if uf is not None:
         x = padded[0].astype(acc_dtype, copy=False)
-        for view in _window_views(x, w, out_dims):
-            uf(accs[0], view, out=accs[0])
+        for view, mask in zip(_window_views(x, w, out_dims), masks):
+            uf(accs[0], view, out=accs[0], where=mask if skips else True)
         return _as_output(instr, accs)
     view_iters = [_window_views(x, w, out_dims) for x in padded]
-    for views in zip(*view_iters):
-        accs = call_elementwise(ev, comp, accs + list(views))
+    for views, mask in zip(zip(*view_iters), masks):
+        new = call_elementwise(ev, comp, accs + list(views))
+        accs = [np.where(mask, n, a) for n, a in zip(new, accs)] if skips else new
     return _as_output(instr, accs)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from xlapy.backends.cpu.passes.column_plan import column_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
+from xlapy.flags import flags
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
@@ -37,7 +38,9 @@ from xlapy.passes.transpose_folding import TransposeFolding
 
 
 def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
-    simplify = simplification_pipeline()
+    # constants fold as the compiled code computes (denormals flushed unless --xla_cpu_ftz
+    # is false), so that folding a value never changes it
+    simplify = simplification_pipeline(flush_denormals=flags().xla_cpu_ftz)
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),

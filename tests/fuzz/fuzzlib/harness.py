@@ -1,0 +1,236 @@
+"""Run one module on XLA and on xlapy's backends, and judge the differences.
+
+Backends: "interpreter" (the reference evaluator), "cpu" (the default pipeline) and
+"cpu-nofusion" (the cpu pipeline with every fusion pass disabled through
+--xla_disable_hlo_passes, on a compiler of its own so that its in-memory cache never serves
+the fused program).
+
+Every module given here was accepted by XLA, so any error from xlapy is a failure: an
+exception of xlapy's own type ("error") or any other ("crash"). A mismatch with XLA's
+outputs (compare.py) is a failure unless it is explained:
+  - the element is not determined by the program to the tolerance (compare.sensitivity);
+  - the interpreter computes IEEE subnormals where compiled code flushes them (documented,
+    README "Numerics"): the interpreter's flush-to-zero mode reproduces XLA;
+  - XLA keeps a subnormal (IEEE) where xlapy's compiled code flushes it: XLA's value is the
+    IEEE one and xlapy's the flushed one at every differing element (the interpreter in
+    each mode tells);
+  - the mismatch is against XLA's fast configuration only (xla.py);
+  - a known departure of XLA from HLO semantics reproduces XLA (deviations.py).
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.errors import XlapyError
+from xlapy.hlo.evaluator import Evaluator
+from xlapy.hlo.parser import parse
+
+from fuzzlib import compare as C
+from fuzzlib import deviations, xla
+
+NOFUSION = ("fusion,row-fusion,column-fusion,gemm-epilogue-fusion,gemm-update-fusion")
+BACKENDS = ("interpreter", "cpu", "cpu-nofusion")
+_NOFUSION_COMPILER = CpuCompiler()
+
+
+@dataclass
+class Finding:
+    kind: str          # "mismatch" | "error" | "crash" | "parse" (xlapy rejects valid text)
+    backend: str
+    detail: str
+    outputs: list = field(default_factory=list)  # mismatching output indices
+
+    def signature(self) -> str:
+        return f"{self.kind}:{self.backend}:{self.detail.split(':')[0][:60]}"
+
+    def __str__(self) -> str:
+        return f"{self.kind} on {self.backend}: {self.detail}"
+
+
+@dataclass
+class Result:
+    findings: list = field(default_factory=list)
+    explained: dict = field(default_factory=dict)  # reason -> count of outputs
+    skipped: str | None = None  # why the module was not checked (XLA rejected it, ...)
+    reference: str = "xla"
+
+
+def evaluate(module, inputs, flush: bool) -> list:
+    with np.errstate(all="ignore"):
+        return flatten(Evaluator(flush_denormals=flush).evaluate(module, list(inputs)))
+
+
+def run_backend(backend: str, module, inputs) -> list:
+    if backend == "interpreter":
+        return get_platform("interpreter").compiler.compile(module).run_leaves(*inputs)
+    if backend == "cpu":
+        compiler = get_platform("cpu").compiler
+    elif backend == "cpu-nofusion":
+        compiler = _NOFUSION_COMPILER
+    else:
+        raise ValueError(backend)
+    saved = os.environ.get("XLAPY_FLAGS")
+    if backend == "cpu-nofusion":
+        os.environ["XLAPY_FLAGS"] = f"{saved or ''} --xla_disable_hlo_passes={NOFUSION}"
+    try:
+        exe = compiler.compile(module)
+    finally:
+        if backend == "cpu-nofusion":
+            if saved is None:
+                os.environ.pop("XLAPY_FLAGS", None)
+            else:
+                os.environ["XLAPY_FLAGS"] = saved
+    return exe.run_leaves(*inputs)
+
+
+def clear_caches() -> None:
+    get_platform("cpu").compiler.clear_cache()
+    _NOFUSION_COMPILER.clear_cache()
+
+
+class _Context:
+    """Lazily computed facts about one module shared by the explanations."""
+
+    def __init__(self, module, text, inputs, expected, fast):
+        self.module, self.text, self.inputs = module, text, inputs
+        self.expected, self.fast = expected, fast
+        self._sens = None
+        self._ftz = None
+        self._ieee = None
+        self._default = None
+
+    def sensitivity(self):
+        if self._sens is None:
+            try:
+                base = evaluate(self.module, self.inputs, True)
+                self._sens = C.sensitivity(lambda xs: evaluate(self.module, xs, True),
+                                           self.inputs, base)
+            except Exception:  # the interpreter itself fails: nothing to widen
+                self._sens = (None, None)
+        return self._sens
+
+    def ftz(self):
+        if self._ftz is None:
+            self._ftz = evaluate(self.module, self.inputs, True)
+        return self._ftz
+
+    def ieee(self):
+        if self._ieee is None:
+            self._ieee = evaluate(self.module, self.inputs, False)
+        return self._ieee
+
+    def default_xla(self):
+        if self._default is None:
+            self._default = xla.run_text(self.text, self.inputs, fast=False)
+        return self._default
+
+
+def _count(result: Result, reason: str) -> None:
+    result.explained[reason] = result.explained.get(reason, 0) + 1
+
+
+def _only(m) -> np.ndarray:
+    return ~m.mask
+
+
+def _explain(ctx: _Context, backend: str, actual: list, acc: list, result: Result):
+    """The mismatches of `actual` that nothing explains (see the module docstring)."""
+    expected = ctx.expected
+    mism = C.compare(expected, actual, acc)
+    if not mism:
+        return []
+    spreads, unstables = ctx.sensitivity()
+    mism = C.compare(expected, actual, acc, spreads, unstables)
+    if not mism:
+        _count(result, "ill-conditioned")
+        return []
+    try:
+        default = ctx.default_xla() if ctx.fast else None
+    except xla.XlaRejected:  # (XLA's default configuration cannot run it: no second view)
+        default = None
+    if default is not None:
+        still = C.compare(default, actual, acc, spreads, unstables)
+        if not still:
+            _count(result, "xla-fast-mode")
+            return []
+        expected, mism = default, still
+    left = []
+    for m in mism:
+        k = m.output
+        if m.mask is not None and backend == "interpreter":
+            # the interpreter computes IEEE subnormals (README, Numerics): explained where
+            # XLA gives what the same program computes with denormals flushed
+            if C.compare_leaf(k, expected[k], ctx.ftz()[k], acc[k], unstable=_only(m)) is None:
+                _count(result, "interpreter-ieee-subnormals")
+                continue
+        elif m.mask is not None:
+            # XLA keeps a subnormal here (a conversion on bits, libm's pow, IEEE constant
+            # folding) where xlapy's compiled code flushes it as documented: explained where
+            # XLA gives the IEEE value and xlapy the flushed one
+            if (C.compare_leaf(k, expected[k], ctx.ieee()[k], acc[k], unstable=_only(m)) is None
+                    and C.compare_leaf(k, ctx.ftz()[k], actual[k], acc[k],
+                                       unstable=_only(m)) is None):
+                _count(result, "xla-keeps-subnormals")
+                continue
+        reason = deviations.explain(ctx.module, ctx.inputs, expected, actual, m, acc)
+        if reason is None:
+            left.append(m)
+        else:
+            _count(result, reason)
+    return left
+
+
+def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
+          expected: list | None = None) -> Result:
+    """Run the module on XLA (unless `expected` is given) and on `backends`; judge."""
+    result = Result()
+    try:
+        module = parse(text)
+    except XlapyError as e:
+        result.findings.append(Finding("parse", "parser", f"{type(e).__name__}: {e}"))
+        return result
+    if expected is None and xla.crashes_xla(module):
+        # XLA would die of SIGFPE: the interpreter (checked against XLA on every other
+        # module) is the reference for the compiled backends
+        try:
+            expected = evaluate(module, inputs, True)
+        except XlapyError as e:
+            result.findings.append(Finding("error", "interpreter", f"{type(e).__name__}: {e}"))
+            return result
+        result.reference = "interpreter"
+        backends = [b for b in backends if b != "interpreter"]
+    if expected is None:
+        try:
+            expected = xla.run_text(text, inputs, fast=fast)
+        except xla.XlaRejected as e:
+            result.skipped = f"xla-rejected: {e}"
+            return result
+    else:
+        fast = False
+    acc = C.accumulated_outputs(module)
+    ctx = _Context(module, text, inputs, expected, fast)
+    for backend in backends:
+        try:
+            actual = run_backend(backend, module, inputs)
+        except XlapyError as e:
+            result.findings.append(Finding("error", backend, f"{type(e).__name__}: {e}"))
+            continue
+        except Exception as e:
+            tb = traceback.extract_tb(e.__traceback__)[-1]
+            result.findings.append(Finding(
+                "crash", backend, f"{type(e).__name__}: {str(e)[:300]} "
+                                  f"(at {os.path.basename(tb.filename)}:{tb.lineno})"))
+            continue
+        left = _explain(ctx, backend, actual, acc, result)
+        if left:
+            result.findings.append(Finding("mismatch", backend,
+                                           "; ".join(str(m) for m in left[:3]),
+                                           [m.output for m in left]))
+    return result

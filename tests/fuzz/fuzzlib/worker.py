@@ -1,0 +1,64 @@
+"""One campaign worker: checks the bundles of a range of seeds and logs each as a JSON line.
+
+  python -m fuzzlib.worker --generator hlo --seeds 1000:1100 --bundle 6 --log LOG.jsonl
+                           --cases DIR
+
+Before a bundle it logs {"start": seed}, after it {"seed": ..., "programs": ..., ...}; the
+campaign reads the log to find where a worker that died (a crash) or stopped making
+progress (a hang) was. A bundle with findings is written to DIR as seed_<gen>_<N>.hlo/.npz
+for triage.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("XLAPY_DISABLE_CACHE", "1")  # 200,000 programs must not fill the disk
+
+from fuzzlib import harness, regressions
+from fuzzlib.generators import generate
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--generator", default="hlo")
+    p.add_argument("--seeds", required=True, help="first:last (last excluded)")
+    p.add_argument("--bundle", type=int, default=6)
+    p.add_argument("--log", required=True)
+    p.add_argument("--cases", required=True)
+    p.add_argument("--backends", default=",".join(harness.BACKENDS))
+    args = p.parse_args(argv)
+    first, last = (int(x) for x in args.seeds.split(":"))
+    backends = tuple(args.backends.split(","))
+    with open(args.log, "a", buffering=1) as log:
+        for seed in range(first, last):
+            log.write(json.dumps({"start": seed, "generator": args.generator}) + "\n")
+            log.flush()
+            t0 = time.perf_counter()
+            try:
+                prog = generate(args.generator, seed, args.bundle)
+            except Exception as e:
+                log.write(json.dumps({"seed": seed, "generator": args.generator,
+                                      "generator_error": f"{type(e).__name__}: {e}"}) + "\n")
+                continue
+            result = harness.check(prog.text, prog.inputs, backends)
+            harness.clear_caches()
+            record = {"seed": seed, "generator": args.generator, "programs": prog.programs,
+                      "ops": sorted(prog.ops), "dtypes": sorted(prog.dtypes),
+                      "skipped": result.skipped, "explained": result.explained,
+                      "findings": [f.__dict__ for f in result.findings],
+                      "seconds": round(time.perf_counter() - t0, 3)}
+            if result.findings:
+                regressions.write(f"seed_{args.generator}_{seed}", prog.text, prog.inputs, [],
+                                  "\n".join(str(f) for f in result.findings), "none",
+                                  directory=__import__("pathlib").Path(args.cases))
+            log.write(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""XLA as the oracle: HLO text -> XLA:CPU executable -> outputs (through jaxlib).
+
+The chain (see tests/hlo/generate_corpus.py): XLA's HLO parser, the module proto, an
+XlaComputation, its StableHLO form, the cpu client's compile_and_load. Executables are kept
+by the text's hash, so a module compiled once runs again on other inputs for free.
+
+Two configurations of XLA:CPU: "default" (what jax.jit uses) and "fast", which compiles
+about four times faster (the legacy elemental emitters instead of the MLIR fusion emitters,
+LLVM at -O0): the same HLO passes and the same arithmetic, used by the campaigns; a
+mismatch found against "fast" is checked again against "default" before it counts.
+
+XLA crashes the process (SIGFPE) when its constant folding divides integers by zero or
+INT_MIN by -1, so `crashes_xla(module)` tells which modules must not be given to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+import jax
+
+jax.config.update("jax_platforms", "cpu")
+
+import jax.extend.backend  # noqa: E402
+import jaxlib._hlo as _hlo  # noqa: E402
+from jax._src.lib import xla_client as _xc  # noqa: E402
+
+FAST = [("xla_cpu_use_fusion_emitters", False), ("xla_backend_optimization_level", 0)]
+
+
+class XlaRejected(Exception):
+    """XLA's parser or compiler refused the module (the generator made something XLA does
+    not implement): the program is skipped and counted, not a failure of xlapy."""
+
+
+_CACHE: OrderedDict[tuple, object] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def compile_text(text: str, fast: bool = False):
+    key = (hashlib.sha256(text.encode()).hexdigest(), fast)
+    exe = _CACHE.get(key)
+    if exe is not None:
+        _CACHE.move_to_end(key)
+        return exe
+    try:
+        module = _hlo.hlo_module_from_text(text)
+        computation = _hlo.XlaComputation(module.as_serialized_hlo_module_proto())
+        mlir = _xc._xla.mlir.xla_computation_to_mlir_module(computation)
+        backend = jax.extend.backend.get_backend("cpu")
+        devices = _xc._xla.DeviceList(tuple(backend.local_devices()[:1]))
+        options = _xc.CompileOptions()
+        if fast:
+            options.env_option_overrides = FAST
+        exe = backend.compile_and_load(str(mlir), devices, options)
+    except Exception as e:  # jaxlib raises JaxRuntimeError / ValueError
+        raise XlaRejected(f"{type(e).__name__}: {str(e)[:300]}") from None
+    _CACHE[key] = exe
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return exe
+
+
+def run_text(text: str, inputs, fast: bool = False) -> list[np.ndarray]:
+    """XLA's flat outputs of the module on `inputs` (one array per parameter)."""
+    exe = compile_text(text, fast)
+    device = exe.local_devices()[0]
+    with jax.enable_x64(True):  # 64-bit inputs stay 64-bit
+        buffers = [jax.device_put(np.asarray(x), device) for x in inputs]
+        try:
+            results = exe.execute_sharded(buffers)
+            return [np.asarray(per_device[0])
+                    for per_device in results.disassemble_into_single_device_arrays()]
+        except jax.errors.JaxRuntimeError as e:  # (UNIMPLEMENTED: a bf16 x bf16 = f32 dot)
+            raise XlaRejected(f"{type(e).__name__} running: {str(e)[:300]}") from None
+
+
+def _constant_only(instr, memo) -> bool:
+    """Whether instr's value depends on no parameter (XLA may fold it)."""
+    key = id(instr)
+    if key not in memo:
+        memo[key] = instr.opcode != "parameter" and all(
+            _constant_only(o, memo) for o in instr.operands)
+    return memo[key]
+
+
+def crashes_xla(module) -> bool:
+    """An integer divide or remainder of constants only: XLA's constant folding may divide
+    by zero (or INT_MIN by -1) and kill the process with SIGFPE (a known XLA departure:
+    HLO defines x/0 = -1 and x%0 = x)."""
+    for comp in module.computations:
+        memo: dict = {}
+        in_entry = comp is module.entry
+        for instr in comp.instructions:
+            if instr.opcode not in ("divide", "remainder") or not instr.shape.is_array:
+                continue
+            if instr.shape.element_type.is_float or instr.shape.element_type.is_pred:
+                continue
+            if not in_entry or _constant_only(instr, memo):
+                return True
+    return False

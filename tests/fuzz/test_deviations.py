@@ -1,0 +1,66 @@
+"""The known departures of XLA:CPU from HLO semantics (fuzzlib/deviations.py, README
+"Numerics"): xlapy keeps the semantics (asserted with the numbers), XLA differs, and the
+fuzzer's comparison explains the difference by the named deviation and by nothing else."""
+
+import numpy as np
+import pytest
+
+from fuzzlib import harness, regressions, xla
+
+from xlapy.backends.base import get_platform
+from xlapy.hlo.parser import parse
+
+CASES = {
+    "unsigned-start-index-read-signed": (
+        """HloModule m
+ENTRY e {
+  x = s32[4] parameter(0)
+  i = u8[] constant(255)
+  ROOT d = s32[3] dynamic-slice(x, i), dynamic_slice_sizes={3}
+}""", [np.arange(4, dtype=np.int32)], [1, 2, 3]),  # 255 clamped to 4 - 3
+    "unsigned-exponent-read-signed": (
+        """HloModule m
+ENTRY e {
+  a = u8[2] parameter(0)
+  b = u8[2] parameter(1)
+  ROOT p = u8[2] power(a, b)
+}""", [np.array([3, 7], np.uint8), np.array([200, 128], np.uint8)],
+        [pow(3, 200, 256), pow(7, 128, 256)]),
+    "atan2-of-two-subnormals": (
+        """HloModule m
+ENTRY e {
+  y = f32[2] parameter(0)
+  x = f32[2] parameter(1)
+  ROOT a = f32[2] atan2(y, x)
+}""", [np.array([4e-45, 1.0], np.float32), np.array([4e-45, 1.0], np.float32)],
+        [0.0, np.pi / 4]),  # the subnormals read as zeros: atan2(+0, +0) = +0
+}
+
+
+_, _CONV_IN, _, _ = regressions.load(regressions.HERE / "grouped_conv_nan_across_groups.hlo")
+CASES["grouped-conv-nan-across-groups"] = (
+    (regressions.HERE / "grouped_conv_nan_across_groups.hlo").read_text(), _CONV_IN,
+    None)  # HLO's values: the interpreter's
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_xlapy_keeps_the_semantics_and_the_fuzzer_knows_xla_departs(name):
+    text, inputs, want = CASES[name]
+    if want is None:
+        want = harness.evaluate(parse(text), inputs, True)[0]
+    for backend in ("cpu", "cpu-nofusion"):
+        got = harness.run_backend(backend, parse(text), inputs)[0]
+        np.testing.assert_allclose(got.astype(np.float64), np.asarray(want, np.float64),
+                                   rtol=1e-6, atol=1e-12)
+    harness.clear_caches()
+    assert not np.allclose(xla.run_text(text, inputs)[0].astype(np.float64), want,
+                           equal_nan=True), "XLA no longer departs: drop the deviation"
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {name: 1}, result
+
+
+def test_interpreter_keeps_the_unsigned_semantics():
+    text, inputs, want = CASES["unsigned-start-index-read-signed"]
+    got = get_platform("interpreter").compiler.compile(parse(text)).run_leaves(*inputs)[0]
+    np.testing.assert_array_equal(got, want)
