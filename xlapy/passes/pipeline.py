@@ -118,7 +118,7 @@ class Pipeline:
 
     def _run_pass(self, p: Pass, module: Module, opts: _Options) -> bool:
         name = getattr(p, "name", type(p).__name__)
-        if name in opts.disabled:
+        if name in opts.disabled and not getattr(p, "required", False):
             log.debug("pass %s: disabled", name)
             return False
         if isinstance(p, Pipeline):

@@ -3,6 +3,9 @@
   call-inliner      nested computations called with `call` become part of their caller
   fusion-inliner    fusions already in the module (XLA-optimized input) are undone, so the
                     module goes through xlapy's own fusion decisions like any other
+  fusion-legalizer  (required: runs even when disabled) with fusion-inliner disabled, the
+                    imported fusions the cpu cannot emit as one loop kernel (XLA fuses
+                    scatter, sort, ...) are still undone, so a valid module always compiles
   simplify          fixed point of algsimp, constant_folding, cse, dce, tuple-simplifier
   transpose-folding transposes feeding dots become gemm transpose flags
   reduction-splitter large reductions to a scalar become a parallel row reduction + a
@@ -17,7 +20,8 @@
                     one multi-output kernel (a layer's gradient and its bias gradient)
   dce               whatever fusion left unused
 
-Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped; observers receive the
+Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped, but for required ones;
+observers receive the
 module before and after each pass (the --xla_dump_hlo_pass_re dumps).
 """
 
@@ -27,7 +31,8 @@ from xlapy.backends.cpu.passes.column_plan import column_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
 from xlapy.flags import flags
-from xlapy.hlo.ir import Module
+from xlapy.backends.llvm.elemental import ELEMENTAL_RULES
+from xlapy.hlo.ir import Instruction, Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
 from xlapy.passes.boundary_layouts import BoundaryLayouts
@@ -37,12 +42,28 @@ from xlapy.passes.row_fusion import RowFusion
 from xlapy.passes.transpose_folding import TransposeFolding
 
 
+def _loop_emittable(i: Instruction) -> bool:
+    return i.opcode in ELEMENTAL_RULES or i.opcode in ("parameter", "tuple")
+
+
+class FusionLegalizer(FusionInliner):
+    """Required pass: inline the fusions whose body has an instruction without an elemental
+    rule (they cannot become one loop kernel); a no-op after fusion-inliner."""
+
+    name = "fusion-legalizer"
+    required = True
+
+    def __init__(self):
+        super().__init__(keep_fused=_loop_emittable)
+
+
 def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     # constants fold as the compiled code computes (denormals flushed unless --xla_cpu_ftz
     # is false), so that folding a value never changes it
     simplify = simplification_pipeline(flush_denormals=flags().xla_cpu_ftz)
     simplify.name = "simplify"
-    return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True), simplify,
+    return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True),
+                            FusionLegalizer(), simplify,
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
