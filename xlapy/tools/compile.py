@@ -62,7 +62,8 @@ def _gpu(module, emit: str, arch):
     program, text = emit_program(module)
     if emit == "llvm":
         return text
-    lines = [f"{k.name}: {k.kind} kernel of {k.instruction}, grid {k.grid}, block {k.block}"
+    lines = [f"{k.name}: cuBLAS gemm of {k.instruction}" if k.kind == "gemm" else
+             f"{k.name}: {k.kind} kernel of {k.instruction}, grid {k.grid}, block {k.block}"
              for k in program.kernels]
     return "\n".join(lines) + "\n"
 

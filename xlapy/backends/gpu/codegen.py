@@ -85,6 +85,9 @@ def optimize_ir(text: str, arch: int) -> "llvm.ModuleRef":
         mod.verify()
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pb = llvm.create_pass_builder(tm, pto)
+        dce = llvm.create_new_module_pass_manager()  # drop unused libdevice first
+        dce.add_global_dead_code_eliminate_pass()
+        dce.run(mod, pb)
         pb.getModulePassManager().run(mod, pb)
         return mod
 

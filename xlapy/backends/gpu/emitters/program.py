@@ -20,7 +20,7 @@ from llvmlite import ir
 from xlapy.backends.gpu.emitters.kernel_abi import GpuKernelTarget
 from xlapy.backends.gpu.emitters.launch import loop_launch
 from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduction_plan
-from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, KernelInfo,
+from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
                                                 Launch, Program, While)
 from xlapy.backends.gpu.target import DATA_LAYOUT, TRIPLE
 from xlapy.backends.llvm.elemental import ELEMENTAL_RULES, lowering_error
@@ -114,6 +114,8 @@ class ProgramEmitter:
             return self._while(instr, ops[0], thunks)
         if op == "conditional":
             return self._conditional(instr, ops, thunks)
+        if op == "dot" and gemm_shape(instr) is not None:
+            return self._gemm(instr, ops, thunks)
         if op == "fusion" or op in ELEMENTAL_RULES:
             return self._kernel(instr, ops, thunks)
         raise lowering_error(instr, f"the gpu backend has no lowering for {op} yet")
@@ -133,6 +135,15 @@ class ProgramEmitter:
         args = tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])
         thunks.append(Launch(name, dims.grid, dims.block, args))
         self.program.kernels.append(KernelInfo(name, instr.name, kind, dims.grid, dims.block))
+        return out
+
+    def _gemm(self, instr: Instruction, ops: list, thunks: list):
+        out = self._fresh(instr.shape)
+        batch, m, n, k = gemm_shape(instr)
+        thunks.append(Gemm(out, ops[0], ops[1], batch, m, n, k,
+                           instr.shape.element_type.name))
+        self.program.kernels.append(KernelInfo(f"gemm{len(self.program.kernels)}", instr.name,
+                                               "gemm", (), ()))
         return out
 
     def _moves(self, dst_tree, src_tree, shape: Shape) -> list:
@@ -174,6 +185,42 @@ class ProgramEmitter:
             branches.append(br)
         thunks.append(Conditional(ops[0], sel.element_type.is_pred, branches))
         return out
+
+
+GEMM_TYPES = ("f32", "f16", "bf16")
+
+
+def _row_major(shape: Shape) -> bool:
+    return tuple(shape.minor_to_major) == tuple(reversed(range(shape.rank)))
+
+
+def gemm_shape(instr: Instruction) -> tuple | None:
+    """(batch, m, n, k) of a dot cuBLAS computes as one strided-batched gemm: row-major
+    [b.., m, k] x [b.., k, n] -> [b.., m, n] of f32, f16 or bf16 (matrix-vector and other
+    forms stay loop kernels)."""
+    lhs, rhs = instr.operands[0].shape, instr.operands[1].shape
+    out = instr.shape
+    t = out.element_type.name
+    if t not in GEMM_TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if lhs.rank != rhs.rank or lhs.rank not in (2, 3) or out.rank != lhs.rank:
+        return None
+    nb = lhs.rank - 2
+    a = instr.attrs
+    if tuple(a.get("lhs_batch_dims", ())) != tuple(range(nb)) or \
+            tuple(a.get("rhs_batch_dims", ())) != tuple(range(nb)):
+        return None
+    if tuple(a.get("lhs_contracting_dims", ())) != (nb + 1,) or \
+            tuple(a.get("rhs_contracting_dims", ())) != (nb,):
+        return None
+    if not (_row_major(lhs) and _row_major(rhs) and _row_major(out)):
+        return None
+    batch = lhs.dims[0] if nb else 1
+    m, k = lhs.dims[nb], lhs.dims[nb + 1]
+    n = rhs.dims[nb + 1]
+    if min(batch, m, n, k) == 0:
+        return None
+    return batch, m, n, k
 
 
 def _same_bytes(instr: Instruction) -> bool:

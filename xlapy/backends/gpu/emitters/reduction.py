@@ -93,7 +93,7 @@ def row_reduction_plan(instr: Instruction) -> RowReduction | None:
     for d in dims:
         row_length *= in_shape.dims[d]
     rows = in_shape.size // row_length if row_length else 0
-    if row_length < WARP_SIZE:
+    if row_length < WARP_SIZE or rows == 0:
         return None  # short rows: one thread per output element is better
     return RowReduction(comp, reduces, rows, row_length, dims)
 
@@ -240,11 +240,10 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
     warp_reduce()
     if warps > 1:
         shared = []
-        for r, slots in zip(plan.reduces, accs):
+        for slots in accs:
             row_sh = []
             for s in slots:
-                ty = ir.ArrayType(s.type.pointee if hasattr(s.type, "pointee") else
-                                  s.allocated_type, warps)
+                ty = ir.ArrayType(s.allocated_type, warps)
                 g = ir.GlobalVariable(module, ty, module.get_unique_name(f"{name}.smem"),
                                       addrspace=3)
                 g.linkage = "internal"

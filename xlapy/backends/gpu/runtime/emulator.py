@@ -15,6 +15,7 @@ import ctypes
 import re
 
 import llvmlite.binding as llvm
+import ml_dtypes
 import numpy as np
 
 from xlapy.backends.gpu.runtime.program import Gemm
@@ -143,7 +144,7 @@ class EmulatedDevice:
         self._drivers[kernel](ctypes.addressof(arr), grid[0], block[0])
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
-        dt = {"f32": np.float32, "f16": np.float16}.get(t.dtype)
+        dt = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}.get(t.dtype)
         if dt is None:
             raise XlapyError(f"the emulator's gemm has no {t.dtype}")
         size = np.dtype(dt).itemsize
