@@ -152,3 +152,17 @@ class CudaDevice:
     def synchronize(self) -> None:
         check(self.ctx.drv.cuStreamSynchronize(self.ctx.stream), "cuStreamSynchronize")
         self._pending.clear()
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_available() -> bool:
+    """Whether a CUDA GPU can be used here (cuda-python installed, a driver, a device);
+    never raises. XLAPY_DISABLE_GPU=1 answers False (tests of the no-GPU paths)."""
+    import os
+    if os.environ.get("XLAPY_DISABLE_GPU"):
+        return False
+    try:
+        default_context()
+    except Exception:
+        return False
+    return True
