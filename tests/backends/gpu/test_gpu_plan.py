@@ -136,15 +136,23 @@ def test_column_reduction_is_a_thread_per_output():
 
 
 def test_emulated_reductions_match_numpy():
+    """Row reductions run their warp-shuffle kernels (threaded emulation), one block per
+    row; the column reduction its loop kernel."""
     rng = np.random.default_rng(0)
     emu = get_platform("gpu-emulator")
+    rows = parse(ROW_SUM.replace("64", "3"))
+    exe = emu.compiler.compile(rows)
+    assert [k.kind for k in exe.program.kernels] == ["row-reduction"]
+    x = rng.standard_normal((3, 1000)).astype(np.float32)
+    np.testing.assert_allclose(exe.run(x), x.sum(1), rtol=1e-4, atol=1e-4)
+    short = rng.standard_normal((3, 40)).astype(np.float32)  # 64 threads, 40 elements
+    exe = emu.compiler.compile(parse(ROW_SUM.replace("64", "3").replace("1000", "40")))
+    np.testing.assert_allclose(exe.run(short), short.sum(1), rtol=1e-5, atol=1e-5)
     x = rng.standard_normal((64, 1000)).astype(np.float32)
-    np.testing.assert_allclose(emu.compiler.compile(parse(ROW_SUM)).run(x), x.sum(1),
-                               rtol=1e-4, atol=1e-4)
     xt = np.ascontiguousarray(x.T)
     np.testing.assert_allclose(emu.compiler.compile(parse(COLUMN_SUM)).run(xt), xt.sum(0),
                                rtol=1e-4, atol=1e-4)
-    x64 = rng.standard_normal((8, 300))
+    x64 = rng.standard_normal((8, 300))  # variadic (f64, s32) shuffles: two words, one
     x64[3, 7] = x64[3, 200] = 50.0  # a tie: the first index wins
     v, i = emu.compiler.compile(parse(ARGMAX)).run(x64)
     np.testing.assert_array_equal(i, x64.argmax(1))
@@ -213,10 +221,10 @@ ENTRY e {
     _ptxas_ok(program.ptx, 80, tmp_path)
 
 
-def test_emulator_refuses_warp_kernels():
+def test_emulator_refuses_libdevice():
     from xlapy.backends.gpu.runtime.emulator import EmulatedDevice
-    _, text = emit_program(parse(ROW_SUM))
-    with pytest.raises(XlapyError, match="without warps"):
+    _, text = emit_program(parse(ROW_SUM.replace("add(a, b)", "power(a, b)")))
+    with pytest.raises(XlapyError, match="no libdevice"):
         EmulatedDevice(text)
 
 

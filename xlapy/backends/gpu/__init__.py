@@ -32,8 +32,8 @@ class GpuPlatform(Platform):
 
 class GpuEmulatorPlatform(Platform):
     """The same programs with their kernels run on the host CPU (runtime/emulator.py): the
-    index arithmetic, launches and thunks tested without a GPU. Row reductions take the
-    loop kernel's form there, and math is xlapy's own instead of libdevice's."""
+    index arithmetic, warp-level reductions, launches and thunks tested without a GPU;
+    math is xlapy's own there instead of libdevice's."""
     name = "gpu-emulator"
 
     def __init__(self):

@@ -27,10 +27,10 @@ from xlapy.hlo.verifier import verify
 
 def emit_program(module: Module, emulate: bool = False) -> tuple[Program, str]:
     """(program, LLVM IR text) of a module, before code generation. emulate: the form the
-    host emulator runs (no warp-level kernels, xlapy's own math)."""
+    host emulator runs (xlapy's own math instead of libdevice)."""
     verify(module)
     optimized = run_gpu_pipeline(module.clone())
-    pe = ProgramEmitter(optimized, row_reductions=not emulate, use_libdevice=not emulate)
+    pe = ProgramEmitter(optimized, use_libdevice=not emulate)
     program = pe.emit()
     program.llvm_ir = str(pe.llmod)
     return program, program.llvm_ir

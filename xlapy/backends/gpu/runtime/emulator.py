@@ -1,18 +1,22 @@
 """The host emulator: a Device (executor.py) that runs a program's kernels on this CPU.
 
-The kernels' LLVM IR (the same text the PTX is made from, emitted without the kernels that
-need a warp: row reductions then take the loop kernel's form, and with xlapy's own math in
-place of libdevice's) is compiled for the host with the special registers (tid.x, ctaid.x,
-ntid.x, nctaid.x) read from globals; each kernel gets a driver `<kernel>.emu(args, grid,
-block)` that runs every (block, thread) pair in turn. Thread indices, launch dimensions,
-buffer bookkeeping and the thunks' control flow are exercised as on a GPU; warp shuffles,
-barriers and libdevice are not (ptxas checks those kernels' PTX only).
+The kernels' LLVM IR (the same text the PTX is made from, emitted with xlapy's own math in
+place of libdevice's) is compiled for the host. Kernels without warp operations get a
+driver `<kernel>.emu(args, grid, block)` that runs every (block, thread) pair in turn, the
+special registers (tid.x, ctaid.x, ntid.x, nctaid.x) read from globals it sets. Kernels
+with warp shuffles and barriers (row reductions) run each block's threads as OS threads:
+shfl.sync.down exchanges values through the warp's slots between two warp barriers,
+barrier0 is a barrier of the block's threads, shared memory (addrspace 3) is a plain
+global (one block runs at a time), and the special registers come from the thread.
+Thread indices, launch dimensions, warp-level reductions, buffer bookkeeping and the
+thunks' control flow are exercised as on a GPU; libdevice is not (ptxas checks its PTX).
 """
 
 from __future__ import annotations
 
 import ctypes
 import re
+import threading
 
 import llvmlite.binding as llvm
 import ml_dtypes
@@ -26,33 +30,60 @@ _KERNEL_RE = re.compile(r'^define\s+ptx_kernel\s+void\s+@"?([^"(\s]+)"?\(([^)]*)
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
 
 
-def host_ir(text: str) -> tuple[str, dict]:
-    """The kernels' IR made runnable on the host: (IR text, {kernel: number of args})."""
+def host_ir(text: str) -> tuple[str, dict, set]:
+    """The kernels' IR made runnable on the host: (IR text, {kernel: number of args},
+    the kernels that use warp shuffles or barriers and run threaded)."""
     kernels = {m.group(1): (len([a for a in m.group(2).split(",") if a.strip()]))
                for m in _KERNEL_RE.finditer(text)}
-    if "addrspace(3)" in text or "llvm.nvvm.shfl" in text or "llvm.nvvm.barrier" in text:
-        raise XlapyError("the emulator runs kernels without warps: compile the program "
-                         "without row reductions (ProgramEmitter(row_reductions=False))")
     if "__nv_" in text:
         raise XlapyError("the emulator has no libdevice: compile the program with "
                          "use_libdevice=False")
+    threaded = {k for k, body in _bodies(text).items()
+                if k in kernels and ("llvm.nvvm.shfl" in body or "llvm.nvvm.barrier" in body)}
     out = []
     for line in text.splitlines():
         if line.startswith(("target triple", "target datalayout")):
             continue
-        if line.startswith("declare") and "llvm.nvvm.read.ptx.sreg." in line:
+        if line.startswith("declare") and "llvm.nvvm." in line:
             continue
-        line = line.replace("ptx_kernel ", "")
-        out.append(re.sub(r'@"?llvm\.nvvm\.read\.ptx\.sreg\.([a-z.]+?)"?\(',
-                          r'@"xlapy_emu_sreg.\1"(', line))
-    for s in _SREGS:
-        g = s.replace(".", "_")
+        line = line.replace("ptx_kernel ", "").replace(" addrspace(3)", "")
+        line = re.sub(r'@"?llvm\.nvvm\.read\.ptx\.sreg\.([a-z.]+?)"?\(',
+                      r'@"xlapy_emu_sreg.\1"(', line)
+        line = re.sub(r'@"?llvm\.nvvm\.shfl\.sync\.down\.i32"?\(', '@"xlapy_emu_shfl"(', line)
+        line = re.sub(r'@"?llvm\.nvvm\.barrier0"?\(', '@"xlapy_emu_barrier"(', line)
+        out.append(line)
+    out.append("@emu.threaded = internal global i32 0")
+    out.append('declare i32 @"xlapy_emu_shfl"(i32, i32, i32, i32)')
+    out.append('declare void @"xlapy_emu_barrier"()')
+    out.append('declare i32 @"xlapy_emu_thread_sreg"(i32)')
+    for k, s_ in enumerate(_SREGS):
+        g = s_.replace(".", "_")
+        # single-threaded launches: the driver's globals; threaded: this thread's values
         out.append(f"@emu.{g} = internal global i32 0")
-        out.append(f"define internal i32 @\"xlapy_emu_sreg.{s}\"() {{\n"
-                   f"  %v = load i32, ptr @emu.{g}\n  ret i32 %v\n}}")
+        out.append(f"""define internal i32 @"xlapy_emu_sreg.{s_}"() {{
+  %t = load i32, ptr @emu.threaded
+  %c = icmp ne i32 %t, 0
+  br i1 %c, label %thread, label %global
+thread:
+  %v1 = call i32 @"xlapy_emu_thread_sreg"(i32 {k})
+  ret i32 %v1
+global:
+  %v = load i32, ptr @emu.{g}
+  ret i32 %v
+}}""")
+    out.append("define void @xlapy_emu_set_threaded(i32 %on) {\n"
+               "  store i32 %on, ptr @emu.threaded\n  ret void\n}")
     for name, n in kernels.items():
         out.append(_driver(name, n))
-    return "\n".join(out) + "\n", kernels
+    return "\n".join(out) + "\n", kernels, threaded
+
+
+def _bodies(text: str) -> dict:
+    """{function name: its text} for the functions defined in an LLVM IR text."""
+    out = {}
+    for m in re.finditer(r'^define[^@]*@"?([^"(\s]+)"?\(.*?^}', text, re.M | re.S):
+        out[m.group(1)] = m.group(0)
+    return out
 
 
 def _driver(name: str, n: int) -> str:
@@ -91,13 +122,79 @@ done:
 _ENGINES: list = []   # keep the engines (their code) alive as long as the process
 
 
+class _Block:
+    """One threaded block's shared state: its barrier, its warps' exchange slots."""
+
+    def __init__(self, ctaid: int, grid: int, threads: int):
+        self.ids = (ctaid, grid, threads)
+        self.barrier = threading.Barrier(threads, timeout=BARRIER_TIMEOUT)
+        warps = -(-threads // WARP)
+        self.warp_barriers = [threading.Barrier(min(WARP, threads - w * WARP),
+                                                timeout=BARRIER_TIMEOUT) for w in range(warps)]
+        self.slots = [[0] * WARP for _ in range(warps)]
+        self.error: BaseException | None = None
+
+
+WARP = 32
+BARRIER_TIMEOUT = 30.0
+_thread = threading.local()   # .tid, .block of the emulated GPU thread running here
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
+def _thread_sreg(k):
+    blk = _thread.block
+    return (_thread.tid, blk.ids[0], blk.ids[2], blk.ids[1])[k]  # tid ctaid ntid nctaid
+
+
+@ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                  ctypes.c_int32)
+def _shfl_down(mask, value, delta, clamp):
+    """shfl.sync.down: lane l gets lane l + delta's value, its own past the clamp lane."""
+    blk, tid = _thread.block, _thread.tid
+    try:
+        w, lane = divmod(tid, WARP)
+        slots = blk.slots[w]
+        slots[lane] = value
+        blk.warp_barriers[w].wait()
+        src = lane + delta
+        out = slots[src] if src <= (clamp & 31) and src < len(slots) else value
+        blk.warp_barriers[w].wait()
+        return out
+    except BaseException as e:  # a broken barrier: the kernel diverged
+        blk.error = blk.error or e
+        return 0
+
+
+@ctypes.CFUNCTYPE(None)
+def _barrier():
+    blk = _thread.block
+    try:
+        blk.barrier.wait()
+    except BaseException as e:
+        blk.error = blk.error or e
+
+
+_SYMBOLS_ADDED = False
+_LAUNCH_LOCK = threading.Lock()
+
+
+def _add_symbols() -> None:
+    global _SYMBOLS_ADDED
+    if not _SYMBOLS_ADDED:
+        for name, fn in (("xlapy_emu_thread_sreg", _thread_sreg), ("xlapy_emu_shfl", _shfl_down),
+                         ("xlapy_emu_barrier", _barrier)):
+            llvm.add_symbol(name, ctypes.cast(fn, ctypes.c_void_p).value)
+        _SYMBOLS_ADDED = True
+
+
 class EmulatedDevice:
     """executor.Device on host memory; kernels compiled from the program's LLVM IR."""
 
     def __init__(self, llvm_ir: str):
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        text, kernels = host_ir(llvm_ir)
+        _add_symbols()
+        text, kernels, threaded = host_ir(llvm_ir)
         mod = llvm.parse_assembly(text)
         mod.triple = llvm.get_process_triple()
         mod.verify()
@@ -110,6 +207,10 @@ class EmulatedDevice:
         engine.finalize_object()
         _ENGINES.append(engine)
         self._drivers = {k: _DRIVER(engine.get_function_address(f"{k}.emu")) for k in kernels}
+        self._threaded = {k: ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * kernels[k])(
+            engine.get_function_address(k)) for k in threaded}
+        self._set_threaded = ctypes.CFUNCTYPE(None, ctypes.c_int32)(
+            engine.get_function_address("xlapy_emu_set_threaded"))
         self._n_args = kernels
         self._memory: dict[int, ctypes.Array] = {}
         self.launches: list = []   # (kernel, grid, block): what ran, for tests
@@ -141,7 +242,35 @@ class EmulatedDevice:
                              f"got {len(args)}")
         arr = (ctypes.c_void_p * max(len(args), 1))(*args)
         self.launches.append((kernel, tuple(grid), tuple(block)))
-        self._drivers[kernel](ctypes.addressof(arr), grid[0], block[0])
+        if kernel in self._threaded:
+            self._launch_threaded(self._threaded[kernel], grid[0], block[0], args)
+        else:
+            self._drivers[kernel](ctypes.addressof(arr), grid[0], block[0])
+
+    def _launch_threaded(self, fn, grid: int, block: int, args: list) -> None:
+        """A kernel with warp shuffles or barriers: each block's threads as OS threads
+        (ctypes releases the GIL while they run), block after block."""
+        def run(blk, tid):
+            _thread.block, _thread.tid = blk, tid
+            try:
+                fn(*args)
+            except BaseException as e:
+                blk.error = blk.error or e
+
+        with _LAUNCH_LOCK:
+            self._set_threaded(1)
+            try:
+                for b in range(grid):
+                    blk = _Block(b, grid, block)
+                    threads = [threading.Thread(target=run, args=(blk, t)) for t in range(block)]
+                    for t in threads:
+                        t.start()
+                    for t in threads:
+                        t.join()
+                    if blk.error is not None:
+                        raise XlapyError(f"emulated block {b} failed: {blk.error!r}")
+            finally:
+                self._set_threaded(0)
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
         dt = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}.get(t.dtype)
