@@ -241,3 +241,34 @@ def test_while_and_conditional_run_on_the_emulator():
     want = flatten(get_platform("interpreter").compiler.compile(module).run(*args))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+TRANSPOSES = {
+    "batched": ("""HloModule t
+ENTRY e {
+  x = f32[3,70,45]{2,1,0} parameter(0)
+  ROOT t = f32[3,45,70]{2,1,0} transpose(x), dimensions={0,2,1}
+}
+""", (3, 70, 45), lambda x: np.ascontiguousarray(x.transpose(0, 2, 1)), (2, 3, 3)),
+    "layout copy f16": ("""HloModule c
+ENTRY e {
+  x = f16[40,33]{1,0} parameter(0)
+  ROOT c = f16[40,33]{0,1} copy(x)
+}
+""", (40, 33), lambda x: x, (2, 2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSPOSES))
+def test_transpose_through_shared_tiles(name, tmp_path):
+    text, dims, want, grid = TRANSPOSES[name]
+    module = parse(text)
+    program = compile_program(module, 90)
+    [k] = program.kernels
+    assert (k.kind, k.grid, k.block) == ("transpose", grid, (32, 8, 1))
+    assert "bar.sync" in program.ptx and ".shared" in program.ptx
+    _ptxas_ok(program.ptx, 90, tmp_path)
+    x = np.random.default_rng(3).standard_normal(dims).astype(module.entry.parameters[0]
+                                                             .shape.dtype)
+    got = get_platform("gpu-emulator").compiler.compile(module).run(x)
+    np.testing.assert_array_equal(got, want(x))

@@ -20,6 +20,7 @@ from llvmlite import ir
 from xlapy.backends.gpu.emitters.kernel_abi import GpuKernelTarget
 from xlapy.backends.gpu.emitters.launch import loop_launch
 from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduction_plan
+from xlapy.backends.gpu.emitters.transpose import emit_transpose, transpose_plan
 from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
                                                 Launch, Program, While)
 from xlapy.backends.gpu.target import DATA_LAYOUT, TRIPLE
@@ -124,9 +125,13 @@ class ProgramEmitter:
         out = self._fresh(instr.shape)
         name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
         plan = row_reduction_plan(instr) if self.row_reductions else None
+        tplan = transpose_plan(instr) if plan is None else None
         if plan is not None:
             emit_row_reduction(self.llmod, instr, plan, name, self.use_libdevice)
             dims, kind = plan.launch, "row-reduction"
+        elif tplan is not None:
+            emit_transpose(self.llmod, instr, tplan, name)
+            dims, kind = tplan.launch, "transpose"
         else:
             n = instr.shape.leaves()[0].size
             target = GpuKernelTarget(use_libdevice=self.use_libdevice).for_elements(n)

@@ -25,7 +25,7 @@ import numpy as np
 from xlapy.backends.gpu.runtime.program import Gemm
 from xlapy.errors import XlapyError
 
-_SREGS = ("tid.x", "ctaid.x", "ntid.x", "nctaid.x")
+_SREGS = tuple(f"{r}.{a}" for r in ("tid", "ctaid", "ntid", "nctaid") for a in "xyz")
 _KERNEL_RE = re.compile(r'^define\s+ptx_kernel\s+void\s+@"?([^"(\s]+)"?\(([^)]*)\)', re.M)
 _DRIVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
 
@@ -59,7 +59,8 @@ def host_ir(text: str) -> tuple[str, dict, set]:
     for k, s_ in enumerate(_SREGS):
         g = s_.replace(".", "_")
         # single-threaded launches: the driver's globals; threaded: this thread's values
-        out.append(f"@emu.{g} = internal global i32 0")
+        one = s_.startswith("n") and not s_.endswith("x")  # ntid.y .. nctaid.z: 1
+        out.append(f"@emu.{g} = internal global i32 {int(one)}")
         out.append(f"""define internal i32 @"xlapy_emu_sreg.{s_}"() {{
   %t = load i32, ptr @emu.threaded
   %c = icmp ne i32 %t, 0
@@ -125,8 +126,9 @@ _ENGINES: list = []   # keep the engines (their code) alive as long as the proce
 class _Block:
     """One threaded block's shared state: its barrier, its warps' exchange slots."""
 
-    def __init__(self, ctaid: int, grid: int, threads: int):
-        self.ids = (ctaid, grid, threads)
+    def __init__(self, ctaid: tuple, grid: tuple, block: tuple):
+        self.ctaid, self.grid, self.block = ctaid, grid, block
+        threads = block[0] * block[1] * block[2]
         self.barrier = threading.Barrier(threads, timeout=BARRIER_TIMEOUT)
         warps = -(-threads // WARP)
         self.warp_barriers = [threading.Barrier(min(WARP, threads - w * WARP),
@@ -137,13 +139,14 @@ class _Block:
 
 WARP = 32
 BARRIER_TIMEOUT = 30.0
-_thread = threading.local()   # .tid, .block of the emulated GPU thread running here
+_thread = threading.local()   # .tid (linear), .xyz, .block of the emulated GPU thread here
 
 
 @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
 def _thread_sreg(k):
+    """The special register _SREGS[k] of this thread: tid, ctaid, ntid, nctaid (x y z)."""
     blk = _thread.block
-    return (_thread.tid, blk.ids[0], blk.ids[2], blk.ids[1])[k]  # tid ctaid ntid nctaid
+    return (_thread.xyz + blk.ctaid + blk.block + blk.grid)[k]
 
 
 @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
@@ -234,7 +237,8 @@ class EmulatedDevice:
         ctypes.memmove(dst, src, nbytes)
 
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
-        if grid[1:] != (1, 1) or block[1:] != (1, 1):
+        if kernel not in self._threaded and (tuple(grid[1:]) != (1, 1)
+                                             or tuple(block[1:]) != (1, 1)):
             raise XlapyError(f"the emulator runs one-dimensional launches only ({kernel}: "
                              f"grid {grid}, block {block})")
         if len(args) != self._n_args[kernel]:
@@ -243,15 +247,19 @@ class EmulatedDevice:
         arr = (ctypes.c_void_p * max(len(args), 1))(*args)
         self.launches.append((kernel, tuple(grid), tuple(block)))
         if kernel in self._threaded:
-            self._launch_threaded(self._threaded[kernel], grid[0], block[0], args)
+            self._launch_threaded(self._threaded[kernel], tuple(grid), tuple(block), args)
         else:
             self._drivers[kernel](ctypes.addressof(arr), grid[0], block[0])
 
-    def _launch_threaded(self, fn, grid: int, block: int, args: list) -> None:
+    def _launch_threaded(self, fn, grid: tuple, block: tuple, args: list) -> None:
         """A kernel with warp shuffles or barriers: each block's threads as OS threads
         (ctypes releases the GIL while they run), block after block."""
-        def run(blk, tid):
-            _thread.block, _thread.tid = blk, tid
+        bx, by, bz = block
+        ids = [(x, y, z) for z in range(bz) for y in range(by) for x in range(bx)]
+
+        def run(blk, xyz):
+            _thread.block, _thread.xyz = blk, xyz
+            _thread.tid = xyz[0] + bx * (xyz[1] + by * xyz[2])
             try:
                 fn(*args)
             except BaseException as e:
@@ -260,9 +268,11 @@ class EmulatedDevice:
         with _LAUNCH_LOCK:
             self._set_threaded(1)
             try:
-                for b in range(grid):
+                blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1])
+                          for x in range(grid[0])]
+                for b in blocks:
                     blk = _Block(b, grid, block)
-                    threads = [threading.Thread(target=run, args=(blk, t)) for t in range(block)]
+                    threads = [threading.Thread(target=run, args=(blk, t)) for t in ids]
                     for t in threads:
                         t.start()
                     for t in threads:
