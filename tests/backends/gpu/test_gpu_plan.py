@@ -272,3 +272,37 @@ def test_transpose_through_shared_tiles(name, tmp_path):
                                                              .shape.dtype)
     got = get_platform("gpu-emulator").compiler.compile(module).run(x)
     np.testing.assert_array_equal(got, want(x))
+
+
+MULTI_OUTPUT = "HloModule mo\n" + ADD + """
+fused {
+  p = f32[4,500]{1,0} parameter(0)
+  z = f32[] constant(0)
+  s = f32[4]{0} reduce(p, z), dimensions={1}, to_apply=add
+  sq = f32[4,500]{1,0} multiply(p, p)
+  ss = f32[4]{0} reduce(sq, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(s, ss)
+}
+ENTRY e {
+  x = f32[4,500]{1,0} parameter(0)
+  ROOT f = (f32[4]{0}, f32[4]{0}) fusion(x), kind=kInput, calls=fused
+}
+"""
+
+
+def test_multi_output_row_reduction():
+    """Two reductions of one row (a sum and a sum of squares, as layernorm's) in one
+    kernel: each thread keeps both partial results, both are shuffled. (The emitter on the
+    module as written: xlapy's fusion pass does not make such sibling fusions today.)"""
+    from xlapy.backends.gpu.emitters.program import ProgramEmitter
+    from xlapy.backends.gpu.executable import GpuExecutable
+    from xlapy.backends.gpu.runtime.emulator import EmulatedDevice
+    module = parse(MULTI_OUTPUT)
+    pe = ProgramEmitter(module, use_libdevice=False)
+    program = pe.emit()
+    assert [k.kind for k in program.kernels] == ["row-reduction"]
+    exe = GpuExecutable(module, program, EmulatedDevice(str(pe.llmod)), "gpu-emulator")
+    x = np.random.default_rng(4).standard_normal((4, 500)).astype(np.float32)
+    s, ss = exe.run(x)
+    np.testing.assert_allclose(s, x.sum(1), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ss, (x * x).sum(1), rtol=1e-4)
