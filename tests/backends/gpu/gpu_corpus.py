@@ -3,7 +3,7 @@
 test_gpu_runtime.py that skip without one.
 - CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
 - UNSUPPORTED: corpus modules using an opcode the gpu backend has no lowering for yet
-  (sort, scatter, select-and-scatter, custom calls): their tests expect that clear error,
+  (scatter, select-and-scatter, top-k, custom calls): their tests expect that clear error,
   and fail (as a reminder to update the list) once the module compiles
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
@@ -24,7 +24,7 @@ CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith
 FILES = [f for _, f in CASES]
 
 UNSUPPORTED = {
-    "sorting": "sort", "custom_call_top_k": "topk|custom-call", "scatter_ops": "scatter",
+    "custom_call_top_k": "topk|custom-call", "scatter_ops": "scatter",
     "mnist_sgd_step": "scatter", "cnn_train_step": "select-and-scatter|scatter",
     "max_pool_and_grad": "select-and-scatter|scatter", "custom_call_cholesky": "custom-call",
 }

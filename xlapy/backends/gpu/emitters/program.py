@@ -20,6 +20,7 @@ from llvmlite import ir
 from xlapy.backends.gpu.emitters.kernel_abi import GpuKernelTarget
 from xlapy.backends.gpu.emitters.launch import loop_launch
 from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduction_plan
+from xlapy.backends.gpu.emitters.sort import emit_sort, sort_launch
 from xlapy.backends.gpu.emitters.transpose import emit_transpose, transpose_plan
 from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
                                                 Launch, Program, While)
@@ -117,6 +118,8 @@ class ProgramEmitter:
             return self._conditional(instr, ops, thunks)
         if op == "dot" and gemm_shape(instr) is not None:
             return self._gemm(instr, ops, thunks)
+        if op == "sort" and len(instr.attrs.get("dimensions", ())) == 1:
+            return self._sort(instr, ops, thunks)
         if op == "fusion" or op in ELEMENTAL_RULES:
             return self._kernel(instr, ops, thunks)
         raise lowering_error(instr, f"the gpu backend has no lowering for {op} yet")
@@ -140,6 +143,16 @@ class ProgramEmitter:
         args = tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])
         thunks.append(Launch(name, dims.grid, dims.block, args))
         self.program.kernels.append(KernelInfo(name, instr.name, kind, dims.grid, dims.block))
+        return out
+
+    def _sort(self, instr: Instruction, ops: list, thunks: list):
+        out = self._fresh(instr.shape)
+        name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
+        emit_sort(self.llmod, instr, name, self.use_libdevice)
+        dims = sort_launch(instr)
+        thunks.append(Launch(name, dims.grid, dims.block,
+                             tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])))
+        self.program.kernels.append(KernelInfo(name, instr.name, "sort", dims.grid, dims.block))
         return out
 
     def _gemm(self, instr: Instruction, ops: list, thunks: list):
