@@ -23,11 +23,39 @@ class GpuExecutable(Executable):
         self._executor = Executor(program, device)
 
     def _execute(self, args: list):
+        return self._start(args).result()
+
+    def run_async(self, *args) -> "GpuFuture":
+        """Dispatch a call and return at once; the result is synchronized when read
+        (GpuFuture.result(), or np.asarray of an array result)."""
+        return self._start(self.check_arguments(args))
+
+    def _start(self, args: list) -> "GpuFuture":
         shapes = [leaf for s in self.parameter_shapes for leaf in s.leaves()]
         leaves = [physical(a, s) for a, s in zip([x for y in args for x in _flat(y)], shapes)]
-        raw = self._executor.run(leaves)
-        it = iter(raw)
-        return _unflatten(self.result_shape, it)
+        return GpuFuture(self._executor.start(leaves), self.result_shape)
+
+
+class GpuFuture:
+    """A dispatched call's result: result() (or np.asarray for an array result) waits for
+    the device and returns NumPy arrays shaped like the entry's root."""
+
+    def __init__(self, pending, shape: Shape):
+        self._pending = pending
+        self._shape = shape
+
+    @property
+    def done(self) -> bool:
+        return self._pending.done
+
+    def result(self):
+        return _unflatten(self._shape, iter(self._pending.result()))
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.result()
+        if isinstance(value, tuple):
+            raise TypeError("a tuple result is not an array: call result()")
+        return value if dtype is None else value.astype(dtype)
 
 
 def physical(arr: np.ndarray, shape: Shape) -> np.ndarray:

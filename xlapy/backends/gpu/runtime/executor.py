@@ -46,8 +46,13 @@ class Executor:
                 self._constants[buf.index] = addr
 
     def run(self, leaves: Sequence[np.ndarray]) -> list[bytes]:
-        """leaves: the parameters' leaves in order (C-contiguous arrays); returns the
-        result leaves' bytes."""
+        """leaves: the parameters' leaves in order (C-contiguous, physical order); returns
+        the result leaves' bytes."""
+        return self.start(leaves).result()
+
+    def start(self, leaves: Sequence[np.ndarray]) -> "Pending":
+        """Enqueue one call (uploads, kernels, copies) and return without waiting for the
+        device, except where control flow reads a predicate back; Pending.result() waits."""
         dev = self.device
         addrs: dict[int, int] = dict(self._constants)
         owned = []
@@ -64,11 +69,11 @@ class Executor:
                 if data:
                     dev.upload(addrs[i], data)
             self._run(self.program.thunks, addrs)
-            return [dev.download(addrs[i], self.program.buffers[i].nbytes)
-                    for i in self.program.outputs]
-        finally:
+        except BaseException:
             for a in owned:
                 dev.free(a)
+            raise
+        return Pending(self, addrs, owned)
 
     def _run(self, thunks, addrs) -> None:
         dev = self.device
@@ -101,3 +106,31 @@ def branch_index(dev: Device, t: Conditional, addrs) -> int:
     k = int(np.frombuffer(dev.download(addrs[t.selector], 4), np.int32)[0])
     n = len(t.branches)
     return k if 0 <= k < n else n - 1
+
+
+class Pending:
+    """One call's results on the device; result() downloads them (waiting for the stream)
+    once, then frees the call's buffers."""
+
+    def __init__(self, executor: Executor, addrs: dict, owned: list):
+        self._executor = executor
+        self._addrs = addrs
+        self._owned = owned
+        self._result: list[bytes] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def result(self) -> list[bytes]:
+        if self._result is None:
+            ex = self._executor
+            dev = ex.device
+            try:
+                self._result = [dev.download(self._addrs[i], ex.program.buffers[i].nbytes)
+                                for i in ex.program.outputs]
+            finally:
+                for a in self._owned:
+                    dev.free(a)
+                self._owned = []
+        return self._result
