@@ -3,7 +3,7 @@
 test_gpu_runtime.py that skip without one.
 - CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
 - UNSUPPORTED: corpus modules using an opcode the gpu backend has no lowering for yet
-  (scatter, select-and-scatter, top-k, custom calls): their tests expect that clear error,
+  (select-and-scatter, top-k, custom calls): their tests expect that clear error,
   and fail (as a reminder to update the list) once the module compiles
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
@@ -23,15 +23,16 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith(".hlo")]
 FILES = [f for _, f in CASES]
 
-UNSUPPORTED = {
-    "custom_call_top_k": "topk|custom-call", "scatter_ops": "scatter",
-    "mnist_sgd_step": "scatter", "cnn_train_step": "select-and-scatter|scatter",
-    "max_pool_and_grad": "select-and-scatter|scatter", "custom_call_cholesky": "custom-call",
+UNSUPPORTED = {   # file -> the opcode without a gpu lowering
+    "custom_call_top_k.hlo": "topk", "custom_call_top_k.opt.hlo": "custom-call (TopK)",
+    "custom_call_cholesky.hlo": "custom-call (Cholesky)",
+    "custom_call_cholesky.opt.hlo": "custom-call (Cholesky)",
+    "cnn_train_step.hlo": "select-and-scatter", "max_pool_and_grad.hlo": "select-and-scatter",
 }
 
 
 def unsupported_op(filename: str) -> str | None:
-    return UNSUPPORTED.get(filename.split(".")[0])
+    return UNSUPPORTED.get(filename)
 
 
 def load_inputs(entry):

@@ -87,7 +87,7 @@ def test_ptx_assembles(results, filename):
     r = compiled[filename]
     op = unsupported_op(filename)
     if op is not None:
-        assert "error" in r, f"{filename} compiles now: remove it from conftest.UNSUPPORTED"
+        assert "error" in r, f"{filename} compiles now: remove it from gpu_corpus.UNSUPPORTED"
         assert "the gpu backend has no lowering for" in r["error"]
         pytest.xfail(f"no gpu lowering for {op} yet")
     assert "error" not in r, r.get("error")

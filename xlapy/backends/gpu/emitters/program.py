@@ -20,6 +20,7 @@ from llvmlite import ir
 from xlapy.backends.gpu.emitters.kernel_abi import GpuKernelTarget
 from xlapy.backends.gpu.emitters.launch import loop_launch
 from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduction_plan
+from xlapy.backends.gpu.emitters.scatter import SCATTER_LAUNCH, emit_scatter
 from xlapy.backends.gpu.emitters.sort import emit_sort, sort_launch
 from xlapy.backends.gpu.emitters.transpose import emit_transpose, transpose_plan
 from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
@@ -120,6 +121,8 @@ class ProgramEmitter:
             return self._gemm(instr, ops, thunks)
         if op == "sort" and len(instr.attrs.get("dimensions", ())) == 1:
             return self._sort(instr, ops, thunks)
+        if op == "scatter":
+            return self._scatter(instr, ops, thunks)
         if op == "fusion" or op in ELEMENTAL_RULES:
             return self._kernel(instr, ops, thunks)
         raise lowering_error(instr, f"the gpu backend has no lowering for {op} yet")
@@ -153,6 +156,20 @@ class ProgramEmitter:
         thunks.append(Launch(name, dims.grid, dims.block,
                              tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])))
         self.program.kernels.append(KernelInfo(name, instr.name, "sort", dims.grid, dims.block))
+        return out
+
+    def _scatter(self, instr: Instruction, ops: list, thunks: list):
+        n = (len(instr.operands) - 1) // 2
+        out = self._fresh(instr.shape)
+        outs = _leaves(out)
+        for dst, src in zip(outs, [x for t in ops[:n] for x in _leaves(t)]):
+            thunks.append(Copy(dst, src, self.program.buffers[dst].nbytes))
+        name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
+        emit_scatter(self.llmod, instr, name, self.use_libdevice)
+        d = SCATTER_LAUNCH
+        thunks.append(Launch(name, d.grid, d.block,
+                             tuple(outs + [x for t in ops[n:] for x in _leaves(t)])))
+        self.program.kernels.append(KernelInfo(name, instr.name, "scatter", d.grid, d.block))
         return out
 
     def _gemm(self, instr: Instruction, ops: list, thunks: list):
