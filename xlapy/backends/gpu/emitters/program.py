@@ -21,6 +21,7 @@ from xlapy.backends.gpu.emitters.kernel_abi import GpuKernelTarget
 from xlapy.backends.gpu.emitters.launch import loop_launch
 from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduction_plan
 from xlapy.backends.gpu.emitters.scatter import SCATTER_LAUNCH, emit_scatter
+from xlapy.backends.gpu.emitters.select_and_scatter import emit_select_and_scatter
 from xlapy.backends.gpu.emitters.sort import emit_sort, sort_launch
 from xlapy.backends.gpu.emitters.transpose import emit_transpose, transpose_plan
 from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
@@ -123,6 +124,8 @@ class ProgramEmitter:
             return self._sort(instr, ops, thunks)
         if op == "scatter":
             return self._scatter(instr, ops, thunks)
+        if op == "select-and-scatter":
+            return self._serial(instr, ops, thunks, emit_select_and_scatter)
         if op == "fusion" or op in ELEMENTAL_RULES:
             return self._kernel(instr, ops, thunks)
         raise lowering_error(instr, f"the gpu backend has no lowering for {op} yet")
@@ -156,6 +159,17 @@ class ProgramEmitter:
         thunks.append(Launch(name, dims.grid, dims.block,
                              tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])))
         self.program.kernels.append(KernelInfo(name, instr.name, "sort", dims.grid, dims.block))
+        return out
+
+    def _serial(self, instr: Instruction, ops: list, thunks: list, emit):
+        """A one-thread kernel (emit(module, instr, name, use_libdevice))."""
+        out = self._fresh(instr.shape)
+        name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
+        emit(self.llmod, instr, name, self.use_libdevice)
+        d = SCATTER_LAUNCH
+        thunks.append(Launch(name, d.grid, d.block,
+                             tuple(_leaves(out) + [x for t in ops for x in _leaves(t)])))
+        self.program.kernels.append(KernelInfo(name, instr.name, instr.opcode, d.grid, d.block))
         return out
 
     def _scatter(self, instr: Instruction, ops: list, thunks: list):
