@@ -37,7 +37,7 @@ class GpuEmulatorPlatform(Platform):
     name = "gpu-emulator"
 
     def __init__(self):
-        from xlapy.backends.gpu.runtime.emulator import EmulatedDevice
+        from xlapy.backends.gpu.runtime.emulator import EmulatedDevice  # host LLVM: on demand
         self.compiler = GpuCompiler(lambda program: EmulatedDevice(program.llvm_ir),
                                     emulate=True, platform_name=self.name)
 
