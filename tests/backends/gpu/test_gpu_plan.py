@@ -319,3 +319,28 @@ def test_async_dispatch_synchronizes_on_access():
     np.testing.assert_allclose(np.asarray(futures[1]), 2 * (a @ b), rtol=1e-5)
     np.testing.assert_allclose(futures[0].result(), a @ b, rtol=1e-5)
     assert all(f.done for f in futures)
+
+
+@pytest.mark.parametrize("dtype,largest", [("f32", "true"), ("f32", "false"),
+                                           ("s32", "true"), ("u8", "false")])
+def test_topk_total_order_and_ties(dtype, largest):
+    text = f"""HloModule tk
+ENTRY e {{
+  x = {dtype}[5,40]{{1,0}} parameter(0)
+  ROOT t = ({dtype}[5,4]{{1,0}}, s32[5,4]{{1,0}}) topk(x), k=4, largest={largest}
+}}
+"""
+    module = parse(text)
+    rng = np.random.default_rng(6)
+    if dtype == "f32":
+        x = rng.integers(-3, 3, (5, 40)).astype(np.float32)  # many ties
+        x[0, [3, 9]] = np.nan
+        x[1, 5] = -np.nan
+        x[2, [1, 7]] = [np.inf, -np.inf]
+        x[3, [2, 4]] = [0.0, -0.0]
+    else:
+        x = rng.integers(0, 5, (5, 40)).astype(module.entry.parameters[0].shape.dtype)
+    got = get_platform("gpu-emulator").compiler.compile(module).run(x)
+    want = get_platform("interpreter").compiler.compile(module).run(x)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))

@@ -23,6 +23,7 @@ from xlapy.backends.gpu.emitters.reduction import emit_row_reduction, row_reduct
 from xlapy.backends.gpu.emitters.scatter import SCATTER_LAUNCH, emit_scatter
 from xlapy.backends.gpu.emitters.select_and_scatter import emit_select_and_scatter
 from xlapy.backends.gpu.emitters.sort import emit_sort, sort_launch
+from xlapy.backends.gpu.emitters.topk import emit_topk, topk_launch, topk_supported
 from xlapy.backends.gpu.emitters.transpose import emit_transpose, transpose_plan
 from xlapy.backends.gpu.runtime.program import (Buffer, Conditional, Copy, Gemm, KernelInfo,
                                                 Launch, Program, While)
@@ -124,6 +125,14 @@ class ProgramEmitter:
             return self._sort(instr, ops, thunks)
         if op == "scatter":
             return self._scatter(instr, ops, thunks)
+        if op == "topk" and topk_supported(instr):
+            out = self._fresh(instr.shape)
+            name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
+            emit_topk(self.llmod, instr, name)
+            d = topk_launch(instr)
+            thunks.append(Launch(name, d.grid, d.block, tuple(_leaves(out) + _leaves(ops[0]))))
+            self.program.kernels.append(KernelInfo(name, instr.name, "topk", d.grid, d.block))
+            return out
         if op == "select-and-scatter":
             return self._serial(instr, ops, thunks, emit_select_and_scatter)
         if op == "fusion" or op in ELEMENTAL_RULES:
