@@ -2,9 +2,8 @@
 --import-mode=importlib). None of the gpu tests needs a GPU, except those in
 test_gpu_runtime.py that skip without one.
 - CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
-- UNSUPPORTED: corpus modules using an opcode the gpu backend has no lowering for yet
-  (the TopK and Cholesky custom calls): their tests expect that clear error,
-  and fail (as a reminder to update the list) once the module compiles
+- expects_unsupported(entry, filename): the modules whose custom call (TopK, Cholesky) the
+  manifest marks unsupported: the gpu backend refuses them with a clear LoweringError
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
 
@@ -23,15 +22,16 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith(".hlo")]
 FILES = [f for _, f in CASES]
 
-UNSUPPORTED = {   # file -> the opcode without a gpu lowering
-    "custom_call_top_k.opt.hlo": "custom-call (TopK)",
-    "custom_call_cholesky.hlo": "custom-call (Cholesky)",
-    "custom_call_cholesky.opt.hlo": "custom-call (Cholesky)",
-}
+def expects_unsupported(entry, filename: str) -> bool:
+    """The manifest says XLA's custom call in this module is not supported (the interpreter
+    refuses it; the cpu backend implements some as an extra, the gpu backend none yet)."""
+    if entry.get("expect") != "unsupported-custom-call":
+        return False
+    which = entry.get("expect_files")
+    return which is None or any(entry["files"].get(k) == filename for k in which)
 
 
-def unsupported_op(filename: str) -> str | None:
-    return UNSUPPORTED.get(filename)
+ENTRY_OF = {f: e for e, f in CASES}
 
 
 def load_inputs(entry):

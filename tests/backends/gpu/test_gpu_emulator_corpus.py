@@ -32,11 +32,10 @@ def test_emulated_gpu_matches_interpreter(entry, filename):
     module = parse_file(corpus.CORPUS / filename)
     inputs = corpus.load_inputs(entry)
     emu = get_platform("gpu-emulator")
-    op = corpus.unsupported_op(filename)
-    if op is not None:
-        with pytest.raises(LoweringError, match="the gpu backend has no lowering for"):
+    if corpus.expects_unsupported(entry, filename):
+        with pytest.raises(LoweringError, match="unsupported custom-call target"):
             emu.compiler.compile(module)
-        pytest.xfail(f"no gpu lowering for {op} yet")
+        return
     got = flatten(emu.compiler.compile(module).run(*inputs))
     want = flatten(get_platform("interpreter").compiler.compile(module).run(*inputs))
     reports = compare_outputs(want, got)

@@ -137,6 +137,10 @@ class ProgramEmitter:
             return self._serial(instr, ops, thunks, emit_select_and_scatter)
         if op == "fusion" or op in ELEMENTAL_RULES:
             return self._kernel(instr, ops, thunks)
+        if op == "custom-call":
+            target = instr.attrs.get("custom_call_target", "")
+            raise lowering_error(instr, f"unsupported custom-call target '{target}' (the gpu "
+                                 "backend implements no custom calls yet)")
         raise lowering_error(instr, f"the gpu backend has no lowering for {op} yet")
 
     def _kernel(self, instr: Instruction, ops: list, thunks: list):
