@@ -65,3 +65,9 @@ def test_bad_requests(argv, message, capsys):
 def test_unsupported_op_is_a_clear_error(capsys):
     assert main(["compile", str(CORPUS / "custom_call_cholesky.hlo"), "--backend", "gpu"]) == 2
     assert "unsupported custom-call target 'lapack_spotrf_ffi'" in capsys.readouterr().err
+
+
+def test_stablehlo_input(capsys):
+    assert main(["compile", str(CORPUS / "softmax.mlir"), "--backend", "gpu", "--emit",
+                 "plan"]) == 0
+    assert "loop kernel of" in capsys.readouterr().out

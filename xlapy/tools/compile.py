@@ -20,7 +20,7 @@ EMITS = {"gpu": ("ptx", "llvm", "plan"), "cpu": ("asm", "obj", "llvm")}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="HLO text file")
+    p.add_argument("file", help="HLO text file (or StableHLO: .mlir)")
     p.add_argument("--backend", choices=sorted(EMITS), default="cpu")
     p.add_argument("--gpu_arch", "--gpu-arch", default=None,
                    help="gpu architecture, e.g. sm_80, sm_90 (default sm_80)")
@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from xlapy.hlo.parser import parse_file
+    from xlapy.hlo import parse_module_file as parse_file
     emit = args.emit or EMITS[args.backend][0]
     if emit not in EMITS[args.backend]:
         raise InputError(f"--emit {emit} is not available for the {args.backend} backend "
