@@ -5,12 +5,15 @@ Every module's PTX is generated for sm_80 and assembled for sm_80 and for sm_90 
 on later architectures); the .hlo half of the corpus is also generated for sm_90 and
 assembled for it, so both code generation targets are checked without paying LLVM twice
 for all 96 modules. The PTX is made in a small process pool (LLVM's NVPTX code generation
-is the slow part), ptxas runs in parallel threads; one test per module checks its result.
+is the slow part; a PTX already made from the same LLVM IR by the same codegen.py, LLVM and
+libdevice is reused from pytest's cache directory, .pytest_cache/d/gpu_ptx), ptxas runs
+in parallel threads, always; one test per module checks its result.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import importlib.util
 import multiprocessing
 import os
@@ -32,13 +35,29 @@ def _plans(filename: str) -> list:
     if not filename.endswith(".opt.hlo"):
         plans.append((90, [90]))
     return plans
+
+
 PTXAS = ptxas()
 pytestmark = pytest.mark.skipif(PTXAS is None, reason="NVIDIA's ptxas is not installed "
                                 "(set XLAPY_PTXAS or install the CUDA toolkit)")
 
 
-def _compile(filename: str) -> dict:
-    """{arch: ptx} or {"error": message} for one corpus file (in a worker process)."""
+def _codegen_key() -> str:
+    """What the PTX of a given LLVM IR depends on besides the IR: codegen.py, llvmlite's LLVM
+    and libdevice."""
+    import llvmlite.binding as llvm
+
+    from xlapy.backends.gpu import codegen
+    h = hashlib.sha256(pathlib.Path(codegen.__file__).read_bytes())
+    h.update(repr(llvm.llvm_version_info).encode())
+    h.update(str(codegen.libdevice_path()).encode())
+    return h.hexdigest()
+
+
+def _compile(job) -> dict:
+    """{arch: ptx} or {"error": message} for one corpus file (in a worker process). The PTX
+    of an LLVM IR text already compiled (same codegen) comes from the cache directory."""
+    filename, cache_dir, key = job
     from xlapy.backends.gpu import codegen
     from xlapy.backends.gpu.compiler import emit_program
     from xlapy.errors import LoweringError
@@ -49,7 +68,15 @@ def _compile(filename: str) -> dict:
         return {"error": str(e)}
     out = {"kinds": sorted({k.kind for k in program.kernels})}
     for arch, _ in _plans(filename):
-        out[arch] = codegen.compile_ptx(text, arch)
+        name = hashlib.sha256(f"{key}|{arch}|{text}".encode()).hexdigest() + ".ptx"
+        cached = pathlib.Path(cache_dir) / name
+        if cached.exists():
+            out[arch] = cached.read_text()
+        else:
+            out[arch] = codegen.compile_ptx(text, arch)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(out[arch])
+            tmp.replace(cached)
     return out
 
 
@@ -64,10 +91,13 @@ def _assemble(ptx: str, arch: int) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def results():
+def results(request):
     workers = min(4, os.cpu_count() or 1)
+    cache_dir = str(request.config.cache.mkdir("gpu_ptx"))
+    key = _codegen_key()
+    jobs = [(f, cache_dir, key) for f in FILES]
     with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        compiled = dict(zip(FILES, pool.map(_compile, FILES)))
+        compiled = dict(zip(FILES, pool.map(_compile, jobs)))
     jobs = {}
     with cf.ThreadPoolExecutor(workers) as threads:
         for f, r in compiled.items():
