@@ -2,8 +2,8 @@
 --import-mode=importlib). None of the gpu tests needs a GPU, except those in
 test_gpu_runtime.py that skip without one.
 - CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
-- expects_unsupported(entry, filename): the modules with a custom call (TopK, Cholesky
-  through LAPACK): the gpu backend refuses them with a clear LoweringError
+- expects_unsupported(entry, filename): the modules with a custom call other than TopK
+  (Cholesky through LAPACK): the gpu backend refuses them with a clear LoweringError
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
 
@@ -23,10 +23,17 @@ CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith
 FILES = [f for _, f in CASES]
 
 def expects_unsupported(entry, filename: str) -> bool:
-    """The module makes a custom call: the gpu backend implements none yet (JAX's LAPACK
-    targets, lapack_*_ffi, are XLA CPU-only anyway; TopK is not done), and refuses the
-    module with a clear LoweringError."""
-    return "custom-call(" in (CORPUS / filename).read_text()
+    """The module makes a custom call other than TopK: the gpu backend implements no other
+    (JAX's LAPACK targets, lapack_*_ffi, are XLA CPU-only anyway) and refuses the module
+    with a clear LoweringError."""
+    text = (CORPUS / filename).read_text()
+    return "custom-call(" in text and 'custom_call_target="TopK"' not in text
+
+
+def xla_outputs(entry) -> list:
+    """XLA's recorded outputs of a corpus entry."""
+    with np.load(CORPUS / entry["files"]["outputs"]) as z:
+        return [z[f"arr_{i}"] for i in range(len(z.files))]
 
 
 ENTRY_OF = {f: e for e, f in CASES}

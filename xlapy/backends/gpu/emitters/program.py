@@ -125,7 +125,7 @@ class ProgramEmitter:
             return self._sort(instr, ops, thunks)
         if op == "scatter":
             return self._scatter(instr, ops, thunks)
-        if op == "topk" and topk_supported(instr):
+        if op in ("topk", "custom-call") and topk_supported(instr):
             out = self._fresh(instr.shape)
             name = f"k{len(self.program.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', instr.name)}"
             emit_topk(self.llmod, instr, name)

@@ -2,7 +2,9 @@
 row itself (values and their indices), inserting each element after those at least as good
 (so equal keys keep their order: the lower index first, as a stable sort gives). Floats
 compare by their total order (-NaN < -inf < ... < +inf < +NaN), as the interpreter's
-topk. O(row * k) per thread: for small k.
+topk. XLA's TopK custom call (the form JAX's optimized modules hold) orders by its
+comparator computation instead: comparator(a, b) true puts a before b. O(row * k) per
+thread: for small k.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from llvmlite import ir
 from xlapy.backends.gpu.emitters.kernel_abi import global_thread_index, new_kernel
 from xlapy.backends.gpu.emitters.launch import LaunchDims, loop_launch
 from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import ElementalEmitter
 from xlapy.backends.llvm.loops import c64, for_range
 from xlapy.hlo.ir import Instruction
 
@@ -21,6 +24,10 @@ def _row_major(shape) -> bool:
 
 
 def topk_supported(instr: Instruction) -> bool:
+    if instr.opcode == "custom-call" and (
+            instr.attrs.get("custom_call_target") != "TopK" or len(instr.operands) != 1
+            or len(instr.attrs.get("called_computations") or ()) != 1):
+        return False
     x = instr.operands[0].shape
     return (instr.shape.is_tuple and x.rank >= 1 and _row_major(x)
             and all(_row_major(s) for s in instr.shape.tuple_shapes))
@@ -48,16 +55,24 @@ def emit_topk(module: ir.Module, instr: Instruction, name: str) -> ir.Function:
     x_shape = instr.operands[0].shape
     vals_shape, idx_shape = instr.shape.tuple_shapes
     t, it = x_shape.element_type, idx_shape.element_type
-    n, k = x_shape.dims[-1], instr.attrs["k"]
+    n, k = x_shape.dims[-1], vals_shape.dims[-1]
+    comparator = (instr.attrs["called_computations"][0] if instr.opcode == "custom-call"
+                  else None)
     rows = x_shape.size // max(n, 1)
     largest = instr.attrs.get("largest", True)
     fn, b = new_kernel(module, name, 3)
     vals, idxs, x = fn.args
     st, ist = T.storage_type(t), T.storage_type(it)
+    em = ElementalEmitter(b, module)
 
-    def better(a_key, b_key, signed):
-        op = ">" if largest else "<"
-        return (b.icmp_signed if signed else b.icmp_unsigned)(op, a_key, b_key)
+    def better(v, w, vi, wi):
+        """v (at index vi) goes before w (at wi)."""
+        if comparator is not None:  # a sort comparator over (values, indices)
+            args = [v, w] + ([vi, wi] if len(comparator.parameters) == 4 else [])
+            with em.scope():
+                return em.call_scalar(comparator, args)
+        (vk, signed), (wk, _) = _key(b, v, t), _key(b, w, t)
+        return (b.icmp_signed if signed else b.icmp_unsigned)(">" if largest else "<", vk, wk)
 
     row = global_thread_index(b)
     with b.if_then(b.icmp_signed("<", row, c64(rows))):
@@ -66,7 +81,6 @@ def emit_topk(module: ir.Module, instr: Instruction, name: str) -> ir.Function:
         b.store(c64(0), count)
         with for_range(b, 0, n, name="e") as e:
             v = T.load(b, b.gep(x, [b.add(xbase, e)], inbounds=True, source_etype=st), t)
-            vkey, signed = _key(b, v, t)
             cnt = b.load(count)
             # insertion point: after every kept element at least as good as v
             pre = b.block
@@ -82,9 +96,12 @@ def emit_topk(module: ir.Module, instr: Instruction, name: str) -> ir.Function:
             b.position_at_end(test)
             jm = b.sub(j, c64(1))
             w = T.load(b, b.gep(vals, [b.add(obase, jm)], inbounds=True, source_etype=st), t)
-            wkey, _ = _key(b, w, t)
-            j.add_incoming(jm, test)
-            b.cbranch(better(vkey, wkey, signed), head, found)
+            wi = b.load(b.gep(idxs, [b.add(obase, jm)], inbounds=True, source_etype=ist),
+                        typ=ist)
+            vi = b.trunc(e, ist) if ist.width < 64 else e
+            before = better(v, w, vi, wi)
+            j.add_incoming(jm, b.block)
+            b.cbranch(before, head, found)
             b.position_at_end(found)
             pos = j
             with b.if_then(b.icmp_signed("<", pos, c64(k))):
