@@ -5,6 +5,7 @@ Commands:
   opt       run HLO passes and print the module (like XLA's hlo-opt)
   compile   compile a module without running it (PTX or LLVM IR for the gpu; assembly,
             object code or LLVM IR for the cpu)
+  aot       compile ahead of time into an object file and a C/C++ header (like tfcompile)
 
 Errors the user can cause (bad files, wrong inputs) print one line and exit non-zero;
 set XLAPY_TRACEBACK=1 to see the Python traceback as well.
@@ -37,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     compile_cmd.add_arguments(c)
     c.set_defaults(func=compile_cmd.run)
+    from xlapy.aot import cli as aot_cli
+    a = sub.add_parser("aot", help="compile ahead of time (object file + header)",
+                       description=aot_cli.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    aot_cli.add_arguments(a)
+    a.set_defaults(func=aot_cli.run)
     return p
 
 
