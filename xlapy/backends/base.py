@@ -201,6 +201,8 @@ def _builtin(module: str, cls: str):
 
 
 _BUILTIN = {"cpu": ("xlapy.backends.cpu", "CpuPlatform"),
+            "gpu": ("xlapy.backends.gpu", "GpuPlatform"),
+            "gpu-emulator": ("xlapy.backends.gpu", "GpuEmulatorPlatform"),
             "interpreter": ("xlapy.backends.interpreter", "InterpreterPlatform")}
 
 

@@ -3,6 +3,8 @@
 Commands:
   run-hlo   run an HLO module on a backend (like XLA's run_hlo_module)
   opt       run HLO passes and print the module (like XLA's hlo-opt)
+  compile   compile a module without running it (PTX or LLVM IR for the gpu; assembly,
+            object code or LLVM IR for the cpu)
   aot       compile ahead of time into an object file and a C/C++ header (like tfcompile)
 
 Errors the user can cause (bad files, wrong inputs) print one line and exit non-zero;
@@ -19,6 +21,7 @@ from xlapy.errors import XlapyError
 
 
 def _parser() -> argparse.ArgumentParser:
+    from xlapy.tools import compile as compile_cmd
     from xlapy.tools import opt, run_hlo
     p = argparse.ArgumentParser(prog="python -m xlapy", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -30,6 +33,11 @@ def _parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     opt.add_arguments(o)
     o.set_defaults(func=opt.run)
+    c = sub.add_parser("compile", help="compile a module without running it",
+                       description=compile_cmd.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    compile_cmd.add_arguments(c)
+    c.set_defaults(func=compile_cmd.run)
     from xlapy.aot import cli as aot_cli
     a = sub.add_parser("aot", help="compile ahead of time (object file + header)",
                        description=aot_cli.__doc__,

@@ -1,7 +1,7 @@
 """`python -m xlapy run-hlo`: run an HLO module on a backend, like XLA's run_hlo_module.
 
   python -m xlapy run-hlo FILE [--input IN.npz | --random-inputs [--seed N]]
-                               [--output OUT.npz] [--backend cpu|interpreter]
+                               [--output OUT.npz] [--backend cpu|gpu|gpu-emulator|interpreter]
                                [--compare BACKEND] [--rtol R --atol A]
 
 Inputs are the arrays of IN.npz in order (arr_0, arr_1, ... as np.savez writes them), one

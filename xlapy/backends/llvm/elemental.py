@@ -87,9 +87,12 @@ def lowering_error(instr: Instruction, what: str) -> LoweringError:
 
 
 class ElementalEmitter:
-    def __init__(self, builder: ir.IRBuilder, module: ir.Module):
+    def __init__(self, builder: ir.IRBuilder, module: ir.Module, math=None):
         self.b = builder
         self.module = module
+        # (module, name, type) -> ir.Function for the math library's scalar functions; None:
+        # xlapy's own (math.py). A target's choice (kernel_target.py: the gpu's libdevice)
+        self.math = math
         self._scopes: list[dict] = [{}]
         self._globals: dict[int, ir.GlobalVariable] = {}
         # id(instruction) -> its generator, for every computation generators() has bound

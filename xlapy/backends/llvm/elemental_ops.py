@@ -35,7 +35,7 @@ def _call_intrinsic(em, name, *args, ret=None):
 
 
 def _math(em, name: str, *args):
-    fn = math_function(em.module, name, args[0].type)
+    fn = (getattr(em, "math", None) or math_function)(em.module, name, args[0].type)
     return em.b.call(fn, list(args))
 
 

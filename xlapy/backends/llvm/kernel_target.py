@@ -14,6 +14,14 @@ lies in a range [start, end) that the target gives it:
     ... emit into kf.builder, addressing kf.pointers, looping over [kf.start, kf.end) ...
     kf.builder.ret_void()
 
+A target may also set (read with getattr, so the cpu's target needs neither):
+
+  linear_index   True: [start, end) ranges over the physical linear index of the whole
+                 output (one element per GPU thread), not over the outermost loop
+  math_function  (module, name, type) -> ir.Function for the math library's functions
+                 (math.py names: exp, log, ...); None: xlapy's own (math.py). The gpu
+                 maps them to libdevice's __nv_* functions.
+
 Pointers are `noalias`: a kernel that computes in place (its output in an input's buffer)
 reads that input through the output pointer instead.
 """
@@ -36,3 +44,12 @@ class KernelFunction(NamedTuple):
 class KernelTarget(Protocol):
     def kernel_function(self, module: ir.Module, name: str, n_pointers: int
                         ) -> KernelFunction: ...
+
+
+def linear_index(target) -> bool:
+    return bool(getattr(target, "linear_index", False))
+
+
+def target_math(target):
+    """The target's math_function, or None for xlapy's own math library."""
+    return getattr(target, "math_function", None)

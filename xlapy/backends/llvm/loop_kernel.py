@@ -22,8 +22,8 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.kernel_target import KernelTarget
-from xlapy.backends.llvm.loops import lanes_then_rest, linear_of, loop_nest
+from xlapy.backends.llvm.kernel_target import KernelTarget, linear_index, target_math
+from xlapy.backends.llvm.loops import for_range, index_of, lanes_then_rest, linear_of, loop_nest
 from xlapy.backends.llvm.row_kernel import RowPlan
 from xlapy.hlo.ir import Computation, Instruction
 from xlapy.hlo.opcodes import ELEMENTWISE, opcode_set
@@ -108,7 +108,8 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
                                                      len(out_shapes) + len(in_shapes))
     outs = ptrs[:len(out_shapes)]
     ins = ptrs[len(out_shapes):]
-    em = ElementalEmitter(b, module)
+    em = ElementalEmitter(b, module, math=target_math(target))
+    linear = linear_index(target)
 
     it = iter(enumerate(ins))
 
@@ -146,9 +147,12 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
                              source_etype=T.storage_type(shape.element_type))
                 T.store(b, v, addr, shape.element_type)
 
-    rows = None if flat or instr.opcode != "fusion" else \
+    rows = None if flat or linear or instr.opcode != "fusion" else \
         RowPlan.make(instr.fused_computation, loop_shape)
-    if flat:
+    if linear:  # one element per index of the physical linear range (the gpu's threads)
+        with for_range(b, start, end, name="e") as i:
+            store_outputs([i] if flat else index_of(b, loop_shape, i))
+    elif flat:
         vector_store = vector_outputs(em, comp, outs, out_shapes, 0, flat=True)
         lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
                         lambda i: store_outputs([i]), "flat")

@@ -434,14 +434,25 @@ def canonical_device(spec: str) -> str:
         raise InvalidArgumentError(f"Could not parse device specification '{spec}'; expected "
                                    "e.g. '/device:CPU:0' or '/device:XLA_CPU:0'")
     kind = m.group(1).upper()
-    if kind not in ("CPU", "XLA_CPU"):
+    if kind not in ("CPU", "XLA_CPU", "GPU", "XLA_GPU"):
         raise InvalidArgumentError(f"Unknown device type '{m.group(1)}' in '{spec}': this "
-                                   "runtime has /device:CPU:0 and /device:XLA_CPU:0")
+                                   "runtime has /device:CPU:0 and /device:XLA_CPU:0 (and "
+                                   "/device:XLA_GPU:0 with a GPU)")
     return f"/job:localhost/replica:0/task:0/device:{kind}:{m.group(2).replace('*', '0')}"
 
 
 def is_xla_device(device: str) -> bool:
     return "XLA_" in (device or "")
+
+
+def is_gpu_device(device: str) -> bool:
+    return "GPU:" in (device or "")
+
+
+def gpu_present() -> bool:
+    """Whether xlapy's gpu backend has a GPU here (then /device:XLA_GPU:0 exists)."""
+    from xlapy.backends.gpu.runtime.cuda import gpu_available  # loads cuda-python lazily
+    return gpu_available()
 
 
 # ---- conversion ----------------------------------------------------------------------------

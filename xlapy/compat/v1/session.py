@@ -32,7 +32,7 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError,
                                     InvalidTypeError, OpError, SessionClosedError)
 from xlapy.compat.v1.framework import (Graph, Operation, Tensor, get_default_graph,
-                                       is_xla_device)
+                                       gpu_present, is_gpu_device, is_xla_device)
 from xlapy.compat.v1.jit.build_xla_ops import XlaLaunch, build_xla_ops
 from xlapy.compat.v1.jit.encapsulate import encapsulate
 from xlapy.compat.v1.jit.flags import tf_xla_flags
@@ -45,6 +45,22 @@ from xlapy.config import enable_x64
 log = logging.getLogger("xlapy.compat.v1.jit")
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def _check_gpu_placement(ops, soft: bool) -> None:
+    """Ops placed on a GPU need one; without, TF refuses the placement unless soft placement
+    lets them run on the CPU (they then do, clustered as on XLA_CPU)."""
+    if soft:
+        return
+    for op in ops:
+        if is_gpu_device(op.device) and not gpu_present():
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation {op.name}: Could not satisfy explicit "
+                f"device specification '{op.device}' because no devices matching that "
+                "specification are registered in this process (no GPU: xlapy's gpu backend "
+                "needs an NVIDIA GPU and pip install 'xlapy[gpu]'); available devices: "
+                f"{CPU_DEVICE}, {CPU_DEVICE.replace('CPU', 'XLA_CPU')}. Set "
+                "ConfigProto(allow_soft_placement=True) to run it on the CPU.", op=op)
 _NO_STEP = ("VariableV2", "Placeholder")
 
 _default_session_stack: list = []
@@ -229,7 +245,10 @@ class Session:
         self._plans.clear()
 
     def list_devices(self):
-        return [CPU_DEVICE, CPU_DEVICE.replace("CPU", "XLA_CPU")]
+        devices = [CPU_DEVICE, CPU_DEVICE.replace("CPU", "XLA_CPU")]
+        if gpu_present():
+            devices.append(CPU_DEVICE.replace("CPU", "XLA_GPU"))
+        return devices
 
     # ---- run ------------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -362,6 +381,7 @@ class Session:
             return ps
         preds = {op: preds_of(op) for op in ops}
 
+        _check_gpu_placement(ops, self._config.allow_soft_placement)
         # XLA clustering
         clusters = []
         requested = auto or any(op._attrs.get("_XlaCompile") or is_xla_device(op.device)

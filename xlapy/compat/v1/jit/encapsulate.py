@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xlapy.compat.v1.framework import is_xla_device
+from xlapy.compat.v1.framework import gpu_present, is_gpu_device, is_xla_device
 from xlapy.compat.v1.op_registry import get_op_def
 
 
@@ -29,9 +29,14 @@ class Cluster:
 
     @property
     def device(self) -> str:
-        return ("/job:localhost/replica:0/task:0/device:XLA_CPU:0"
-                if any(is_xla_device(o.device) for o in self.ops)
-                else "/job:localhost/replica:0/task:0/device:CPU:0")
+        """XLA_GPU where the ops ask for a GPU, or ask for no device under session-level
+        JIT, and a GPU is present; else XLA_CPU (an XLA device asked for) or CPU."""
+        prefix = "/job:localhost/replica:0/task:0/device:"
+        devices = [o.device for o in self.ops]
+        if gpu_present() and (any(is_gpu_device(d) for d in devices)
+                              or not any(d for d in devices)):
+            return prefix + "XLA_GPU:0"
+        return prefix + ("XLA_CPU:0" if any(is_xla_device(d) for d in devices) else "CPU:0")
 
 
 def encapsulate(name: str, ops: list, plan_ops: set, fed: set, fetched: set) -> Cluster:

@@ -250,7 +250,8 @@ class CompiledCluster:
                     avals = avals + host_random.avals
                 graph, const_vals, _ = make_graph(fn, avals)
                 module, extra_idx = lower_to_module(graph, const_vals, self.cluster.name)
-                exe = get_platform("cpu").compiler.compile(module)
+                backend = "gpu" if "XLA_GPU" in self.cluster.device else "cpu"
+                exe = get_platform(backend).compiler.compile(module)
         except OpError:
             raise
         except Exception as e:

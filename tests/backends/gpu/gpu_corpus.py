@@ -1,0 +1,54 @@
+"""The tests/hlo corpus as the gpu tests use it (loaded by path: pytest runs with
+--import-mode=importlib). None of the gpu tests needs a GPU, except those in
+test_gpu_runtime.py that skip without one.
+- CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
+- expects_unsupported(entry, filename): the modules with a custom call other than TopK
+  (Cholesky through LAPACK): the gpu backend refuses them with a clear LoweringError
+- ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+
+import ml_dtypes
+import numpy as np
+
+CORPUS = pathlib.Path(__file__).parents[2] / "hlo"
+MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
+CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith(".hlo")]
+FILES = [f for _, f in CASES]
+
+def expects_unsupported(entry, filename: str) -> bool:
+    """The module makes a custom call other than TopK: the gpu backend implements no other
+    (JAX's LAPACK targets, lapack_*_ffi, are XLA CPU-only anyway) and refuses the module
+    with a clear LoweringError."""
+    text = (CORPUS / filename).read_text()
+    return "custom-call(" in text and 'custom_call_target="TopK"' not in text
+
+
+def xla_outputs(entry) -> list:
+    """XLA's recorded outputs of a corpus entry."""
+    with np.load(CORPUS / entry["files"]["outputs"]) as z:
+        return [z[f"arr_{i}"] for i in range(len(z.files))]
+
+
+ENTRY_OF = {f: e for e, f in CASES}
+
+
+def load_inputs(entry):
+    with np.load(CORPUS / entry["files"]["inputs"]) as z:
+        arrays = [z[f"arr_{i}"] for i in range(len(z.files))]
+    specs = entry.get("inputs", [])
+    return [a.view(ml_dtypes.bfloat16) if i < len(specs) and specs[i].get("stored_as") == "uint16"
+            else a for i, a in enumerate(arrays)]
+
+
+def ptxas() -> str | None:
+    for c in (os.environ.get("XLAPY_PTXAS"), "/usr/local/bin/ptxas", shutil.which("ptxas")):
+        if c and os.path.exists(c):
+            return c
+    return None

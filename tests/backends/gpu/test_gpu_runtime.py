@@ -1,0 +1,92 @@
+"""The gpu backend with a GPU: the corpus against the interpreter, dots through cuBLAS,
+xp.jit(backend="gpu"). These skip without a GPU (no cuda-python, no driver or no device),
+saying which. Without a GPU: the clear errors xp.jit, run-hlo and tf.device give, and TF's
+soft placement of XLA_GPU ops on the CPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.compat.v1 as tf
+from xlapy.backends.base import flatten, get_platform
+from xlapy.backends.gpu.runtime import cuda
+from xlapy.compat.v1.errors import InvalidArgumentError
+from xlapy.errors import EvaluationError, XlapyError
+from xlapy.hlo import parse_file
+from xlapy.tools.compare import compare_outputs
+
+_spec = importlib.util.spec_from_file_location("gpu_corpus",
+                                               pathlib.Path(__file__).with_name("gpu_corpus.py"))
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+
+def _why_no_gpu() -> str | None:
+    try:
+        cuda.default_context()
+    except XlapyError as e:
+        return str(e)
+    return None
+
+
+NO_GPU = _why_no_gpu()
+needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"needs a CUDA GPU: {NO_GPU}")
+without_gpu = pytest.mark.skipif(NO_GPU is None, reason="checks the behaviour without a GPU")
+
+
+@needs_gpu
+@pytest.mark.parametrize("entry,filename", corpus.CASES, ids=corpus.FILES)
+def test_gpu_matches_interpreter(entry, filename):
+    if corpus.expects_unsupported(entry, filename):
+        pytest.skip("the gpu backend implements no custom calls (checked without a GPU)")
+    module = parse_file(corpus.CORPUS / filename)
+    inputs = corpus.load_inputs(entry)
+    got = flatten(get_platform("gpu").compiler.compile(module).run(*inputs))
+    try:
+        want = flatten(get_platform("interpreter").compiler.compile(module).run(*inputs))
+    except EvaluationError as e:  # a custom call the interpreter lacks (TopK): XLA's outputs
+        assert "unsupported custom-call target" in str(e)
+        want = corpus.xla_outputs(entry)
+    reports = compare_outputs(want, got)
+    assert all(r.ok for r in reports), "\n".join(r.line() for r in reports if not r.ok)
+
+
+@needs_gpu
+def test_jit_on_gpu_softmax_and_matmul():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((128, 1000)).astype(np.float32)
+    w = rng.standard_normal((1000, 64)).astype(np.float32)
+
+    def f(x, w):
+        e = xp.numpy.exp(x - x.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)) @ w
+    got = np.asarray(xp.jit(f, backend="gpu")(x, w))
+    want = np.asarray(xp.jit(f, backend="cpu")(x, w))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@without_gpu
+def test_jit_without_gpu_says_why_and_how():
+    with pytest.raises(XlapyError, match="xlapy\\[gpu\\]"):
+        xp.jit(lambda x: x + 1, backend="gpu")(np.ones(3, np.float32))
+
+
+@without_gpu
+def test_xla_gpu_placement_without_gpu():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(np.arange(6, dtype=np.float32))
+        with tf.device("/device:XLA_GPU:0"):
+            y = tf.reduce_sum(x * 2.0)
+        with tf.Session(graph=graph) as sess:
+            assert not any("GPU" in d for d in sess.list_devices())
+            with pytest.raises(InvalidArgumentError, match="Cannot assign a device"):
+                sess.run(y)
+        soft = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(graph=graph, config=soft) as sess:
+            assert sess.run(y) == pytest.approx(30.0)

@@ -1,0 +1,46 @@
+"""The gpu backend: HLO -> LLVM IR -> PTX (LLVM's NVPTX target, libdevice), run through
+the CUDA driver (cuda-python) with cuBLAS; `pip install xlapy[gpu]` installs them.
+
+Layers, each importing only from those below it (tests/test_layering.py checks them):
+
+  compiler.py      one compilation: pipeline, emission, PTX; the in-memory cache
+  executable.py    running a program (arguments, results)
+  emitters/        HLO -> LLVM IR: kernel ABI, launch dims, row reductions, the program
+  passes/          the gpu HLO pipeline
+  runtime/         the program's thunks and their executor, the CUDA driver and cuBLAS
+                   (cuda.py, cublas.py), the host emulator; never imports the compiler
+  codegen.py       LLVM IR -> PTX (libdevice linked, NVVMReflect)
+  target.py        the architecture compiled for
+
+Without a GPU, compile_program (and `python -m xlapy compile --backend gpu`) still makes
+PTX; GpuPlatform() raises a clear error; the emulator platform runs the kernels on the CPU.
+"""
+
+from xlapy.backends.base import Platform, register_platform
+from xlapy.backends.gpu.compiler import GpuCompiler
+
+
+class GpuPlatform(Platform):
+    """The CUDA GPU (device 0). Raises XlapyError naming the reason when there is none."""
+    name = "gpu"
+
+    def __init__(self):
+        from xlapy.backends.gpu.runtime import cuda  # here: the driver is loaded on demand
+        context = cuda.default_context()             # raises when no GPU / no cuda-python
+        self.compiler = GpuCompiler(context.device_for, arch=context.arch)
+
+
+class GpuEmulatorPlatform(Platform):
+    """The same programs with their kernels run on the host CPU (runtime/emulator.py): the
+    index arithmetic, warp-level reductions, launches and thunks tested without a GPU;
+    math is xlapy's own there instead of libdevice's."""
+    name = "gpu-emulator"
+
+    def __init__(self):
+        from xlapy.backends.gpu.runtime.emulator import EmulatedDevice  # host LLVM: on demand
+        self.compiler = GpuCompiler(lambda program: EmulatedDevice(program.llvm_ir),
+                                    emulate=True, platform_name=self.name)
+
+
+register_platform("gpu", GpuPlatform)
+register_platform("gpu-emulator", GpuEmulatorPlatform)

@@ -1,0 +1,1 @@
+"""The gpu's HLO pipeline (pipeline.py)."""
