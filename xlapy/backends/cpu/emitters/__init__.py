@@ -6,10 +6,11 @@
   registry.py      dedicated emitters by opcode and custom-call target:
   gemm.py          dot through xlapy's own gemm (gemm_kernel.py) or BLAS; gemm_epilogue.py,
                    gemm_update.py for the fusions the cpu passes form around gemms
+  conv.py          convolution through the own gemm (im2col; passes/conv_plan.py)
   sort.py, scatter.py, select_and_scatter.py, lapack.py   (routine.py: their helpers)
 
 Importing this package registers every dedicated emitter.
 """
 
-from xlapy.backends.cpu.emitters import (gemm, gemm_epilogue, gemm_update, lapack,
+from xlapy.backends.cpu.emitters import (conv, gemm, gemm_epilogue, gemm_update, lapack,
                                          scatter, select_and_scatter, sort)
