@@ -24,6 +24,11 @@ def matmul(a, b):
         raise XlapyError(f"matmul: mismatch in core dimension: {list(sa)} @ {list(sb)} "
                          f"({sa[-1]} != {sb[-2]})")
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    if batch and len(sb) == 2 and not vb:
+        # x @ W with a batched x: W's free dim follows x's, no batch dims and no broadcast W
+        # (as jnp.matmul); the backend sees one gemm over x's leading dims
+        out = S.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+        return out
     if batch:
         a = broadcast_to(a, batch + sa[-2:])
         b = broadcast_to(b, batch + sb[-2:])

@@ -7,7 +7,8 @@ directly from generated code.
 Handled: the dots passes/dot_plan.py plans (f32/f64, one contracting and at most one free
 dimension per operand, batch dimensions most-major). Each matrix may be row- or
 column-major; the transposes become gemm's trans flags. Batch dimensions loop around gemm.
-Everything else falls back to the elemental dot (elemental_reduce.py).
+Other dots whose contracting dims collapse run as loops of strided gemms on the own gemm
+(dot_general.py); the rest fall back to the elemental dot (elemental_reduce.py).
 
 BLAS is column-major. For a row-major output C (M x N) we compute C^T = B^T A^T, i.e.
 gemm(op_b, op_a, N, M, K, 1, B, ldb, A, lda, 0, C, N); for a column-major output we compute
@@ -19,6 +20,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters.dot_general import emit_strided_dot
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.dot_plan import gemm_plan, own_gemm_for
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
@@ -34,7 +36,7 @@ GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
 def emit_dot(pe, instr, dest, operands) -> bool:
     plan = gemm_plan(instr)
     if plan is None:
-        return False
+        return emit_strided_dot(pe, instr, dest, operands)
     emit_gemm(pe, plan, dest[0], operands[0], operands[1])
     return True
 
