@@ -10,7 +10,8 @@ Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers fir
   reduction-input  producers fuse into a reduce (the reduce becomes the fusion's root);
   multi-output     a reduce-rooted fusion that reads the result of another reduction with
                    the same output shape absorbs it as an extra output (softmax: row max and
-                   row sum of exp(x - max) in one kernel; layernorm: mean and variance);
+                   row sum of exp(x - max) in one kernel; layernorm: mean and variance),
+                   not column reductions (the dependent one needs finished sums);
   cost rule        a producer with several users is duplicated into each consumer if it is
                    cheap; an expensive one (transcendental, divide, inner loop) only when all
                    of its (at most MAX_DUPLICATES) users absorb it, so it is recomputed from
@@ -342,6 +343,10 @@ class FusionPass:
                         continue
                     if _loop_dims(p) != _loop_dims(c):
                         continue
+                    if _column_reduction(p) or _column_reduction(c):
+                        self._decide(c, p, False, "a column reduction: the consumer needs the "
+                                                  "producer's finished sums for every row")
+                        continue
                     if any(o is not p and _reaches_any(p, o) for o in _real_operands(c, p)):
                         self._decide(c, p, False, "multi-output fusion would create a cycle")
                         continue
@@ -425,6 +430,18 @@ def _is_reduction_kernel(i: Instruction) -> bool:
     if i.opcode != "fusion":
         return False
     return all(_reduction_like(e) for e in _root_elements(i))
+
+
+def _column_reduction(i: Instruction) -> bool:
+    """A reduction kernel keeping its input's minor-most dim (batch norm's statistics over
+    NHWC): its sums are only complete after the last row, so a dependent reduction fused
+    into the same kernel would walk the input column by column, a cache miss per element."""
+    for e in i.fused_computation.instructions:
+        if e.opcode == "reduce":
+            src = e.operands[0].shape
+            if src.rank and src.minor_to_major[0] not in e.attrs["dimensions"]:
+                return True
+    return False
 
 
 def _reduction_like(e: Instruction, depth: int = 8) -> bool:

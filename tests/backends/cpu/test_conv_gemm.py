@@ -151,3 +151,62 @@ def test_f64(cpu_check):
     m, args = _module(_MODEL_FORMS[:4], t="f64", seed=6)
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-12, 1e-12))
+
+
+def _depthwise_case(rng):
+    """A random depthwise convolution with features innermost (the direct kernel's)."""
+    nsp = int(rng.choice([1, 2, 2, 3]))
+    g, mult = int(rng.integers(1, 40)), int(rng.choice([1, 1, 1, 2, 3]))
+    g = max(g, 2)
+    insp = [int(rng.integers(1, 8)) for _ in range(nsp)]
+    win = [int(rng.integers(1, 4)) for _ in range(nsp)]
+    stride = [int(rng.integers(1, 3)) for _ in range(nsp)]
+    ldil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
+    rdil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
+    pl = [int(rng.integers(-1, 3)) for _ in range(nsp)]
+    ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
+    rev = [int(rng.random() < 0.3) for _ in range(nsp)]
+    outsp = []
+    for s in range(nsp):
+        padded = (insp[s] - 1) * ldil[s] + 1 + pl[s] + ph[s]
+        eff = (win[s] - 1) * rdil[s] + 1
+        if padded < eff:
+            return None
+        outsp.append((padded - eff) // stride[s] + 1)
+    batch = int(rng.integers(1, 4))
+    sp = "".join(str(s) for s in range(nsp))
+    # kernel: spatial, then i (size 1) and o, or o and i ("01oi", the input gradient's)
+    kio = "io" if rng.random() < 0.5 else "oi"
+    rd = tuple(win) + ((1, g * mult) if kio == "io" else (g * mult, 1))
+    window = (f"size={'x'.join(map(str, win))} stride={'x'.join(map(str, stride))} "
+              f"pad={'x'.join(f'{a}_{b}' for a, b in zip(pl, ph))} "
+              f"lhs_dilate={'x'.join(map(str, ldil))} rhs_dilate={'x'.join(map(str, rdil))} "
+              f"rhs_reversal={'x'.join(map(str, rev))}")
+    # the batch and spatial dims of the lhs and output in a random order, features last
+    lperm = [int(x) for x in rng.permutation(nsp + 1)]
+    oper = [int(x) for x in rng.permutation(nsp + 1)]
+    lab = ["b"] + list(sp)
+    ldims = [batch] + insp
+    odims = [batch] + outsp
+    llab = "".join(lab[j] for j in lperm) + "f"
+    olab = "".join(lab[j] for j in oper) + "f"
+    ld = tuple(ldims[j] for j in lperm) + (g,)
+    od = tuple(odims[j] for j in oper) + (g * mult,)
+    return (ld, None, rd, None, od, None, window, f"{llab}_{sp}{kio}->{olab}",
+            f", feature_group_count={g}")
+
+
+def test_depthwise(cpu_check):
+    from xlapy.backends.cpu.emitters.conv_depthwise import depthwise_plan
+    rng = np.random.default_rng(300)
+    cases = []
+    while len(cases) < 30:
+        c = _depthwise_case(rng)
+        if c is not None:
+            cases.append(c)
+    m, args = _module(cases, seed=9)
+    mod = parse(m.text())
+    assert all(depthwise_plan(i) is not None for i in mod.entry.instructions
+               if i.opcode == "convolution")
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
@@ -36,6 +37,8 @@ def _align(n: int) -> int:
 
 @custom_emitter("convolution")
 def emit_conv(pe, instr, dest, operands) -> bool:
+    if emit_depthwise(pe, instr, dest, operands) or emit_filter_grad(pe, instr, dest, operands):
+        return True
     plan = conv_plan(instr)
     if plan is None:
         return False
