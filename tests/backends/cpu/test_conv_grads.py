@@ -47,7 +47,8 @@ def test_conv_layer_gradients(k):
     got = xp.jit(xp.grad(lambda a, b: xl(a, b, *static), argnums=(0, 1)))(x, w)
     for g, e in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-4, atol=2e-4)
-    if groups == ls[-1] == rs[-1]:  # depthwise, multiplier 1: the direct kernels take the layer and its gradients
+    if groups == ls[-1] == rs[-1]:
+        # depthwise, multiplier 1: the direct kernels take the layer and its gradients
         text = xp.jit(xp.grad(lambda a, b: xl(a, b, *static), argnums=(0, 1))).lower(
             x, w).as_text()
         convs = [i for i in parse(text).entry.instructions if i.opcode == "convolution"]
