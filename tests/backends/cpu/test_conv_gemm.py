@@ -197,7 +197,7 @@ def _depthwise_case(rng):
 
 
 def test_depthwise(cpu_check):
-    from xlapy.backends.cpu.emitters.conv_depthwise import depthwise_plan
+    from xlapy.backends.cpu.passes.conv_plan import depthwise_plan
     rng = np.random.default_rng(300)
     cases = []
     while len(cases) < 30:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import xlapy as xp
-from xlapy.backends.cpu.emitters.conv_depthwise import depthwise_plan, filter_grad_plan
+from xlapy.backends.cpu.passes.conv_plan import depthwise_plan, filter_grad_plan
 from xlapy.hlo import parse
 
 _LAYERS = [
@@ -54,3 +54,37 @@ def test_conv_layer_gradients(k):
         convs = [i for i in parse(text).entry.instructions if i.opcode == "convolution"]
         assert sum(depthwise_plan(i) is not None for i in convs) == 2
         assert sum(filter_grad_plan(i) is not None for i in convs) == 1
+
+
+@pytest.mark.parametrize("dn", [("NHWC", "HWIO", "NHWC"), ("NCHW", "OIHW", "NCHW"),
+                                ("NHWC", "HWIO", "NCHW")])
+def test_conv_epilogue(dn):
+    """bias, folded batch norm, relu6 and a residual add on each tile of the convolution's
+    gemm (gemm_epilogue.py) where one gemm computes it, the same values as JAX's."""
+    rng = np.random.default_rng(11)
+    nhwc = dn[0] == "NHWC"
+    x = rng.standard_normal((8, 16, 16, 24) if nhwc else (8, 24, 16, 16)).astype(np.float32)
+    w = (rng.standard_normal((3, 3, 24, 40) if nhwc else (40, 24, 3, 3)) * 0.2).astype(
+        np.float32)
+    r = rng.standard_normal((8, 16, 16, 40) if dn[2] == "NHWC" else (8, 40, 16, 16)).astype(
+        np.float32)
+    g, bias = rng.standard_normal(40).astype(np.float32), rng.standard_normal(40).astype(
+        np.float32)
+    axis = 3 if dn[2] == "NHWC" else 1
+    shape = [1, 1, 1, 1]
+    shape[axis] = 40
+
+    def block(lax, numpy):
+        def f(x, w, g, bias, r):
+            y = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)
+            y = y * numpy.reshape(g, shape) + numpy.reshape(bias, shape) + r
+            return numpy.minimum(numpy.maximum(y, 0.0), 6.0)
+        return f
+    want = jax.jit(block(jax.lax, jax.numpy))(x, w, g, bias, r)
+    fx = xp.jit(block(xp.lax, xp.numpy))
+    got = fx(x, w, g, bias, r)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
+    text = fx.lower(x, w, g, bias, r).compile().as_text()
+    # one gemm computes an NHWC result: the epilogue fusion around it; NCHW is a gemm per
+    # batch element, its consumers a kernel of their own
+    assert ("kOutput" in text) == (dn[2] == "NHWC")

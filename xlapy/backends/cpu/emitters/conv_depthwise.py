@@ -18,7 +18,7 @@ import contextlib
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
-from xlapy.backends.cpu.passes.conv_plan import strides_of
+from xlapy.backends.cpu.passes.conv_plan import depthwise_plan, filter_grad_plan, strides_of
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -26,29 +26,6 @@ from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one thread
 UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
-
-
-def depthwise_plan(instr):
-    """(groups, channel multiplier) when instr is a depthwise convolution this kernel
-    computes, else None."""
-    if instr.opcode != "convolution":
-        return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
-    dn = a["dim_labels"]
-    g = a.get("feature_group_count", 1)
-    if g == 1 or a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
-        return None
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
-    if ls[dn.input_feature] != 1 or os_[dn.output_feature] != 1 \
-            or rs[dn.kernel_output_feature] != 1:
-        return None
-    return g, out.dims[dn.output_feature] // g
 
 
 def emit_depthwise(pe, instr, dest, operands) -> bool:
@@ -195,32 +172,6 @@ def _kernel(pe, instr, plan) -> ir.Function:
     return fn
 
 
-MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
-
-
-def filter_grad_plan(instr):
-    """The depthwise filter gradient (batch groups of one lhs batch element and one output
-    feature each, as jax.grad emits): the channel count, else None."""
-    if instr.opcode != "convolution":
-        return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
-    dn = a["dim_labels"]
-    g = a.get("batch_group_count", 1)
-    if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
-            or rhs.dims[dn.kernel_output_feature] != g or lhs.dims[dn.input_batch] != g:
-        return None
-    n_pos = out.size // g
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
-    if n_pos > MAX_FILTER_POSITIONS or ls[dn.input_batch] != 1 \
-            or rs[dn.kernel_output_feature] != 1 or os_[dn.output_feature] != 1:
-        return None
-    return g
 
 
 def emit_filter_grad(pe, instr, dest, operands) -> bool:

@@ -24,7 +24,9 @@ dimension), unless it is a strided view of the lhs already (1x1 windows, and win
 cover the whole input: a pointwise convolution and its filter gradient are plain gemms).
 
 Not planned (the elemental convolution computes them): element types other than f32/f64,
-empty operands, and feature groups of one input feature (depthwise convolutions).
+empty operands, and feature groups of one input feature (depthwise convolutions: those
+with features innermost go to emitters/conv_depthwise.py, depthwise_plan, and so does
+their filter gradient, filter_grad_plan).
 """
 
 from __future__ import annotations
@@ -202,5 +204,52 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
     return cost(c[-1][0], c[-1][1], False) <= cost(r[-1][0], r[-1][1], True)
 
 
-def uses_gemm(instr) -> bool:
-    return instr.opcode == "convolution" and conv_plan(instr) is not None
+MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
+
+
+def depthwise_plan(instr):
+    """(groups, channel multiplier) when instr is a depthwise convolution this kernel
+    computes, else None."""
+    if instr.opcode != "convolution":
+        return None
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    t = out.element_type.name
+    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
+        return None
+    dn = a["dim_labels"]
+    g = a.get("feature_group_count", 1)
+    if g == 1 or a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
+        return None
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    if ls[dn.input_feature] != 1 or os_[dn.output_feature] != 1 \
+            or rs[dn.kernel_output_feature] != 1:
+        return None
+    return g, out.dims[dn.output_feature] // g
+
+
+def filter_grad_plan(instr):
+    """The depthwise filter gradient (batch groups of one lhs batch element and one output
+    feature each, as jax.grad emits): the channel count, else None."""
+    if instr.opcode != "convolution":
+        return None
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    t = out.element_type.name
+    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
+        return None
+    dn = a["dim_labels"]
+    g = a.get("batch_group_count", 1)
+    if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
+            or rhs.dims[dn.kernel_output_feature] != g or lhs.dims[dn.input_batch] != g:
+        return None
+    n_pos = out.size // g
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    if n_pos > MAX_FILTER_POSITIONS or ls[dn.input_batch] != 1 \
+            or rs[dn.kernel_output_feature] != 1 or os_[dn.output_feature] != 1:
+        return None
+    return g
