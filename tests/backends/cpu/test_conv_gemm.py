@@ -210,3 +210,24 @@ def test_depthwise(cpu_check):
                if i.opcode == "convolution")
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_half_types(cpu_check, t):
+    """bf16 / f16 convolutions on the gemm (sums in f32, rounded once); small integers
+    make every sum exact, so the results compare bit for bit, f32 results too."""
+    rng = np.random.default_rng(41)
+    m = O.ModuleText(name=f"conv_{t}")
+    args = []
+    for k, (ld, ll, rd, rl, od, ol, window, labels, extra) in enumerate(_MODEL_FORMS):
+        out_t = "f32" if k % 3 == 2 else t
+        pl = m.param(O.ShapeCase("", ld, ll).text(t))
+        pr = m.param(O.ShapeCase("", rd, rl).text(t))
+        args += [rng.integers(-2, 3, ld).astype(O.DTYPE[t]),
+                 rng.integers(-2, 3, rd).astype(O.DTYPE[t])]
+        m.op(O.ShapeCase("", od, ol).text(out_t),
+             f"convolution({pl}, {pr}), window={{{window}}}, dim_labels={labels}{extra}",
+             f"conv {t}->{out_t} {labels}{extra} {window}")
+    assert all(p is not None for p in _plans(m.text()))
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, O.EXACT)

@@ -106,3 +106,51 @@ def test_model_forms(cpu_check, t):
     got, want = cpu_check.run(m.text(), *args)
     tol = 1e-4 if t == "f32" else 1e-11
     O.compare_outputs(got, want, m.labels, (O.CLOSE, tol, tol))
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_half_types(cpu_check, t):
+    """bf16 / f16 dots on the gemm kinds that widen as they pack: sums in f32, rounded
+    once (the interpreter's semantics), for half and f32 results; small integers make
+    every sum exact, so the results compare bit for bit."""
+    rng = np.random.default_rng(40)
+    m = O.ModuleText(name=f"half_{t}")
+    args = []
+    forms = _FORMS + ((((361, 64), None, (64, 96), None, (361, 96), None,
+                        "lhs_contracting_dims={1}, rhs_contracting_dims={0}")),)
+    for k, (ld, ll, rd, rl, od, ol, attrs) in enumerate(forms):
+        out_t = "f32" if k % 2 else t
+        pl = m.param(O.ShapeCase("", ld, ll).text(t))
+        pr = m.param(O.ShapeCase("", rd, rl).text(t))
+        args += [rng.integers(-3, 4, ld).astype(O.DTYPE[t]),
+                 rng.integers(-3, 4, rd).astype(O.DTYPE[t])]
+        m.op(O.ShapeCase("", od, ol).text(out_t), f"dot({pl}, {pr}), {attrs}",
+             f"dot {t}->{out_t} {ld} {rd} {attrs}")
+    mod = parse(m.text())
+    assert all(strided_plan(i.attrs, i.operands[0].shape, i.operands[1].shape, i.shape)
+               for i in mod.entry.instructions if i.opcode == "dot")
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, O.EXACT)
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_half_kernel_packers(t):
+    """The gemm kinds that widen bf16 / f16 as they pack: every packer path (row- and
+    column-major A and B, whole and edge slivers, both thread splits) against the f32
+    product of the widened values."""
+    from xlapy.backends.cpu.emitters import gemm_kernel as gk
+    _, fn = gk.load(t)
+    rng = np.random.default_rng(42)
+    dt = O.DTYPE[t]
+    for m, n, k in ((37, 45, 29), (130, 70, 300), (5, 3, 17)):
+        for a_t in (False, True):
+            for b_t in (False, True):
+                a = (rng.standard_normal((k, m)).astype(dt).T if a_t
+                     else rng.standard_normal((m, k)).astype(dt))
+                b = (rng.standard_normal((n, k)).astype(dt).T if b_t
+                     else rng.standard_normal((k, n)).astype(dt))
+                want = a.astype(np.float32) @ b.astype(np.float32)
+                for chunks in (1, 2):
+                    c = np.full((m, n), np.nan, np.float32)
+                    gk.numpy_call(fn, a, b, c, chunks=chunks)()
+                    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)

@@ -28,7 +28,7 @@ IM2COL_PARALLEL_ELEMENTS = 1 << 15
 
 
 def _esize(t: str) -> int:
-    return 4 if t == "f32" else 8
+    return {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}[t]
 
 
 def _align(n: int) -> int:
@@ -55,9 +55,12 @@ def swapped_for(plan) -> bool:
 def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
     b, me = pe.b, pe.me
     t, es = plan.t, _esize(plan.t)
+    ec = _esize(gk.compute_type(t))   # C's elements: the sums' type
     a = instr.attrs
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     dn = a["dim_labels"]
+    narrow = out.element_type.name != gk.compute_type(t)
+    c_bytes = _align(out.size * ec) if narrow else 0
     a_bytes = 0 if plan.a_view else _align(plan.m_total * plan.k * es)
     bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
     flops = 2 * plan.m * plan.n * plan.k
@@ -65,10 +68,13 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     swap = swapped_for(plan)
     rows, cols = (plan.n, plan.m) if swap else (plan.m, plan.n)
     ws_bytes = gk.workspace_bytes(t, vector_bits(), rows, plan.k, chunks, cols)
-    scratch = me.scratch(b, pe.arena, a_bytes + bc_bytes + ws_bytes)
-    a_buf = scratch
-    bc_buf = b.gep(scratch, [c64(a_bytes)], source_etype=T.I8)
-    ws = b.gep(scratch, [c64(a_bytes + bc_bytes)], source_etype=T.I8)
+    scratch = me.scratch(b, pe.arena, c_bytes + a_bytes + bc_bytes + ws_bytes)
+    if narrow:
+        # bf16 / f16 results: the f32 sums in scratch laid out as the result, rounded at the end
+        final, out_ptr = out_ptr, scratch
+    a_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
+    bc_buf = b.gep(scratch, [c64(c_bytes + a_bytes)], source_etype=T.I8)
+    ws = b.gep(scratch, [c64(c_bytes + a_bytes + bc_bytes)], source_etype=T.I8)
 
     if not plan.b_strides:
         fn = _pack_kernel_fn(pe, instr, plan)
@@ -86,13 +92,13 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     def at(p, elements):
         return b.gep(p, [elements], source_etype=T.I8) if elements is not None else p
 
-    def bytes_of(v, unit):
-        return b.mul(v, c64(unit * es))
+    def bytes_of(v, unit, size=es):
+        return b.mul(v, c64(unit * size))
 
     def group_body(g):
         # per-group operand offsets (elements): output features, kernel output features,
         # and the lhs features (feature groups) or batch (batch groups)
-        c_g = at(out_ptr, bytes_of(g, plan.n * ost[dn.output_feature]))
+        c_g = at(out_ptr, bytes_of(g, plan.n * ost[dn.output_feature], ec))
         if plan.b_strides:
             b_g = at(rhs_ptr, bytes_of(g, plan.n * rst[dn.kernel_output_feature]))
         else:
@@ -123,7 +129,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
                     rem = b.udiv(rem, c64(size))
                     c_off = b.add(c_off, b.mul(idx, c64(stride)))
                     a_off = b.add(a_off, b.mul(idx, c64(lstride)))
-                c_o = at(c_g, b.mul(c_off, c64(es)))
+                c_o = at(c_g, b.mul(c_off, c64(ec)))
                 if im2col is not None:
                     per = plan.m * plan.k if plan.a_rows_first else plan.m
                     a_o = at(a_buf, bytes_of(o, per))
@@ -149,6 +155,11 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     else:
         with for_range(b, 0, plan.groups, name="conv.group") as g:
             group_body(g)
+    if narrow:
+        with for_range(b, 0, out.size, name="conv.round") as i:
+            x = b.load(b.gep(out_ptr, [i], source_etype=T.F32), typ=T.F32)
+            b.store(T.from_float(b, x, out.element_type),
+                    b.gep(final, [i], source_etype=T.storage_type(out.element_type)))
 
 
 def _strides(shape) -> list[int]:
@@ -276,7 +287,7 @@ def _im2col_fn(pe, instr, plan) -> ir.Function:
     dn, w = a["dim_labels"], a["window"]
     lst = _strides(lhs)
     fty = T.value_type(lhs.element_type)
-    zero = ir.Constant(fty, 0.0)
+    zero = ir.Constant(fty, 0) if isinstance(fty, ir.IntType) else ir.Constant(fty, 0.0)
     pd = _pdims(plan)
     inner = pd[-1]
     n_inner = inner[3]

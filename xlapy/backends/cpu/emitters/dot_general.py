@@ -12,7 +12,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, workspace_bytes
-from xlapy.backends.cpu.emitters.gemm_kernel import ARGS
+from xlapy.backends.cpu.emitters.gemm_kernel import ARGS, compute_type
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.dot_general_plan import strided_plan
 from xlapy.backends.cpu.runtime import threadpool
@@ -23,7 +23,7 @@ GEMM_PARALLEL_FLOPS = 1 << 22
 
 
 def _esize(t: str) -> int:
-    return 4 if t == "f32" else 8
+    return {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}[t]
 
 
 def emit_strided_dot(pe, instr, dest, operands) -> bool:
@@ -37,6 +37,11 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
     batch = plan["batch"]
     lhs, rhs, out = operands[0], operands[1], dest[0]
     threads = me.num_threads if me.use_threads else 1
+    narrow = plan["out_t"] != compute_type(t)
+    scratch_c = _align(instr.shape.size * 4) if narrow else 0
+    if narrow:
+        # the f32 sums in scratch laid out as the result, rounded into it at the end
+        final, out = out, me.scratch(b, pe.arena, scratch_c)
     if batch >= 2 and threads > 1 and flops < GEMM_PARALLEL_FLOPS \
             and flops * batch >= GEMM_PARALLEL_FLOPS:
         # split by loop index: one workspace slice per pool chunk
@@ -45,13 +50,16 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
         n_chunks = min(batch, 2 * threads)
         chunk = -(-batch // n_chunks)
         n_chunks = -(-batch // chunk)
-        ws = me.scratch(b, pe.arena, per * n_chunks)
+        ws = _after(b, me.scratch(b, pe.arena, scratch_c + per * n_chunks), scratch_c)
         fn = _batch_task(pe, instr, plan, per, chunk)
         b.call(threadpool.declare(pe.llmod),
                [fn, pe.table([lhs, rhs, out, ws]), c64(batch), c64(chunk)])
+        if narrow:
+            _round_into(pe, instr, final, out)
         return True
     chunks = threads if flops >= GEMM_PARALLEL_FLOPS else 1
-    ws = me.scratch(b, pe.arena, workspace_bytes(t, m, n, k, chunks))
+    ws = _after(b, me.scratch(b, pe.arena, scratch_c + workspace_bytes(t, m, n, k, chunks)),
+                scratch_c)
     slots = pe.alloca(T.I64, c64(len(ARGS)))
     g = OwnGemm(b, slots, t, m, n, k, plan["sa"], plan["sb"], plan["sc"], ws, chunks)
     if batch == 1:
@@ -59,12 +67,32 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
     else:
         with for_range(b, 0, batch, name="dot.batch") as i:
             g.call(b, *_offsets(b, plan, i, (lhs, rhs, out)))
+    if narrow:
+        _round_into(pe, instr, final, out)
     return True
+
+
+def _align(n: int) -> int:
+    return -(-n // 64) * 64
+
+
+def _after(b, base, nbytes: int):
+    return b.gep(base, [c64(nbytes)], source_etype=T.I8) if nbytes else base
+
+
+def _round_into(pe, instr, final, sums):
+    """final[i] = sums[i] rounded to the result's type (both laid out as the result)."""
+    b = pe.b
+    t = instr.shape.element_type
+    with for_range(b, 0, instr.shape.size, name="dot.round") as i:
+        x = b.load(b.gep(sums, [i], source_etype=T.F32), typ=T.F32)
+        b.store(T.from_float(b, x, t), b.gep(final, [i], source_etype=T.storage_type(t)))
 
 
 def _offsets(b, plan, i, ptrs):
     """The three operand pointers of loop index i (row-major over plan's loops)."""
     es = _esize(plan["t"])
+    sizes = (es, es, _esize(compute_type(plan["t"])))   # C: the sums' type
     offs = [c64(0), c64(0), c64(0)]
     rem = i
     for size, ls, rs, os_ in reversed(plan["loops"]):
@@ -72,7 +100,7 @@ def _offsets(b, plan, i, ptrs):
         rem = b.udiv(rem, c64(size))
         for j, st in enumerate((ls, rs, os_)):
             if st:
-                offs[j] = b.add(offs[j], b.mul(idx, c64(st * es)))
+                offs[j] = b.add(offs[j], b.mul(idx, c64(st * sizes[j])))
     return [b.gep(p, [o], source_etype=T.I8) for p, o in zip(ptrs, offs)]
 
 

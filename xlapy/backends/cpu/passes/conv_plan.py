@@ -23,7 +23,9 @@ materializes it, row- or column-major (whichever reads the lhs along its contigu
 dimension), unless it is a strided view of the lhs already (1x1 windows, and windows that
 cover the whole input: a pointwise convolution and its filter gradient are plain gemms).
 
-Not planned (the elemental convolution computes them): element types other than f32/f64,
+bf16 and f16 convolutions use the gemm kind of their type (sums in f32, a bf16 / f16
+result rounded once at the end). Not planned (the elemental convolution computes them):
+other element types,
 empty operands, and feature groups of one input feature (depthwise convolutions: those
 with features innermost go to emitters/conv_depthwise.py, depthwise_plan, and so does
 their filter gradient, filter_grad_plan).
@@ -34,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 GEMM_TYPES = ("f32", "f64")
+HALF_TYPES = ("bf16", "f16")   # the gemm widens them to f32 as it packs; sums in f32
 
 
 def strides_of(shape) -> list[int]:
@@ -83,10 +86,12 @@ class ConvPlan:
             t *= n
         return t
 
+    out_t: str = ""
+
     @property
     def epilogue_ok(self) -> bool:
         """One gemm writes the whole result as a matrix: its tiles are the result's."""
-        return self.groups == 1 and not self.outer
+        return self.groups == 1 and not self.outer and self.out_t == self.t
 
     def flops(self) -> int:
         return 2 * self.groups * self.m_total * self.n * self.k
@@ -97,8 +102,13 @@ def conv_plan(instr):
 
 
 def plan_for(a: dict, lhs, rhs, out):
-    t = out.element_type.name
-    if t not in GEMM_TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
+    t, out_t = lhs.element_type.name, out.element_type.name
+    if rhs.element_type.name != t:
+        return None
+    if t in GEMM_TYPES:
+        if out_t != t:
+            return None
+    elif t not in HALF_TYPES or out_t not in (t, "f32"):
         return None
     if any(s.layout is not None and getattr(s.layout, "extra", "") for s in (lhs, rhs, out)):
         return None
@@ -146,7 +156,7 @@ def plan_for(a: dict, lhs, rhs, out):
         k *= size
     b_strides = (kc[1], rst[dn.kernel_output_feature]) if kc is not None else None
     a_view = _lhs_view(dn, w, lhs, lst, rows[split:], outer and rows[:split], cols, nsp)
-    return ConvPlan(t=t, groups=groups, batch_groups=bg > 1,
+    return ConvPlan(t=t, out_t=out_t, groups=groups, batch_groups=bg > 1,
                     rows=tuple((r[0], r[1], r[2]) for r in rows), cols=tuple(cols), m=m, n=n,
                     k=k, outer=outer, c_strides=(rs_c, ost[dn.output_feature]),
                     b_strides=b_strides, a_view=a_view,

@@ -16,6 +16,9 @@ So attention's per-head products on [batch, seq, heads, dh] views, x . W with a 
 the transposed operands of their gradients read their operands where they are, with no
 transpose copy and no elemental loop. Returns None for other element types, zero-size
 dims, and contracting dims that do not collapse (the elemental dot computes those).
+bf16 and f16 dots (a bf16 or f16 result, or f32) run on the gemm kind of their type
+(gemm_kernel.py: operands widened to f32 as they are packed, sums in f32); a bf16 / f16
+result is rounded once from the f32 sums, as XLA does.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
 
 TYPES = ("f32", "f64")
+HALF_TYPES = ("bf16", "f16")   # widened to f32 as the gemm packs them, accumulated in f32
 
 
 def _longest_suffix(dims: list):
@@ -38,8 +42,13 @@ def _longest_suffix(dims: list):
 
 
 def strided_plan(a: dict, lhs, rhs, out):
-    t = out.element_type.name
-    if t not in TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
+    t, out_t = lhs.element_type.name, out.element_type.name
+    if rhs.element_type.name != t:
+        return None
+    if t in TYPES:
+        if out_t != t:
+            return None
+    elif t not in HALF_TYPES or out_t not in (t, "f32"):
         return None
     if lhs.size == 0 or rhs.size == 0 or out.size == 0:
         return None
@@ -70,5 +79,5 @@ def strided_plan(a: dict, lhs, rhs, out):
     batch = 1
     for x in loops:
         batch *= x[0]
-    return dict(t=t, m=m, n=n, k=k, sa=(rsa, kl[1]), sb=(kr[1], csb), sc=(rsc, csc),
-                loops=tuple(loops), batch=batch, strided=True)
+    return dict(t=t, out_t=out_t, m=m, n=n, k=k, sa=(rsa, kl[1]), sb=(kr[1], csb),
+                sc=(rsc, csc), loops=tuple(loops), batch=batch, strided=True)
