@@ -17,6 +17,8 @@ import threading
 import time
 import warnings
 
+import numpy as np
+
 from xlapy.backends.base import Compiler
 from xlapy.backends.cpu import codegen, disk_cache, parallel_compile
 from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
@@ -33,6 +35,7 @@ from xlapy.backends.llvm import call_graph, loop_analysis
 from xlapy.errors import XlapyWarning
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
+from xlapy.hlo.printer import is_large_constant
 from xlapy.hlo.verifier import verify
 
 CODEGEN_VERSION = "12"  # (the key also hashes xlapy's sources: see source_fingerprint)
@@ -73,7 +76,11 @@ class CpuCompiler(Compiler):
     def fingerprint(self, module: Module, num_threads: int, threshold: int,
                     profile: bool = False, ftz: bool = True) -> str:
         h = hashlib.sha256()
-        h.update(module.to_string(print_metadata=False).encode())
+        # large constants (a model's weights) by their bytes, not their decimal text
+        h.update(module.to_string(print_metadata=False, print_large_constants=False).encode())
+        for instr in module.instructions():
+            if is_large_constant(instr):
+                h.update(np.ascontiguousarray(instr.literal).tobytes())
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
         h.update(_codegen_switches().encode())
         h.update(source_fingerprint().encode())
