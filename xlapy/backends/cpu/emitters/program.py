@@ -115,6 +115,40 @@ def _readers(param: Instruction) -> list:
     return out
 
 
+def carried_in_place(body: Computation) -> set:
+    """Leaves of a while body's state that it may update in place (the loop then keeps one
+    buffer for each instead of two): root element k is a dynamic-update-slice of the
+    parameter's element k (a scan's stacked outputs), written by that instruction alone,
+    and every other reader of that element runs before it (so none sees the update)."""
+    param = body.parameters[0] if len(body.parameters) == 1 else None
+    root = body.root
+    if param is None or root is None or root.opcode != "tuple" or not param.shape.is_tuple \
+            or any(s.is_tuple for s in param.shape.tuple_shapes):
+        return set()
+    pos = {id(i): k for k, i in enumerate(body.post_order())}
+    out = set()
+    for k, d in enumerate(root.operands):
+        if d.opcode != "dynamic-update-slice" or sum(o is d for o in root.operands) != 1:
+            continue
+        src = d.operands[0]
+        if src.opcode != "get-tuple-element" or src.operands[0] is not param \
+                or src.attrs["index"] != k or any(u is not root for u in d.users):
+            continue
+        same = [g for g in param.users
+                if g.opcode == "get-tuple-element" and g.attrs["index"] == k]
+        ok = True
+        for g in same:
+            for u, _ in _readers(g):
+                if u is d:
+                    continue
+                # the root copies its other leaves out after d has run: none may be this one
+                if u.opcode in _PASS_ALONG or pos.get(id(u), -1) >= pos[id(d)]:
+                    ok = False
+        if ok and not any(o is src for o in d.operands[1:]):
+            out.add(k)
+    return out
+
+
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
@@ -564,9 +598,11 @@ class ProgramEmitter:
         half = tree_size(shape)
         a_leaves, b_leaves = [], []
         off = offset
-        for n in sizes:
+        carried = carried_in_place(instr.attrs["body"])
+        for k, n in enumerate(sizes):
             a_leaves.append(self.arena_ptr(off))
-            b_leaves.append(self.arena_ptr(off + half))
+            # a leaf the body updates in place keeps one buffer across iterations
+            b_leaves.append(a_leaves[-1] if k in carried else self.arena_ptr(off + half))
             off += _align(max(n, 1))
         init = flatten(self.vals[id(instr.operands[0])])
         self.copy_tree(shape, a_leaves, init)
@@ -587,6 +623,8 @@ class ProgramEmitter:
         b.position_at_end(body)
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
+            if k in carried:
+                continue
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
