@@ -9,7 +9,6 @@ the window. The start indices are clamped to [0, dim - update dim] as XLA does.
 
 from __future__ import annotations
 
-from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.llvm import types as T
