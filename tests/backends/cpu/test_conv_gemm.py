@@ -231,3 +231,21 @@ def test_half_types(cpu_check, t):
     assert all(p is not None for p in _plans(m.text()))
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, O.EXACT)
+
+
+def test_single_input_feature(cpu_check):
+    """A one-feature image's first layer on the direct kernel: the pixel broadcast across
+    vectors of output features (32, 48), or lane by lane (20)."""
+    from xlapy.backends.cpu.passes.conv_plan import depthwise_plan
+    cases = [((3, 12, 11, 1), None, (5, 5, 1, 32), None, (3, 12, 11, 32), None,
+              "size=5x5 pad=2_2x2_2", "b01f_01io->b01f", ""),
+             ((2, 9, 9, 1), None, (3, 3, 1, 48), None, (2, 5, 5, 48), None,
+              "size=3x3 stride=2x2 pad=1_1x1_1", "b01f_01io->b01f", ""),
+             ((2, 1, 9, 9), None, (3, 3, 1, 20), None, (2, 7, 7, 20), None,
+              "size=3x3", "bf01_01io->b01f", "")]
+    m, args = _module(cases, seed=12)
+    mod = parse(m.text())
+    assert all(depthwise_plan(i) is not None for i in mod.entry.instructions
+               if i.opcode == "convolution")
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))

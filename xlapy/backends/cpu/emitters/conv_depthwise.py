@@ -7,7 +7,9 @@ window position one fused multiply-add of the lhs pixel's features and the kerne
 Planned (depthwise_plan) when the lhs's, the output's and the kernel's feature dims are
 their innermost (stride 1: NHWC / HWIO, and the input gradient's reversed "01oi" kernel),
 any other dim orders, strides, padding and dilations. A channel multiplier above one reads
-the lhs feature f / mult per lane (scalar code). The pixels are split across the thread
+the lhs feature f / mult: broadcast to a vector when the multiplier is a multiple of the
+vector width (a one-feature image's first layer: every output feature reads it), else
+lane by lane. The pixels are split across the thread
 pool. Everything else stays with the gemm (conv.py) or the elemental loop.
 """
 
@@ -67,7 +69,11 @@ def _kernel(pe, instr, plan) -> ir.Function:
     fty = T.value_type(out.element_type)
     nsp = len(dn.output_spatial)
     n_feat = out.dims[dn.output_feature]
-    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1) if mult == 1 else 1
+    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
+    # a vector of features reads contiguous lhs features (multiplier 1) or one lhs feature
+    # broadcast (a multiplier that is a multiple of the vector: every lane's f / mult agrees)
+    if mult != 1 and mult % vl:
+        vl = 1
     vty = ir.VectorType(fty, vl) if vl > 1 else fty
     zero = ir.Constant(vty, [0.0] * vl) if vl > 1 else ir.Constant(fty, 0.0)
     fma = T.intrinsic(pe.llmod, "llvm.fmuladd", vty, 3)
@@ -128,7 +134,10 @@ def _kernel(pe, instr, plan) -> ir.Function:
             wp = b.gep(rhs_p, [b.add(rk_off, f)], source_etype=fty)
             cur = b.block
             with b.if_then(ok):
-                x = b.load(xp, typ=vty, align=1)
+                if vl > 1 and mult != 1:
+                    x = T.splat(b, b.load(xp, typ=fty), vl)
+                else:
+                    x = b.load(xp, typ=vty, align=1)
                 y = b.load(wp, typ=vty, align=1)
                 new = b.call(fma, [x, y, acc])
                 inner = b.block

@@ -218,8 +218,9 @@ MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers a
 
 
 def depthwise_plan(instr):
-    """(groups, channel multiplier) when instr is a depthwise convolution this kernel
-    computes, else None."""
+    """(groups, channel multiplier) when instr is a depthwise convolution the direct kernel
+    (emitters/conv_depthwise.py) computes, else None: feature groups of one input feature,
+    or a single input feature (a grayscale image's first layer: multiplier = features)."""
     if instr.opcode != "convolution":
         return None
     a = instr.attrs
@@ -231,11 +232,13 @@ def depthwise_plan(instr):
         return None
     dn = a["dim_labels"]
     g = a.get("feature_group_count", 1)
-    if g == 1 or a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
+    if a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
         return None
+    if g == 1 and lhs.dims[dn.input_feature] != 1:
+        return None     # one group of one input feature (an image's first layer) also fits
     ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
-    if ls[dn.input_feature] != 1 or os_[dn.output_feature] != 1 \
-            or rs[dn.kernel_output_feature] != 1:
+    if (ls[dn.input_feature] != 1 and lhs.dims[dn.input_feature] != 1) \
+            or os_[dn.output_feature] != 1 or rs[dn.kernel_output_feature] != 1:
         return None
     return g, out.dims[dn.output_feature] // g
 
