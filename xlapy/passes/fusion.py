@@ -16,6 +16,8 @@ Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers fir
                    cheap; an expensive one (transcendental, divide, inner loop) only when all
                    of its (at most MAX_DUPLICATES) users absorb it, so it is recomputed from
                    its inputs rather than written to memory; otherwise it stays a kernel.
+  branches         an expensive producer is not fused into a pad or concatenate, whose
+                   per-element branch would keep the loop scalar;
   never fused      dot (BLAS gemm), convolution, sort, scatter, while, conditional, call,
                    custom-call, reductions as producers of non-reduction consumers (a
                    reduction recomputed per output element would multiply the work).
@@ -104,6 +106,22 @@ def consumer_fusible(c: Instruction) -> tuple[bool, str]:
     if c.opcode in LOOP_FUSIBLE or c.opcode in REDUCTIONS:
         return True, "fusible consumer"
     return False, f"consumer {c.opcode} cannot absorb producers"
+
+
+_BRANCHING = ("pad", "concatenate")
+
+
+def _read_through_branch(consumer: Instruction, producer: Instruction) -> bool:
+    """Whether the consumer reads the producer as an operand of a pad or concatenate."""
+    if consumer.opcode in _BRANCHING:
+        return True
+    if consumer.opcode != "fusion":
+        return False
+    fc = consumer.fused_computation
+    params = {p.parameter_number: p for p in fc.parameters}
+    return any(o is producer and k in params
+               and any(u.opcode in _BRANCHING for u in params[k].users)
+               for k, o in enumerate(consumer.operands))
 
 
 def _is_epilogue(consumer: Instruction, producer: Instruction) -> bool:
@@ -219,6 +237,11 @@ class FusionPass:
             return False, why
         if producer.shape.size == 0 or consumer.shape.leaves()[0].size == 0:
             return False, "zero-size array"
+        if _read_through_branch(consumer, producer) and is_expensive(producer):
+            # each output element of a pad or concatenate picks its source by a branch,
+            # which keeps the fused loop scalar: the expensive math stays a kernel of its
+            # own, vectorized (an LSTM's gate gradients, padded into the [b, 4h] gradient)
+            return False, "expensive producer read through a pad / concatenate branch"
         if len(producer.users) > 1 and is_expensive(producer):
             # Duplicate an expensive producer only if every user absorbs it (then it is
             # recomputed from its inputs instead of being written to and read from memory).
