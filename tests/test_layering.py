@@ -65,7 +65,8 @@ def test_an_upward_import_breaks_the_layers(copy):
 
 def test_a_cycle_inside_a_target_package_breaks_the_contract(copy):
     out = _with_modules(copy, {
-        "xlapy/backends/cpu/emitters/probe_a.py": "from xlapy.backends.cpu.emitters import probe_b\n",
+        "xlapy/backends/cpu/emitters/probe_a.py":
+            "from xlapy.backends.cpu.emitters import probe_b\n",
         "xlapy/backends/cpu/emitters/probe_b.py":
             "def f():\n    from xlapy.backends.cpu.emitters import probe_a\n"})
     assert out.returncode != 0

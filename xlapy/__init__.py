@@ -13,6 +13,9 @@ def __getattr__(name):
         from xlapy.frontend import autodiff, jit as _jit
         return {"jit": _jit.jit, "grad": autodiff.grad, "value_and_grad": autodiff.value_and_grad,
                 "vjp": autodiff.vjp, "clear_caches": _jit.clear_caches}[name]
+    if name == "vmap":
+        from xlapy.frontend.vmap import vmap
+        return vmap
     if name in ("numpy", "nn", "lax"):
         import importlib
         return importlib.import_module(f"xlapy.{name}")

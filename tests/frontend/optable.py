@@ -584,6 +584,7 @@ NOT_IN_TABLE = {
     "result_type": "test_numpy_ops.py::test_promotion_examples",
     "broadcast_shapes": "test_numpy_ops.py::test_metadata_functions",
     "issubdtype": "NumPy's own (dtype metadata)",
+    "vectorize": "a function transformation (on vmap): test_vectorize.py",
 }
 ALIASES = {  # xnp name -> the row it shares a function with (NumPy 2 spellings)
     "acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "arccosh",

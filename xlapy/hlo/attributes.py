@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xlapy.hlo.opcodes import OPCODES
+
 
 class Raw(str):
     """Attribute text kept verbatim (printed back exactly as parsed)."""
@@ -210,6 +212,27 @@ ATTRIBUTE_KINDS: dict[str, str] = {
     "infeed_config": "raw", "outfeed_config": "raw", "outfeed_shape": "raw",
     "source_target_pairs": "raw", "original_value": "raw", "is_cross_program_prefetch": "raw",
 }
+
+
+
+def attribute_kind(opcode: str, name: str) -> str | None:
+    """The kind of attribute `name` of `opcode`: the opcode's own (its row's `attrs` in the
+    opcode table), else the shared ATTRIBUTE_KINDS; None for an unknown attribute."""
+    row = OPCODES.get(opcode)
+    own = dict(row.attrs).get(name) if row is not None else None
+    return own or ATTRIBUTE_KINDS.get(name)
+
+
+def _check_own_kinds() -> None:
+    known = set(ATTRIBUTE_KINDS.values())
+    for row in OPCODES.values():
+        for name, kind in row.attrs:
+            if kind not in known:
+                raise ValueError(f"opcode table: {row.name}'s attribute {name} has unknown "
+                                 f"kind {kind!r} (one of {sorted(known)})")
+
+
+_check_own_kinds()
 
 COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARISON_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")

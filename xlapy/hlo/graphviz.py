@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.literal import format_literal
+from xlapy.hlo.opcodes import CONTROL_FLOW, opcode_set
 
 _COLORS = {"parameter": "#fff3b0", "constant": "#eeeeee", "dot": "#f4a261",
            "convolution": "#f4a261", "reduce": "#a8dadc", "fusion": "#cdb4db",
            "while": "#ffafcc", "conditional": "#ffafcc", "custom-call": "#e63946"}
+opcode_set(_COLORS, "hlo_graph._COLORS")
 
 
 def _esc(s: str) -> str:
@@ -76,7 +78,7 @@ def _emit_body(comp: Computation, ids: _Ids, lines: list[str], indent: str) -> N
         for op in instr.operands:
             lines.append(f"{indent}{_src(op, ids)} -> {ids(instr)};")
         for sub in instr.called_computations():
-            if instr.opcode in ("while", "conditional", "call"):
+            if instr.opcode in CONTROL_FLOW:
                 sub_id = sub.name.replace(".", "_").replace("-", "_")
                 lines.append(f'{indent}subgraph cluster_{ids(instr)}_{sub_id} {{')
                 lines.append(f'{indent}  label="{_esc(instr.opcode)} {_esc(sub.name)}";'

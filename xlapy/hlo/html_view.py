@@ -12,9 +12,12 @@ from __future__ import annotations
 import html
 
 from xlapy.hlo.ir import Instruction, Module
+from xlapy.hlo.opcodes import opcode_set
 
 _W, _H, _GX, _GY = 190, 44, 24, 46
-_FREE = ("tuple", "get-tuple-element", "bitcast")
+_FREE = opcode_set({"tuple", "get-tuple-element", "bitcast"}, "hlo_html._FREE")  # not drawn
+_FILL = {"fusion": "#eadcf8", "dot": "#fbd3b0", "parameter": "#fff3b0", "constant": "#eeeeee"}
+opcode_set(_FILL, "hlo_html._FILL")
 
 
 def _node_lines(instr: Instruction) -> list[str]:
@@ -82,8 +85,7 @@ def _svg(module: Module) -> str:
                        f'y2="{y}" stroke="#888" marker-end="url(#a)"/>')
     for i in nodes:
         x, y = pos[id(i)]
-        fill = {"fusion": "#eadcf8", "dot": "#fbd3b0", "parameter": "#fff3b0",
-                "constant": "#eeeeee"}.get(i.opcode, "#ffffff")
+        fill = _FILL.get(i.opcode, "#ffffff")
         tip = html.escape(i.metadata.get("op_name", "") if i.metadata else "")
         out.append(f'<g><title>{tip}</title><rect x="{x}" y="{y}" width="{_W}" '
                    f'height="{heights[id(i)]}" rx="6" fill="{fill}" stroke="#555"/>')

@@ -428,15 +428,33 @@ def user_closure(x: Instruction) -> list[Instruction]:
 
 
 def _closure(x: Instruction, edges: str) -> list[Instruction]:
-    out, stack, seen = [], [x], set()
-    while stack:
-        i = stack.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
+    out = []
+    for i in (todo := Worklist([x])):
         out.append(i)
-        stack.extend(getattr(i, edges))
+        todo.push(*getattr(i, edges))
     return out
+
+
+class Worklist:
+    """Depth-first visits of a graph, each node at most once (by identity):
+
+        for v in (todo := Worklist([start])):
+            ... todo.push(*next_nodes) ...
+    """
+
+    def __init__(self, items=()):
+        self._stack = list(items)
+        self._seen: set[int] = set()
+
+    def push(self, *items) -> None:
+        self._stack.extend(items)
+
+    def __iter__(self):
+        while self._stack:
+            x = self._stack.pop()
+            if id(x) not in self._seen:
+                self._seen.add(id(x))
+                yield x
 
 
 def _literal_equal(a, b) -> bool:

@@ -354,7 +354,7 @@ class _Parser:
         self.expect("=", f"after attribute name {key}")
         if key in rec.attrs or (key == "metadata" and rec.metadata):
             raise self.error(f"attribute {key} given twice", key_pos)
-        kind = A.ATTRIBUTE_KINDS.get(key)
+        kind = A.attribute_kind(rec.opcode, key)
         self.skip_ws()
         if kind is None:
             warnings.warn(f"{self.filename}:{self.line_col(key_pos)[0]}: unknown attribute "

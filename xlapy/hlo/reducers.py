@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-# ops whose reduction may be evaluated in any order and split into partial results
-_ASSOCIATIVE = ("add", "multiply", "maximum", "minimum", "and", "or")
+from xlapy.hlo.opcodes import opcode_set
+
+# ops whose reduction may be evaluated in any order and split into partial results (the
+# emitters have vector forms for exactly these)
+_ASSOCIATIVE = opcode_set({"add", "multiply", "maximum", "minimum", "and", "or"},
+                          "reducers._ASSOCIATIVE")
 
 
 def simple_reducer(comp) -> str | None:

@@ -15,10 +15,6 @@ from xlapy.hlo.shapes import PrimitiveType, Shape
 
 SHAPE_RULES: dict[str, Callable[["OpContext"], Shape]] = {}
 
-# Opcodes whose result shape (or part of it) can only come from the declared shape.
-NEEDS_DECLARED = frozenset({"parameter", "constant", "custom-call", "broadcast", "reshape",
-                            "iota", "bitcast", "convert", "bitcast-convert"})
-
 _REQUIRED = object()
 
 

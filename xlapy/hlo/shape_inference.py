@@ -38,8 +38,8 @@ from typing import Sequence
 from xlapy.hlo import (shape_rules_control, shape_rules_data, shape_rules_elementwise,  # noqa: F401
                        shape_rules_indexing, shape_rules_linalg, shape_rules_reduction)
 from xlapy.errors import ShapeError
-from xlapy.hlo.opcodes import OPCODES
-from xlapy.hlo.shape_context import NEEDS_DECLARED, SHAPE_RULES, OpContext, fmt, shape_rule
+from xlapy.hlo.opcodes import NEEDS_DECLARED, OPCODES  # (the declared_shape column)
+from xlapy.hlo.shape_context import SHAPE_RULES, OpContext, fmt, shape_rule
 from xlapy.hlo.shapes import Shape
 
 # ---- entry points -----------------------------------------------------------------------

@@ -42,6 +42,7 @@ from xlapy.numpy._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccos
                                  tanh, true_divide, trunc, where)
 from xlapy.numpy._advanced import (at, cumprod, cumsum, einsum, tensordot, take, take_along_axis,
                                    sort, argsort, pad)
+from xlapy.numpy._vectorize import vectorize
 
 # dtype objects, as in NumPy
 bool_ = _np.bool_

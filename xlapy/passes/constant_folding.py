@@ -29,13 +29,13 @@ import numpy as np
 
 from xlapy.hlo.evaluator import EVAL_RULES, Evaluator
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module
+from xlapy.hlo.opcodes import NOT_FOLDED
 from xlapy.passes.rewrite import has_side_effect, non_fusion_computations, replace_with
 from xlapy.passes.simplifier_rules_common import make, splat
 
 log = logging.getLogger("xlapy.passes")
 
-NOT_FOLDED = frozenset({"parameter", "constant", "iota", "broadcast", "tuple", "after-all",
-                        "optimization-barrier", "while", "custom-call"})
+# NOT_FOLDED: the opcode table's not_folded column (each row says why).
 
 
 class ConstantFolding:

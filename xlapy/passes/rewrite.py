@@ -4,13 +4,11 @@ computations a pass rewrites, and how to put a replacement in an instruction's p
 from __future__ import annotations
 
 from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.opcodes import SIDE_EFFECTING
 
-# Opcodes with effects beyond their result (none is in the opcode table yet; listed so the
-# passes stay correct when they are added).
-SIDE_EFFECTING_OPCODES = frozenset({
-    "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed", "send",
-    "send-done", "recv", "recv-done", "all-reduce", "all-gather", "all-to-all",
-    "collective-permute", "partition-id", "replica-id"})
+# Opcodes with effects beyond their result: the opcode table's side_effecting column (no row
+# sets it yet; rng, infeed/outfeed, send/recv and the collectives will when they are added).
+SIDE_EFFECTING_OPCODES = SIDE_EFFECTING
 
 
 def has_side_effect(instr: Instruction, _seen: set | None = None) -> bool:

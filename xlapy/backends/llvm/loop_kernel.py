@@ -26,7 +26,7 @@ from xlapy.backends.llvm.kernel_target import KernelTarget
 from xlapy.backends.llvm.loops import lanes_then_rest, linear_of, loop_nest
 from xlapy.backends.llvm.row_kernel import RowPlan
 from xlapy.hlo.ir import Computation, Instruction
-from xlapy.hlo.opcodes import ELEMENTWISE
+from xlapy.hlo.opcodes import ELEMENTWISE, opcode_set
 from xlapy.hlo.shapes import Shape
 
 
@@ -66,7 +66,7 @@ def inner_work(instr: Instruction) -> int:
     return work
 
 
-_FLAT_EXCLUDED = {"bitcast-convert", "copy", "iota"}
+_FLAT_EXCLUDED = opcode_set({"bitcast-convert", "copy", "iota"}, "kernels._FLAT_EXCLUDED")
 
 
 def flat_ok(instr: Instruction) -> bool:

@@ -26,7 +26,7 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.loops import entry_alloca, lanes_then_rest, loop_nest
-from xlapy.hlo.ir import operand_closure
+from xlapy.hlo.ir import Worklist, operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
 from xlapy.passes import fusion
@@ -153,12 +153,7 @@ def _materializable(comp, shape: Shape, hoisted: list) -> list:
 def _feeds_only_row_reductions_or_root(e, root, shape, minor, in_hoisted) -> bool:
     """Every path from e goes through same-shape elementwise ops to the root, or to a
     hoisted reduction over the minor dimension only."""
-    stack, seen = [e], set()
-    while stack:
-        i = stack.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
+    for i in (todo := Worklist([e])):
         for u in i.users:
             if u.opcode == "reduce":
                 if id(u) not in in_hoisted or list(u.attrs["dimensions"]) != [minor] \
@@ -166,7 +161,7 @@ def _feeds_only_row_reductions_or_root(e, root, shape, minor, in_hoisted) -> boo
                     return False
             elif u.opcode in ELEMENTWISE and u.shape.dims == shape.dims \
                     and u.shape.minor_to_major == shape.minor_to_major:
-                stack.append(u)
+                todo.push(u)
             else:
                 return False
     return True

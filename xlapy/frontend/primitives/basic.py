@@ -11,12 +11,13 @@ Each elementwise primitive is one row of a table; the row's VJP comment states t
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from xlapy.errors import ShapeError, XlapyError
 from xlapy.frontend.core import ShapedArray, Tracer, bind, dtype_name, get_aval, primitive
 from xlapy.frontend.eager import via_evaluator
+from xlapy.hlo.opcodes import OPCODES, kind_letter
+from xlapy.hlo.shapes import primitive_type
 
 # ---- helpers used by every primitive module --------------------------------------------------
 
@@ -36,25 +37,40 @@ def check_same(name: str, *avals: ShapedArray) -> ShapedArray:
 
 
 def is_float(dtype) -> bool:
+    import ml_dtypes
     dt = np.dtype(dtype)
     return np.issubdtype(dt, np.floating) or dt == np.dtype(ml_dtypes.bfloat16)
 
 
 # ---- elementwise unary -----------------------------------------------------------------------
 
+def _opcode(builder_method: str) -> str:
+    """The HLO opcode a Builder method named like it emits (round_nearest_even ->
+    round-nearest-even, not_ -> not)."""
+    return builder_method.rstrip("_").replace("_", "-")
+
+
+def check_types(name: str, opcode: str, a: ShapedArray, also: str = "") -> None:
+    """The element types the opcode table allows for `opcode` (its `types` column), plus the
+    kinds in `also` that the primitive's lowering handles without that opcode."""
+    info = OPCODES[opcode]
+    kind = primitive_type(a.dtype).kind
+    if not (info.accepts(kind) or kind_letter(kind) in also):
+        raise ShapeError(f"{name}: expects {info.types_text} element type, got {a}")
+
+
 UNARY = {}
 
 
-def _unary(name, hlo, float_only=False, int_ok=True, vjp=None):
-    p = primitive(name)
+def _unary(name, hlo, vjp=None, also=""):
+    """A unary primitive lowering to the builder method `hlo`; the element types it takes
+    are the opcode table's for that opcode (float-only ops compute f16/bf16 in f32)."""
+    p, opcode = primitive(name), _opcode(hlo)
     p.def_impl(via_evaluator(p))
 
     @p.def_abstract_eval
-    def _(a, _name=name):
-        if float_only and not is_float(a.dtype):
-            raise ShapeError(f"{_name} requires a floating-point operand, got {a}")
-        if not int_ok and not is_float(a.dtype):
-            raise ShapeError(f"{_name} requires a floating-point operand, got {a}")
+    def _(a):
+        check_types(name, opcode, a, also)
         return a
 
     p.def_lowering(lambda ctx, x, _hlo=hlo: getattr(ctx.b, _hlo)(x))
@@ -71,42 +87,61 @@ def _zero_vjp(ct, x, out):
 neg_p = _unary("neg", "negate", vjp=lambda ct, x, out: neg(ct))          # d(-x) = -1
 abs_p = _unary("abs", "abs",                                # |x|' = 1 at x >= 0, else -1
               vjp=lambda ct, x, out: select(ge(x, zeros_like(x)), ct, neg(ct)))
-sign_p = _unary("sign", "sign", vjp=_zero_vjp)                                  # 0
-floor_p = _unary("floor", "floor", float_only=True, vjp=_zero_vjp)           # 0
-ceil_p = _unary("ceil", "ceil", float_only=True, vjp=_zero_vjp)               # 0
-round_p = _unary("round", "round_nearest_even", float_only=True, vjp=_zero_vjp)
-round_afz_p = _unary("round_afz", "round_nearest_afz", float_only=True,
-                     vjp=_zero_vjp)
-exp_p = _unary("exp", "exponential", float_only=True,
+# HLO sign takes signed and float types (the opcode table); unsigned lowers to x != 0, as JAX's
+sign_p = _unary("sign", "sign", vjp=_zero_vjp, also="u")                       # 0
+floor_p = _unary("floor", "floor", vjp=_zero_vjp)                            # 0
+ceil_p = _unary("ceil", "ceil", vjp=_zero_vjp)                                # 0
+round_p = _unary("round", "round_nearest_even", vjp=_zero_vjp)                # 0
+round_afz_p = _unary("round_afz", "round_nearest_afz", vjp=_zero_vjp)      # 0
+exp_p = _unary("exp", "exponential",
                vjp=lambda ct, x, out: mul(ct, out))                                    # e^x
-expm1_p = _unary("expm1", "exponential_minus_one", float_only=True,
+expm1_p = _unary("expm1", "exponential_minus_one",
                  vjp=lambda ct, x, out: mul(ct, add(out, full_like(out, 1))))          # e^x
-log_p = _unary("log", "log", float_only=True,
+log_p = _unary("log", "log",
                vjp=lambda ct, x, out: div(ct, x))                                      # 1/x
-log1p_p = _unary("log1p", "log_plus_one", float_only=True,
+log1p_p = _unary("log1p", "log_plus_one",
                  vjp=lambda ct, x, out: div(ct, add(x, full_like(x, 1))))              # 1/(1+x)
-logistic_p = _unary("logistic", "logistic", float_only=True,               # s(1-s)
+logistic_p = _unary("logistic", "logistic",                                # s(1-s)
                     vjp=lambda ct, x, out: mul(ct, mul(out, sub(full_like(out, 1), out))))
-tanh_p = _unary("tanh", "tanh", float_only=True,                             # 1-t^2
+tanh_p = _unary("tanh", "tanh",                                              # 1-t^2
                 vjp=lambda ct, x, out: mul(ct, sub(full_like(out, 1), mul(out, out))))
-sin_p = _unary("sin", "sine", float_only=True,
+sin_p = _unary("sin", "sine",
                vjp=lambda ct, x, out: mul(ct, cos(x)))                                 # cos x
-cos_p = _unary("cos", "cosine", float_only=True,
+cos_p = _unary("cos", "cosine",
                vjp=lambda ct, x, out: neg(mul(ct, sin(x))))                            # -sin x
-tan_p = _unary("tan", "tan", float_only=True,                                 # 1+t^2
+tan_p = _unary("tan", "tan",                                                  # 1+t^2
                vjp=lambda ct, x, out: mul(ct, add(full_like(out, 1), mul(out, out))))
-sqrt_p = _unary("sqrt", "sqrt", float_only=True,                             # 1/(2 sqrt x)
+sqrt_p = _unary("sqrt", "sqrt",                                              # 1/(2 sqrt x)
                 vjp=lambda ct, x, out: div(ct, mul(out, full_like(out, 2))))
-rsqrt_p = _unary("rsqrt", "rsqrt", float_only=True,       # -r/(2x)
+rsqrt_p = _unary("rsqrt", "rsqrt",                        # -r/(2x)
                  vjp=lambda ct, x, out: mul(ct, div(mul(out, full_like(out, -0.5)), x)))
-cbrt_p = _unary("cbrt", "cbrt", float_only=True,                             # c/(3x)
+cbrt_p = _unary("cbrt", "cbrt",                                              # c/(3x)
                 vjp=lambda ct, x, out: mul(ct, div(out, mul(x, full_like(x, 3)))))
-erf_p = _unary("erf", "erf", float_only=True,                                   # 2/sqrt(pi)
+erf_p = _unary("erf", "erf",                                                    # 2/sqrt(pi)
                vjp=lambda ct, x, out: mul(ct, mul(full_like(x, 2 / np.sqrt(np.pi)),   # * e^-x^2
                                                   exp(neg(mul(x, x))))))
 not_p = _unary("not", "not_")
-is_finite_p = _unary("is_finite", "is_finite", float_only=True)
-is_finite_p.def_abstract_eval(lambda a: ShapedArray(a.shape, np.bool_))
+is_finite_p = _unary("is_finite", "is_finite")
+
+
+@is_finite_p.def_abstract_eval
+def _is_finite_aval(a):
+    check_types("is_finite", "is-finite", a)
+    return ShapedArray(a.shape, np.bool_)
+
+
+
+
+def _sign_lowering(ctx, x):
+    if x.shape.element_type.kind != "u":
+        return ctx.b.sign(x)
+    dims, t = x.shape.dims, x.shape.element_type.np_dtype
+    zero = ctx.b.broadcast(ctx.b.constant(np.zeros((), t)), dims)
+    one = ctx.b.broadcast(ctx.b.constant(np.ones((), t)), dims)
+    return ctx.b.select(ctx.b.compare(x, zero, "EQ"), zero, one)
+
+
+sign_p.def_lowering(_sign_lowering)
 
 
 # ---- elementwise binary ----------------------------------------------------------------------
@@ -114,15 +149,16 @@ is_finite_p.def_abstract_eval(lambda a: ShapedArray(a.shape, np.bool_))
 BINARY = {}
 
 
-def _binary(name, hlo, vjp=None, float_only=False, bool_ok=True):
-    p = primitive(name)
+def _binary(name, hlo, vjp=None):
+    """A binary primitive lowering to the builder method `hlo`, taking the element types
+    the opcode table allows for that opcode."""
+    p, opcode = primitive(name), _opcode(hlo)
     p.def_impl(via_evaluator(p))
 
     @p.def_abstract_eval
-    def _(a, b, _name=name):
-        check_same(_name, a, b)
-        if float_only and not is_float(a.dtype):
-            raise ShapeError(f"{_name} requires floating-point operands, got {a}")
+    def _(a, b):
+        check_same(name, a, b)
+        check_types(name, opcode, a)
         return a
 
     p.def_lowering(lambda ctx, x, y, _hlo=hlo: getattr(ctx.b, _hlo)(x, y))
@@ -173,7 +209,7 @@ rem_p = _binary("rem", "remainder", vjp=_rem_vjp)
 pow_p = _binary("pow", "power", vjp=_pow_vjp)
 max_p = _binary("max", "maximum", vjp=_max_vjp)
 min_p = _binary("min", "minimum", vjp=_min_vjp)
-atan2_p = _binary("atan2", "atan2", vjp=_atan2_vjp, float_only=True)
+atan2_p = _binary("atan2", "atan2", vjp=_atan2_vjp)
 and_p = _binary("and", "and_")
 or_p = _binary("or", "or_")
 xor_p = _binary("xor", "xor")

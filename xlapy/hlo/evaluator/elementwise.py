@@ -34,7 +34,9 @@ comparators, map) where the HLO has scalars and scalar constants:
                   widths adds (to narrower) or removes (to wider) a minor dimension, the
                   narrow elements in little-endian order.
 
-Rules reject element types the op is not defined for with an EvaluationError.
+Rules reject element types the op is not defined for (the opcode table's `types` column, as
+the verifier does: abs and sign take signed and float types only, as in XLA) with an
+EvaluationError.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from xlapy.hlo.evaluator.numerics import (F64, as_array, bit_width, compute_dtyp
                                                   reduce_precision, round_float_result,
                                                   sint_of, totalorder_key, uint_of)
 from xlapy.errors import EvaluationError
+from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shapes import primitive_type
 
 # ---- shared helpers -------------------------------------------------------------------------
@@ -71,9 +74,10 @@ def operand_arrays(instr, operands) -> list[np.ndarray]:
     return out
 
 
-def require_kinds(instr, x: np.ndarray, kinds: str) -> None:
-    """Raise EvaluationError unless x's element kind is one of `kinds` (letters f s u p)."""
-    if _kind(x.dtype) not in kinds:
+def require_kinds(instr, x: np.ndarray, kinds: str | None) -> None:
+    """Raise EvaluationError unless x's element kind is one of `kinds` (letters f s u p;
+    None: any)."""
+    if kinds is not None and _kind(x.dtype) not in kinds:
         allowed = ", ".join(_KIND_NAMES[k] for k in kinds)
         raise EvaluationError(
             f"{instr.where()}{instr.opcode} is not defined for "
@@ -106,14 +110,16 @@ def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(zeros, np.where(np.signbit(a), a, b), r)
 
 
-def _unary(instr, operands, kinds: str) -> np.ndarray:
+def _unary(instr, operands) -> np.ndarray:
+    """The operand, of a kind the opcode table's `types` column allows for the opcode."""
     (x,) = operand_arrays(instr, operands)
-    require_kinds(instr, x, kinds)
+    require_kinds(instr, x, OPCODES[instr.opcode].types)
     return x
 
 
-def _binary(instr, operands, kinds: str) -> tuple[np.ndarray, np.ndarray]:
+def _binary(instr, operands) -> tuple[np.ndarray, np.ndarray]:
     a, b = operand_arrays(instr, operands)
+    kinds = OPCODES[instr.opcode].types
     require_kinds(instr, a, kinds)
     require_kinds(instr, b, kinds)
     return a, b
@@ -123,21 +129,19 @@ def _binary(instr, operands, kinds: str) -> tuple[np.ndarray, np.ndarray]:
 
 @eval_rule("abs")
 def _abs(ev, instr, operands):
-    x = _unary(instr, operands, "fsu")
-    if _kind(x.dtype) == "u":
-        return x.copy()
+    x = _unary(instr, operands)
     return np.asarray(np.abs(x))  # abs(INT_MIN) wraps to INT_MIN; floats clear the sign bit
 
 
 @eval_rule("negate")
 def _negate(ev, instr, operands):
-    x = _unary(instr, operands, "fsu")
+    x = _unary(instr, operands)
     return np.asarray(np.negative(x))  # ints wrap: -INT_MIN = INT_MIN, -1u = max
 
 
 @eval_rule("sign")
 def _sign(ev, instr, operands):
-    x = _unary(instr, operands, "fsu")
+    x = _unary(instr, operands)
     if _kind(x.dtype) == "f":  # sign(NaN) = NaN, sign(+-0) = +-0, else +-1
         return in_float(lambda v: np.where(np.isnan(v) | (v == 0), v, np.copysign(1, v)), x)
     return np.asarray(np.sign(x)).astype(x.dtype)
@@ -147,17 +151,17 @@ def _sign(ev, instr, operands):
 
 @eval_rule("floor")
 def _floor(ev, instr, operands):
-    return in_float(np.floor, _unary(instr, operands, "f"))
+    return in_float(np.floor, _unary(instr, operands))
 
 
 @eval_rule("ceil")
 def _ceil(ev, instr, operands):
-    return in_float(np.ceil, _unary(instr, operands, "f"))
+    return in_float(np.ceil, _unary(instr, operands))
 
 
 @eval_rule("round-nearest-even")
 def _round_even(ev, instr, operands):
-    return in_float(np.rint, _unary(instr, operands, "f"))
+    return in_float(np.rint, _unary(instr, operands))
 
 
 def _round_afz(v: np.ndarray) -> np.ndarray:
@@ -167,7 +171,7 @@ def _round_afz(v: np.ndarray) -> np.ndarray:
 
 @eval_rule("round-nearest-afz")
 def _round_nearest_afz(ev, instr, operands):
-    return in_float(_round_afz, _unary(instr, operands, "f"))
+    return in_float(_round_afz, _unary(instr, operands))
 
 
 # ---- unary: transcendental and other float math (f64 reference, rounded) ---------------------
@@ -181,7 +185,7 @@ def _float_math_rule(opcode: str, fn) -> None:
     """Register `fn` (an f64 NumPy function) as the rule of float-only unary `opcode`."""
     @eval_rule(opcode)
     def rule(ev, instr, operands):
-        return in_f64(fn, _unary(instr, operands, "f"))
+        return in_f64(fn, _unary(instr, operands))
     rule.__name__ = "_" + opcode.replace("-", "_")
 
 
@@ -202,7 +206,7 @@ _float_math_rule("erf", lambda x: _special().erf(x))
 
 @eval_rule("is-finite")
 def _is_finite(ev, instr, operands):
-    x = _unary(instr, operands, "f")
+    x = _unary(instr, operands)
     return np.asarray(np.isfinite(x.astype(compute_dtype(x.dtype))))
 
 
@@ -210,19 +214,19 @@ def _is_finite(ev, instr, operands):
 
 @eval_rule("not")
 def _not(ev, instr, operands):
-    x = _unary(instr, operands, "psu")
+    x = _unary(instr, operands)
     return np.asarray(np.logical_not(x) if is_pred(x.dtype) else np.invert(x))
 
 
 @eval_rule("popcnt")
 def _popcnt(ev, instr, operands):
-    x = _unary(instr, operands, "su")
+    x = _unary(instr, operands)
     return np.asarray(np.bitwise_count(x.view(uint_of(x.dtype))).astype(x.dtype))
 
 
 @eval_rule("count-leading-zeros")
 def _clz(ev, instr, operands):
-    x = _unary(instr, operands, "su")
+    x = _unary(instr, operands)
     u = x.view(uint_of(x.dtype))
     width = bit_width(x.dtype)
     bit_length = np.zeros(u.shape, dtype=np.int64)
@@ -235,7 +239,7 @@ def _clz(ev, instr, operands):
 
 @eval_rule("add")
 def _add(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsup")
+    a, b = _binary(instr, operands)
     if is_pred(a.dtype):
         return np.asarray(a | b)
     return in_float(np.add, a, b) if is_float(a.dtype) else np.asarray(np.add(a, b))
@@ -243,13 +247,13 @@ def _add(ev, instr, operands):
 
 @eval_rule("subtract")
 def _subtract(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsu")
+    a, b = _binary(instr, operands)
     return in_float(np.subtract, a, b) if is_float(a.dtype) else np.asarray(np.subtract(a, b))
 
 
 @eval_rule("multiply")
 def _multiply(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsup")
+    a, b = _binary(instr, operands)
     if is_pred(a.dtype):
         return np.asarray(a & b)
     return in_float(np.multiply, a, b) if is_float(a.dtype) else np.asarray(np.multiply(a, b))
@@ -283,25 +287,25 @@ def int_remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @eval_rule("divide")
 def _divide(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsu")
+    a, b = _binary(instr, operands)
     return in_float(np.divide, a, b) if is_float(a.dtype) else int_divide(a, b)
 
 
 @eval_rule("remainder")
 def _remainder(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsu")
+    a, b = _binary(instr, operands)
     return in_float(np.fmod, a, b) if is_float(a.dtype) else int_remainder(a, b)
 
 
 @eval_rule("maximum")
 def _maximum(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsup")
+    a, b = _binary(instr, operands)
     return in_float(fmax, a, b) if is_float(a.dtype) else np.asarray(np.maximum(a, b))
 
 
 @eval_rule("minimum")
 def _minimum(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsup")
+    a, b = _binary(instr, operands)
     return in_float(fmin, a, b) if is_float(a.dtype) else np.asarray(np.minimum(a, b))
 
 
@@ -329,13 +333,13 @@ def int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @eval_rule("power")
 def _power(ev, instr, operands):
-    a, b = _binary(instr, operands, "fsu")
+    a, b = _binary(instr, operands)
     return in_f64(np.power, a, b) if is_float(a.dtype) else int_power(a, b)
 
 
 @eval_rule("atan2")
 def _atan2(ev, instr, operands):
-    a, b = _binary(instr, operands, "f")
+    a, b = _binary(instr, operands)
     return in_f64(np.arctan2, a, b)
 
 
@@ -343,19 +347,19 @@ def _atan2(ev, instr, operands):
 
 @eval_rule("and")
 def _and(ev, instr, operands):
-    a, b = _binary(instr, operands, "psu")
+    a, b = _binary(instr, operands)
     return np.asarray(np.bitwise_and(a, b))
 
 
 @eval_rule("or")
 def _or(ev, instr, operands):
-    a, b = _binary(instr, operands, "psu")
+    a, b = _binary(instr, operands)
     return np.asarray(np.bitwise_or(a, b))
 
 
 @eval_rule("xor")
 def _xor(ev, instr, operands):
-    a, b = _binary(instr, operands, "psu")
+    a, b = _binary(instr, operands)
     return np.asarray(np.bitwise_xor(a, b))
 
 
@@ -369,7 +373,7 @@ def _shift_amount(a: np.ndarray, b: np.ndarray):
 
 @eval_rule("shift-left")
 def _shift_left(ev, instr, operands):
-    a, b = _binary(instr, operands, "su")
+    a, b = _binary(instr, operands)
     amount, too_big = _shift_amount(a, b)
     r = np.left_shift(a.astype(amount.dtype), amount)
     return np.asarray(np.where(too_big, 0, r).astype(a.dtype))
@@ -377,7 +381,7 @@ def _shift_left(ev, instr, operands):
 
 @eval_rule("shift-right-logical")
 def _shift_right_logical(ev, instr, operands):
-    a, b = _binary(instr, operands, "su")
+    a, b = _binary(instr, operands)
     amount, too_big = _shift_amount(a, b)
     r = np.right_shift(a.astype(amount.dtype), amount)
     return np.asarray(np.where(too_big, 0, r).astype(a.dtype))
@@ -385,7 +389,7 @@ def _shift_right_logical(ev, instr, operands):
 
 @eval_rule("shift-right-arithmetic")
 def _shift_right_arithmetic(ev, instr, operands):
-    a, b = _binary(instr, operands, "su")
+    a, b = _binary(instr, operands)
     amount, too_big = _shift_amount(a, b)
     st = sint_of(a.dtype)  # fill with the top bit, also for unsigned types
     amount = np.where(too_big, bit_width(a.dtype) - 1, amount).astype(st)
@@ -475,7 +479,7 @@ def _bitcast_convert(ev, instr, operands):
 
 @eval_rule("reduce-precision")
 def _reduce_precision(ev, instr, operands):
-    x = _unary(instr, operands, "f")
+    x = _unary(instr, operands)
     e, m = instr.attrs.get("exponent_bits"), instr.attrs.get("mantissa_bits")
     if not isinstance(e, int) or not isinstance(m, int) or e < 1 or m < 0:
         raise EvaluationError(f"{instr.where()}reduce-precision needs exponent_bits >= 1 and "

@@ -1,4 +1,4 @@
-"""Interpreter rules for linear algebra: dot and convolution.
+"""Interpreter rules for linear algebra: dot, convolution and cholesky.
 
 Numerics (as XLA's CPU backend): operands are first converted to the instruction's output
 element type (that is how preferred_element_type shows up in HLO), then
@@ -23,6 +23,12 @@ convolution(lhs, rhs), dim_labels, window, feature_group_count, batch_group_coun
      of x that position touches for every output position is a [G, Nb*out, Cg] matrix;
      acc[G, Nb*out, Og] += slice @ kernel[k] (batched matmul over G);
   5. reassemble to [Nb, out.., G*Og] and transpose to the output's dim_labels.
+
+cholesky(a), lower (false when absent): for each matrix of the two minor dimensions, the
+factor of the symmetric matrix read from the named triangle only (lower: a = L L^T, upper:
+a = U^T U), the other triangle of the result zero; a matrix that is not positive definite
+(or whose factor is not finite, e.g. from a NaN) gives a matrix of NaNs. As XLA:CPU does
+(checked through jaxlib), computed in f64 and rounded (the most accurate reference).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import ml_dtypes
 import numpy as np
 
 from xlapy.hlo.evaluator.evaluator import eval_rule
+from xlapy.hlo.evaluator.numerics import round_float_result
 from xlapy.hlo.evaluator.reduction import dilate_and_pad
 from xlapy.errors import EvaluationError
 from xlapy.hlo.attributes import Window
@@ -159,3 +166,37 @@ def _convolution(ev, instr, operands):
     for j, d in enumerate(dn.output_spatial):
         perm[d] = 1 + j
     return np.array(finish(np.transpose(canon, perm)), order="C", copy=None)
+
+
+# ---- cholesky ----------------------------------------------------------------------------------
+
+def cholesky(a: np.ndarray, lower: bool) -> np.ndarray:
+    """XLA's cholesky on a float array (shared with the frontend's eager cholesky)."""
+    a = np.asarray(a)
+    x = a.astype(np.float64)
+    tri = np.tril(x) if lower else np.triu(x)
+    sym = tri + np.swapaxes(np.tril(x, -1) if lower else np.triu(x, 1), -1, -2)
+    n = a.shape[-1]
+    out = np.zeros(sym.shape, np.float64)
+    if out.size == 0:
+        return round_float_result(out, a.dtype)
+    flat, res = sym.reshape(-1, n, n), out.reshape(-1, n, n)
+    for k in range(flat.shape[0]):
+        try:
+            factor = np.linalg.cholesky(flat[k])  # lower: flat[k] = L L^T
+        except np.linalg.LinAlgError:
+            factor = np.full((n, n), np.nan)
+        if not np.isfinite(factor).all():
+            factor = np.full((n, n), np.nan)
+        res[k] = factor if lower else factor.T
+    return round_float_result(out, a.dtype)
+
+
+@eval_rule("cholesky")
+def _cholesky(ev, instr, operands):
+    a = np.asarray(operands[0])
+    if a.dtype.kind != "f" and a.dtype != ml_dtypes.bfloat16 or a.ndim < 2 \
+            or a.shape[-1] != a.shape[-2]:
+        raise EvaluationError(f"{instr.where()}cholesky needs square float matrices, got "
+                              f"{a.dtype}{list(a.shape)}: {instr}")
+    return cholesky(a, bool(instr.attrs.get("lower", False)))

@@ -37,10 +37,9 @@ import numpy as np
 from xlapy.hlo.evaluator.evaluator import eval_rule
 from xlapy.errors import EvaluationError
 from xlapy.hlo.attributes import Window
-from xlapy.hlo.opcodes import ELEMENTWISE
+from xlapy.hlo.opcodes import COMMUTATIVE, ELEMENTWISE
 
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-_COMMUTATIVE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
 _SCALAR_OK = ELEMENTWISE | {"parameter", "constant", "tuple", "get-tuple-element"}
 
 
@@ -55,7 +54,7 @@ def reducer_kind(comp) -> str | None:
         return None
     if root.opcode == "parameter":
         return "first" if root.parameter_number == 0 else "second"
-    if root.opcode in _COMMUTATIVE and len(root.operands) == 2:
+    if root.opcode in COMMUTATIVE and len(root.operands) == 2:
         if {id(o) for o in root.operands} == {id(p) for p in params}:
             return root.opcode
     return None

@@ -1,7 +1,8 @@
 """Reference implementations of the custom-calls xlapy's own passes create.
 
   __xlapy$gemm_update(W, A, B)   W + alpha * dot_general(A, B) (backend_config holds alpha
-                                 and the dot dimension numbers); see backends/cpu/passes/gemm_update.py
+                                 and the dot dimension numbers); see
+                                 backends/cpu/passes/gemm_update.py
 """
 
 from __future__ import annotations

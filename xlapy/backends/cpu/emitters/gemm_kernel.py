@@ -195,8 +195,9 @@ def load(t: str, bits: int | None = None):
     """(loaded object, ctypes function) of the kernel for dtype t, outside any program."""
     import ctypes
     name = f"xlapy_gemm_{t}"
-    lib = LoadedObject(cached_object(build_ir(bits or vector_bits(), t), pipeline="light"),
-                       provides=(name,))
+    bits = bits or vector_bits()
+    obj = cached_object(lambda: build_ir(bits, t), f"gemm-{t}-{bits}", pipeline="light")
+    lib = LoadedObject(obj, provides=(name,))
     return lib, ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lib.address(f"xlapy_gemm_{t}"))
 
 

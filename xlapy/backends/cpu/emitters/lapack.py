@@ -1,4 +1,13 @@
-"""LAPACK custom-calls as jax emits them for the cpu (typed FFI): Cholesky through potrf.
+"""Cholesky through LAPACK potrf: the `cholesky` opcode and the custom-calls jax emits for
+the cpu (typed FFI).
+
+  f32[B..,n,n] cholesky(a), lower=true|false     (XLA's opcode; any float type, any layout)
+
+Each matrix is gathered (its logical elements, whatever the layout) into a column-major
+workspace of the compute type (f32, or f64 for f64), factored in place by potrf with uplo
+'L' or 'U', and written back: the factor's triangle, zeros in the other one, or NaN
+everywhere when potrf reports a matrix that is not positive definite (info > 0) or the
+factor is not finite, as XLA:CPU does.
 
   (f32[B..,n,n], s32[B..]) custom-call(a), custom_call_target="lapack_spotrf_ffi",
                                            backend_config={uplo = 76 : ui8}   (76 = 'L')
@@ -25,8 +34,9 @@ import re
 
 from llvmlite import ir
 
-from xlapy.backends.cpu.emitters.registry import custom_call_target
-from xlapy.backends.cpu.emitters.routine import copy_array, index_nest, routine_function
+from xlapy.backends.cpu.emitters.registry import custom_call_target, custom_emitter
+from xlapy.backends.cpu.emitters.routine import (Scratch, copy_array, index_nest, load_at,
+                                                 routine_function, store_at)
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca, linear_of
@@ -98,4 +108,62 @@ def emit_potrf(pe, instr, dest, operands) -> bool:
         b.store(v, addr)
     b.ret_void()
     pe.b.call(fn, [dest[0], dest[1], operands[0]])
+    return True
+
+
+# ---- the cholesky opcode ---------------------------------------------------------------------
+
+def _potrf_function(pe, name: str) -> ir.Function:
+    return pe.llmod.globals.get(name) or ir.Function(
+        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), name)
+
+
+@custom_emitter("cholesky")
+def emit_cholesky(pe, instr, dest, operands) -> bool:
+    out, a_shape = instr.shape, instr.operands[0].shape
+    t, n = out.element_type, out.dims[-1]
+    if out.size == 0:
+        return True
+    wide = t.name == "f64"
+    ct, esize = (T.F64, 8) if wide else (T.F32, 4)
+    potrf = _potrf_function(pe, _POTRF["f64" if wide else "f32"])
+    lower = bool(instr.attrs.get("lower", False))
+
+    fn, b = routine_function(pe, f"cholesky.{instr.name}", 2)
+    out_ptr, a_ptr = fn.args
+    work = Scratch(b, n * n * esize, "cholesky.work")
+
+    def const_slot(ty, value):
+        s = entry_alloca(b, ty)
+        b.store(ir.Constant(ty, value), s)
+        return s
+
+    uplo_s, n_s = const_slot(T.I8, ord("L" if lower else "U")), const_slot(T.I32, n)
+    info_s, bad_s = entry_alloca(b, T.I32), entry_alloca(b, T.I1)
+    nn = c64(n)
+
+    def cell(i, j):  # column-major: element (i, j) of the workspace
+        return b.gep(work.ptr, [b.add(b.mul(j, nn), i)], source_etype=ct)
+
+    def kept(i, j):  # the factor's triangle
+        return b.icmp_signed("<=", j, i) if lower else b.icmp_signed("<=", i, j)
+
+    with index_nest(b, out.dims[:-2], name="batch") as batch:
+        with index_nest(b, (n, n), name="in") as (i, j):
+            b.store(T.to_float(b, load_at(b, a_ptr, a_shape, [*batch, i, j]), t), cell(i, j))
+        b.store(ir.Constant(T.I32, 0), info_s)
+        b.call(potrf, [uplo_s, n_s, work.ptr, n_s, info_s])
+        b.store(b.icmp_signed("!=", b.load(info_s), ir.Constant(T.I32, 0)), bad_s)
+        with index_nest(b, (n, n), name="check") as (i, j):  # NaN or inf: x - x is NaN
+            v = b.load(cell(i, j), typ=ct)
+            nonfinite = b.and_(kept(i, j), b.fcmp_unordered("uno", b.fsub(v, v), v))
+            b.store(b.or_(b.load(bad_s), nonfinite), bad_s)
+        bad = b.load(bad_s)
+        with index_nest(b, (n, n), name="out") as (i, j):
+            v = b.select(kept(i, j), b.load(cell(i, j), typ=ct), ir.Constant(ct, 0.0))
+            v = b.select(bad, ir.Constant(ct, float("nan")), v)
+            store_at(b, T.from_float(b, v, t), out_ptr, out, [*batch, i, j])
+    work.release()
+    b.ret_void()
+    pe.b.call(fn, [dest[0], operands[0]])
     return True

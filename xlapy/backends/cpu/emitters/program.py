@@ -46,11 +46,11 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
 from xlapy.hlo.aliasing import leaf_position, module_aliases
-from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.ir import ELIDED, Computation, Instruction, Worklist
+from xlapy.hlo.opcodes import ALIASING, NO_KERNEL
 from xlapy.hlo.shapes import Shape
 
-ALIAS_OPS = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast",
-                       "opt-barrier", "after-all"})
+ALIAS_OPS = NO_KERNEL  # no kernel writes their buffers (the opcode table's no_kernel column)
 
 PROFILE_SLOTS = 4096    # instructions a --xla_hlo_profile build can time
 PARALLEL_GRAIN = 16384  # minimum work (element operations) per chunk of a parallel kernel
@@ -96,22 +96,18 @@ def _requested_aliases(module) -> dict[int, int]:
             for a in module_aliases(module)}
 
 
-_PASS_ALONG = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
+_PASS_ALONG = ALIASING  # pointer-only ops (the opcode table's aliases_operand column)
 
 
 def _readers(param: Instruction) -> list:
     """(instruction, operand it reads) for every user of param's buffer, looking through
     the instructions that only pass pointers along (tuple, get-tuple-element, bitcast)."""
-    out, stack, seen = [], [param], set()
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
+    out = []
+    for v in (todo := Worklist([param])):
         for u in v.users:
             out.append((u, v))
             if u.opcode in _PASS_ALONG:
-                stack.append(u)
+                todo.push(u)
     return out
 
 

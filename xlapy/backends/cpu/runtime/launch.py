@@ -96,7 +96,7 @@ def _build_ir() -> str:
 
 @functools.lru_cache(maxsize=None)
 def _loaded():
-    return LoadedObject(cached_object(_build_ir()), symbols=("xlapy_launch",),
+    return LoadedObject(cached_object(_build_ir, "launch"), symbols=("xlapy_launch",),
                         provides=("xlapy_launch",))
 
 

@@ -241,7 +241,7 @@ def _build_ir() -> str:
 
 class _Pool:
     def __init__(self):
-        self.code = LoadedObject(cached_object(_build_ir()), provides=(SYMBOL,))
+        self.code = LoadedObject(cached_object(_build_ir, "threadpool"), provides=(SYMBOL,))
         self.parallel_for = self.code.address("xlapy_parallel_for")
         self._set_workers = ctypes.CFUNCTYPE(None, ctypes.c_int32)(
             self.code.address("xlapy_pool_set_workers"))

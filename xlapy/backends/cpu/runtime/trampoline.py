@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import sys
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -95,7 +96,9 @@ def trampoline():
     for name in ("PyEval_SaveThread", "PyEval_RestoreThread"):
         addr = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
         llvm.add_symbol("xlapy_" + name, addr)
-    code = LoadedObject(cached_object(_build_ir()))
+    # the code reads Python's tuple and NumPy's array layouts: they are part of its name
+    name = f"trampoline-{sys.implementation.cache_tag}-{tuple.__basicsize__}-{_DATA_OFFSET}"
+    code = LoadedObject(cached_object(_build_ir, name))
     proto = ctypes.PYFUNCTYPE(None, ctypes.py_object, ctypes.py_object, ctypes.c_void_p,
                               ctypes.c_void_p, ctypes.c_void_p)
     fn = proto(code.address("xlapy_trampoline"))
