@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
+from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
@@ -65,9 +66,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
     flops = 2 * plan.m * plan.n * plan.k
     chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
-    swap = swapped_for(plan)
-    rows, cols = (plan.n, plan.m) if swap else (plan.m, plan.n)
-    ws_bytes = gk.workspace_bytes(t, vector_bits(), rows, plan.k, chunks, cols)
+    ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks)
     scratch = me.scratch(b, pe.arena, c_bytes + a_bytes + bc_bytes + ws_bytes)
     if narrow:
         # bf16 / f16 results: the f32 sums in scratch laid out as the result, rounded at the end
@@ -80,9 +79,9 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
         fn = _pack_kernel_fn(pe, instr, plan)
         b.call(fn, [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
     im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
-    slots = _gemm_slots(pe, plan, swap, ws, chunks, epilogue)
-    gemm = pe.llmod.globals.get(f"xlapy_gemm_{t}") or ir.Function(
-        pe.llmod, ir.FunctionType(T.VOID, [T.PTR]), f"xlapy_gemm_{t}")
+    gemm = OwnGemm(b, pe.alloca(T.I64, c64(len(gk.ARGS))), t, plan.m, plan.n, plan.k,
+                   _a_strides(plan), plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks,
+                   epilogue)
 
     ost = _strides(out)
     rst = _strides(rhs)
@@ -135,11 +134,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
                     a_o = at(a_buf, bytes_of(o, per))
                 else:
                     a_o = at(l_g, b.mul(a_off, c64(es)))
-            _put(b, slots, "A", b_g if swap else a_o)
-            _put(b, slots, "B", a_o if swap else b_g)
-            _put(b, slots, "C", c_o)
-            _put(b, slots, "Cin", c_o)
-            b.call(gemm, [slots])
+            gemm.call(b, a_o, b_g, c_o)
 
         n_outer = 1
         for size, _ in plan.outer:
@@ -173,43 +168,11 @@ def _outer_lhs(plan):
     return [0] * len(plan.outer)   # unused: a materialized A is offset by o directly
 
 
-def _put(b, slots, name, value):
-    at = b.gep(slots, [c64(gk.SLOT[name])], source_etype=T.I64)
-    if isinstance(value, int):
-        value = c64(value)
-    elif isinstance(value, float):
-        value = b.bitcast(ir.Constant(T.F64, value), T.I64)
-    elif value.type != T.I64:
-        value = b.ptrtoint(value, T.I64)
-    b.store(value, at)
-
-
-def _gemm_slots(pe, plan, swap, ws, chunks, epilogue):
-    """The gemm's argument slots, everything but the operand pointers filled in."""
-    b = pe.b
-    slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
+def _a_strides(plan) -> tuple:
+    """(row, column) strides of A: the lhs view's, or the patch matrix's layout."""
     if plan.a_view:
-        sa = (plan.a_view[0], plan.a_view[1])
-    elif plan.a_rows_first:
-        sa = (plan.k, 1)
-    else:
-        sa = (1, plan.m_total)
-    sb = plan.b_strides or (plan.n, 1)
-    sc = plan.c_strides
-    m, n = plan.m, plan.n
-    if swap:
-        dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
-    else:
-        dims, a_str, b_str, c_str = (m, n), sa, sb, sc
-    for slot, value in (("M", dims[0]), ("N", dims[1]), ("K", plan.k), ("rsa", a_str[0]),
-                        ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),
-                        ("ldcin", c_str[0]), ("cscin", c_str[1]), ("ldc", c_str[0]),
-                        ("csc", c_str[1]), ("ws", ws), ("chunks", chunks),
-                        ("epi", epilogue[0] if epilogue else 0),
-                        ("epi_ctx", epilogue[1] if epilogue else 0),
-                        ("alpha", 1.0), ("beta", 0.0)):
-        _put(b, slots, slot, value)
-    return slots
+        return plan.a_view[0], plan.a_view[1]
+    return (plan.k, 1) if plan.a_rows_first else (1, plan.m_total)
 
 
 def _new_fn(pe, name: str, n_args: int = 3) -> tuple[ir.Function, ir.IRBuilder]:
