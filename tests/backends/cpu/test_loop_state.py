@@ -1,4 +1,4 @@
-"""While loops carrying arrays in place (program.carried_in_place, emitters/update_slice.py):
+"""While loops carrying arrays in place (program.carried_in_place, dynamic_update_slice.py):
 a scan's stacked outputs are written one window per iteration into a single buffer; the
 cases where that is not safe (the old array read after the update, or returned under
 another index) keep two buffers. Results against the interpreter and JAX."""

@@ -62,6 +62,8 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
 from xlapy.compat.v1 import app, contrib, losses, nn, summary, train
 from xlapy.compat.v1 import compat, function, gfile, logging, python, test
 from xlapy.compat.v1.app import flags
+from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...)
+from xlapy.compat.v1 import layers, nest
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows

@@ -34,6 +34,7 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     SUMMARIES = "summaries"
+    REGULARIZATION_LOSSES = "regularization_losses"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     SAVEABLE_OBJECTS = "saveable_objects"
     VARIABLES = GLOBAL_VARIABLES
@@ -365,8 +366,9 @@ class Graph:
         _default_graph_stack.append(self)
         try:
             yield self
-        finally:
-            _default_graph_stack.remove(self)
+        finally:  # the innermost entry: a graph may be on the stack more than once
+            del _default_graph_stack[len(_default_graph_stack) - 1 -
+                                     _default_graph_stack[::-1].index(self)]
 
     def __repr__(self):
         return f"<xlapy.compat.v1.Graph with {len(self._ops)} ops>"

@@ -112,6 +112,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if jit.get("_XlaSeparateCompiledGradients") and "_XlaScope" in jit:
                 jit["_XlaScope"] = _as_bytes(jit["_XlaScope"]) + b"_grad_" + \
                     grad_suffix.encode()
+            # which inputs need a gradient: ops that compute every input's gradient at
+            # once (While's) may skip the others
+            op._grad_wanted = [id(t.op) in between or id(t) in x_ids for t in op.inputs]
             with graph.name_scope(op.name + "_grad"), graph._attr_scope(jit), \
                     graph.control_dependencies(None):
                 in_grads = d.grad(op, *out_grads)

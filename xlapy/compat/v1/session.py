@@ -40,6 +40,7 @@ from xlapy.compat.v1.jit.launch import CompiledCluster
 from xlapy.compat.v1.jit.mark_for_compilation import mark_for_compilation
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
 from xlapy.compat.v1.protos import ConfigProto, NodeExecStats
+from xlapy.config import enable_x64
 
 log = logging.getLogger("xlapy.compat.v1.jit")
 
@@ -249,7 +250,10 @@ class Session:
         for (t, slot, dt, dims), value in zip(plan.feeds, feeds.values()):
             vals[slot] = _check_feed(t, value, dt, dims)
         tracing = options is not None and getattr(options, "trace_level", 0) > 0
-        plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
+        # TF keeps 64-bit types: kernels that use xlapy's frontend eagerly (gradients by
+        # vjp) and cluster compiles run with jax_enable_x64 on
+        with enable_x64(True):
+            plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
         out = [self._fetch_value(f, vals) for f in plan.fetch]
         if rebuild is None:
             return out[0]
@@ -401,7 +405,8 @@ class Session:
                 cc = CompiledCluster(
                     c, self._vars, fl.strict, must, fl.xla_flags,
                     partial(self._fallback_steps, c, slot, fed),
-                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None)
+                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None,
+                    rng_for=self._rng_for)
                 plan.clusters.append(cc)
                 step = _cluster_step(cc, [slot[t] for t in c.inputs],
                                      [slot[t] for t in c.outputs])
@@ -456,6 +461,8 @@ class Session:
             def step(vals):
                 vals[o] = np.asarray(name in store)
             return step
+        if "executor" in d.extra:  # ops calling functions (While, If) run them here
+            return _functional_step(op, d.extra["executor"](self, op), getters, outs, store)
         fn = partial(d.kernel, np, **kernel_attrs(op))
         if d.rng:
             fn = partial(d.kernel, np, self._rng_for(op), **kernel_attrs(op))
@@ -559,6 +566,23 @@ class InteractiveSession(Session):
 
 def _noop(vals):
     return None
+
+
+def _functional_step(op, run, getters, outs, store):
+    def step(vals):
+        args = []
+        for g in getters:
+            if isinstance(g, int):
+                args.append(vals[g])
+            elif g in store:
+                args.append(store[g])
+            else:
+                raise FailedPreconditionError(f"Attempting to use uninitialized value {g}"
+                                              f"\n\t [[{_label(op)}]]", op=op)
+        for s, v in zip(outs, run(*args)):
+            if s is not None:
+                vals[s] = v
+    return step
 
 
 def _write_const(s, value, vals):

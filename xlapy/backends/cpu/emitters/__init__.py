@@ -7,11 +7,12 @@
   gemm.py          dot through xlapy's own gemm (gemm_kernel.py) or BLAS; gemm_epilogue.py,
                    gemm_update.py for the fusions the cpu passes form around gemms
   conv.py          convolution through the own gemm (im2col; passes/conv_plan.py)
-  update_slice.py  dynamic-update-slice writing only the window (in place when it can)
   sort.py, scatter.py, select_and_scatter.py, lapack.py   (routine.py: their helpers)
+  dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
 
 Importing this package registers every dedicated emitter.
 """
 
-from xlapy.backends.cpu.emitters import (conv, gemm, gemm_epilogue, gemm_update, lapack,
-                                         scatter, select_and_scatter, sort, update_slice)
+from xlapy.backends.cpu.emitters import (conv, dynamic_update_slice, gemm, gemm_epilogue,
+                                         gemm_update, lapack, scatter, select_and_scatter,
+                                         sort)

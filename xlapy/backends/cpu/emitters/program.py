@@ -84,6 +84,42 @@ def unflatten(shape: Shape, leaves: list):
     return build(shape)
 
 
+def _single_buffer_leaves(body: Computation) -> set:
+    """Leaves of a while loop's state that can keep one buffer across iterations instead
+    of two (program._while swaps the two halves of the state every iteration, so every
+    leaf is rewritten whole each time): a leaf the body returns unchanged, and a leaf the
+    body only updates with a dynamic-update-slice (a stacked output), which then writes
+    just its update (dynamic_update_slice.py). For the latter the old value must have no
+    other reader in the body. Flat tuples of arrays only."""
+    if len(body.parameters) != 1:
+        return set()
+    param = body.parameters[0]
+    root = body.root
+    if root.opcode != "tuple" or not param.shape.is_tuple or \
+            any(e.is_tuple for e in param.shape.tuple_shapes) or \
+            len(root.operands) != len(param.shape.tuple_shapes):
+        return set()
+    readers: dict[int, list] = {}   # leaf -> users of its get-tuple-elements
+    for u in param.users:
+        if u.opcode != "get-tuple-element":
+            return set()   # the whole state read at once
+        readers.setdefault(u.attrs["index"], []).extend(u.users)
+
+    def own_leaf(i: Instruction, k: int) -> bool:
+        return i.opcode == "get-tuple-element" and i.operands[0] is param and \
+            i.attrs["index"] == k
+
+    out = set()
+    for k, e in enumerate(root.operands):
+        if own_leaf(e, k):
+            out.add(k)
+        elif e.opcode == "dynamic-update-slice" and own_leaf(e.operands[0], k) and \
+                readers.get(k) == [e] and root.operands.count(e) == 1 and \
+                e.shape == e.operands[0].shape:
+            out.add(k)
+    return out
+
+
 def _requested_aliases(module) -> dict[int, int]:
     entry = module.entry
     starts, n = [], 0
@@ -295,6 +331,29 @@ class ProgramEmitter:
         fn = self.llmod.declare_intrinsic("llvm.memcpy", [T.PTR, T.PTR, T.I64])
         self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
 
+    def memcpy_if_distinct(self, dst, src, nbytes: int):
+        if nbytes == 0:
+            return
+        b = self.b
+        differ = b.icmp_unsigned("!=", b.ptrtoint(dst, T.I64), b.ptrtoint(src, T.I64))
+        with b.if_then(differ):
+            self.memcpy(dst, src, nbytes)
+
+    def _root_leaves_from_parameters(self) -> set:
+        """Root leaf indices whose value is a parameter leaf (passed through)."""
+        out, k = set(), 0
+        root = self.comp.root
+        elems = root.operands if root.opcode == "tuple" else [root]
+        for e in elems:
+            n = len(e.shape.leaves())
+            i = e
+            while i.opcode == "get-tuple-element":
+                i = i.operands[0]
+            if i.opcode == "parameter":
+                out.update(range(k, k + n))
+            k += n
+        return out
+
     def copy_tree(self, shape: Shape, dst_leaves: list, src_leaves: list):
         for d, s, n in zip(dst_leaves, src_leaves, leaf_sizes(shape)):
             self.memcpy(d, s, n)
@@ -334,9 +393,14 @@ class ProgramEmitter:
         # copy root leaves that are not already in place
         root_leaves = flatten(self.vals[id(comp.root)])
         in_place = set(self.direct.values()) | set(self.direct_elems.values())
+        from_params = self._root_leaves_from_parameters()
         for k, (ptr, shape) in enumerate(zip(root_leaves, comp.root.shape.leaves())):
             if k not in in_place:
-                self.memcpy(self.table_entry(self.outs_tbl, k), ptr, shape.byte_size)
+                dst = self.table_entry(self.outs_tbl, k)
+                if k in from_params:  # a while loop may pass one buffer as both
+                    self.memcpy_if_distinct(dst, ptr, shape.byte_size)
+                else:
+                    self.memcpy(dst, ptr, shape.byte_size)
         fpmode.set_mode(self.b, saved_mode)
         self.b.ret_void()
         return self.fn
@@ -594,11 +658,13 @@ class ProgramEmitter:
         half = tree_size(shape)
         a_leaves, b_leaves = [], []
         off = offset
-        carried = carried_in_place(instr.attrs["body"])
+        # leaves the body passes through or updates in place keep one buffer across
+        # iterations (no second half, no swap)
+        one_buffer = _single_buffer_leaves(instr.attrs["body"]) | \
+            carried_in_place(instr.attrs["body"])
         for k, n in enumerate(sizes):
             a_leaves.append(self.arena_ptr(off))
-            # a leaf the body updates in place keeps one buffer across iterations
-            b_leaves.append(a_leaves[-1] if k in carried else self.arena_ptr(off + half))
+            b_leaves.append(a_leaves[-1] if k in one_buffer else self.arena_ptr(off + half))
             off += _align(max(n, 1))
         init = flatten(self.vals[id(instr.operands[0])])
         self.copy_tree(shape, a_leaves, init)
@@ -619,7 +685,7 @@ class ProgramEmitter:
         b.position_at_end(body)
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
-            if k in carried:
+            if k in one_buffer:
                 continue
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)

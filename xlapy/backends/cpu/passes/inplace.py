@@ -13,8 +13,8 @@ never reads another position of it afterwards. That holds for:
     only (no broadcast, transpose, slice, reduce, ... of it);
   - xlapy's gemm-update custom-call (out = W + alpha * A.B), for W: the gemm reads and
     writes W in place with beta = 1;
-  - dynamic-update-slice, for its operand: the kernel writes the update window only
-    (emitters/update_slice.py; it reads nothing else of the operand).
+  - dynamic-update-slice, for its operand: its emitter (dynamic_update_slice.py) then
+    writes only the update.
 
 The kernel then reads that operand through its output pointer (backends/llvm/loop_kernel.py), so the
 generated code never has two `noalias` pointers to one buffer.
@@ -57,8 +57,7 @@ def inplace_operands(instr: Instruction) -> list[int]:
         if instr.attrs.get("custom_call_target") == GEMM_UPDATE:
             return [0] if same_buffer_shape(instr.operands[0].shape, out) else []
         return []
-    if instr.opcode == "dynamic-update-slice":
-        # emitters/update_slice.py writes only the window into the operand's buffer
+    if instr.opcode == "dynamic-update-slice":  # dynamic_update_slice.py writes the update only
         return [0] if same_buffer_shape(instr.operands[0].shape, out) else []
     if instr.opcode in ELEMENTWISE:
         if instr.opcode == "copy":
