@@ -62,7 +62,10 @@ against 0.49 / 0.50; with cold operands (`--sequence --shapes dense --compare FI
 4096x1024x1024 25.7 / 25.5 against 26.2 / 26.2, the dense layer's 2.99 / 2.96 against
 2.99 / 2.98 (its 3 MB of A read from memory while computing rather than in a pass of its
 own). The MLP step's gemms have M <= N and keep the column split (by rows, its dW2
-1024x256x1024 took 1.66 ms against 1.56 in one `--sequence --compare` run).
+1024x256x1024 took 1.66 ms against 1.56 in one `--sequence --compare` run). One thread
+(chunks = 1) makes the same choice: a tall product (a convolution's 9800x800x64) no longer
+packs all of A in a pass of its own; CPU time against OpenBLAS single-threaded on the
+loaded machine, 0.91-0.97x its rate before, 0.94-1.02x after.
 
 The code is built once per process (and cached on disk, like the thread pool): its shape
 parameters are run-time arguments, so no module pays for compiling a gemm.
@@ -147,12 +150,12 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
 
 
 def splits_rows(m: int, n: int, chunks: int) -> bool:
-    """Whether a call on several threads splits C by rows (B packed once and shared, each
+    """Whether a call splits C by rows (B packed once and shared, each
     thread packing blocks of A as it goes) rather than by columns (A packed once, each thread
     packing its B): when A is the larger operand (M > N), so that the operand packed in a
     pass of its own, before any arithmetic, is the smaller one. The kernel decides at run
     time by the same rule."""
-    return chunks > 1 and m > n
+    return m > n
 
 
 @functools.lru_cache(maxsize=None)
@@ -738,6 +741,15 @@ class _Gemm:
                         b.call(pool, [pack_all, ctx, panels, grain])
                         b.call(pool, [chunk, ctx, chunks, c64(1)])
             with ser:
-                b.call(pack_all, [ctx, c64(0), panels])
-                b.call(chunk, [ctx, c64(0), c64(1)])
+                # one thread: the same choice (the pass that packs an operand whole before
+                # any arithmetic reads the smaller one; A of a tall product stays in blocks)
+                with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):
+                    with by_rows:
+                        kblocks = b.sdiv(b.add(k, c64(KC - 1)), c64(KC))
+                        nblocks = b.sdiv(b.add(n, c64(NC - 1)), c64(NC))
+                        b.call(pack_all_b, [ctx, c64(0), b.mul(kblocks, nblocks)])
+                        b.call(chunk_rows, [ctx, c64(0), c64(1)])
+                    with by_columns:
+                        b.call(pack_all, [ctx, c64(0), panels])
+                        b.call(chunk, [ctx, c64(0), c64(1)])
         b.ret_void()
