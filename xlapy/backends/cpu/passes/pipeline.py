@@ -16,6 +16,7 @@
   column-fusion     an elementwise kernel and a column reduction over the same data become
                     one multi-output kernel (a layer's gradient and its bias gradient)
   dce               whatever fusion left unused
+  reshape-to-bitcast a reshape between row-major shapes becomes a bitcast (no copy)
 
 Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped; observers receive the
 module before and after each pass (the --xla_dump_hlo_pass_re dumps).
@@ -26,6 +27,7 @@ from __future__ import annotations
 from xlapy.backends.cpu.passes.column_plan import column_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
+from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
@@ -42,7 +44,8 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
-                            ColumnFusion(column_kernel=column_plan), DCE()],
+                            ColumnFusion(column_kernel=column_plan), DCE(),
+                            ReshapeToBitcast()],
                     verify=verify, observers=list(observers))
 
 
