@@ -31,6 +31,7 @@ from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.passes.boundary_layouts import BoundaryLayouts
 from xlapy.passes.column_fusion import ColumnFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
 from xlapy.passes.row_fusion import RowFusion
@@ -45,7 +46,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
                             ColumnFusion(column_kernel=column_plan), DCE(),
-                            ReshapeToBitcast()],
+                            BoundaryLayouts(), ReshapeToBitcast()],
                     verify=verify, observers=list(observers))
 
 
