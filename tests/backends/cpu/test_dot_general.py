@@ -142,7 +142,7 @@ def test_half_kernel_packers(t):
     _, fn = gk.load(t)
     rng = np.random.default_rng(42)
     dt = O.DTYPE[t]
-    for m, n, k in ((37, 45, 29), (130, 70, 300), (5, 3, 17)):
+    for m, n, k in ((37, 45, 29), (130, 70, 300), (5, 3, 17), (1, 40, 17)):
         for a_t in (False, True):
             for b_t in (False, True):
                 a = (rng.standard_normal((k, m)).astype(dt).T if a_t

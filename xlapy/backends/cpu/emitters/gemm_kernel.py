@@ -138,6 +138,8 @@ def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool)
     """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
     wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
     rule, from the strides; A read down its columns would touch a cache line per element)."""
+    if compute_type(t) != t:
+        return False   # bf16 / f16 operands are widened as they are packed: always packed
     return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
 
 
@@ -162,7 +164,7 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
     as there are (a 13 x 120 x 240 product needs about 130 KB rather than 1.1 MB); one
     row (the matrix-vector phase) none."""
     es, kpad = _esize(t), _round_up(k, KC)
-    if m == 1:  # the matrix-vector phase packs nothing
+    if m == 1 and compute_type(t) == t:  # the matrix-vector phase packs nothing
         return 0
     if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns;
         # or, when M > N (split by rows, as on several threads), all of B, then one block
@@ -910,7 +912,10 @@ class _Gemm:
                 for name in ("cscin", "csa"))))
         thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
-        b.cbranch(b.or_(b.icmp_signed("==", m, c64(1)), thin), direct_blk, packed)  # direct_call
+        go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call
+        if self.src_t != self.t:   # (bf16 / f16: widened as they are packed)
+            go_direct = ir.Constant(ir.IntType(1), 0)
+        b.cbranch(go_direct, direct_blk, packed)
         b.position_at_end(direct_blk)
         units = b.mul(b.sdiv(b.add(m, c64(self.rd - 1)), c64(self.rd)),
                       b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl)))
