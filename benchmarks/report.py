@@ -51,6 +51,8 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         "first call xlapy | first call JAX | first calls xlapy/JAX | 1st of 5: xlapy / JAX |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    models = [r for r in results if r.get("suite") == "models"]
+    results = [r for r in results if r.get("suite") != "models"]
     for r in results:
         t = r["times"]
         cells = [r["name"], r.get("issue", "")]
@@ -84,9 +86,38 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
             fc = r.get("first_call", {})
             cells.append(fmt_time(fc["torch"]).strip() if "torch" in fc else "")
             lines.append("| " + " | ".join(cells) + " |")
+    if models:
+        lines += _model_table(models, limits)
     lines += ["", "![time relative to JAX](benchmarks.svg)", ""]
     (out / "benchmarks.md").write_text("\n".join(lines))
     (out / "benchmarks.svg").write_text(_svg(results))
+
+
+def _model_table(rows: list, limits: dict) -> list:
+    """The model-class suite (benchmarks/models.py): training steps and inference forms."""
+    systems = ("xlapy", "jax", "torch eager", "torch")
+    out = ["", "## Model classes (issue 17)", "",
+           "`benchmarks/models.py` (also run by `make bench`): each workload of "
+           "`benchmarks/model_fns.py` as a training step (gradient of the loss for every "
+           "parameter and an SGD update) and in its inference form; torch eager and "
+           "torch.compile where installed, on the same inputs. Every result is checked "
+           "against JAX's (check column). GFLOP/s: the flops of the convolutions and dots "
+           "(JAX's cost analysis of the same function) per xlapy's time, beside the "
+           f"machine's gemm rate of {limits['gemm_GFLOPs']:.0f} GFLOP/s"
+           + (" (all rows run beside a CPU-bound neighbour process)" if limits.get("busy")
+              else "") + ".", "",
+           "| workload | xlapy | JAX | torch eager | torch.compile | xlapy/JAX | xlapy GFLOP/s | "
+           "first call xlapy | first call JAX | check |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        t, fc = r["times"], r.get("first_call", {})
+        cells = [r["name"]] + [fmt_time(t[s]).strip() if s in t else "" for s in systems]
+        cells.append(f"{t['xlapy'] / t['jax']:.2f}" if "jax" in t else "")
+        cells.append(f"{r['flops'] / t['xlapy'] / 1e9:.0f}" if r.get("flops") else "")
+        cells += [fmt_time(fc[s]).strip() if s in fc else "" for s in ("xlapy", "jax")]
+        cells.append(r.get("check", ""))
+        out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def _svg(results: list) -> str:

@@ -252,7 +252,19 @@ def main(argv=None) -> int:
     ap.add_argument("--no-torch", action="store_true",
                     help="skip torch.compile even when torch is installed (it compiles slowly)")
     ap.add_argument("--out", default=str(HERE.parent / "docs"), help="where to write results")
+    ap.add_argument("--no-models", action="store_true",
+                    help="skip the model-class suite (benchmarks/models.py)")
+    ap.add_argument("--busy", action="store_true",
+                    help="run everything beside a CPU-bound neighbour process (busy.py)")
     args = ap.parse_args(argv)
+    if args.busy:
+        from busy import neighbour
+        with neighbour():
+            return _main(args)
+    return _main(args)
+
+
+def _main(args) -> int:
     # a fresh compilation cache: first-call times must measure real compilation
     import tempfile
     os.environ["XLAPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="xlapy-bench-cache-")
@@ -296,6 +308,12 @@ def main(argv=None) -> int:
                "first_call": {}}
         results.append(row)
         print(_line(row))
+    if not args.no_models:
+        from models import build_rows, run_rows
+        only = args.only.split(",") if args.only else None
+        rows = build_rows(args.quick, not args.no_torch, only)
+        results += run_rows(rows, 0.5 if args.quick else 1.5, run_times, resets)
+    limits["busy"] = bool(args.busy)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     from report import write_reports

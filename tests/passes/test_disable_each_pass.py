@@ -24,7 +24,8 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 PASSES = ["call-inliner", "fusion-inliner", "fusion-legalizer", "algsimp", "constant_folding",
           "cse", "dce",
           "tuple-simplifier", "transpose-folding", "reduction-splitter", "gemm-update-fusion",
-          "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion", "boundary-layouts"]
+          "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion", "boundary-layouts",
+          "reshape-to-bitcast"]
 RUNNABLE = [(e, f) for e in MANIFEST for k, f in e["files"].items()
             if f.endswith(".hlo") and e.get("expect") != "unsupported-custom-call"]
 NATIVE_SUBSET = {"mlp_train_step.hlo", "cnn_train_step.opt.hlo", "fori_loop.hlo"}

@@ -533,9 +533,47 @@ class _Parser:
         if shape.rank == 0:
             # XLA sometimes brackets scalars in nested literals; accept a bare value only.
             return _make_array([self.scalar(t)], t, ())
+        fast = self._fast_literal(shape)
+        if fast is not None:
+            return fast
         flat: list = []
         self._nested(shape.dims, 0, flat, t)
         return _make_array(flat, t, shape.dims)
+
+    def _fast_literal(self, shape: Shape):
+        """A large numeric literal parsed by NumPy (a real model's weights are millions of
+        values): the literal's text runs to the constant's ')'; its braces and commas must
+        be exactly those of the shape (the skeleton), and NumPy must read every value.
+        None (the element-by-element path then parses it, with its precise errors) for
+        anything else: small literals, pred, u64, NaN payloads, a malformed literal."""
+        t = shape.element_type
+        if shape.size < FAST_LITERAL_MIN or t.is_pred or t.name == "u64" \
+                or not (t.is_float or t.is_integer):
+            return None
+        start = self.pos
+        end = self.text.find(")", start)
+        if end < 0:
+            return None
+        span = self.text[start:end]
+        if span.translate(_SKELETON) != _skeleton(shape.dims) or "nan" in span:
+            return None
+        body = span.translate(_SEPARATORS)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                arr = np.fromstring(body, dtype=np.float64 if t.is_float else np.int64,
+                                    sep=" ")
+            except (ValueError, DeprecationWarning):
+                return None
+        if arr.size != shape.size:
+            return None
+        if not t.is_float:
+            info = np.iinfo(t.np_dtype)
+            if arr.min() < info.min or arr.max() > info.max:
+                return None
+        self.pos = end
+        with np.errstate(over="ignore"):  # a float beyond the type rounds to inf, as XLA's
+            return arr.astype(t.np_dtype).reshape(shape.dims)
 
     def _nested(self, dims, depth, flat, t):
         start = self.pos
@@ -589,6 +627,19 @@ class _Parser:
         if not info.min <= v <= info.max:
             raise self.error(f"value {v} is out of range for {t.name}", pos)
         return v
+
+
+FAST_LITERAL_MIN = 64   # literals with at least this many values try NumPy's parser
+_SKELETON = str.maketrans("", "", "".join(chr(c) for c in range(128) if chr(c) not in "{},"))
+_SEPARATORS = str.maketrans("{},", "   ")
+
+
+def _skeleton(dims) -> str:
+    """The braces and commas of a literal of these dims: [2,3] -> '{{,,},{,,}}'."""
+    inner = "{" + "," * (dims[-1] - 1) + "}" if dims[-1] else "{}"
+    for d in reversed(dims[:-1]):
+        inner = "{" + ",".join([inner] * d) + "}"
+    return inner
 
 
 def _make_array(values, t, dims):

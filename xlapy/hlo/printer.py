@@ -12,7 +12,7 @@ from __future__ import annotations
 from xlapy.hlo import attributes as A
 from xlapy.hlo.attributes import Raw, quote
 from xlapy.hlo.ir import Computation, Instruction, Module
-from xlapy.hlo.literal import format_literal
+from xlapy.hlo.literal import ELIDED, format_literal
 
 
 def format_attr_value(value) -> str:
@@ -46,13 +46,22 @@ def _metadata_to_string(md: dict) -> str:
     return "{" + " ".join(parts) + "}"
 
 
+LARGE_CONSTANT = 1024   # print_large_constants=False elides literals of more elements
+
+
+def is_large_constant(instr: Instruction) -> bool:
+    return (instr.opcode == "constant" and instr.literal is not ELIDED
+            and not instr.shape.is_tuple and instr.shape.size > LARGE_CONSTANT)
+
+
 def instruction_to_string(instr: Instruction, print_metadata: bool = True,
-                          print_layouts: bool = True) -> str:
+                          print_layouts: bool = True, print_large_constants: bool = True) -> str:
     shape = instr.shape.to_string(print_layouts)
     if instr.opcode == "parameter":
         args = str(instr.parameter_number)
     elif instr.opcode == "constant":
-        args = format_literal(instr.literal, instr.shape)
+        args = "{...}" if not print_large_constants and is_large_constant(instr) else \
+            format_literal(instr.literal, instr.shape)
     else:
         args = ", ".join("%" + op.name for op in instr.operands)
     text = f"%{instr.name} = {shape} {instr.opcode}({args})"
@@ -67,7 +76,8 @@ def instruction_to_string(instr: Instruction, print_metadata: bool = True,
 
 
 def computation_to_string(comp: Computation, print_metadata: bool = True,
-                          print_layouts: bool = True, is_entry: bool | None = None) -> str:
+                          print_layouts: bool = True, is_entry: bool | None = None,
+                          print_large_constants: bool = True) -> str:
     if is_entry is None:
         is_entry = comp.module is not None and comp.module.entry is comp
     params = ", ".join(f"{p.name}: {p.shape.to_string(False)}" for p in comp.parameters)
@@ -76,7 +86,8 @@ def computation_to_string(comp: Computation, print_metadata: bool = True,
     lines = [head]
     for instr in comp.instructions:
         prefix = "  ROOT " if instr is comp.root else "  "
-        lines.append(prefix + instruction_to_string(instr, print_metadata, print_layouts))
+        lines.append(prefix + instruction_to_string(instr, print_metadata, print_layouts,
+                                                    print_large_constants))
     tail = "}"
     for k, v in comp.attrs.items():
         tail += f", {k}={v}"
@@ -90,7 +101,11 @@ def entry_layout_string(mod: Module) -> str:
     return "{(" + params + ")->" + e.root.shape.with_default_layouts().to_string() + "}"
 
 
-def module_to_string(mod: Module, print_metadata: bool = True, print_layouts: bool = True) -> str:
+def module_to_string(mod: Module, print_metadata: bool = True, print_layouts: bool = True,
+                     print_large_constants: bool = True) -> str:
+    """print_large_constants=False prints literals of more than LARGE_CONSTANT elements as
+    {...} (XLA's HloPrintOptions of that name): text that is only shown, or hashed beside
+    the constants' bytes, need not cost a module's weights in decimal."""
     header = f"HloModule {mod.name}"
     attrs = dict(mod.attrs)
     if mod.has_entry_layout and mod.entry is not None:
@@ -108,6 +123,7 @@ def module_to_string(mod: Module, print_metadata: bool = True, print_layouts: bo
         out.append("")
     for comp in mod.computations:
         out.append(computation_to_string(comp, print_metadata, print_layouts,
-                                         is_entry=comp is mod.entry))
+                                         is_entry=comp is mod.entry,
+                                         print_large_constants=print_large_constants))
         out.append("")
     return "\n".join(out)

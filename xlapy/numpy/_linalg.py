@@ -26,6 +26,10 @@ def matmul(a, b):
         # batched (vmapped) vector stays one free dim of a single matrix product
         return S.dot_general(a, b, (((len(sa) - 1,), (max(len(sb) - 2, 0),)), ((), ())))
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    if batch and len(sb) == 2:
+        # x @ W with a batched x: W's free dim follows x's, no batch dims and no broadcast W
+        # (as jnp.matmul); the backend sees one gemm over x's leading dims
+        return S.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
     if batch:
         a = broadcast_to(a, batch + sa[-2:])
         b = broadcast_to(b, batch + sb[-2:])

@@ -10,11 +10,14 @@ Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers fir
   reduction-input  producers fuse into a reduce (the reduce becomes the fusion's root);
   multi-output     a reduce-rooted fusion that reads the result of another reduction with
                    the same output shape absorbs it as an extra output (softmax: row max and
-                   row sum of exp(x - max) in one kernel; layernorm: mean and variance);
+                   row sum of exp(x - max) in one kernel; layernorm: mean and variance),
+                   not column reductions (the dependent one needs finished sums);
   cost rule        a producer with several users is duplicated into each consumer if it is
                    cheap; an expensive one (transcendental, divide, inner loop) only when all
                    of its (at most MAX_DUPLICATES) users absorb it, so it is recomputed from
                    its inputs rather than written to memory; otherwise it stays a kernel.
+  branches         an expensive producer is not fused into a pad or concatenate, whose
+                   per-element branch would keep the loop scalar;
   never fused      dot (BLAS gemm), convolution, sort, scatter, while, conditional, call,
                    custom-call, reductions as producers of non-reduction consumers (a
                    reduction recomputed per output element would multiply the work).
@@ -99,6 +102,22 @@ def consumer_fusible(c: Instruction) -> tuple[bool, str]:
     if c.opcode in LOOP_FUSIBLE or c.opcode in REDUCTIONS:
         return True, "fusible consumer"
     return False, f"consumer {c.opcode} cannot absorb producers"
+
+
+_BRANCHING = ("pad", "concatenate")
+
+
+def _read_through_branch(consumer: Instruction, producer: Instruction) -> bool:
+    """Whether the consumer reads the producer as an operand of a pad or concatenate."""
+    if consumer.opcode in _BRANCHING:
+        return True
+    if consumer.opcode != "fusion":
+        return False
+    fc = consumer.fused_computation
+    params = {p.parameter_number: p for p in fc.parameters}
+    return any(o is producer and k in params
+               and any(u.opcode in _BRANCHING for u in params[k].users)
+               for k, o in enumerate(consumer.operands))
 
 
 def _is_epilogue(consumer: Instruction, producer: Instruction) -> bool:
@@ -237,6 +256,11 @@ class FusionPass:
             return False, why
         if producer.shape.size == 0 or consumer.shape.leaves()[0].size == 0:
             return False, "zero-size array"
+        if _read_through_branch(consumer, producer) and is_expensive(producer):
+            # each output element of a pad or concatenate picks its source by a branch,
+            # which keeps the fused loop scalar: the expensive math stays a kernel of its
+            # own, vectorized (an LSTM's gate gradients, padded into the [b, 4h] gradient)
+            return False, "expensive producer read through a pad / concatenate branch"
         if len(producer.users) > 1 and is_expensive(producer):
             # Duplicate an expensive producer only if every user absorbs it (then it is
             # recomputed from its inputs instead of being written to and read from memory).
@@ -362,6 +386,10 @@ class FusionPass:
                         continue
                     if _loop_dims(p) != _loop_dims(c):
                         continue
+                    if _column_reduction(p) or _column_reduction(c):
+                        self._decide(c, p, False, "a column reduction: the consumer needs the "
+                                                  "producer's finished sums for every row")
+                        continue
                     if _variadic_root(p) or _variadic_root(c):
                         # a variadic reduce's outputs (argmax's values and indices) are no
                         # tuple instruction: the merged root would take its operands instead
@@ -462,6 +490,18 @@ def _is_reduction_kernel(i: Instruction) -> bool:
     if i.opcode != "fusion":
         return False
     return all(_reduction_like(e) for e in _root_elements(i))
+
+
+def _column_reduction(i: Instruction) -> bool:
+    """A reduction kernel keeping its input's minor-most dim (batch norm's statistics over
+    NHWC): its sums are only complete after the last row, so a dependent reduction fused
+    into the same kernel would walk the input column by column, a cache miss per element."""
+    for e in i.fused_computation.instructions:
+        if e.opcode == "reduce":
+            src = e.operands[0].shape
+            if src.rank and src.minor_to_major[0] not in e.attrs["dimensions"]:
+                return True
+    return False
 
 
 def _reduction_like(e: Instruction, depth: int = 8) -> bool:

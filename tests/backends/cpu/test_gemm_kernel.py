@@ -1,9 +1,11 @@
 """xlapy's own gemm (gemm_kernel.py): the kernel against NumPy in float64 on shapes with
 edges, every transposition, alpha/beta with a separate Cin, one or several chunks (split by
-columns, or by rows where M > N) and a transposed C; and whole programs compiled with
+rows where M > N, else by columns) and a transposed C; and whole programs compiled with
 XLAPY_GEMM=xlapy against the interpreter."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
@@ -105,22 +107,24 @@ def test_operands_with_no_unit_stride(kernels, dtype):
 
 
 def test_the_operand_packed_once_is_the_larger_one(kernels):
-    """On several threads the front of the workspace holds the operand packed once and
-    shared: B (sliver by sliver, [k][NR]) when M > N (split by rows), else A ([k][MR])."""
+    """On one thread or several, the front of the workspace holds the operand packed once
+    (and shared): B (sliver by sliver, [k][NR]) when M > N (split by rows), else A
+    ([k][MR])."""
     _, fn, bits = kernels["f32"]
     nr = gk.NV * gk.lanes("f32", bits)
     rng = np.random.default_rng(11)
-    for m, k, n in ((200, 300, 100), (100, 300, 200)):   # (C wider than the direct path's)
+    for (m, k, n), chunks in itertools.product(((200, 300, 100), (100, 300, 200)), (1, 2)):
+        # (C wider than the direct path's)
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.empty((m, n), np.float32)
-        run = gk.numpy_call(fn, a, b, c, chunks=2, bits=bits)
+        run = gk.numpy_call(fn, a, b, c, chunks=chunks, bits=bits)
         run()
         np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
         ws = run.keep[1]
         front = ws[(-ws.ctypes.data) % 64:].view(np.float32)
         kc = -(-k // -(-k // gk.KC))   # the equal depth blocks
-        assert gk.splits_rows(m, n, 2) == (m > n)
+        assert gk.splits_rows(m, n, chunks) == (m > n)
         if m > n:
             np.testing.assert_array_equal(front[:kc * nr].reshape(kc, nr), b[:kc, :nr])
         else:
@@ -130,6 +134,14 @@ def test_the_operand_packed_once_is_the_larger_one(kernels):
     for m, k, n in ((1024, 784, 512), (256, 1024, 1024), (1100, 300, 1030)):
         ws = gk.workspace_bytes("f32", bits, m, k, 2, n)
         assert ws >= 64 + 4 * m * k and ws >= 64 + 4 * n * k
+    # one thread: all of A and B slivers, or (M > N) all of B and one block of A
+    for m, k, n in ((20, 10, 19), (200, 300, 100), (13, 120, 240), (1100, 300, 1030)):
+        ws = gk.workspace_bytes("f32", bits, m, k, 1, n)
+        kpad = -(-k // gk.KC) * gk.KC
+        if m > n:
+            assert ws >= 64 + 4 * -(-n // nr) * nr * kpad + 4 * min(m, gk.MC) * gk.KC
+        else:
+            assert ws >= 64 + 4 * -(-m // gk.MR) * gk.MR * kpad
 
 
 def test_result_may_overwrite_cin(kernels):

@@ -17,6 +17,8 @@ import threading
 import time
 import warnings
 
+import numpy as np
+
 from xlapy.backends.base import BuildOnce, Compiler
 from xlapy.backends.cpu import codegen, disk_cache, parallel_compile
 from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
@@ -34,6 +36,7 @@ from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
+from xlapy.hlo.printer import is_large_constant
 from xlapy.hlo.verifier import verify
 
 CODEGEN_VERSION = "12"  # (the key also hashes xlapy's sources: see source_fingerprint)
@@ -77,7 +80,11 @@ class CpuCompiler(Compiler):
         made for it (`fl`: the Flags in effect, default the environment's), the target,
         and xlapy's own sources."""
         h = hashlib.sha256()
-        h.update(module.to_string(print_metadata=False).encode())
+        # large constants (a model's weights) by their bytes, not their decimal text
+        h.update(module.to_string(print_metadata=False, print_large_constants=False).encode())
+        for instr in module.instructions():
+            if is_large_constant(instr):
+                h.update(np.ascontiguousarray(instr.literal).tobytes())
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
         h.update(_code_flags(fl if fl is not None else flags()).encode())
         h.update(_codegen_switches().encode())

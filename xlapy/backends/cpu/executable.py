@@ -41,7 +41,8 @@ class ExecutableSpec:
     arena_size: int
     param_shapes: list          # entry parameter shapes (may be tuples)
     result_shape: Shape
-    optimized_text: str = ""    # the module after the cpu pipeline (HLO text)
+    optimized_text: str = ""    # the module after the cpu pipeline (HLO text, shown only:
+                                # constants of more than printer.LARGE_CONSTANT elements {...})
     entry_symbol: str = "xlapy_entry"
     profile_labels: list | None = None  # (computation, instruction, root opcode) per slot
     compile_seconds: dict | None = None  # time per compilation phase
@@ -52,7 +53,8 @@ class ExecutableSpec:
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
         return ExecutableSpec(list(objects), arena_size,
                               [p.shape for p in module.entry.parameters],
-                              module.entry.root.shape, module.to_string())
+                              module.entry.root.shape,
+                              module.to_string(print_large_constants=False))
 
 
 def _major_to_minor(shape: Shape) -> list[int]:

@@ -210,5 +210,20 @@ def literal_global(module: ir.Module, literal, shape: Shape, name: str) -> ir.Gl
     g.linkage = "private"
     g.unnamed_addr = True
     g.align = 64
-    g.initializer = ir.Constant(ty, raw)
+    g.initializer = ir.FormattedConstant(ty, _byte_string(data.tobytes())) \
+        if len(raw) >= 4096 else ir.Constant(ty, raw)
     return g
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+
+
+def _byte_string(raw: bytes) -> str:
+    """c"\\xx..." for LLVM, every byte escaped, built by NumPy (llvmlite escapes a byte at
+    a time in Python: 0.4 s for a 4 MB constant, printed at least twice per compile)."""
+    data = np.frombuffer(raw, dtype=np.uint8)
+    out = np.empty((data.size, 3), dtype=np.uint8)
+    out[:, 0] = ord("\\")
+    out[:, 1] = _HEX[data >> 4]
+    out[:, 2] = _HEX[data & 15]
+    return 'c"' + out.tobytes().decode("ascii") + '"'

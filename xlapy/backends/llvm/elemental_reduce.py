@@ -252,36 +252,57 @@ def _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes):
     return tuple(accs) if instr.shape.is_tuple else accs[0]
 
 
+def _window_source(b, w, in_shape, out_shape, index, widx):
+    """(source index, in-bounds i1 or None when every position is) of window position widx
+    for output index `index`: the position in the padded, lhs-dilated input, mapped back.
+    Bounds are only tested on the sides a dim's padding can reach (statically known)."""
+    ok = None
+
+    def both(c):
+        return c if ok is None else b.and_(ok, c)
+
+    src = []
+    for d in range(in_shape.rank):
+        pos = b.add(b.mul(index[d], c64(w.stride[d])), b.mul(widx[d], c64(w.rhs_dilate[d])))
+        pos = b.sub(pos, c64(w.pad_low[d]))
+        dil = w.lhs_dilate[d]
+        if dil != 1:
+            ok = both(b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0)))
+            pos = b.sdiv(pos, c64(dil))
+        lowest = -w.pad_low[d]
+        highest = (out_shape.dims[d] - 1) * w.stride[d] + (w.size[d] - 1) * w.rhs_dilate[d] \
+            - w.pad_low[d]
+        if dil != 1 or lowest < 0:
+            ok = both(b.icmp_signed(">=", pos, c64(0)))
+        if dil != 1 or highest // max(dil, 1) >= in_shape.dims[d]:
+            ok = both(b.icmp_signed("<", pos, c64(in_shape.dims[d])))
+        src.append(pos)
+    return src, ok
+
+
 @elemental_rule("reduce-window")
 def _reduce_window(em, instr, gens, index):
     b = em.b
     n = len(instr.operands) // 2
     inputs, inits = gens[:n], gens[n:]
     in_shape = instr.operands[0].shape
+    out_shape = instr.shape.leaves()[0]
     w = instr.attrs["window"]
 
     def positions(emit):
         """emit(src_index, in_bounds) for every window position; padding and the holes of
         lhs dilation are skipped (they contribute nothing)."""
         with em.scope(), _loops(b, list(w.size), "w") as widx:
-            ok = ir.Constant(T.I1, 1)
-            src = []
-            for d in range(in_shape.rank):
-                # position in the padded, lhs-dilated input
-                pos = b.add(b.mul(index[d], c64(w.stride[d])),
-                            b.mul(widx[d], c64(w.rhs_dilate[d])))
-                pos = b.sub(pos, c64(w.pad_low[d]))
-                dil = w.lhs_dilate[d]
-                if dil != 1:
-                    ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0)))
-                    pos = b.sdiv(pos, c64(dil))
-                ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-                ok = b.and_(ok, b.icmp_signed("<", pos, c64(in_shape.dims[d])))
-                src.append(pos)
-            emit(src, ok)
+            src, ok = _window_source(b, w, in_shape, out_shape, index, widx)
+            emit(src, ok if ok is not None else ir.Constant(T.I1, 1))
 
     if _widened_add(instr):
         return _wide_reduce(em, instr, gens, index, positions)
+    window = 1
+    for s_ in w.size:
+        window *= s_
+    if window <= UNROLL_LIMIT:
+        return _reduce_window_unrolled(em, instr, inputs, inits, index, in_shape, out_shape)
     slots = []
     for g in inits:
         v = g([])
@@ -297,6 +318,27 @@ def _reduce_window(em, instr, gens, index):
     positions(emit)
     out = tuple(b.load(s) for s in slots)
     return out if instr.shape.is_tuple else out[0]
+
+
+def _reduce_window_unrolled(em, instr, inputs, inits, index, in_shape, out_shape):
+    """A small window (pooling's 2x2, 3x3) as straight-line code in the loop's order, with
+    no branch: a position in padding reads an in-bounds element (index clamped to 0) and
+    keeps the accumulators (select), so the kernel's loop over output elements stays
+    vectorizable (across an NHWC pool's channels). The value read there is computed but
+    never used: the same element some other output reads anyway."""
+    import itertools
+    b = em.b
+    w = instr.attrs["window"]
+    accs = [g([]) for g in inits]
+    for combo in itertools.product(*[range(n_) for n_ in w.size]):
+        with em.scope():
+            src, ok = _window_source(b, w, in_shape, out_shape, index, [c64(j) for j in combo])
+            if ok is not None:
+                src = [b.select(ok, p, c64(0)) for p in src]
+            new = _as_tuple(em.call_scalar(instr.attrs["to_apply"],
+                                           accs + [g(src) for g in inputs]))
+            accs = [v if ok is None else b.select(ok, v, a) for v, a in zip(new, accs)]
+    return tuple(accs) if instr.shape.is_tuple else accs[0]
 
 
 def _acc_type(t):

@@ -7,7 +7,8 @@ directly from generated code.
 Handled: the dots passes/dot_plan.py plans (f32/f64, one contracting and at most one free
 dimension per operand, batch dimensions most-major). Each matrix may be row- or
 column-major; the transposes become gemm's trans flags. Batch dimensions loop around gemm.
-Everything else falls back to the elemental dot (elemental_reduce.py).
+Other dots whose contracting dims collapse run as loops of strided gemms on the own gemm
+(dot_general.py); the rest fall back to the elemental dot (elemental_reduce.py).
 
 BLAS is column-major. For a row-major output C (M x N) we compute C^T = B^T A^T, i.e.
 gemm(op_b, op_a, N, M, K, 1, B, ldb, A, lda, 0, C, N); for a column-major output we compute
@@ -19,8 +20,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters.dot_general import emit_strided_dot
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.dot_plan import gemm_plan, own_gemm_for
+from xlapy.backends.cpu.runtime import blas
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -34,7 +37,7 @@ GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
 def emit_dot(pe, instr, dest, operands) -> bool:
     plan = gemm_plan(instr)
     if plan is None:
-        return False
+        return emit_strided_dot(pe, instr, dest, operands)
     emit_gemm(pe, plan, dest[0], operands[0], operands[1])
     return True
 
@@ -184,4 +187,17 @@ def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
         b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,
                       ints[4], beta, c_ptr, ints[5]])
 
+    # OpenBLAS runs products this size on its own threads, which then spin waiting for the
+    # next job while xlapy's pool needs the cores (and beside a busy neighbour, for long):
+    # xlapy's calls run on the calling thread (one threading system: the pool)
+    guard = blas.thread_guard_available() and m * n * k >= blas.OPENBLAS_THREADED_MNK
+    if guard:
+        get = pe.llmod.globals.get(blas.GET_THREADS) or ir.Function(
+            pe.llmod, ir.FunctionType(T.I32, []), blas.GET_THREADS)
+        put = pe.llmod.globals.get(blas.SET_THREADS) or ir.Function(
+            pe.llmod, ir.FunctionType(T.VOID, [T.I32]), blas.SET_THREADS)
+        before = b.call(get, [])
+        b.call(put, [ir.Constant(T.I32, 1)])
     _each_batch(pe, plan, call, (first, first_elems), (second, second_elems), (out_ptr, m * n))
+    if guard:
+        b.call(put, [before])

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
+from xlapy.backends.cpu.emitters.conv import swapped_for as conv_swapped_for
 from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
+from xlapy.backends.cpu.passes.conv_plan import conv_plan
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.backends.cpu.passes.gemm_epilogue import KIND
 from xlapy.backends.llvm import types as T
@@ -18,7 +21,7 @@ from xlapy.hlo.ir import Computation, Instruction
 
 
 def _dot_of(comp: Computation) -> Instruction:
-    return next(i for i in comp.instructions if i.opcode == "dot")
+    return next(i for i in comp.instructions if i.opcode in ("dot", "convolution"))
 
 
 @custom_emitter("fusion")
@@ -27,6 +30,8 @@ def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
         return False
     comp = instr.fused_computation
     d = _dot_of(comp)
+    if d.opcode == "convolution":
+        return _emit_conv_epilogue(pe, instr, d, dest, operands)
     plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
     if plan is None or not own_gemm_for(plan):
         raise lowering_error(instr, "a gemm epilogue fusion needs xlapy's own gemm for its dot "
@@ -43,8 +48,41 @@ def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
     return True
 
 
+def _emit_conv_epilogue(pe, instr, d, dest, operands) -> bool:
+    """The same for a convolution computed by one gemm (conv.py, conv_plan.epilogue_ok):
+    the tile's row index is the output's collapsed batch and spatial position."""
+    plan = conv_plan(d)
+    if plan is None or not plan.epilogue_ok:
+        raise lowering_error(instr, "a gemm epilogue fusion's convolution is not one gemm")
+    comp = instr.fused_computation
+    roots = comp.root_elements()
+    raw = next(k for k, r in enumerate(roots)
+               if r is d or (r.shape.equal_with_layout(d.shape) and d not in roots))
+    leaf = [o[0] if isinstance(o, tuple) else o for o in operands]
+    lhs, rhs = (leaf[p.parameter_number] for p in d.operands)
+    dn = d.attrs["dim_labels"]
+    row_dims = [dn.output_batch if kind == "b" else dn.output_spatial[j]
+                for kind, j, _ in plan.rows]
+    sizes = [size for _, _, size in plan.rows]
+
+    def index_of(b, i):
+        """The output index of tile row i, the feature left None."""
+        idx = [None] * d.shape.rank
+        rem = i
+        for dim, size in zip(reversed(row_dims), reversed(sizes)):
+            idx[dim] = b.urem(rem, c64(size)) if size != 1 else c64(0)
+            rem = b.udiv(rem, c64(size)) if size != 1 else rem
+        return idx, dn.output_feature
+
+    fn = _epilogue_function(pe.llmod, instr, d, raw, conv_swapped_for(plan),
+                            pe.me.unique(f"epi.{instr.name}"), index_of)
+    ctx = pe.table(list(dest) + leaf)
+    emit_conv_gemm(pe, d, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx))
+    return True
+
+
 def _epilogue_function(module: ir.Module, instr: Instruction, d: Instruction, raw: int,
-                       swap: bool, name: str) -> ir.Function:
+                       swap: bool, name: str, index_of=None) -> ir.Function:
     """epi(ctx, row, col, rows, cols): the fused computation's results on one tile of the
     dot's result (kernel coordinates, transposed when the gemm computes C^T), the dot's
     values read from result `raw`'s buffer, where the gemm left them."""
@@ -81,13 +119,16 @@ def _epilogue_function(module: ir.Module, instr: Instruction, d: Instruction, ra
     if swap:
         r0, c0, nr, nc = c0, r0, nc, nr
     with for_range(b, r0, b.add(r0, nr), name="er") as i:
+        row_index, col_dim = index_of(b, i) if index_of else ([i, None], 1)
         # a tile row is a few vectors long: no interleaving (it would need 64 columns)
         with for_range(b, c0, b.add(c0, nc), name="ec",
                        hints={"llvm.loop.interleave.count": 1}) as j:
             with em.scope():
-                values = [gens[id(r)]([i, j]) for r in roots]  # every load before any store
+                index = list(row_index)
+                index[col_dim] = j
+                values = [gens[id(r)](index) for r in roots]  # every load before any store
                 for p, r, v in zip(outs, roots, values):
-                    addr = b.gep(p, [linear_of(b, r.shape, [i, j])], inbounds=True,
+                    addr = b.gep(p, [linear_of(b, r.shape, index)], inbounds=True,
                                  source_etype=T.storage_type(r.shape.element_type))
                     T.store(b, v, addr, r.shape.element_type)
     b.ret_void()

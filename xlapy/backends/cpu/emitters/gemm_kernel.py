@@ -62,7 +62,14 @@ against 0.49 / 0.50; with cold operands (`--sequence --shapes dense --compare FI
 4096x1024x1024 25.7 / 25.5 against 26.2 / 26.2, the dense layer's 2.99 / 2.96 against
 2.99 / 2.98 (its 3 MB of A read from memory while computing rather than in a pass of its
 own). The MLP step's gemms have M <= N and keep the column split (by rows, its dW2
-1024x256x1024 took 1.66 ms against 1.56 in one `--sequence --compare` run).
+1024x256x1024 took 1.66 ms against 1.56 in one `--sequence --compare` run). One thread
+(chunks = 1) makes the same choice: a tall product (a convolution's 9800x800x64) no longer
+packs all of A in a pass of its own; CPU time against OpenBLAS single-threaded on the
+loaded machine, 0.91-0.97x its rate before, 0.94-1.02x after. A row-split chunk loops
+over its MC-row blocks outside the depth blocks, so each block of C stays in cache while
+every depth block adds to it (C was streamed from memory once per depth block): one
+thread, A/B in alternating processes, 9800x800x64 69-71 -> 82-84 GFLOP/s (OpenBLAS 76),
+16384x576x64 74 -> 83-84 (75), 4096x1024x256 89-92 -> 99-101 (94-97).
 
 The code is built once per process (and cached on disk, like the thread pool): its shape
 parameters are run-time arguments, so no module pays for compiling a gemm.
@@ -101,12 +108,18 @@ NC = 1024        # columns of B packed at a time
 GV = 4           # vectors of C's columns per block of the direct phase (thin products)
 
 
+def compute_type(t: str) -> str:
+    """The type a kernel kind computes in: bf16 and f16 operands are widened to f32 as
+    they are packed (C, Cin, alpha and beta are f32)."""
+    return "f32" if t in ("bf16", "f16") else t
+
+
 def lanes(t: str, vector_bits: int) -> int:
-    return vector_bits // (32 if t == "f32" else 64)
+    return vector_bits // (64 if compute_type(t) == "f64" else 32)
 
 
 def _esize(t: str) -> int:
-    return 4 if t == "f32" else 8
+    return 8 if compute_type(t) == "f64" else 4
 
 
 def swaps(t: str, m: int, n: int, vector_bits: int) -> bool:
@@ -125,6 +138,8 @@ def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool)
     """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
     wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
     rule, from the strides; A read down its columns would touch a cache line per element)."""
+    if compute_type(t) != t:
+        return False   # bf16 / f16 operands are widened as they are packed: always packed
     return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
 
 
@@ -149,12 +164,19 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
     as there are (a 13 x 120 x 240 product needs about 130 KB rather than 1.1 MB); one
     row (the matrix-vector phase) none."""
     es, kpad = _esize(t), _round_up(k, KC)
-    if m == 1:  # the matrix-vector phase packs nothing
+    if m == 1 and compute_type(t) == t:  # the matrix-vector phase packs nothing
         return 0
-    if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns
+    if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns;
+        # or, when M > N (split by rows, as on several threads), all of B, then one block
+        # of at most min(M, MC) rows of A
         nr = NV * lanes(t, vector_bits)
-        return 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
+        by_columns = 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
             + _round_up(es * min(k, KC) * _round_up(min(n, NC), nr), 64) + 64
+        if m <= n:
+            return by_columns
+        by_rows = 64 + _round_up(es * _round_up(n, nr) * kpad, 64) \
+            + _round_up(es * _round_up(min(m, MC), MR) * KC, 64) + 64
+        return max(by_columns, by_rows)
     by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) \
         + chunks * b_slice_bytes(t, vector_bits)
     by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
@@ -163,18 +185,18 @@ def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: in
 
 
 def splits_rows(m: int, n: int, chunks: int) -> bool:
-    """Whether a call on several threads splits C by rows (B packed once and shared, each
+    """Whether a call splits C by rows (B packed once and shared, each
     thread packing blocks of A as it goes) rather than by columns (A packed once, each thread
     packing its B): when A is the larger operand (M > N), so that the operand packed in a
     pass of its own, before any arithmetic, is the smaller one. The kernel decides at run
     time by the same rule."""
-    return chunks > 1 and m > n
+    return m > n
 
 
 @functools.lru_cache(maxsize=None)
 def build_ir(vector_bits: int, t: str) -> str:
     m = ir.Module(f"xlapy_gemm_{t}")
-    _Gemm(m, t, lanes(t, vector_bits), vector_bits).build()
+    _Gemm(m, compute_type(t), lanes(t, vector_bits), vector_bits, src_t=t).build()
     return str(m)
 
 
@@ -184,9 +206,10 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None, 
     scratch `ws` (a uint8 array; default: a new one of workspace_bytes)."""
     import ctypes
     import numpy as np
-    t = "f32" if a.dtype == np.float32 else "f64"
+    t = {"float32": "f32", "float64": "f64", "bfloat16": "bf16", "float16": "f16"}[a.dtype.name]
     cin = c if cin is None else cin
     es = a.itemsize
+    ec = c.itemsize     # C and Cin: the compute type (f32 for bf16 / f16 operands)
     m, k = a.shape
     if ws is None:
         ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]),
@@ -194,9 +217,9 @@ def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None, 
     slots = (ctypes.c_int64 * len(ARGS))()
     vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
-                csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // es,
-                cscin=cin.strides[1] // es, C=c.ctypes.data, ldc=c.strides[0] // es,
-                csc=c.strides[1] // es, ws=ws.ctypes.data, chunks=chunks, epi=0, epi_ctx=0)
+                csb=b.strides[1] // es, Cin=cin.ctypes.data, ldcin=cin.strides[0] // ec,
+                cscin=cin.strides[1] // ec, C=c.ctypes.data, ldc=c.strides[0] // ec,
+                csc=c.strides[1] // ec, ws=ws.ctypes.data, chunks=chunks, epi=0, epi_ctx=0)
     for name, v in vals.items():
         slots[SLOT[name]] = v
     doubles = ctypes.cast(slots, ctypes.POINTER(ctypes.c_double))
@@ -229,14 +252,19 @@ def _register(t: str) -> None:
     llvm.add_symbol(f"xlapy_gemm_{t}", lib.address(f"xlapy_gemm_{t}"))
 
 
-for _t in ("f32", "f64"):
+for _t in ("f32", "f64", "bf16", "f16"):
     register_lazy([f"xlapy_gemm_{_t}"], functools.partial(_register, _t))
 
 
 class _Gemm:
-    def __init__(self, m: ir.Module, t: str, vl: int, vector_bits: int):
+    def __init__(self, m: ir.Module, t: str, vl: int, vector_bits: int, src_t: str | None = None):
+        """t: the compute type (and C's); src_t: A's and B's element type (default t;
+        bf16 or f16 with t f32: widened as they are packed)."""
         self.m, self.t, self.vl = m, t, vl
+        self.src_t = src_t or t
         self.fty = ir.FloatType() if t == "f32" else ir.DoubleType()
+        self.sty = {"bf16": ir.IntType(16), "f16": ir.HalfType(), "f32": ir.FloatType(),
+                    "f64": ir.DoubleType()}[self.src_t]
         self.vty = ir.VectorType(self.fty, vl)
         self.nr = NV * vl
         self.bits = vector_bits
@@ -247,7 +275,7 @@ class _Gemm:
 
     # ---- helpers --------------------------------------------------------------------------
     def _fn(self, name, args, ret=VOID):
-        fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.t}.{name}")
+        fn = ir.Function(self.m, ir.FunctionType(ret, args), f"xlapy.gemm.{self.src_t}.{name}")
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
         if name not in ("pack_all", "chunk", "pack_all_b", "chunk_rows"):
@@ -326,17 +354,17 @@ class _Gemm:
                 # row by row: each row of B is read front to back (a 4 KB stride between
                 # rows defeats the hardware prefetcher when a sliver is copied at a time)
                 with for_range(b, 0, kc, name="k") as k:
-                    s = self._at(b, src, b.mul(k, rs))
+                    s = self._src_at(b, src, b.mul(k, rs))
                     with for_range(b, 0, whole_end, nr, name="jp") as jp:
                         d = self._at(b, dst, b.add(b.mul(jp, kc), b.mul(k, c64(nr))))
                         for v in range(NV):
-                            x = b.load(self._at(b, s, b.add(jp, c64(v * self.vl))),
-                                       typ=self.vty, align=1)
+                            x = self._src_vec(b, self._src_at(b, s, b.add(jp, c64(v * self.vl))))
                             b.store(x, self._at(b, d, c64(v * self.vl)), align=1)
             with transposed:
                 # B stored transposed: each column is read along k
                 with for_range(b, 0, whole_end, nr, name="jp") as jp:
-                    cols = [self._at(b, src, b.mul(b.add(jp, c64(j)), cs)) for j in range(nr)]
+                    cols = [self._src_at(b, src, b.mul(b.add(jp, c64(j)), cs))
+                            for j in range(nr)]
                     self._interleave(b, cols, rs, kc, nr, self._at(b, dst, b.mul(jp, kc)))
         with b.if_then(b.icmp_signed("<", whole_end, nc)):
             self._interleave_edge(b, src, whole_end, b.sub(nc, whole_end), cs, rs, kc, nr,
@@ -372,7 +400,7 @@ class _Gemm:
         zero = ir.Constant(self.vty, [0.0] * vl)
         with for_range(b, 0, kfull, vl, name="kb") as kb:
             for g, lanes in self._groups(len(streams)):
-                vecs = [b.load(self._at(b, streams[g + i], kb), typ=self.vty, align=1)
+                vecs = [self._src_vec(b, self._src_at(b, streams[g + i], kb))
                         for i in range(lanes)] + [zero] * (vl - lanes)
                 for k, x in enumerate(self._transpose(b, vecs)):
                     at = b.add(b.mul(b.add(kb, c64(k)), c64(width)), c64(g))
@@ -380,7 +408,7 @@ class _Gemm:
         with for_range(b, kfull, kc, name="k") as k:
             at = b.mul(k, step)
             d = b.mul(k, c64(width))
-            vals = [b.load(self._at(b, p, at), typ=self.fty) for p in streams]
+            vals = [self._src_scalar(b, self._src_at(b, p, at)) for p in streams]
             for j, x in enumerate(vals):
                 b.store(x, self._at(b, out, b.add(d, c64(j))))
 
@@ -391,7 +419,7 @@ class _Gemm:
             inside = b.icmp_signed("<", j, limit)
             base = b.mul(b.select(inside, b.add(first, j), c64(0)), lane_stride)
             with for_range(b, 0, kc, name="k") as k:
-                x = b.load(self._at(b, src, b.add(b.mul(k, step), base)), typ=self.fty)
+                x = self._src_scalar(b, self._src_at(b, src, b.add(b.mul(k, step), base)))
                 x = b.select(inside, x, ir.Constant(self.fty, 0.0))
                 b.store(x, self._at(b, out, b.add(b.mul(k, c64(width)), j)))
 
@@ -411,10 +439,11 @@ class _Gemm:
                         with whole:
                             # the panel's MR values at each k are contiguous: vector copies
                             with for_range(b, 0, kc, name="k") as k:
-                                s_k = self._at(b, src, b.add(ip, b.mul(k, cs)))
+                                s_k = self._src_at(b, src, b.add(ip, b.mul(k, cs)))
                                 d_k = self._at(b, out, b.mul(k, c64(MR)))
                                 for g, lanes in self._groups(MR):
-                                    x = self._load_lanes(b, self._at(b, s_k, c64(g)), lanes)
+                                    x = self._load_lanes(b, self._src_at(b, s_k, c64(g)),
+                                                         lanes)
                                     self._store_lanes(b, x, self._at(b, d_k, c64(g)), lanes)
                         with edge:
                             with for_range(b, 0, kc, name="k") as k:
@@ -423,13 +452,13 @@ class _Gemm:
                                     row = b.add(ip, i)
                                     inside = b.icmp_signed("<", row, mc)
                                     at = b.add(base, b.select(inside, row, c64(0)))
-                                    x = b.load(self._at(b, src, at), typ=self.fty)
+                                    x = self._src_scalar(b, self._src_at(b, src, at))
                                     x = b.select(inside, x, ir.Constant(self.fty, 0.0))
                                     b.store(x, self._at(b, out, b.add(b.mul(k, c64(MR)), i)))
                 with by_row:
                     with b.if_else(full) as (whole, edge):
                         with whole:
-                            rows = [self._at(b, src, b.mul(b.add(ip, c64(i)), rs))
+                            rows = [self._src_at(b, src, b.mul(b.add(ip, c64(i)), rs))
                                     for i in range(MR)]
                             self._interleave(b, rows, cs, kc, MR, out)
                         with edge:
@@ -446,20 +475,46 @@ class _Gemm:
         return ir.Constant(ir.VectorType(ir.IntType(1), self.vl),
                            [1 if j < lanes else 0 for j in range(self.vl)])
 
-    def _masked(self, op):
-        t = f"v{self.vl}{self.t}"
-        name = f"llvm.masked.{op}.{t}.p0"
+    def _masked(self, op, vty=None):
+        vty = vty or self.vty
+        e = vty.element
+        el = "f32" if isinstance(e, ir.FloatType) else "f64" if isinstance(e, ir.DoubleType) \
+            else "f16" if isinstance(e, ir.HalfType) else f"i{e.width}"
+        name = f"llvm.masked.{op}.v{self.vl}{el}.p0"
         mask_t = ir.VectorType(ir.IntType(1), self.vl)
-        fty = ir.FunctionType(self.vty, [PTR, I32, mask_t, self.vty]) if op == "load" else \
-            ir.FunctionType(VOID, [self.vty, PTR, I32, mask_t])
+        fty = ir.FunctionType(vty, [PTR, I32, mask_t, vty]) if op == "load" else \
+            ir.FunctionType(VOID, [vty, PTR, I32, mask_t])
         return self.m.globals.get(name) or ir.Function(self.m, fty, name)
 
     def _load_lanes(self, b, p, lanes):
-        """The first `lanes` elements at p in a vector (the rest zero; never read)."""
+        """The first `lanes` source elements at p in a vector (the rest zero; never read),
+        converted to the compute type."""
         if lanes == self.vl:
-            return b.load(p, typ=self.vty, align=1)
-        return b.call(self._masked("load"), [p, ir.Constant(I32, 1), self._lane_mask(lanes),
-                                              ir.Constant(self.vty, None)])
+            return self._src_vec(b, p)
+        svty = ir.VectorType(self.sty, self.vl)
+        x = b.call(self._masked("load", svty), [p, ir.Constant(I32, 1), self._lane_mask(lanes),
+                                                 ir.Constant(svty, None)])
+        return self._widen(b, x)
+
+    # ---- source operands (bf16 / f16 inputs are widened to f32 as they are packed) --------
+    def _src_at(self, b, p, i):
+        return b.gep(p, [i], source_etype=self.sty)
+
+    def _widen(self, b, x):
+        if self.src_t == "bf16":
+            wide = ir.VectorType(I32, self.vl) if isinstance(x.type, ir.VectorType) else I32
+            sh = ir.Constant(wide, [16] * self.vl) if wide is not I32 else ir.Constant(I32, 16)
+            ft = self.vty if wide is not I32 else self.fty
+            return b.bitcast(b.shl(b.zext(x, wide), sh), ft)
+        if self.src_t == "f16":
+            return b.fpext(x, self.vty if isinstance(x.type, ir.VectorType) else self.fty)
+        return x
+
+    def _src_vec(self, b, p):
+        return self._widen(b, b.load(p, typ=ir.VectorType(self.sty, self.vl), align=1))
+
+    def _src_scalar(self, b, p):
+        return self._widen(b, b.load(p, typ=self.sty))
 
     def _store_lanes(self, b, x, p, lanes):
         if lanes == self.vl:
@@ -575,7 +630,8 @@ class _Gemm:
             with b.if_then(b.icmp_signed("<", pc, a["K"])):
                 kc = self._min(b, b.sub(a["K"], pc), a["kcb"])
                 nc = self._min(b, b.sub(a["N"], jc), c64(NC))
-                src = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
+                src = self._src_at(b, a["B"], b.add(b.mul(pc, a["rsb"]),
+                                                    b.mul(jc, a["csb"])))
                 dst = self._at(b, a["bshared"], b.add(b.mul(pc, a["npad"]), b.mul(jc, kc)))
                 b.call(pack_b, [src, a["rsb"], a["csb"], kc, nc, dst])
         b.ret_void()
@@ -587,15 +643,18 @@ class _Gemm:
         with for_range(b, start, end, name="chunk") as ch:
             r0, r1 = span(ch)
             ap = b.inttoptr(b.add(a["aslices"], b.mul(ch, c64(a_slice_bytes(self.t)))), PTR)
-            with for_range(b, 0, K, a["kcb"], name="pc") as pc:
-                kc = self._min(b, b.sub(K, pc), a["kcb"])
-                mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
-                                ir.Constant(I32, 2))
-                last = b.icmp_signed(">=", b.add(pc, kc), K)
-                bblock = self._at(b, a["bshared"], b.mul(pc, a["npad"]))
-                with for_range(b, r0, r1, MC, name="ic") as ic:
-                    mc = self._min(b, b.sub(r1, ic), c64(MC))
-                    asrc = self._at(b, a["A"], b.add(b.mul(ic, a["rsa"]), b.mul(pc, a["csa"])))
+            # row blocks outside the depth blocks: an MC-row block of C stays in cache while
+            # every depth block adds to it (B, packed whole, is read from cache each time)
+            with for_range(b, r0, r1, MC, name="ic") as ic:
+                mc = self._min(b, b.sub(r1, ic), c64(MC))
+                with for_range(b, 0, K, a["kcb"], name="pc") as pc:
+                    kc = self._min(b, b.sub(K, pc), a["kcb"])
+                    mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
+                                    ir.Constant(I32, 2))
+                    last = b.icmp_signed(">=", b.add(pc, kc), K)
+                    bblock = self._at(b, a["bshared"], b.mul(pc, a["npad"]))
+                    asrc = self._src_at(b, a["A"], b.add(b.mul(ic, a["rsa"]),
+                                                         b.mul(pc, a["csa"])))
                     b.call(pack_a, [asrc, a["rsa"], a["csa"], mc, kc, ap])
                     self._tiles(b, a, micro, store, tile, ap, bblock, ic, c64(0), mc, N, kc,
                                 mode, last, has_epi)
@@ -802,7 +861,8 @@ class _Gemm:
             mc = self._min(b, b.sub(a["M"], row), c64(MR))
             with for_range(b, 0, a["K"], a["kcb"], name="pc") as pc:
                 kc = self._min(b, b.sub(a["K"], pc), a["kcb"])
-                src = self._at(b, a["A"], b.add(b.mul(row, a["rsa"]), b.mul(pc, a["csa"])))
+                src = self._src_at(b, a["A"], b.add(b.mul(row, a["rsa"]),
+                                                    b.mul(pc, a["csa"])))
                 dst = self._at(b, a["apack"], b.add(b.mul(pc, a["mpad"]), b.mul(row, kc)))
                 b.call(pack_a, [src, a["rsa"], a["csa"], mc, kc, dst])
         b.ret_void()
@@ -820,7 +880,8 @@ class _Gemm:
                 nc = self._min(b, b.sub(n1, jc), c64(NC))
                 with for_range(b, 0, K, a["kcb"], name="pc") as pc:
                     kc = self._min(b, b.sub(K, pc), a["kcb"])
-                    bsrc = self._at(b, a["B"], b.add(b.mul(pc, a["rsb"]), b.mul(jc, a["csb"])))
+                    bsrc = self._src_at(b, a["B"], b.add(b.mul(pc, a["rsb"]),
+                                                         b.mul(jc, a["csb"])))
                     b.call(pack_b, [bsrc, a["rsb"], a["csb"], kc, nc, bp])
                     mode = b.select(b.icmp_signed("==", pc, c64(0)), first_mode,
                                     ir.Constant(I32, 2))
@@ -836,7 +897,7 @@ class _Gemm:
         pack_all_b, chunk_rows = self._row_split(micro, pack_a, pack_b, store)
 
         pool = threadpool.declare(self.m)
-        entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{self.t}")
+        entry = ir.Function(self.m, ir.FunctionType(VOID, [PTR]), f"xlapy_gemm_{self.src_t}")
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         ctx = entry.args[0]
         chunks, m = (b.load(b.gep(ctx, [c64(SLOT[name])], source_etype=I64), typ=I64)
@@ -851,7 +912,10 @@ class _Gemm:
                 for name in ("cscin", "csa"))))
         thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
-        b.cbranch(b.or_(b.icmp_signed("==", m, c64(1)), thin), direct_blk, packed)  # direct_call
+        go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call
+        if self.src_t != self.t:   # (bf16 / f16: widened as they are packed)
+            go_direct = ir.Constant(ir.IntType(1), 0)
+        b.cbranch(go_direct, direct_blk, packed)
         b.position_at_end(direct_blk)
         units = b.mul(b.sdiv(b.add(m, c64(self.rd - 1)), c64(self.rd)),
                       b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl)))
@@ -877,6 +941,15 @@ class _Gemm:
                         b.call(pool, [pack_all, ctx, panels, grain])
                         b.call(pool, [chunk, ctx, chunks, c64(1)])
             with ser:
-                b.call(pack_all, [ctx, c64(0), panels])
-                b.call(chunk, [ctx, c64(0), c64(1)])
+                # one thread: the same choice (the pass that packs an operand whole before
+                # any arithmetic reads the smaller one; A of a tall product stays in blocks)
+                with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):
+                    with by_rows:
+                        kblocks = b.sdiv(b.add(k, c64(KC - 1)), c64(KC))
+                        nblocks = b.sdiv(b.add(n, c64(NC - 1)), c64(NC))
+                        b.call(pack_all_b, [ctx, c64(0), b.mul(kblocks, nblocks)])
+                        b.call(chunk_rows, [ctx, c64(0), c64(1)])
+                    with by_columns:
+                        b.call(pack_all, [ctx, c64(0), panels])
+                        b.call(chunk, [ctx, c64(0), c64(1)])
         b.ret_void()

@@ -171,6 +171,40 @@ def _readers(param: Instruction) -> list:
     return out
 
 
+def carried_in_place(body: Computation) -> set:
+    """Leaves of a while body's state that it may update in place (the loop then keeps one
+    buffer for each instead of two): root element k is a dynamic-update-slice of the
+    parameter's element k (a scan's stacked outputs), written by that instruction alone,
+    and every other reader of that element runs before it (so none sees the update)."""
+    param = body.parameters[0] if len(body.parameters) == 1 else None
+    root = body.root
+    if param is None or root is None or root.opcode != "tuple" or not param.shape.is_tuple \
+            or any(s.is_tuple for s in param.shape.tuple_shapes):
+        return set()
+    pos = {id(i): k for k, i in enumerate(body.post_order())}
+    out = set()
+    for k, d in enumerate(root.operands):
+        if d.opcode != "dynamic-update-slice" or sum(o is d for o in root.operands) != 1:
+            continue
+        src = d.operands[0]
+        if src.opcode != "get-tuple-element" or src.operands[0] is not param \
+                or src.attrs["index"] != k or any(u is not root for u in d.users):
+            continue
+        same = [g for g in param.users
+                if g.opcode == "get-tuple-element" and g.attrs["index"] == k]
+        ok = True
+        for g in same:
+            for u, _ in _readers(g):
+                if u is d:
+                    continue
+                # the root copies its other leaves out after d has run: none may be this one
+                if u.opcode in _PASS_ALONG or pos.get(id(u), -1) >= pos[id(d)]:
+                    ok = False
+        if ok and not any(o is src for o in d.operands[1:]):
+            out.add(k)
+    return out
+
+
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
@@ -647,7 +681,10 @@ class ProgramEmitter:
         the constant where it lies (nothing writes it: the body's copy of a passed-through
         leaf is skipped when source and destination are one buffer, and a while's buffer is
         never shared in place, inplace_operands refusing tuple shapes)."""
-        one_buffer = _single_buffer_leaves(loop.attrs["body"])
+        # (and a leaf the body updates in place with a dynamic-update-slice whose other
+        # readers all run before it: carried_in_place)
+        one_buffer = _single_buffer_leaves(loop.attrs["body"]) | \
+            carried_in_place(loop.attrs["body"])
         constant = {k for k in one_buffer & invariant_leaves(loop)
                     if leaf_origins(loop.operands[0])[k][0].opcode == "constant"}
         slots, total = [], 0

@@ -23,12 +23,17 @@ are several. The gemm accumulates the raw products in the buffer of a result of 
 type and dimensions (the dot's own, or the first such result), and each element's epilogue
 reads the raw value before it stores anything at that element.
 
+Convolutions computed by one gemm (conv_plan.py: one group, the output's row dims
+collapsing into the gemm's rows) take their epilogue the same way: a bias, a folded batch
+norm, relu or relu6 and a residual add run on each finished tile of the output.
+
 The reference interpreter evaluates the fusion as any other (its computation holds the dot),
 so optimized modules stay checkable; with XLAPY_GEMM=blas the pass does nothing.
 """
 
 from __future__ import annotations
 
+from xlapy.backends.cpu.passes.conv_plan import conv_plan, depthwise_plan, filter_grad_plan
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.hlo.ir import Computation, Instruction, Module, user_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
@@ -44,6 +49,12 @@ MIN_ELEMENTS = 1 << 16   # smaller results: a separate (or consumer-fused) kerne
 
 
 def _gemm_plan(d: Instruction):
+    if d.opcode == "convolution" and d.shape.size >= MIN_ELEMENTS:
+        # a convolution computed by one gemm whose tiles are the result's (conv_plan.py)
+        plan = conv_plan(d)
+        if plan is None or not plan.epilogue_ok or depthwise_plan(d) or filter_grad_plan(d):
+            return None
+        return plan
     if d.opcode != "dot" or d.shape.rank != 2 or d.shape.size < MIN_ELEMENTS:
         return None
     plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
@@ -80,7 +91,7 @@ class GemmEpilogueFusion:
     def run(self, module: Module) -> bool:
         changed = False
         for comp in non_fusion_computations(module):
-            for d in [i for i in comp.post_order() if i.opcode == "dot"]:
+            for d in [i for i in comp.post_order() if i.opcode in ("dot", "convolution")]:
                 if d.parent is comp and _gemm_plan(d) is not None:
                     changed |= self._fuse(module, comp, d)
         return changed

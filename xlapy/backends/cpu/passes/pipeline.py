@@ -19,10 +19,10 @@
   column-fusion     an elementwise kernel and a column reduction over the same data become
                     one multi-output kernel (a layer's gradient and its bias gradient)
   dce               whatever fusion left unused
+  reshape-to-bitcast a reshape between row-major shapes becomes a bitcast (no copy)
 
 Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped, but for required ones;
-observers receive the
-module before and after each pass (the --xla_dump_hlo_pass_re dumps).
+observers receive the module before and after each pass (the --xla_dump_hlo_pass_re dumps).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from __future__ import annotations
 from xlapy.backends.cpu.passes.column_plan import column_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
-from xlapy.flags import flags
+from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
 from xlapy.backends.llvm.elemental import ELEMENTAL_RULES
+from xlapy.flags import flags
 from xlapy.hlo.ir import Instruction, Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
@@ -68,7 +69,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
                             ColumnFusion(column_kernel=column_plan), DCE(),
-                            BoundaryLayouts()],
+                            BoundaryLayouts(), ReshapeToBitcast()],
                     verify=verify, observers=list(observers))
 
 

@@ -7,6 +7,8 @@
   xlapy_spotrf / xlapy_dpotrf   LAPACK from scipy (scipy.linalg.cython_lapack): potrf,
   ...                           getrf, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd, sytrd,
                                 gtsv; xlapy_strsm / xlapy_dtrsm from scipy.linalg.cython_blas
+  xlapy_blas_get_threads / _set_threads   NumPy's OpenBLAS's thread count (xlapy's gemm
+                                calls run single-threaded: thread_guard_available)
 
 Generated code passes BLAS integers of blas_int_bits() bits (part of the cache key).
 """
@@ -55,6 +57,40 @@ def _numpy_openblas() -> dict | None:
     return None
 
 
+GET_THREADS, SET_THREADS = "xlapy_blas_get_threads", "xlapy_blas_set_threads"
+OPENBLAS_THREADED_MNK = 1 << 16   # OpenBLAS may split gemms with m*n*k from about here
+
+
+@functools.lru_cache(maxsize=None)
+def _openblas_threads() -> dict | None:
+    """{symbol: address} of NumPy's OpenBLAS thread-count getter and setter, or None."""
+    pattern = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs",
+                           "libscipy_openblas64_*.so")
+    for path in glob.glob(pattern):
+        try:
+            lib = ctypes.CDLL(path)
+            return {GET_THREADS: ctypes.cast(lib.scipy_openblas_get_num_threads64_,
+                                             ctypes.c_void_p).value,
+                    SET_THREADS: ctypes.cast(lib.scipy_openblas_set_num_threads64_,
+                                             ctypes.c_void_p).value}
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def thread_guard_available() -> bool:
+    """Whether generated code can run OpenBLAS's gemms on the calling thread alone: around
+    each call it sets OpenBLAS's thread count to 1 and back (NumPy's OpenBLAS, pthreads
+    build: the setter only stores the count; its worker threads stay parked), so they
+    never wake up to spin against xlapy's pool."""
+    return _numpy_openblas() is not None and _openblas_threads() is not None
+
+
+def _register_threads() -> None:
+    for name, addr in (_openblas_threads() or {}).items():
+        llvm.add_symbol(name, addr)
+
+
 def blas_int_bits() -> int:
     """Integer width of the gemm registered as xlapy_sgemm/xlapy_dgemm."""
     return 64 if _numpy_openblas() else 32
@@ -82,3 +118,4 @@ def _register_lapack() -> None:
 
 register_lazy([f"xlapy_{n}" for n in GEMMS], _register_gemms)
 register_lazy([f"xlapy_{n}" for n in LAPACK + LAPACK_BLAS], _register_lapack)
+register_lazy([GET_THREADS, SET_THREADS], _register_threads)

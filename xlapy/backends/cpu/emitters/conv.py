@@ -1,0 +1,335 @@
+"""Convolution through xlapy's own gemm (the plan: passes/conv_plan.py).
+
+For each feature (or batch) group: the lhs patch matrix A is built in the scratch space by
+an im2col kernel on the thread pool (or A is a strided view of the lhs: no copy), the
+kernel is used in place as B (or copied into a [K, N] matrix first when its contracting
+dims are not adjacent in memory), and xlapy's gemm (gemm_kernel.py) computes C = A . B
+straight into the output, whose row dims the plan collapsed (more-major row dims that do
+not collapse are looped over, a gemm each). A gemm epilogue fusion around a convolution
+(passes/gemm_epilogue.py) hands emit_conv_gemm the epilogue to run on each finished tile.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
+from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, workspace_bytes
+from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
+from xlapy.backends.cpu.emitters.registry import custom_emitter
+from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
+from xlapy.backends.cpu.runtime import threadpool
+from xlapy.backends.cpu.target import vector_bits
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.loops import c64, for_range
+
+GEMM_PARALLEL_FLOPS = 1 << 22   # smaller gemms run on the calling thread (as gemm.py)
+IM2COL_PARALLEL_ELEMENTS = 1 << 15
+
+
+def _esize(t: str) -> int:
+    return {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}[t]
+
+
+def _align(n: int) -> int:
+    return -(-n // 64) * 64
+
+
+@custom_emitter("convolution")
+def emit_conv(pe, instr, dest, operands) -> bool:
+    if emit_depthwise(pe, instr, dest, operands) or emit_filter_grad(pe, instr, dest, operands):
+        return True
+    plan = conv_plan(instr)
+    if plan is None:
+        return False
+    emit_conv_gemm(pe, instr, plan, dest[0], operands[0], operands[1])
+    return True
+
+
+def swapped_for(plan) -> bool:
+    """Whether the gemm computes C^T = B^T . A^T (few output features): its epilogue tiles
+    are then transposed (as gemm.swapped_for)."""
+    return gk.swaps(plan.t, plan.m, plan.n, vector_bits())
+
+
+def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
+    b, me = pe.b, pe.me
+    t, es = plan.t, _esize(plan.t)
+    ec = _esize(gk.compute_type(t))   # C's elements: the sums' type
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    dn = a["dim_labels"]
+    narrow = out.element_type.name != gk.compute_type(t)
+    c_bytes = _align(out.size * ec) if narrow else 0
+    a_bytes = 0 if plan.a_view else _align(plan.m_total * plan.k * es)
+    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    flops = 2 * plan.m * plan.n * plan.k
+    chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
+    ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks)
+    scratch = me.scratch(b, pe.arena, c_bytes + a_bytes + bc_bytes + ws_bytes)
+    if narrow:
+        # bf16 / f16 results: the f32 sums in scratch laid out as the result, rounded at the end
+        final, out_ptr = out_ptr, scratch
+    a_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
+    bc_buf = b.gep(scratch, [c64(c_bytes + a_bytes)], source_etype=T.I8)
+    ws = b.gep(scratch, [c64(c_bytes + a_bytes + bc_bytes)], source_etype=T.I8)
+
+    if not plan.b_strides:
+        fn = _pack_kernel_fn(pe, instr, plan)
+        b.call(fn, [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
+    gemm = OwnGemm(b, pe.alloca(T.I64, c64(len(gk.ARGS))), t, plan.m, plan.n, plan.k,
+                   _a_strides(plan), plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks,
+                   epilogue)
+
+    ost = _strides(out)
+    rst = _strides(rhs)
+    lst = _strides(lhs)
+    i_group = rhs.dims[dn.kernel_input_feature]
+
+    def at(p, elements):
+        return b.gep(p, [elements], source_etype=T.I8) if elements is not None else p
+
+    def bytes_of(v, unit, size=es):
+        return b.mul(v, c64(unit * size))
+
+    def group_body(g):
+        # per-group operand offsets (elements): output features, kernel output features,
+        # and the lhs features (feature groups) or batch (batch groups)
+        c_g = at(out_ptr, bytes_of(g, plan.n * ost[dn.output_feature], ec))
+        if plan.b_strides:
+            b_g = at(rhs_ptr, bytes_of(g, plan.n * rst[dn.kernel_output_feature]))
+        else:
+            b_g = at(bc_buf, bytes_of(g, plan.k * plan.n))
+        if plan.batch_groups:
+            l_g = at(lhs_ptr, bytes_of(g, out.dims[dn.output_batch] * lst[dn.input_batch]))
+        else:
+            l_g = at(lhs_ptr, bytes_of(g, i_group * lst[dn.input_feature]))
+        if im2col is not None:
+            ptrs = pe.table([lhs_ptr, a_buf, b.inttoptr(g, T.PTR)])
+            lines = _im2col_lines(plan)
+            total = lines * _im2col_inner(plan)
+            if me.use_threads and total >= IM2COL_PARALLEL_ELEMENTS and lines >= 2:
+                grain = max(lines // (4 * me.num_threads), 1)
+                b.call(threadpool.declare(pe.llmod), [im2col, ptrs, c64(lines), c64(grain)])
+            else:
+                b.call(im2col, [ptrs, c64(0), c64(lines)])
+
+        def one_gemm(o):
+            """The gemm of the outer row index o (an i64, or None without outer dims)."""
+            c_o, a_o = c_g, a_buf if im2col is not None else l_g
+            if o is not None:
+                c_off, a_off = c64(0), c64(0)
+                rem = o
+                for (size, stride), lstride in zip(reversed(plan.outer),
+                                                   reversed(_outer_lhs(plan))):
+                    idx = b.urem(rem, c64(size))
+                    rem = b.udiv(rem, c64(size))
+                    c_off = b.add(c_off, b.mul(idx, c64(stride)))
+                    a_off = b.add(a_off, b.mul(idx, c64(lstride)))
+                c_o = at(c_g, b.mul(c_off, c64(ec)))
+                if im2col is not None:
+                    per = plan.m * plan.k if plan.a_rows_first else plan.m
+                    a_o = at(a_buf, bytes_of(o, per))
+                else:
+                    a_o = at(l_g, b.mul(a_off, c64(es)))
+            gemm.call(b, a_o, b_g, c_o)
+
+        n_outer = 1
+        for size, _ in plan.outer:
+            n_outer *= size
+        if n_outer == 1:
+            one_gemm(None)
+        else:
+            with for_range(b, 0, n_outer, name="conv.outer") as o:
+                one_gemm(o)
+
+    if plan.groups == 1:
+        group_body(c64(0))
+    else:
+        with for_range(b, 0, plan.groups, name="conv.group") as g:
+            group_body(g)
+    if narrow:
+        with for_range(b, 0, out.size, name="conv.round") as i:
+            x = b.load(b.gep(out_ptr, [i], source_etype=T.F32), typ=T.F32)
+            b.store(T.from_float(b, x, out.element_type),
+                    b.gep(final, [i], source_etype=T.storage_type(out.element_type)))
+
+
+def _strides(shape) -> list[int]:
+    return strides_of(shape)
+
+
+def _outer_lhs(plan):
+    """Per outer row dim: its stride in the materialized A (rows of m) or in the lhs view."""
+    if plan.a_view:
+        return plan.a_view[2]
+    return [0] * len(plan.outer)   # unused: a materialized A is offset by o directly
+
+
+def _a_strides(plan) -> tuple:
+    """(row, column) strides of A: the lhs view's, or the patch matrix's layout."""
+    if plan.a_view:
+        return plan.a_view[0], plan.a_view[1]
+    return (plan.k, 1) if plan.a_rows_first else (1, plan.m_total)
+
+
+def _new_fn(pe, name: str, n_args: int = 3) -> tuple[ir.Function, ir.IRBuilder]:
+    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
+                     pe.me.unique(name))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
+
+def _ptrs(b, ctx, n):
+    return [b.load(b.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(n)]
+
+
+def _pack_kernel_fn(pe, instr, plan) -> ir.Function:
+    """fn(ctx = [rhs, dst], g0, g1): dst[g][k][n] = the kernel's element at contracting
+    position k (plan.cols order) and output feature g * N + n, for groups [g0, g1)."""
+    fn, b = _new_fn(pe, f"conv.pack_kernel.{instr.name}")
+    ctx, g0, g1 = fn.args
+    rhs_ptr, dst = _ptrs(b, ctx, 2)
+    rhs = instr.operands[1].shape
+    dn = instr.attrs["dim_labels"]
+    rst = _strides(rhs)
+    fty = T.value_type(rhs.element_type)
+    col_strides = [rst[dn.kernel_input_feature] if kind == "i" else rst[dn.kernel_spatial[j]]
+                   for kind, j, _ in plan.cols]
+    ostride = rst[dn.kernel_output_feature]
+    with for_range(b, g0, g1, name="g") as g:
+        with for_range(b, 0, plan.k, name="k") as k:
+            rem, src = k, b.mul(g, c64(plan.n * ostride))
+            for (_, _, size), st in zip(reversed(plan.cols), reversed(col_strides)):
+                src = b.add(src, b.mul(b.urem(rem, c64(size)), c64(st)))
+                rem = b.udiv(rem, c64(size))
+            row = b.mul(b.add(b.mul(g, c64(plan.k)), k), c64(plan.n))
+            with for_range(b, 0, plan.n, name="n") as n:
+                x = b.load(b.gep(rhs_ptr, [b.add(src, b.mul(n, c64(ostride)))],
+                                 source_etype=fty), typ=fty)
+                b.store(x, b.gep(dst, [b.add(row, n)], source_etype=fty))
+    b.ret_void()
+    return fn
+
+
+def _pdims(plan):
+    """The materialized A's dims, major -> minor, size-1 dims left out: (role, kind, j,
+    size), role "r" (a row dim) or "c" (a contracting dim)."""
+    rows = [("r",) + r for r in plan.rows if r[2] != 1]
+    cols = [("c",) + c for c in plan.cols if c[2] != 1]
+    dims = rows + cols if plan.a_rows_first else cols + rows
+    return dims or [("c", "i", 0, 1)]
+
+
+def _im2col_lines(plan) -> int:
+    n = 1
+    for d in _pdims(plan)[:-1]:
+        n *= d[3]
+    return n
+
+
+def _im2col_inner(plan) -> int:
+    return _pdims(plan)[-1][3]
+
+
+def _im2col_fn(pe, instr, plan) -> ir.Function:
+    """fn(ctx = [lhs, A, g], start, end): the lines [start, end) of the patch matrix A of
+    group g (a line: A's innermost dim, the others fixed), zeros in the padding and between
+    lhs-dilated elements."""
+    fn, b = _new_fn(pe, f"conv.im2col.{instr.name}")
+    ctx, start, end = fn.args
+    lhs_ptr, a_ptr, gp = _ptrs(b, ctx, 3)
+    g = b.ptrtoint(gp, T.I64)
+    lhs = instr.operands[0].shape
+    out = instr.shape
+    a = instr.attrs
+    dn, w = a["dim_labels"], a["window"]
+    lst = _strides(lhs)
+    fty = T.value_type(lhs.element_type)
+    zero = ir.Constant(fty, 0) if isinstance(fty, ir.IntType) else ir.Constant(fty, 0.0)
+    pd = _pdims(plan)
+    inner = pd[-1]
+    n_inner = inner[3]
+    i_group = instr.operands[1].shape.dims[dn.kernel_input_feature]
+    nsp = len(dn.output_spatial)
+
+    with for_range(b, start, end, name="line") as line:
+        coord = {}
+        rem = line
+        for role, kind, j, size in reversed(pd[:-1]):
+            coord[(role, kind, j)] = b.urem(rem, c64(size))
+            rem = b.udiv(rem, c64(size))
+
+        def value(key, default):
+            return coord.get(key, default)
+
+        # fixed parts: batch, feature, and each spatial dim's output / window coordinates
+        bidx = value(("r", "b", 0), c64(0))
+        if plan.batch_groups:
+            bidx = b.add(bidx, b.mul(g, c64(out.dims[dn.output_batch])))
+        fidx = value(("c", "i", 0), c64(0))
+        if not plan.batch_groups:
+            fidx = b.add(fidx, b.mul(g, c64(i_group)))
+        base = b.add(b.mul(bidx, c64(lst[dn.input_batch])),
+                     b.mul(fidx, c64(lst[dn.input_feature])))
+        ok = ir.Constant(T.I1, 1)
+        inner_s = None
+        for s in range(nsp):
+            if inner[1] == "s" and inner[2] == s:
+                inner_s = s
+                continue
+            pos, valid = _position(b, w, s, value(("r", "s", s), c64(0)),
+                                   value(("c", "s", s), c64(0)),
+                                   lhs.dims[dn.input_spatial[s]])
+            ok = b.and_(ok, valid)
+            base = b.add(base, b.mul(b.select(valid, pos, c64(0)),
+                                     c64(lst[dn.input_spatial[s]])))
+        dst_line = b.gep(a_ptr, [b.mul(line, c64(n_inner))], source_etype=fty)
+        if inner_s is None:
+            step = lst[dn.input_batch] if inner[1] == "b" else lst[dn.input_feature]
+            with b.if_else(ok) as (inside, outside):
+                with inside:
+                    src = b.gep(lhs_ptr, [base], source_etype=fty)
+                    with for_range(b, 0, n_inner, name="e") as e:
+                        x = b.load(b.gep(src, [b.mul(e, c64(step))], source_etype=fty),
+                                   typ=fty)
+                        b.store(x, b.gep(dst_line, [e], source_etype=fty))
+                with outside:
+                    with for_range(b, 0, n_inner, name="z") as e:
+                        b.store(zero, b.gep(dst_line, [e], source_etype=fty))
+        else:
+            s = inner_s
+            o_fixed = value(("r", "s", s), None)
+            c_fixed = value(("c", "s", s), None)
+            with for_range(b, 0, n_inner, name="e") as e:
+                o = e if inner[0] == "r" else (c64(0) if o_fixed is None else o_fixed)
+                c = e if inner[0] == "c" else (c64(0) if c_fixed is None else c_fixed)
+                pos, valid = _position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
+                valid = b.and_(valid, ok)
+                at = b.add(base, b.mul(b.select(valid, pos, c64(0)),
+                                       c64(lst[dn.input_spatial[s]])))
+                at = b.select(valid, at, c64(0))
+                x = b.load(b.gep(lhs_ptr, [at], source_etype=fty), typ=fty)
+                b.store(b.select(valid, x, zero), b.gep(dst_line, [e], source_etype=fty))
+    b.ret_void()
+    return fn
+
+
+def _position(b, w, s, o, c, size):
+    """(lhs position, in bounds and not in a dilation hole) of output position o and
+    kernel position c (reversed when the window says so) along spatial dim s."""
+    k = b.sub(c64(w.size[s] - 1), c) if w.rhs_reversal[s] else c
+    pos = b.add(b.mul(o, c64(w.stride[s])), b.mul(k, c64(w.rhs_dilate[s])))
+    pos = b.sub(pos, c64(w.pad_low[s]))
+    ok = ir.Constant(T.I1, 1)
+    dil = w.lhs_dilate[s]
+    if dil != 1:
+        ok = b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0))
+        pos = b.sdiv(pos, c64(dil))
+    ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+    ok = b.and_(ok, b.icmp_signed("<", pos, c64(size)))
+    return pos, ok

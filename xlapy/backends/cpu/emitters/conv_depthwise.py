@@ -1,0 +1,284 @@
+"""Depthwise convolutions (feature groups of one input feature) as a direct vectorized
+kernel: for each output pixel, the features in vectors of the machine's width, each
+window position one fused multiply-add of the lhs pixel's features and the kernel's.
+
+    out[b, o.., f] = sum_{k..} lhs[b, pos(o, k).., f / mult] * rhs[k.., f]
+
+Planned (depthwise_plan) when the lhs's, the output's and the kernel's feature dims are
+their innermost (stride 1: NHWC / HWIO, and the input gradient's reversed "01oi" kernel),
+any other dim orders, strides, padding and dilations. A channel multiplier above one reads
+the lhs feature f / mult: broadcast to a vector when the multiplier is a multiple of the
+vector width (a one-feature image's first layer: every output feature reads it), else
+lane by lane. The pixels are split across the thread
+pool. Everything else stays with the gemm (conv.py) or the elemental loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from llvmlite import ir
+
+from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
+from xlapy.backends.cpu.passes.conv_plan import depthwise_plan, filter_grad_plan, strides_of
+from xlapy.backends.cpu.runtime import threadpool
+from xlapy.backends.cpu.target import vector_bits
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
+
+PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one thread
+UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
+
+
+def emit_depthwise(pe, instr, dest, operands) -> bool:
+    plan = depthwise_plan(instr)
+    if plan is None:
+        return False
+    fn = _kernel(pe, instr, plan)
+    out = instr.shape
+    dn = instr.attrs["dim_labels"]
+    pixels = out.size // out.dims[dn.output_feature]
+    b, me = pe.b, pe.me
+    ctx = pe.table([operands[0], operands[1], dest[0]])
+    work = out.size * instr.operands[1].shape.size // max(out.dims[dn.output_feature], 1)
+    if me.use_threads and work >= PARALLEL_WORK and pixels >= 2:
+        grain = max(pixels // (4 * me.num_threads), 1)
+        b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(pixels), c64(grain)])
+    else:
+        b.call(fn, [ctx, c64(0), c64(pixels)])
+    return True
+
+
+def _kernel(pe, instr, plan) -> ir.Function:
+    """fn(ctx = [lhs, rhs, out], start, end): the output pixels [start, end), row-major
+    over the output's batch and spatial dims in its memory order."""
+    groups, mult = plan
+    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
+                     pe.me.unique(f"conv.depthwise.{instr.name}"))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ctx, start, end = fn.args
+    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
+                           for j in range(3))
+    a = instr.attrs
+    dn, w = a["dim_labels"], a["window"]
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    fty = T.value_type(out.element_type)
+    nsp = len(dn.output_spatial)
+    n_feat = out.dims[dn.output_feature]
+    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
+    # a vector of features reads contiguous lhs features (multiplier 1) or one lhs feature
+    # broadcast (a multiplier that is a multiple of the vector: every lane's f / mult agrees)
+    if mult != 1 and mult % vl:
+        vl = 1
+    vty = ir.VectorType(fty, vl) if vl > 1 else fty
+    zero = ir.Constant(vty, [0.0] * vl) if vl > 1 else ir.Constant(fty, 0.0)
+    fma = T.intrinsic(pe.llmod, "llvm.fmuladd", vty, 3)
+    # the output's pixel dims in its memory order
+    pix = [d for d in reversed(out.minor_to_major) if d != dn.output_feature]
+    windows = []
+    n_win = 1
+    for s in range(nsp):
+        n_win *= w.size[s]
+
+    def window_positions():
+        """[(kernel offset, [kernel position per spatial dim])] of every window position."""
+        out_ = []
+        for lin in range(n_win):
+            ks, rem = [], lin
+            for s in reversed(range(nsp)):
+                ks.insert(0, rem % w.size[s])
+                rem //= w.size[s]
+            off = sum(k * rs[dn.kernel_spatial[s]] for s, k in enumerate(ks))
+            out_.append((off, ks))
+        return out_
+
+    windows = window_positions() if n_win <= UNROLL_WINDOW else None
+
+    with for_range(b, start, end, name="px") as p:
+        idx, rem = {}, p
+        for d in reversed(pix):
+            idx[d] = b.urem(rem, c64(out.dims[d]))
+            rem = b.udiv(rem, c64(out.dims[d]))
+        out_base = c64(0)
+        for d in pix:
+            out_base = b.add(out_base, b.mul(idx[d], c64(os_[d])))
+        lhs_base = b.mul(idx[dn.output_batch], c64(ls[dn.input_batch]))
+        o_sp = [idx[dn.output_spatial[s]] for s in range(nsp)]
+
+        def tap(ks, rk_off, f, acc):
+            """acc + lhs . rhs at window position ks (constants, or i64 values) for
+            features f (vector or lane)."""
+            ok = ir.Constant(T.I1, 1)
+            off = lhs_base
+            for s in range(nsp):
+                k = ks[s]
+                if w.rhs_reversal[s]:
+                    k = b.sub(c64(w.size[s] - 1), k if not isinstance(k, int) else c64(k))
+                kv = c64(k) if isinstance(k, int) else k
+                pos = b.add(b.mul(o_sp[s], c64(w.stride[s])), b.mul(kv, c64(w.rhs_dilate[s])))
+                pos = b.sub(pos, c64(w.pad_low[s]))
+                if w.lhs_dilate[s] != 1:
+                    ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(w.lhs_dilate[s])),
+                                                  c64(0)))
+                    pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
+                ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+                ok = b.and_(ok, b.icmp_signed("<", pos, c64(lhs.dims[dn.input_spatial[s]])))
+                off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
+                                       c64(ls[dn.input_spatial[s]])))
+            feat = f if mult == 1 else b.udiv(f, c64(mult))
+            xp = b.gep(lhs_p, [b.add(off, feat)], source_etype=fty)
+            wp = b.gep(rhs_p, [b.add(rk_off, f)], source_etype=fty)
+            cur = b.block
+            with b.if_then(ok):
+                if vl > 1 and mult != 1:
+                    x = T.splat(b, b.load(xp, typ=fty), vl)
+                else:
+                    x = b.load(xp, typ=vty, align=1)
+                y = b.load(wp, typ=vty, align=1)
+                new = b.call(fma, [x, y, acc])
+                inner = b.block
+            phi = b.phi(vty)
+            phi.add_incoming(acc, cur)
+            phi.add_incoming(new, inner)
+            return phi
+
+        def features(f):
+            acc = zero
+            if windows is not None:
+                for off, ks in windows:
+                    acc = tap(ks, c64(off), f, acc)
+            else:
+                slot = entry_alloca(b, vty)
+                b.store(acc, slot)
+                with for_range(b, 0, n_win, name="win") as lin:
+                    ks, r, koff = [], lin, c64(0)
+                    for s in reversed(range(nsp)):
+                        k = b.urem(r, c64(w.size[s]))
+                        r = b.udiv(r, c64(w.size[s]))
+                        ks.insert(0, k)
+                        koff = b.add(koff, b.mul(k, c64(rs[dn.kernel_spatial[s]])))
+                    b.store(tap(ks, koff, f, b.load(slot, typ=vty)), slot)
+                acc = b.load(slot, typ=vty)
+            b.store(acc, b.gep(out_p, [b.add(out_base, f)], source_etype=fty), align=1)
+
+        whole = n_feat // vl * vl
+        if whole:
+            with for_range(b, 0, whole, vl, name="f") as f:
+                features(f)
+        if whole < n_feat:
+            # the last features one lane at a time
+            saved = (vl, vty, zero)
+            vl, vty, zero = 1, fty, ir.Constant(fty, 0.0)
+            fma = T.intrinsic(pe.llmod, "llvm.fmuladd", fty, 3)
+            with for_range(b, whole, n_feat, name="fr") as f:
+                features(f)
+            vl, vty, zero = saved
+    b.ret_void()
+    return fn
+
+
+
+
+def emit_filter_grad(pe, instr, dest, operands) -> bool:
+    g = filter_grad_plan(instr)
+    if g is None:
+        return False
+    fty = T.value_type(instr.shape.element_type)
+    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
+    units = g // vl + g % vl
+    fn = _filter_kernel(pe, instr, g, vl)
+    b, me = pe.b, pe.me
+    ctx = pe.table([operands[0], operands[1], dest[0]])
+    if me.use_threads and units >= 2 and instr.operands[1].shape.size >= PARALLEL_WORK:
+        b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(units), c64(1)])
+    else:
+        b.call(fn, [ctx, c64(0), c64(units)])
+    return True
+
+
+def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
+    """fn(ctx = [lhs, rhs, out], start, end): channel units [start, end) (a vector of vl
+    channels each, then the last channels one at a time): every output position's sum
+    over the lhs features and the window, accumulated in registers."""
+    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
+                     pe.me.unique(f"conv.depthwise_filter.{instr.name}"))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ctx, start, end = fn.args
+    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
+                           for j in range(3))
+    a = instr.attrs
+    dn, w = a["dim_labels"], a["window"]
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    fty = T.value_type(out.element_type)
+    nsp = len(dn.output_spatial)
+    osz = [out.dims[dn.output_spatial[s]] for s in range(nsp)]
+    positions = []
+    for lin in range(out.size // channels):
+        o, rem = [], lin
+        for s in reversed(range(nsp)):
+            o.insert(0, rem % osz[s])
+            rem //= osz[s]
+        positions.append(o)
+    vec_units = channels // vl
+
+    def block(c0, ty, lanes):
+        zero = ir.Constant(ty, [0.0] * lanes) if lanes > 1 else ir.Constant(fty, 0.0)
+        fma = T.intrinsic(pe.llmod, "llvm.fmuladd", ty, 3)
+        slots = []
+        for _ in positions:
+            s = entry_alloca(b, ty)
+            b.store(zero, s)
+            slots.append(s)
+        n_in = lhs.dims[dn.input_feature]
+        with for_range(b, 0, n_in, name="i") as i:
+            lbase = b.add(c0, b.mul(i, c64(ls[dn.input_feature])))
+            rbase = b.add(c0, b.mul(i, c64(rs[dn.kernel_input_feature])))
+            ks = []
+            with contextlib.ExitStack() as stack:
+                for s in range(nsp):
+                    ks.append(stack.enter_context(for_range(b, 0, w.size[s], name=f"k{s}")))
+                roff = rbase
+                for s in range(nsp):
+                    roff = b.add(roff, b.mul(ks[s], c64(rs[dn.kernel_spatial[s]])))
+                y = b.load(b.gep(rhs_p, [roff], source_etype=fty), typ=ty, align=1)
+                for slot, o in zip(slots, positions):
+                    ok = ir.Constant(T.I1, 1)
+                    off = lbase
+                    for s in range(nsp):
+                        k = b.sub(c64(w.size[s] - 1), ks[s]) if w.rhs_reversal[s] else ks[s]
+                        pos = b.add(c64(o[s] * w.stride[s] - w.pad_low[s]),
+                                    b.mul(k, c64(w.rhs_dilate[s])))
+                        if w.lhs_dilate[s] != 1:
+                            ok = b.and_(ok, b.icmp_signed(
+                                "==", b.srem(pos, c64(w.lhs_dilate[s])), c64(0)))
+                            pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
+                        ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+                        ok = b.and_(ok, b.icmp_signed("<", pos,
+                                                      c64(lhs.dims[dn.input_spatial[s]])))
+                        off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
+                                               c64(ls[dn.input_spatial[s]])))
+                    with b.if_then(ok):
+                        x = b.load(b.gep(lhs_p, [off], source_etype=fty), typ=ty, align=1)
+                        b.store(b.call(fma, [x, y, b.load(slot, typ=ty)]), slot)
+        for slot, o in zip(slots, positions):
+            off = c0
+            for s in range(nsp):
+                off = b.add(off, c64(o[s] * os_[dn.output_spatial[s]]))
+            b.store(b.load(slot, typ=ty), b.gep(out_p, [off], source_etype=fty), align=1)
+
+    with for_range(b, start, end, name="unit") as u:
+        with b.if_else(b.icmp_signed("<", u, c64(vec_units))) as (vec, scalar):
+            with vec:
+                block(b.mul(u, c64(vl)), ir.VectorType(fty, vl), vl)
+            with scalar:
+                block(b.add(c64(vec_units * vl), b.sub(u, c64(vec_units))), fty, 1)
+    b.ret_void()
+    return fn

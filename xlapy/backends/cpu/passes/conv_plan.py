@@ -1,0 +1,268 @@
+"""Which convolutions the cpu backend computes with xlapy's own gemm, and how (the plan
+emitters/conv.py follows and gemm_epilogue.py asks about).
+
+A convolution is a sum of products over the kernel's input features and window positions:
+
+    out[b, o.., f] = sum_{i, k..} lhs[b', g*I + i, pos(o, k)..] * rhs[k.., i, f]
+
+so, for each feature group, it is a gemm C[M, N] = A[M, K] . B[K, N] with
+
+    M = the output's batch and spatial positions (its "row dims"),
+    K = the kernel's input features and window positions (its "contracting dims"),
+    N = the output features of the group.
+
+C is the output seen as a matrix: its row dims, in the output's memory order, collapse
+into one index with one stride where they are adjacent in memory; the more-major ones
+that do not (NCHW's batch, in front of the features) are looped over, a gemm each.
+B is the kernel seen as a matrix, its contracting dims in the kernel's memory order; when
+they do not collapse (the input gradient's kernel, "01oi", has the output feature between
+them) the emitter copies the kernel into a [K, N] matrix first (it is small).
+A is the lhs patch matrix ("im2col"): A[m, k] = lhs at the position of output row m and
+window column k, zero in the padding and between lhs-dilated elements. The emitter
+materializes it, row- or column-major (whichever reads the lhs along its contiguous
+dimension), unless it is a strided view of the lhs already (1x1 windows, and windows that
+cover the whole input: a pointwise convolution and its filter gradient are plain gemms).
+
+bf16 and f16 convolutions use the gemm kind of their type (sums in f32, a bf16 / f16
+result rounded once at the end). Not planned (the elemental convolution computes them):
+other element types,
+empty operands, and feature groups of one input feature (depthwise convolutions: those
+with features innermost go to emitters/conv_depthwise.py, depthwise_plan, and so does
+their filter gradient, filter_grad_plan).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GEMM_TYPES = ("f32", "f64")
+HALF_TYPES = ("bf16", "f16")   # the gemm widens them to f32 as it packs; sums in f32
+
+
+def strides_of(shape) -> list[int]:
+    """Element strides of each dimension of an array in its layout."""
+    st = [0] * shape.rank
+    acc = 1
+    for d in shape.minor_to_major:
+        st[d] = acc
+        acc *= shape.dims[d]
+    return st
+
+
+def collapse(dims: list[tuple[int, int]]):
+    """(size, stride) of dims [(size, stride)] given major -> minor, as one index, or None
+    when they are not one arithmetic progression (size-1 dims are ignored)."""
+    dims = [(n, s) for n, s in dims if n != 1]
+    if not dims:
+        return 1, 1
+    size, stride = dims[-1]
+    for n, s in reversed(dims[:-1]):
+        if s != stride * size:
+            return None
+        size *= n
+    return size, stride
+
+
+@dataclass(frozen=True)
+class ConvPlan:
+    t: str
+    groups: int              # feature groups (lhs features split) or batch groups
+    batch_groups: bool       # True: groups are batch_group_count's
+    rows: tuple              # row dims, out memory order: (kind, index, size) kind "b"/"s"
+    cols: tuple              # contracting dims, rhs memory order: ("i", 0, size)/("s", j, size)
+    m: int                   # rows per gemm (the collapsed inner row dims)
+    n: int                   # output features per group
+    k: int
+    outer: tuple             # row dims looped over (sizes, out strides), major -> minor
+    c_strides: tuple         # (row stride, column stride) of C
+    b_strides: tuple | None  # (rsb, csb) of the kernel as B, or None: copied to [K, N]
+    a_view: tuple | None     # A as a strided view of lhs: (rsa, csa, outer strides) or None
+    a_rows_first: bool       # materialized A: [M_total, K] (True) or [K, M_total]
+
+    @property
+    def m_total(self) -> int:
+        t = self.m
+        for n, _ in self.outer:
+            t *= n
+        return t
+
+    out_t: str = ""
+
+    @property
+    def epilogue_ok(self) -> bool:
+        """One gemm writes the whole result as a matrix: its tiles are the result's."""
+        return self.groups == 1 and not self.outer and self.out_t == self.t
+
+    def flops(self) -> int:
+        return 2 * self.groups * self.m_total * self.n * self.k
+
+
+def conv_plan(instr):
+    return plan_for(instr.attrs, instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+
+
+def plan_for(a: dict, lhs, rhs, out):
+    t, out_t = lhs.element_type.name, out.element_type.name
+    if rhs.element_type.name != t:
+        return None
+    if t in GEMM_TYPES:
+        if out_t != t:
+            return None
+    elif t not in HALF_TYPES or out_t not in (t, "f32"):
+        return None
+    if any(s.layout is not None and getattr(s.layout, "extra", "") for s in (lhs, rhs, out)):
+        return None
+    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
+        return None
+    dn, w = a["dim_labels"], a["window"]
+    fg, bg = a.get("feature_group_count", 1), a.get("batch_group_count", 1)
+    groups = max(fg, bg)
+    nsp = len(dn.output_spatial)
+    i_per_group = rhs.dims[dn.kernel_input_feature]
+    if fg > 1 and i_per_group == 1:
+        return None     # depthwise: a gemm of one contracting feature per group
+    n_out = out.dims[dn.output_feature]
+    n = n_out // groups
+    ost, rst, lst = strides_of(out), strides_of(rhs), strides_of(lhs)
+    # C: the output's row dims in memory order; features at stride ost[f]
+    order = list(reversed(out.minor_to_major))
+    rows = []
+    for d in order:
+        if d == dn.output_batch:
+            rows.append(("b", 0, out.dims[d], ost[d]))
+        elif d != dn.output_feature:
+            rows.append(("s", dn.output_spatial.index(d), out.dims[d], ost[d]))
+    # the longest suffix of row dims that collapses is one gemm's M; the rest is looped
+    split = len(rows)
+    while split > 0 and collapse([(r[2], r[3]) for r in rows[split - 1:]]) is not None:
+        split -= 1
+    inner = collapse([(r[2], r[3]) for r in rows[split:]])
+    m, rs_c = inner
+    outer = tuple((r[2], r[3]) for r in rows[:split] if r[2] != 1)
+    # B: the kernel's contracting dims in its memory order
+    cols = []
+    kdims = []
+    for d in reversed(rhs.minor_to_major):
+        if d == dn.kernel_input_feature:
+            cols.append(("i", 0, rhs.dims[d]))
+            kdims.append((rhs.dims[d], rst[d]))
+        elif d != dn.kernel_output_feature:
+            j = dn.kernel_spatial.index(d)
+            cols.append(("s", j, rhs.dims[d]))
+            kdims.append((rhs.dims[d], rst[d]))
+    kc = collapse(kdims)
+    k = 1
+    for _, _, size in cols:
+        k *= size
+    b_strides = (kc[1], rst[dn.kernel_output_feature]) if kc is not None else None
+    a_view = _lhs_view(dn, w, lhs, lst, rows[split:], outer and rows[:split], cols, nsp)
+    return ConvPlan(t=t, out_t=out_t, groups=groups, batch_groups=bg > 1,
+                    rows=tuple((r[0], r[1], r[2]) for r in rows), cols=tuple(cols), m=m, n=n,
+                    k=k, outer=outer, c_strides=(rs_c, ost[dn.output_feature]),
+                    b_strides=b_strides, a_view=a_view,
+                    a_rows_first=_rows_first(dn, lhs, lst, rows, cols))
+
+
+def _lhs_dim(dn, kind, j, as_row):
+    """The lhs dimension a row dim (as_row) or contracting dim indexes."""
+    if kind == "s":
+        return dn.input_spatial[j]
+    return dn.input_batch if as_row else dn.input_feature
+
+
+def _lhs_view(dn, w, lhs, lst, inner_rows, outer_rows, cols, nsp):
+    """(rsa, csa, outer strides) when A is a strided view of lhs (no padding or dilation,
+    and every spatial dim either has one output position or a one-wide window, so that each
+    row or column dim moves one lhs dim by a fixed stride), else None."""
+    for s in range(nsp):
+        if w.pad_low[s] != 0 or w.lhs_dilate[s] != 1 or w.rhs_reversal[s]:
+            return None
+    out_sizes = {j: size for kind, j, size, *_ in list(inner_rows) + list(outer_rows or [])
+                 if kind == "s"}
+    row_step, col_step = {}, {}
+    for s in range(nsp):
+        if out_sizes.get(s, 1) != 1 and w.size[s] != 1:
+            return None
+        last = (out_sizes.get(s, 1) - 1) * w.stride[s] + (w.size[s] - 1) * w.rhs_dilate[s]
+        if last >= lhs.dims[dn.input_spatial[s]]:
+            return None
+        d = dn.input_spatial[s]
+        row_step[s] = w.stride[s] * lst[d]
+        col_step[s] = w.rhs_dilate[s] * lst[d]
+    rdims = [(size, row_step[j] if kind == "s" else lst[dn.input_batch])
+             for kind, j, size, *_ in inner_rows]
+    cdims = [(size, col_step[j] if kind == "s" else lst[dn.input_feature])
+             for kind, j, size in cols]
+    r, c = collapse(rdims), collapse(cdims)
+    if r is None or c is None:
+        return None
+    outer = tuple(row_step[j] if kind == "s" else lst[dn.input_batch]
+                  for kind, j, size, *_ in (outer_rows or []) if size != 1)
+    return r[1], c[1], outer
+
+
+def _rows_first(dn, lhs, lst, rows, cols) -> bool:
+    """Layout of a materialized A: rows first ([M, K]: its innermost dim is the innermost
+    contracting dim) or columns first ([K, M]: the innermost row dim), whichever reads the
+    lhs with the smaller stride, non-spatial (no bounds check per element) preferred."""
+    def cost(kind, j, as_row):
+        return (kind == "s", lst[_lhs_dim(dn, kind, j, as_row)])
+    r = [x for x in rows if x[2] != 1]
+    c = [x for x in cols if x[2] != 1]
+    if not r or not c:
+        return True
+    return cost(c[-1][0], c[-1][1], False) <= cost(r[-1][0], r[-1][1], True)
+
+
+MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
+
+
+def depthwise_plan(instr):
+    """(groups, channel multiplier) when instr is a depthwise convolution the direct kernel
+    (emitters/conv_depthwise.py) computes, else None: feature groups of one input feature,
+    or a single input feature (a grayscale image's first layer: multiplier = features)."""
+    if instr.opcode != "convolution":
+        return None
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    t = out.element_type.name
+    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
+        return None
+    dn = a["dim_labels"]
+    g = a.get("feature_group_count", 1)
+    if a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
+        return None
+    if g == 1 and lhs.dims[dn.input_feature] != 1:
+        return None     # one group of one input feature (an image's first layer) also fits
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    if (ls[dn.input_feature] != 1 and lhs.dims[dn.input_feature] != 1) \
+            or os_[dn.output_feature] != 1 or rs[dn.kernel_output_feature] != 1:
+        return None
+    return g, out.dims[dn.output_feature] // g
+
+
+def filter_grad_plan(instr):
+    """The depthwise filter gradient (batch groups of one lhs batch element and one output
+    feature each, as jax.grad emits): the channel count, else None."""
+    if instr.opcode != "convolution":
+        return None
+    a = instr.attrs
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    t = out.element_type.name
+    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
+        return None
+    dn = a["dim_labels"]
+    g = a.get("batch_group_count", 1)
+    if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
+            or rhs.dims[dn.kernel_output_feature] != g or lhs.dims[dn.input_batch] != g:
+        return None
+    n_pos = out.size // g
+    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    if n_pos > MAX_FILTER_POSITIONS or ls[dn.input_batch] != 1 \
+            or rs[dn.kernel_output_feature] != 1 or os_[dn.output_feature] != 1:
+        return None
+    return g
