@@ -133,7 +133,7 @@ def test_abs_and_sign_on_unsigned_follow_xla_and_jax():
     jax = pytest.importorskip("jax")
     x = np.array([0, 3, 200], np.uint8)
     for f in (xp.lax.abs, xp.jit(xp.lax.abs)):
-        with pytest.raises(ShapeError, match=r"abs: expects a signed integer, floating-point or complex"):
+        with pytest.raises(ShapeError, match=r"abs: expects a signed integer, floating-point or"):
             f(x)
     with pytest.raises(TypeError, match="abs does not accept dtype uint8"):
         jax.lax.abs(x)  # jax.lax refuses it too
