@@ -319,17 +319,6 @@ def reciprocal(x):
     return _fdiv(_c(x, 1), x)
 
 
-def conjugate(x):
-    return _copy(x)  # real arrays only
-
-
-conj = real = conjugate
-
-
-def imag(x):
-    return B.full(shape(x), 0, _dt(x))
-
-
 # ---- predicates ---------------------------------------------------------------------------
 
 def logical_not(x):

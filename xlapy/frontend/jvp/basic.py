@@ -33,7 +33,15 @@ def _one(x):
 # ---- unary -------------------------------------------------------------------------------
 
 linear(B.neg_p)
-derivatives(B.abs_p, lambda t, x, out: select(B.ge(x, zeros_like(x)), t, neg(t)))
+def _abs_tangent(t, x, out):
+    if B.is_complex(aval_of(x).dtype):  # real(t conj(x)) / |x|, 0 at x = 0 (JAX's)
+        from xlapy.frontend.primitives.complex import conj, real
+        safe = select(eq(out, zeros_like(out)), full_like(out, 1), out)
+        return div(real(mul(t, conj(x))), safe)
+    return select(B.ge(x, zeros_like(x)), t, neg(t))
+
+
+derivatives(B.abs_p, _abs_tangent)
 for _p in (B.sign_p, B.floor_p, B.ceil_p, B.round_p, B.round_afz_p):
     zero(_p)
 derivatives(B.exp_p, _scale(lambda x, out: out))
