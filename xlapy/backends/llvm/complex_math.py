@@ -170,12 +170,14 @@ def sqrt(b, x):
 
 
 def _cosh_sinh(b, y):
-    """(cosh y, sinh y), sinh from expm1 so that it is accurate near 0."""
-    em1 = _math(b, "expm1", y)
+    """(cosh y, sinh y), from expm1(|y|): accurate near 0 and without the cancellation
+    e^y = expm1(y) + 1 would suffer for negative y."""
+    ay = _intr(b, "llvm.fabs", y)
+    em1 = _math(b, "expm1", ay)
     ey = b.fadd(em1, _c(y, 1.0))
     sinh = b.fmul(_c(y, 0.5), b.fadd(em1, b.fdiv(em1, ey)))
     cosh = b.fmul(_c(y, 0.5), b.fadd(ey, b.fdiv(_c(y, 1.0), ey)))
-    return cosh, sinh
+    return cosh, _intr(b, "llvm.copysign", sinh, y)
 
 
 def sin(b, x):
