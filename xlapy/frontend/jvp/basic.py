@@ -17,7 +17,7 @@ import numpy as np
 from xlapy.frontend.jvp.rules import bilinear, derivatives, linear, zero
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives.basic import (add, aval_of, cos, div, eq, exp, full_like, gt,
-                                             is_float, log, lt, mul, neg, pow_, select, sin,
+                                             log, lt, mul, neg, pow_, select, sin,
                                              sub, zeros_like)
 
 
@@ -113,7 +113,7 @@ linear(B.select_p, argnums=(1, 2))  # the predicate is fixed
 def _convert_rule(primals, tangents, dtype):
     (x,), (t,) = primals, tangents
     out = B.convert(x, dtype)
-    if t is None or not (is_float(aval_of(x).dtype) and is_float(np.dtype(dtype))):
+    if t is None or not (B.is_inexact(aval_of(x).dtype) and B.is_inexact(np.dtype(dtype))):
         return out, None  # to or from an integer type: no tangent
     return out, B.convert(t, dtype)
 
