@@ -17,6 +17,8 @@ does not grow with n. The arithmetic is in the component type (f32 for c64, f64 
 as XLA:CPU's ducc does. An inverse transform conjugates on the way in and out and scales
 by 1/n per dimension (IFFT's 1/N overall).
 
+Operands and results in other layouts than row-major go through row-major scratch copies.
+
   FFT, IFFT   the operand is copied to the result, then each of the trailing dimensions
               is transformed in place
   RFFT        the last dimension: real lines transformed as complex ones, the first
@@ -39,13 +41,13 @@ import math
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (Scratch, routine_function, slot,
+from xlapy.backends.cpu.emitters.routine import (Scratch, copy_array, routine_function, slot,
                                                  while_loop)
 from xlapy.backends.llvm import complex_math as C
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, for_range
 from xlapy.backends.llvm.math import math_function
+from xlapy.hlo.shapes import Layout
 
 
 def _pow2_at_least(n: int) -> int:
@@ -238,8 +240,6 @@ def _copy(cx: _Ctx, dst, src, count: int):
 @custom_emitter("fft")
 def emit_fft(pe, instr, dest, operands) -> bool:
     out, a = instr.shape, instr.operands[0].shape
-    if not (out.has_default_layout and a.has_default_layout):
-        raise lowering_error(instr, "fft on the cpu needs row-major (default) layouts")
     kind = instr.attrs["fft_type"]
     lengths = tuple(instr.attrs["fft_length"])
     if out.size == 0:
@@ -247,8 +247,19 @@ def emit_fft(pe, instr, dest, operands) -> bool:
     ctype = out.element_type if out.element_type.is_complex else a.element_type
     ct = T.F64 if ctype.name == "c128" else T.F32
     fn, b = routine_function(pe, f"fft.{instr.name}", 2)
-    out_ptr, a_ptr = fn.args
+    out_arg, a_arg = fn.args
     cx = _Ctx(b, ct)
+    # the transforms work on row-major arrays: other layouts go through a row-major copy
+    row_a, row_out = a.with_layout(Layout.default(a.rank)), out.with_layout(
+        Layout.default(out.rank))
+    a_ptr, out_ptr, temps = a_arg, out_arg, []
+    if not a.has_default_layout:
+        temps.append(Scratch(b, a.byte_size, "fft.in"))
+        a_ptr = temps[-1].ptr
+        copy_array(b, a_ptr, row_a, a_arg, a)
+    if not out.has_default_layout:
+        temps.append(Scratch(b, out.byte_size, "fft.out"))
+        out_ptr = temps[-1].ptr
     k = len(lengths)
     axes = list(range(out.rank - k, out.rank))
     if kind in ("FFT", "IFFT"):
@@ -266,6 +277,10 @@ def emit_fft(pe, instr, dest, operands) -> bool:
             _transform_in_place(cx, tmp.ptr, a.dims, ax, True)
         _irfft_last(cx, out_ptr, out.dims, tmp.ptr, a.dims, lengths[-1])
         tmp.release()
+    if out_ptr is not out_arg:
+        copy_array(b, out_arg, out, out_ptr, row_out)
+    for t in temps:
+        t.release()
     b.ret_void()
     pe.b.call(fn, [dest[0], operands[0]])
     return True
