@@ -1,0 +1,8 @@
+"""xlapy.scipy: jax.scipy's modules (linalg)."""
+
+
+def __getattr__(name):
+    if name in ("linalg", "special", "stats"):
+        import importlib
+        return importlib.import_module(f"xlapy.scipy.{name}")
+    raise AttributeError(f"module 'xlapy.scipy' has no attribute '{name}'")
