@@ -115,3 +115,31 @@ ENTRY e {
         g = np.asarray(g)
         assert g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("t", ["c64", "c128"])
+def test_complex_dots_through_blas_gemm(t):
+    """Batched and transposed complex dots (BLAS cgemm/zgemm) against the evaluator."""
+    dt = np.complex64 if t == "c64" else np.complex128
+    text = f"""HloModule m
+ENTRY e {{
+  x = {t}[4,50,30] parameter(0)
+  y = {t}[4,30,20] parameter(1)
+  d = {t}[4,50,20] dot(x, y), lhs_batch_dims={{0}}, rhs_batch_dims={{0}},
+      lhs_contracting_dims={{2}}, rhs_contracting_dims={{1}}
+  xs = {t}[1,50,30] slice(x), slice={{[0:1],[0:50],[0:30]}}
+  x3 = {t}[50,30] reshape(xs)
+  ys = {t}[1,30,20] slice(y), slice={{[1:2],[0:30],[0:20]}}
+  y2 = {t}[30,20] reshape(ys)
+  f = {t}[20,50] dot(y2, x3), lhs_contracting_dims={{0}}, rhs_contracting_dims={{1}}
+  ROOT o = ({t}[4,50,20], {t}[20,50]) tuple(d, f)
+}}"""
+    rng = np.random.default_rng(4)
+    x = (rng.normal(size=(4, 50, 30)) + 1j * rng.normal(size=(4, 50, 30))).astype(dt)
+    y = (rng.normal(size=(4, 30, 20)) + 1j * rng.normal(size=(4, 30, 20))).astype(dt)
+    m = parse(text)
+    got = get_platform("cpu").compiler.compile(m).run(x, y)
+    want = [np.matmul(x, y), (x[0] @ y[1]).T]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4 if t == "c64" else 1e-12,
+                                   atol=1e-4 if t == "c64" else 1e-12)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from xlapy.backends.cpu.options import gemm_choice
 from xlapy.backends.cpu.target import threads_available
 
-GEMM_TYPES = ("f32", "f64")
+GEMM_TYPES = ("f32", "f64", "c64", "c128")  # complex: BLAS cgemm/zgemm only
 OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
 
 
@@ -82,4 +82,5 @@ def use_own_gemm(flops: int) -> bool:
 
 def own_gemm_for(plan: dict) -> bool:
     """Whether the gemm of `plan` runs on xlapy's own kernel (use_own_gemm)."""
-    return plan["k"] > 0 and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"])
+    return (plan["t"] in ("f32", "f64") and plan["k"] > 0
+            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"]))
