@@ -10,8 +10,9 @@ Formulas (no fast-math; the parts are computed in the component type, as XLA:CPU
   abs        hypot: m * sqrt(1 + (n/m)^2) with m = max(|re|, |im|), n = min; inf if either
              part is infinite (even with a NaN), 0 at 0
   exp        e^a (cos b + i sin b); b = 0 gives (e^a, b) exactly
-  log        log|z| + i atan2(b, a)
+  log        log|z| + i atan2(b, a), log|z| = log m + log1p((n/m)^2)/2 (no overflow)
   sqrt       t = sqrt((|a| + |z|) / 2): (t, b/2t) for a >= 0, (|b|/2t, copysign(t, b)) else
+             (+t for b = -0, as XLA); scaled by 1/4 (result times 2) near overflow
   sin, cos   through cosh and sinh of the imaginary part (sinh from expm1: accurate near 0)
   tanh       (sinh 2a + i sin 2b) / (cosh 2a + cos 2b); +-1 + 0i for |a| > 20
   tan        -i tanh(iz)
@@ -137,8 +138,17 @@ def expm1(b, x):
 
 
 def log(b, x):
+    """log|z| as log(m) + log1p((n/m)^2)/2 (m, n the larger and smaller |part|), so that
+    |z| beyond the largest float does not overflow; non-finite and zero z through |z|."""
     a, c = parts(b, x)
-    return make(b, _math(b, "log", abs_(b, x)), _math(b, "atan2", c, a))
+    fa, fc = _intr(b, "llvm.fabs", a), _intr(b, "llvm.fabs", c)
+    m, n = _intr(b, "llvm.maxnum", fa, fc), _intr(b, "llvm.minnum", fa, fc)
+    q = b.fdiv(n, m)
+    scaled = b.fadd(_math(b, "log", m), b.fmul(_c(m, 0.5), _math(b, "log1p", b.fmul(q, q))))
+    ordinary = b.and_(b.fcmp_ordered(">", m, _c(m, 0.0)),
+                      b.fcmp_ordered("<", m, _c(m, float("inf"))))
+    re = b.select(ordinary, scaled, _math(b, "log", abs_(b, x)))
+    return make(b, re, _math(b, "atan2", c, a))
 
 
 def log1p(b, x):
@@ -156,17 +166,32 @@ def log1p(b, x):
 
 def sqrt(b, x):
     a, c = parts(b, x)
+    # |z| near the top of the range: sqrt(z) = 2 sqrt(z / 4), so |a| + |z| cannot overflow
+    big = b.fcmp_ordered(">", _intr(b, "llvm.maxnum", _intr(b, "llvm.fabs", a),
+                                     _intr(b, "llvm.fabs", c)),
+                         _c(a, 2.0 ** (120 if a.type == ir.FloatType() else 1000)))
+    k = b.select(big, _c(a, 0.25), _c(a, 1.0))
+    x = make(b, b.fmul(a, k), b.fmul(c, k))
+    re, im = _sqrt_parts(b, x, c)
+    two = b.select(big, _c(a, 2.0), _c(a, 1.0))
+    return make(b, b.fmul(re, two), b.fmul(im, two))
+
+
+def _sqrt_parts(b, x, c0):
+    a, c = parts(b, x)
     r = abs_(b, x)
     t = _intr(b, "llvm.sqrt", b.fmul(b.fadd(_intr(b, "llvm.fabs", a), r), _c(a, 0.5)))
     half = b.fdiv(c, b.fmul(t, _c(t, 2.0)))
     nonneg = b.fcmp_ordered(">=", a, _c(a, 0.0))
     re = b.select(nonneg, t, _intr(b, "llvm.fabs", half))
-    im = b.select(nonneg, half, _intr(b, "llvm.copysign", t, c))
+    # a negative real axis approached from -0i still gives +i sqrt|a|, as XLA's does
+    im_neg = b.select(b.fcmp_ordered("==", c, _c(c, 0.0)), t, _intr(b, "llvm.copysign", t, c))
+    im = b.select(nonneg, half, im_neg)
     zero = b.fcmp_ordered("==", r, _c(r, 0.0))
     inf_im = b.fcmp_ordered("==", _intr(b, "llvm.fabs", c), _c(c, float("inf")))
     re = b.select(zero, _c(a, 0.0), b.select(inf_im, _c(a, float("inf")), re))
     im = b.select(zero, c, b.select(inf_im, c, im))
-    return make(b, re, im)
+    return re, im
 
 
 def _cosh_sinh(b, y):

@@ -213,7 +213,8 @@ _float_math_rule("log", np.log)                       # ln x; log(-x) = NaN, log
 _float_math_rule("log-plus-one", np.log1p)            # ln(1 + x), accurate near 0
 _float_math_rule("logistic", lambda x: _special().expit(x) if x.dtype == F64
                  else 1 / (1 + np.exp(-x)))           # 1 / (1 + e^-x)
-_float_math_rule("sqrt", np.sqrt)                     # sqrt(-0) = -0
+_float_math_rule("sqrt", lambda x: np.sqrt(x + 0.0) if x.dtype.kind == "c"  # -0i as +0i (XLA)
+                 else np.sqrt(x))                     # sqrt(-0) = -0
 _float_math_rule("rsqrt", lambda x: 1.0 / np.sqrt(x))  # 1/sqrt(x); rsqrt(-0) = -inf
 _float_math_rule("cbrt", np.cbrt)
 _float_math_rule("sine", np.sin)
