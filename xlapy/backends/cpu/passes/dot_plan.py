@@ -51,6 +51,8 @@ def plan_for(a: dict, lhs, rhs, out):
     t = out.element_type.name
     if t not in GEMM_TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
         return None
+    if t in ("c64", "c128") and self_contained():  # no BLAS: the elemental dot
+        return None
     lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
     lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
     if len(lc) != 1 or len(rc) != 1:
