@@ -341,6 +341,13 @@ row("vmap_of_vmap_both",
 row("jit_inside_vmap", lambda L, N, x: L.jit(lambda v: N.cumsum(v) @ v)(x), [F((4,))])
 
 # linear algebra: a batch of symmetric positive definite matrices (x x^T + 4 I)
+# complex numbers and fft (lax.complex/real/imag/conj; the fft primitive through numpy.fft)
+row("complex_parts", lambda L, N, x, y: (L.real(L.complex(x, y) * L.conj(L.complex(y, x))),
+                                         L.imag(L.complex(x, y))), [F(), F()], in_axes=(0, None))
+row("fft_rfft_irfft", lambda L, N, x: (N.abs(N.fft.fft(x)), N.fft.irfft(N.fft.rfft(x), 3)),
+    [F((2, 3))], in_axes=1, rtol=1e-4)
+row("fft2_batched_axis", lambda L, N, x: N.real(N.fft.ifft2(N.fft.fft2(x) * 2)), [F((2, 4))],
+    in_axes=1, out_axes=2, rtol=1e-4)
 row("cholesky",
     lambda L, N, x: L.linalg.cholesky(x @ N.swapaxes(x, -1, -2) + 4 * N.eye(3, dtype=x.dtype)),
     [F((3, 3))], in_axes=0, rtol=1e-4)

@@ -857,6 +857,38 @@ def f16_arith(a, b, c):
     return bf16_arith(a, b, c)
 
 
+def complex_arith(z, w, x):
+    c = jax.lax.complex(x, x * 2)
+    return (z * w - z / w, jnp.exp(z), jnp.log(w), jnp.sqrt(z), jnp.abs(z), jnp.angle(w),
+            jnp.conj(z) * c, jnp.real(z * w), jnp.imag(z), jnp.sum(z * w, axis=1),
+            z @ w.T, (z == w) | (z != c), jnp.tanh(z), jnp.sin(w), z ** w,
+            jnp.where(jnp.abs(z) > 1, z, w))
+
+
+def _complex_inputs(dtype):
+    def build(r):
+        def c(shape):
+            return (_normal(r, shape) + 1j * _normal(r, shape)).astype(dtype)
+        part = F64 if dtype == np.complex128 else F32
+        return [c((3, 4)), c((3, 4)), _normal(r, (3, 4), part)]
+    return build
+
+
+def fft_ops(z, x, h):
+    return (jnp.fft.fft(z), jnp.fft.ifft(z, axis=0), jnp.fft.rfft(x), jnp.fft.irfft(h, n=12),
+            jnp.fft.fft2(z), jnp.fft.rfftn(x), jnp.fft.ifftn(z, norm="ortho"),
+            jnp.fft.irfftn(h, s=(3, 12)), jnp.fft.fft(x, n=7))
+
+
+def _fft_inputs(dtype):
+    def build(r):
+        part = F64 if dtype == np.complex128 else F32
+        z = (_normal(r, (3, 10)) + 1j * _normal(r, (3, 10))).astype(dtype)
+        h = (_normal(r, (3, 7)) + 1j * _normal(r, (3, 7))).astype(dtype)
+        return [z, _normal(r, (3, 12), part), h]
+    return build
+
+
 def _lowp_inputs(dtype):
     def build(r):
         return [_normal(r, (4, 8), dtype), (_normal(r, (4, 8)) + 3).astype(dtype),
@@ -1077,6 +1109,13 @@ PROGRAMS: list[Program] = [
     P("bf16_arith", bf16_arith, _lowp_inputs(BF16),
       "bfloat16 arithmetic, reductions, dot (also preferred f32)"),
     P("f16_arith", f16_arith, _lowp_inputs(F16), "float16 variant"),
+    P("complex_arith", complex_arith, _complex_inputs(np.complex64),
+      "complex64 arithmetic, transcendentals, abs/angle/conj/real/imag, complex(), "
+      "reductions, dot, compare EQ/NE, power, select"),
+    P("fft_ops", fft_ops, _fft_inputs(np.complex64),
+      "fft opcode: FFT/IFFT/RFFT/IRFFT, 1-3 dims, norm, n (pad/truncate)"),
+    P("fft_ops_c128", fft_ops, _fft_inputs(np.complex128),
+      "fft opcode on complex128/float64 (jax_enable_x64)", x64=True),
     P("nested_call", nested_call,
       lambda r: [_normal(r, (6,)), _normal(r, (6,))],
       "nested jax.jit -> HLO call (inlined by XLA)"),

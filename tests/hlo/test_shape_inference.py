@@ -145,6 +145,21 @@ POSITIVE = [
     ("dot", ["f32[2,3]", "f32[3]"], {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)},
      "bf16[2]", "bf16[2]"),
     ("cholesky", ["f32[4,4]"], {"lower": True}, None, "f32[4,4]"),
+    ("complex", ["f32[2,3]", "f32[2,3]"], {}, None, "c64[2,3]"),
+    ("complex", ["f64[]", "f64[]"], {}, None, "c128[]"),
+    ("real", ["c128[4]"], {}, None, "f64[4]"),
+    ("imag", ["c64[4]"], {}, None, "f32[4]"),
+    ("real", ["f32[4]"], {}, None, "f32[4]"),
+    ("abs", ["c64[4]"], {}, None, "f32[4]"),
+    ("convert", ["f32[4]"], {}, "c64[4]", "c64[4]"),
+    ("dot", ["c64[2,3]", "c64[3,4]"], {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)},
+     None, "c64[2,4]"),
+    ("fft", ["c64[3,8]"], {"fft_type": "FFT", "fft_length": (8,)}, None, "c64[3,8]"),
+    ("fft", ["c128[2,4,6]"], {"fft_type": "IFFT", "fft_length": (4, 6)}, None, "c128[2,4,6]"),
+    ("fft", ["f32[3,8]"], {"fft_type": "RFFT", "fft_length": (8,)}, None, "c64[3,5]"),
+    ("fft", ["f64[2,3,7]"], {"fft_type": "RFFT", "fft_length": (2, 3, 7)}, None, "c128[2,3,4]"),
+    ("fft", ["c64[3,5]"], {"fft_type": "IRFFT", "fft_length": (8,)}, None, "f32[3,8]"),
+    ("fft", ["c128[4,5]"], {"fft_type": "IRFFT", "fft_length": (4, 9)}, None, "f64[4,9]"),
     ("cholesky", ["bf16[2,3,0,0]"], {}, None, "bf16[2,3,0,0]"),
     ("convolution", ["f32[1,5,5,3]", "f32[3,3,3,8]"], {"window": W((3, 3)), "dim_labels": NHWC},
      None, "f32[1,3,3,8]"),
@@ -190,19 +205,21 @@ def run(opcode, operands, attrs, declared, literal=None):
 # Element kinds each elementwise opcode accepts (pred, s = signed int, u = unsigned, f = float),
 # as in XLA's InferUnaryOpShape / InferBinaryOpShape.
 ACCEPTS = {
-    "abs": "s f", "negate": "s u f", "sign": "s f", "not": "pred s u", "popcnt": "s u",
+    "abs": "s f c", "negate": "s u f c", "sign": "s f c", "not": "pred s u", "popcnt": "s u",
     "count-leading-zeros": "s u", "is-finite": "f",
-    **{op: "f" for op in ("floor", "ceil", "round-nearest-afz", "round-nearest-even",
-                          "exponential", "exponential-minus-one", "log", "log-plus-one",
-                          "logistic", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "tan", "tanh",
+    **{op: "f" for op in ("floor", "ceil", "round-nearest-afz", "round-nearest-even", "cbrt",
                           "erf", "atan2")},
-    **{op: "pred s u f" for op in ("add", "multiply", "maximum", "minimum", "compare")},
-    **{op: "s u f" for op in ("subtract", "divide", "remainder", "power")},
+    **{op: "f c" for op in ("exponential", "exponential-minus-one", "log", "log-plus-one",
+                            "logistic", "sqrt", "rsqrt", "sine", "cosine", "tan", "tanh")},
+    **{op: "pred s u f" for op in ("maximum", "minimum")},
+    **{op: "pred s u f c" for op in ("add", "multiply", "compare")},
+    **{op: "s u f c" for op in ("subtract", "divide", "power")},
+    "remainder": "s u f",
     **{op: "pred s u" for op in ("and", "or", "xor")},
     **{op: "s u" for op in ("shift-left", "shift-right-arithmetic", "shift-right-logical")},
 }
 KIND_TYPES = {"pred": ["pred"], "s": ["s8", "s32", "s64"], "u": ["u8", "u16", "u64"],
-              "f": ["f16", "bf16", "f32", "f64"]}
+              "f": ["f16", "bf16", "f32", "f64"], "c": ["c64", "c128"]}
 
 
 @pytest.mark.parametrize("opcode", sorted(ACCEPTS))
@@ -214,7 +231,9 @@ def test_elementwise_element_types(opcode):
             if kind in ACCEPTS[opcode].split():
                 got = run(opcode, [f"{t}[2,3]"] * n, attrs, None)
                 assert got.dims == (2, 3)
-                want = "pred" if opcode in ("compare", "is-finite") else t
+                want = ("pred" if opcode in ("compare", "is-finite")
+                        else {"c64": "f32", "c128": "f64"}[t] if opcode == "abs" and kind == "c"
+                        else t)
                 assert got.element_type.name == want
             else:
                 with pytest.raises(ShapeError, match=rf"^{opcode}: .*{t}\[2,3\]"):
@@ -239,7 +258,7 @@ def test_positive(case):
 
 
 FLOAT_ONLY = sorted(n for n, i in OPCODES.items() if i.float_only and i.arity in (1, 2)
-                    and i.elementwise and n != "reduce-precision")
+                    and i.elementwise and n not in ("reduce-precision", "complex"))
 
 
 @pytest.mark.parametrize("opcode", FLOAT_ONLY)
@@ -276,13 +295,27 @@ NEGATIVE = [
     ("add", ["f32[2]", "f32[]"], {}, None, r"no implicit broadcasting"),
     ("add", ["f32[2]", "f64[2]"], {}, None, "same element type"),
     ("add", ["(f32[2])", "f32[2]"], {}, None, r"operand 0 must be an array"),
-    ("subtract", ["pred[2]", "pred[2]"], {}, None, "integer or floating-point"),
+    ("subtract", ["pred[2]", "pred[2]"], {}, None, "integer, floating-point or complex"),
     ("and", ["f32[2]", "f32[2]"], {}, None, "pred or integer"),
     ("shift-left", ["f32[2]", "f32[2]"], {}, None, "an integer element type"),
     ("shift-left", ["pred[2]", "pred[2]"], {}, None, "an integer element type"),
-    ("abs", ["u32[2]"], {}, None, "signed integer or floating-point"),
+    ("abs", ["u32[2]"], {}, None, "signed integer, floating-point or complex"),
     ("not", ["f32[2]"], {}, None, "pred or integer"),
-    ("negate", ["pred[2]"], {}, None, "integer or floating-point"),
+    ("negate", ["pred[2]"], {}, None, "integer, floating-point or complex"),
+    ("complex", ["f32[2]", "f64[2]"], {}, None, "same element type"),
+    ("complex", ["f16[2]", "f16[2]"], {}, None, r"f32 or f64 parts, got f16\[2\]"),
+    ("real", ["s32[2]"], {}, None, "floating-point or complex element type"),
+    ("imag", ["pred[2]"], {}, None, "floating-point or complex element type"),
+    ("compare", ["c64[2]", "c64[2]"], {"direction": "LT"}, None, "not ordered"),
+    ("convert", ["c64[2]"], {}, "f32[2]", "cannot convert complex"),
+    ("fft", ["f32[8]"], {"fft_type": "FFT", "fft_length": (8,)}, None, "complex operand"),
+    ("fft", ["c64[8]"], {"fft_type": "RFFT", "fft_length": (8,)}, None, "f32 or f64 operand"),
+    ("fft", ["c64[8]"], {"fft_type": "IRFFT", "fft_length": (8,)}, None, r"must be \{5\}"),
+    ("fft", ["c64[8]"], {"fft_type": "FFT", "fft_length": (4,)}, None, "must equal"),
+    ("fft", ["c64[8]"], {"fft_type": "DCT", "fft_length": (8,)}, None, "not one of"),
+    ("fft", ["c64[2,2,2,2]"], {"fft_type": "FFT", "fft_length": (2, 2, 2, 2)}, None,
+     "1 to 3 entries"),
+    ("fft", ["c64[8]"], {"fft_type": "FFT", "fft_length": (2, 8)}, None, "fewer dimensions"),
     ("popcnt", ["f32[2]"], {}, None, "an integer"),
     ("is-finite", ["s32[2]"], {}, None, "floating-point"),
     ("compare", ["f32[2]", "f32[2]"], {}, None, "missing required attribute direction="),

@@ -483,10 +483,12 @@ def test_lossless_table_matches_numpy(a, b):
         return
     if ta.is_pred:
         values = np.array([False, True])
-    elif ta.is_float:
-        fi = ml_dtypes.finfo(ta.np_dtype)
+    elif ta.is_float or ta.is_complex:
+        fi = ml_dtypes.finfo(ta.component_type.np_dtype)
         values = np.array([fi.max, fi.min, fi.tiny, fi.eps, 1 + fi.eps, fi.smallest_subnormal],
-                          dtype=ta.np_dtype)
+                          dtype=ta.component_type.np_dtype).astype(ta.np_dtype)
+        if ta.is_complex:
+            values = values + 1j * values[::-1]
     else:
         info = np.iinfo(ta.np_dtype)
         values = np.array([info.min, info.max, info.max - 1, info.min + 1], dtype=ta.np_dtype)

@@ -35,7 +35,13 @@ _C_TYPES = {
     "u32": ("uint32_t", "uint32_t"), "u64": ("uint64_t", "uint64_t"),
     "f16": ("uint16_t", "uint16_t"), "bf16": ("uint16_t", "uint16_t"),  # raw bits
     "f32": ("float", "float"), "f64": ("double", "double"),
+    # complex: interleaved (re, im) pairs, as the structs the header defines
+    "c64": ("xlapy_c64", "xlapy_c64"), "c128": ("xlapy_c128", "xlapy_c128"),
 }
+_COMPLEX_STRUCTS = ["#ifndef XLAPY_COMPLEX_TYPES", "#define XLAPY_COMPLEX_TYPES",
+                    "typedef struct xlapy_c64 { float re, im; } xlapy_c64;",
+                    "typedef struct xlapy_c128 { double re, im; } xlapy_c128;",
+                    "#endif", ""]
 ALIGN = 64
 
 
@@ -105,7 +111,7 @@ def write_header(sig: Signature) -> str:
             f"//   temp bytes     {sig.temp_size}",
             "", f"#ifndef {guard}", f"#define {guard}", "",
             "#include <stddef.h>", "#include <stdint.h>", "#ifndef __cplusplus",
-            "#include <stdbool.h>", "#endif", ""]
+            "#include <stdbool.h>", "#endif", "", *_COMPLEX_STRUCTS]
     out += _c_api(sig)
     out += ["", "#ifdef __cplusplus"] + _cpp_class(sig) + ["#endif  // __cplusplus", "",
                                                              f"#endif  // {guard}", ""]

@@ -22,7 +22,7 @@ from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import ShapedArray, Trace, Tracer, bind, get_aval
 from xlapy.frontend.dtypes import canonicalize_value
-from xlapy.frontend.primitives.basic import is_float
+from xlapy.frontend.primitives.basic import is_float, is_inexact
 
 
 class TapeTracer(Tracer):
@@ -48,7 +48,8 @@ class _Record:
 
 
 def _is_float(dtype) -> bool:
-    return is_float(dtype)
+    """Differentiable: floating point or complex (JAX's inexact types)."""
+    return is_inexact(dtype)
 
 
 class TapeTrace(Trace):
@@ -162,7 +163,7 @@ def _primal_value(x):
     if isinstance(x, Tracer):
         return x
     arr = canonicalize_value(np.asarray(x))
-    if arr.dtype.kind not in "biuf" and not is_float(arr.dtype):
+    if arr.dtype.kind not in "biufc" and not is_float(arr.dtype):
         raise XlapyError(f"cannot differentiate with respect to a value of type {type(x).__name__}")
     return arr
 
@@ -208,8 +209,9 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
             raise XlapyError(f"grad requires a scalar output, got "
                              f"{aval if aval is not None else type(value).__name__}; use vjp "
                              "for non-scalar outputs")
-        if not _is_float(aval.dtype):
-            raise XlapyError(f"grad requires a floating-point output, got {aval}")
+        if not is_float(aval.dtype):
+            raise XlapyError(f"grad requires a real floating-point output, got {aval} (for a "
+                             "complex output use vjp, or grad of its real part)")
         from xlapy.frontend.primitives import basic
         grads = fn(basic.full((), 1, aval.dtype))
         grads = grads[0] if single else tuple(grads)

@@ -108,7 +108,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if isinstance(leaf, Tracer):
             return leaf
         arr = np.asarray(leaf)
-        if arr.dtype.kind not in "biuf" and arr.dtype.name != "bfloat16":
+        if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
             raise XlapyError(f"device_put: {type(leaf).__name__} of dtype {arr.dtype} is not "
                              "an array xlapy can hold")
         return canonicalize_value(arr)

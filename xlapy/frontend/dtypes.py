@@ -1,6 +1,7 @@
 """Dtype canonicalization under jax_enable_x64 (xlapy.config), as JAX does it.
 
-With x64 off, float64 -> float32, int64 -> int32 and uint64 -> uint32 wherever a value
+With x64 off, float64 -> float32, int64 -> int32, uint64 -> uint32 and complex128 ->
+complex64 wherever a value
 enters a computation: `bind` canonicalizes concrete operands and dtype parameters, jit
 and the differentiation entry points canonicalize their arguments, graph traces their
 captured constants. Python ints that do not fit int32 raise OverflowError (as JAX).
@@ -19,7 +20,8 @@ import numpy as np
 from xlapy.config import x64_enabled
 
 _NARROW = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
-           np.dtype(np.uint64): np.dtype(np.uint32)}
+           np.dtype(np.uint64): np.dtype(np.uint32),
+           np.dtype(np.complex128): np.dtype(np.complex64)}
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
@@ -75,9 +77,11 @@ def canonicalize_value(x):
         return x
     if isinstance(x, np.generic):
         return canonicalize_value(np.asarray(x))
-    if type(x) is float or type(x) is int:
+    if type(x) is float or type(x) is int or type(x) is complex:
         if x64_enabled():
             return x
+        if type(x) is complex:
+            return np.asarray(x, np.complex64)
         if type(x) is int:
             return np.asarray(x, np.int32)  # OverflowError when it does not fit, as JAX
         return np.asarray(x, np.float32)

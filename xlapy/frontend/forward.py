@@ -25,7 +25,7 @@ from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Trace, Tracer, bind, get_aval
 from xlapy.frontend.dtypes import canonicalize_value
-from xlapy.frontend.primitives.basic import full, is_float
+from xlapy.frontend.primitives.basic import full, is_float, is_inexact
 
 # JAX's dtype of the tangents of integer and boolean values: zero bytes per element
 float0 = np.dtype([("float0", np.void, 0)])
@@ -63,7 +63,7 @@ class JVPTrace(Trace):
         if prim.jvp is None:
             out = bind(prim, *primals, **params)
             outs = out if prim.multiple_results else [out]
-            if not any(is_float(get_aval(o).dtype) for o in outs):
+            if not any(is_inexact(get_aval(o).dtype) for o in outs):
                 return out  # integer / bool results carry no tangent
             raise XlapyError(f"forward-mode differentiation (jvp, jacfwd, hessian) of the "
                              f"primitive '{prim.name}' is not implemented")
@@ -73,7 +73,7 @@ class JVPTrace(Trace):
         return self._wrap(out, t_out)
 
     def _wrap(self, out, tangent):
-        if tangent is None or not is_float(get_aval(out).dtype):
+        if tangent is None or not is_inexact(get_aval(out).dtype):
             return out
         if not isinstance(tangent, Tracer):
             tangent = np.asarray(tangent)
@@ -92,7 +92,7 @@ def _check_pair(primal, tangent, k: int):
     if tuple(shape) != pa.shape:
         raise XlapyError(f"jvp: primal {k} has shape {list(pa.shape)} but its tangent has shape "
                          f"{list(shape)}; they must be equal")
-    if not is_float(pa.dtype):
+    if not is_inexact(pa.dtype):
         if ta is not None:
             raise XlapyError(f"jvp: primal {k} is {pa} (not floating point), so its tangent "
                              f"must have dtype float0 (xlapy.dtypes.float0, as in JAX), got "
@@ -109,7 +109,7 @@ def _instantiate(primal, tangent):
     """A materialized tangent for an output: zeros for a symbolic zero, float0 zeros for
     integer and bool outputs."""
     a = get_aval(primal)
-    if not is_float(a.dtype):
+    if not is_inexact(a.dtype):
         return np.zeros(a.shape, float0)
     if tangent is None:
         return full(a.shape, 0, a.dtype)
@@ -182,7 +182,7 @@ def linearize(fun, *primals, has_aux: bool = False):
 
 def _zero_tangent(p):
     a = get_aval(p)
-    return np.zeros(a.shape, a.dtype if is_float(a.dtype) else float0)
+    return np.zeros(a.shape, a.dtype if is_inexact(a.dtype) else float0)
 
 
 # ---- Jacobians and the Hessian ------------------------------------------------------------------

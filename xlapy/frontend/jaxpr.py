@@ -80,7 +80,7 @@ def _aval_of_arg(x) -> ShapedArray:
                                                                            np.generic)):
         return ShapedArray(tuple(x.shape), canonicalize_dtype(x.dtype))
     arr = canonicalize_value(np.asarray(x))
-    if arr.dtype.kind not in "biuf" and arr.dtype.name != "bfloat16":
+    if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
         raise XlapyError(f"argument of type {type(x).__name__} is not an array; mark it "
                          "static with static_argnums")
     return ShapedArray(arr.shape, arr.dtype, type(x) in (int, float))

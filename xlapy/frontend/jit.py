@@ -420,13 +420,13 @@ def _as_tuple(x) -> tuple:
 def _as_array(x, fn_name: str) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return canonicalize_value(x)
-    if type(x) is int or type(x) is float:
+    if type(x) is int or type(x) is float or type(x) is complex:
         return np.asarray(canonicalize_value(x))  # OverflowError for ints beyond int32
     try:
         arr = np.asarray(x)
     except Exception:
         arr = None
-    if arr is None or (arr.dtype.kind not in "biuf" and not is_float(arr.dtype)):
+    if arr is None or (arr.dtype.kind not in "biufc" and not is_float(arr.dtype)):
         raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
                          "mark it static with static_argnums/static_argnames")
     return canonicalize_value(arr)

@@ -3,7 +3,8 @@
 Floats print the way XLA's RoundTripFpToString does: `%.{digits10}g`, and if that does not
 read back to the same value, `%.{max_digits10}g`; inf/nan print as inf, -inf, nan, and a
 NaN whose payload is not the canonical quiet NaN prints as nan(0x<payload>) so that bitwise
-round trips hold.
+round trips hold. A complex value prints as the pair `(real, imag)`, each part a float of
+the component type (c64: f32, c128: f64).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ def format_scalar(value, t: PrimitiveType) -> str:
         return "true" if bool(value) else "false"
     if t.is_float:
         return format_float(value, t.name)
+    if t.is_complex:
+        part = t.component_type
+        v = np.asarray(value, dtype=t.np_dtype)
+        return f"({format_float(v.real, part.name)}, {format_float(v.imag, part.name)})"
     return str(int(value))
 
 
@@ -70,7 +75,8 @@ def format_literal(value, shape: Shape) -> str:
     arr = np.asarray(value)
     t = shape.element_type
     if shape.rank == 0:
-        return format_scalar(arr.reshape(()).item() if not t.is_float else arr.reshape(())[()], t)
+        exact = t.is_float or t.is_complex  # keep the NumPy scalar (NaN payloads, precision)
+        return format_scalar(arr.reshape(())[()] if exact else arr.reshape(()).item(), t)
     flat = [format_scalar(x, t) for x in arr.reshape(-1)]
 
     def nest(dims, offset):

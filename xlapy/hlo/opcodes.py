@@ -22,7 +22,8 @@ Columns (OpInfo fields; the defaults are what most rows have):
   elementwise       every output element depends only on the same-index elements of the
                     operands
   types             the element types the operands may have, as kind letters: f (floating
-                    point), s (signed integer), u (unsigned integer), p (pred); None: no
+                    point), c (complex), s (signed integer), u (unsigned integer), p
+                    (pred); None: no
                     restriction beyond the opcode's own shape rule. XLA's shape inference
                     decides (abs and sign take s and f only: XLA rejects them on unsigned
                     types, and so do xlapy's verifier, interpreter and frontend primitives)
@@ -72,17 +73,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# element kinds (the `types` column): f floating point, s signed integer, u unsigned, p pred
+# element kinds (the `types` column): f floating point, c complex, s signed integer,
+# u unsigned, p pred
 FLOAT = "f"
 SIGNED = "fs"
 NUMERIC = "fsu"
 INTEGER = "su"
 LOGICAL = "psu"
 ANY = "fpsu"
+# ... and the same with complex operands allowed (XLA's shape inference accepts complex for
+# these; maximum, minimum, remainder, atan2, the roundings and erf take no complex operands)
+FLOAT_C = "fc"
+SIGNED_C = "fsc"
+NUMERIC_C = "fsuc"
+ANY_C = "fpsuc"
+COMPLEX = "c"
 
 _TYPE_TEXT = {FLOAT: "a floating-point", SIGNED: "a signed integer or floating-point",
               NUMERIC: "an integer or floating-point", INTEGER: "an integer",
-              LOGICAL: "pred or integer", ANY: "any"}
+              LOGICAL: "pred or integer", ANY: "any non-complex",
+              FLOAT_C: "a floating-point or complex",
+              SIGNED_C: "a signed integer, floating-point or complex",
+              NUMERIC_C: "an integer, floating-point or complex", ANY_C: "any",
+              COMPLEX: "a complex"}
 _FLOPS = ("none", "output", "input", "dot", "convolution", "called")
 _FUSION = (None, "loop", "input")
 
@@ -180,39 +193,39 @@ _ROWS = [
            not_folded="a token orders effects; it has no value",
            never_merged="each token orders its own effects"),
     # unary elementwise
-    _unary("abs", SIGNED),
-    _unary("negate", NUMERIC),
-    _unary("sign", SIGNED),
+    _unary("abs", SIGNED_C),
+    _unary("negate", NUMERIC_C),
+    _unary("sign", SIGNED_C),
     _unary("floor", FLOAT),
     _unary("ceil", FLOAT),
     _unary("round-nearest-afz", FLOAT),
     _unary("round-nearest-even", FLOAT),
-    _unary("exponential", FLOAT, transcendental=True),
-    _unary("exponential-minus-one", FLOAT, transcendental=True),
-    _unary("log", FLOAT, transcendental=True),
-    _unary("log-plus-one", FLOAT, transcendental=True),
-    _unary("logistic", FLOAT, transcendental=True),
-    _unary("sqrt", FLOAT, transcendental=True),
-    _unary("rsqrt", FLOAT, transcendental=True),
+    _unary("exponential", FLOAT_C, transcendental=True),
+    _unary("exponential-minus-one", FLOAT_C, transcendental=True),
+    _unary("log", FLOAT_C, transcendental=True),
+    _unary("log-plus-one", FLOAT_C, transcendental=True),
+    _unary("logistic", FLOAT_C, transcendental=True),
+    _unary("sqrt", FLOAT_C, transcendental=True),
+    _unary("rsqrt", FLOAT_C, transcendental=True),
     _unary("cbrt", FLOAT, transcendental=True),
-    _unary("sine", FLOAT, transcendental=True),
-    _unary("cosine", FLOAT, transcendental=True),
-    _unary("tan", FLOAT, transcendental=True),
-    _unary("tanh", FLOAT, transcendental=True),
+    _unary("sine", FLOAT_C, transcendental=True),
+    _unary("cosine", FLOAT_C, transcendental=True),
+    _unary("tan", FLOAT_C, transcendental=True),
+    _unary("tanh", FLOAT_C, transcendental=True),
     _unary("erf", FLOAT, transcendental=True),
     _unary("not", LOGICAL),
     _unary("is-finite", FLOAT),
     _unary("popcnt", INTEGER),
     _unary("count-leading-zeros", INTEGER),
     # binary elementwise
-    _binary("add", ANY, commutative=True),
-    _binary("subtract", NUMERIC),
-    _binary("multiply", ANY, commutative=True),
-    _binary("divide", NUMERIC, expensive=True),
+    _binary("add", ANY_C, commutative=True),
+    _binary("subtract", NUMERIC_C),
+    _binary("multiply", ANY_C, commutative=True),
+    _binary("divide", NUMERIC_C, expensive=True),
     _binary("remainder", NUMERIC, expensive=True),
     _binary("maximum", ANY, commutative=True),
     _binary("minimum", ANY, commutative=True),
-    _binary("power", NUMERIC, transcendental=True),
+    _binary("power", NUMERIC_C, transcendental=True),
     _binary("atan2", FLOAT, transcendental=True),
     _binary("and", LOGICAL, commutative=True),
     _binary("or", LOGICAL, commutative=True),
@@ -221,12 +234,16 @@ _ROWS = [
     _binary("shift-right-arithmetic", INTEGER),
     _binary("shift-right-logical", INTEGER),
     # other elementwise
-    OpInfo("compare", 2, "elementwise", types=ANY, **_LOOP),
+    OpInfo("compare", 2, "elementwise", types=ANY_C, **_LOOP),  # complex: EQ and NE only
     OpInfo("select", 3, "elementwise", **_LOOP),
     OpInfo("clamp", 3, "elementwise", **_LOOP),
     OpInfo("convert", 1, "elementwise", flops="none", declared_shape=True, **_LOOP),
     OpInfo("bitcast-convert", 1, "elementwise", flops="none", declared_shape=True),
     OpInfo("reduce-precision", 1, "elementwise", types=FLOAT, **_LOOP),
+    # complex numbers: complex(re, im) -> c64/c128; real and imag of complex (or float) -> float
+    OpInfo("complex", 2, "elementwise", types=FLOAT, **_LOOP),
+    OpInfo("real", 1, "elementwise", types=FLOAT_C, flops="none", **_LOOP),
+    OpInfo("imag", 1, "elementwise", types=FLOAT_C, flops="none", **_LOOP),
     # data movement
     OpInfo("broadcast", 1, "data", flops="none", fusion="loop", declared_shape=True,
            value_preserving=True, not_folded=_FOLDING_MATERIALIZES),
@@ -250,6 +267,10 @@ _ROWS = [
     OpInfo("dot", 2, "linalg", expensive=True, flops="dot"),
     OpInfo("convolution", 2, "linalg", expensive=True, flops="convolution"),
     OpInfo("cholesky", 1, "linalg", types=FLOAT, expensive=True, attrs=(("lower", "bool"),)),
+    # fft_type FFT|IFFT (complex -> complex), RFFT (float -> complex), IRFFT (complex ->
+    # float) over the last len(fft_length) (1 to 3) dimensions
+    OpInfo("fft", 1, "linalg", types=FLOAT_C, expensive=True,
+           attrs=(("fft_type", "ident"), ("fft_length", "ints"))),
     # control and calls
     OpInfo("sort", None, "control", flops="input"),
     OpInfo("topk", 1, "control"),

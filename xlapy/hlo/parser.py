@@ -609,6 +609,15 @@ class _Parser:
                     self.pos += len(word)
                     return v
             raise self.error(f"expected true or false, found {self.describe_next()}")
+        if t.is_complex:  # (real, imag), as XLA prints a complex value
+            part = t.component_type
+            self.expect("(", f"to open a {t.name} value (real, imag)")
+            re_ = self.scalar(part)
+            self.expect(",", f"between the real and imaginary parts of a {t.name} value")
+            im = self.scalar(part)
+            self.skip_ws()
+            self.expect(")", f"to close a {t.name} value (real, imag)")
+            return (re_, im)
         m = self.match(_NUMBER, f"a {t.name} value")
         s = m.group(0)
         if t.is_float:
@@ -643,6 +652,12 @@ def _skeleton(dims) -> str:
 
 
 def _make_array(values, t, dims):
+    if t.is_complex:  # parts rounded to the component type first, signs and payloads kept
+        part = t.component_type.np_dtype
+        arr = np.empty(len(values), dtype=t.np_dtype)
+        arr.real = np.array([np.asarray(v[0], part) for v in values], dtype=part)
+        arr.imag = np.array([np.asarray(v[1], part) for v in values], dtype=part)
+        return arr.reshape(dims)
     if t.is_float:
         # float -> target dtype rounds as XLA's parser does; copysign keeps -nan's sign.
         arr = np.empty(len(values), dtype=t.np_dtype)

@@ -13,6 +13,12 @@ opcode table's `types` column (xlapy/hlo/opcodes.py), as XLA's shape inference h
   pred or integer       not, and, or, xor
   integer only          popcnt, count-leading-zeros, shift-left, shift-right-*
   any                   add, multiply, maximum, minimum, compare (-> pred), select, clamp
+
+Complex (c64, c128) operands are allowed where the table's letters include `c` (the
+arithmetic, the transcendentals XLA computes on complex numbers, abs -> the component
+float type, compare with EQ/NE only); complex(re, im) builds them from two floats of one
+type, real and imag take them apart (and return a float operand unchanged), and convert
+turns real numbers into complex ones but, as in XLA, not complex into real.
 """
 
 from __future__ import annotations
@@ -37,7 +43,28 @@ def _check_type(op: OpContext, s: Shape) -> None:
 def unary(op: OpContext) -> Shape:
     s = op.array(0)
     _check_type(op, s)
+    if op.opcode == "abs" and s.element_type.is_complex:  # |z| is real
+        return Shape.array(s.element_type.component_type, s.dims)
     return s.without_layout()
+
+
+@shape_rule("real", "imag")
+def real_imag(op: OpContext) -> Shape:
+    s = op.array(0)
+    _check_type(op, s)
+    return Shape.array(s.element_type.component_type, s.dims)
+
+
+_COMPLEX_OF = {"f32": "c64", "f64": "c128"}
+
+
+@shape_rule("complex")
+def complex_(op: OpContext) -> Shape:
+    a, b = op.array(0, "the real part"), op.array(1, "the imaginary part")
+    _same_shapes(op, a, b)
+    if a.element_type.name not in _COMPLEX_OF:
+        raise op.fail(f"expects f32 or f64 parts, got {fmt(a)}")
+    return Shape.array(_COMPLEX_OF[a.element_type.name], a.dims)
 
 
 @shape_rule("is-finite")
@@ -76,11 +103,15 @@ def compare(op: OpContext) -> Shape:
         ctype, t = op.string("type"), a.element_type
         if ctype not in COMPARISON_TYPES:
             raise op.fail(f"type={ctype} is not one of {', '.join(COMPARISON_TYPES)}")
-        allowed = (("FLOAT", "TOTALORDER") if t.is_float else ("SIGNED",) if t.kind == "s"
-                   else ("UNSIGNED",))
+        allowed = (("FLOAT", "TOTALORDER") if t.is_float or t.is_complex
+                   else ("SIGNED",) if t.kind == "s" else ("UNSIGNED",))
         if ctype not in allowed:
             raise op.fail(f"type={ctype} does not suit {t} operands (expected "
                           f"{' or '.join(allowed)})")
+    _check_type(op, a)
+    if a.element_type.is_complex and direction not in ("EQ", "NE"):
+        raise op.fail(f"complex numbers are not ordered: direction={direction} on {fmt(a)} "
+                      "(only EQ and NE)")
     return Shape.array(PRED, a.dims)
 
 
@@ -115,6 +146,9 @@ def clamp(op: OpContext) -> Shape:
 def convert(op: OpContext) -> Shape:
     s = op.array(0)
     d = op.declared_array()
+    if s.element_type.is_complex and not d.element_type.is_complex:
+        raise op.fail(f"cannot convert complex {fmt(s)} to {d.element_type} (take real or "
+                      "imag first, as XLA requires)")
     return Shape.array(d.element_type, s.dims)
 
 

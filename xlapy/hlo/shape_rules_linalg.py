@@ -21,6 +21,12 @@ narrowed by the preferred type.
 
 cholesky(a), lower=true|false (false when absent, as in XLA): a floating-point array whose
 two minor dimensions are equal (a batch of square matrices); the result has its shape.
+
+fft(a), fft_type=FFT|IFFT|RFFT|IRFFT, fft_length={n1[,n2[,n3]]} (XLA's InferFftShape):
+transforms over the last len(fft_length) dimensions. FFT/IFFT: complex -> same shape, the
+transformed dims equal fft_length. RFFT: f32/f64 -> c64/c128, the transformed dims equal
+fft_length and the last becomes n/2+1. IRFFT: c64/c128 -> f32/f64, the transformed dims
+equal fft_length except the last, which is n/2+1 and becomes n.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ from xlapy.hlo.shapes import PrimitiveType, Shape
 
 def _result_type(op: OpContext, lhs: Shape, rhs: Shape) -> PrimitiveType:
     a, b = lhs.element_type, rhs.element_type
-    if a != b and not ((a.is_float and b.is_float) or (a.is_integer and b.is_integer)):
+    if a != b and not ((a.is_float and b.is_float) or (a.is_integer and b.is_integer)
+                       or (a.is_complex and b.is_complex)):
         raise op.fail(f"operand element types are incompatible: {fmt(lhs)} and {fmt(rhs)}")
     t = a if a.bits >= b.bits else b
     if op.declared is None:
@@ -150,4 +157,45 @@ def cholesky(op: OpContext) -> Shape:
         raise op.fail(f"expects square matrices in the two minor dimensions (rank >= 2), got "
                       f"{fmt(a)}")
     op.bool("lower")
+    return a.without_layout()
+
+
+_FFT_TYPES = ("FFT", "IFFT", "RFFT", "IRFFT")
+_COMPLEX_OF = {"f32": "c64", "f64": "c128"}
+
+
+@shape_rule("fft")
+def fft(op: OpContext) -> Shape:
+    a = op.array(0, "the operand")
+    kind = op.string("fft_type")
+    if kind not in _FFT_TYPES:
+        raise op.fail(f"fft_type={kind} is not one of {', '.join(_FFT_TYPES)}")
+    lengths = op.ints("fft_length")
+    k = len(lengths)
+    if not 1 <= k <= 3:
+        raise op.fail(f"fft_length={_b(lengths)} must have 1 to 3 entries")
+    if any(n < 0 for n in lengths):
+        raise op.fail(f"fft_length={_b(lengths)} must not be negative")
+    if a.rank < k:
+        raise op.fail(f"{fmt(a)} has fewer dimensions than fft_length={_b(lengths)}")
+    t, lead, tail = a.element_type, a.dims[:a.rank - k], a.dims[a.rank - k:]
+    if kind == "RFFT":
+        if t.name not in _COMPLEX_OF:
+            raise op.fail(f"RFFT expects an f32 or f64 operand, got {fmt(a)}")
+        if tail != tuple(lengths):
+            raise op.fail(f"RFFT: the last dimensions of {fmt(a)} must equal "
+                          f"fft_length={_b(lengths)}")
+        out = lengths[:-1] + (lengths[-1] // 2 + 1,)
+        return Shape.array(_COMPLEX_OF[t.name], lead + tuple(out))
+    if not t.is_complex:
+        raise op.fail(f"{kind} expects a complex operand, got {fmt(a)}")
+    if kind == "IRFFT":
+        want = lengths[:-1] + (lengths[-1] // 2 + 1,)
+        if tail != tuple(want):
+            raise op.fail(f"IRFFT: the last dimensions of {fmt(a)} must be {_b(want)} for "
+                          f"fft_length={_b(lengths)}")
+        return Shape.array(t.component_type, lead + tuple(lengths))
+    if tail != tuple(lengths):
+        raise op.fail(f"{kind}: the last dimensions of {fmt(a)} must equal "
+                      f"fft_length={_b(lengths)}")
     return a.without_layout()

@@ -23,7 +23,8 @@ from xlapy.errors import XlapyError
 @dataclass(frozen=True)
 class PrimitiveType:
     """One HLO element type. `kind` is 'pred', 's' (signed int), 'u' (unsigned int),
-    'f' (floating point) or 'token'."""
+    'f' (floating point), 'c' (complex: a pair of floats, stored real part first) or
+    'token'. As in XLA, a complex type is not a floating-point type (`is_float` is False)."""
 
     name: str
     kind: str
@@ -33,6 +34,15 @@ class PrimitiveType:
     @property
     def is_float(self) -> bool:
         return self.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
+    def component_type(self) -> "PrimitiveType":
+        """The float type of a complex type's real and imaginary parts (itself otherwise)."""
+        return _COMPONENT.get(self.name, self)
 
     @property
     def is_integer(self) -> bool:
@@ -73,10 +83,14 @@ F16 = _t("f16", "f", 16, np.float16)
 BF16 = _t("bf16", "f", 16, ml_dtypes.bfloat16)
 F32 = _t("f32", "f", 32, np.float32)
 F64 = _t("f64", "f", 64, np.float64)
+C64 = _t("c64", "c", 64, np.complex64)
+C128 = _t("c128", "c", 128, np.complex128)
 TOKEN = _t("token", "token", 0, None)
+_COMPONENT = {"c64": F32, "c128": F64}
 
 PRIMITIVE_TYPES: dict[str, PrimitiveType] = {
-    t.name: t for t in (PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, TOKEN)
+    t.name: t for t in (PRED, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64,
+                        C128, TOKEN)
 }
 _BY_DTYPE = {t.np_dtype: t for t in PRIMITIVE_TYPES.values() if t.np_dtype is not None}
 

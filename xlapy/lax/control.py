@@ -59,7 +59,7 @@ def _as_array(x, what: str):
         arr = np.asarray(x)
     except Exception:
         arr = None
-    if arr is None or (arr.dtype.kind not in "biuf" and not B.is_float(arr.dtype)):
+    if arr is None or (arr.dtype.kind not in "biufc" and not B.is_float(arr.dtype)):
         raise XlapyError(f"{what} must be arrays or numbers, got {type(x).__name__}")
     return canonicalize_value(arr)
 

@@ -29,26 +29,30 @@ from xlapy.numpy._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccos
                                  arcsinh, arctan, arctan2, arctanh, around, asin, asinh, atan,
                                  atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift,
                                  bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, cbrt,
-                                 ceil, clip, conj, conjugate, copysign, cos, cosh, deg2rad,
+                                 ceil, clip, copysign, cos, cosh, deg2rad,
                                  degrees, divide, divmod, equal, exp, exp2, expm1, fix,
                                  float_power, floor, floor_divide, fmax, fmin, fmod, greater,
-                                 greater_equal, heaviside, hypot, imag, invert, isclose, isfinite,
+                                 greater_equal, heaviside, hypot, invert, isclose, isfinite,
                                  isinf, isnan, isneginf, isposinf, left_shift, less, less_equal,
                                  log, log1p, log2, log10, logaddexp, logaddexp2, logical_and,
                                  logical_not, logical_or, logical_xor, maximum, minimum, mod,
                                  multiply, nan_to_num, negative, not_equal, positive, pow, power,
-                                 rad2deg, radians, real, reciprocal, remainder, right_shift, rint,
+                                 rad2deg, radians, reciprocal, remainder, right_shift, rint,
                                  round, sign, signbit, sin, sinh, sqrt, square, subtract, tan,
                                  tanh, true_divide, trunc, where)
 from xlapy.numpy._advanced import (at, cumprod, cumsum, einsum, tensordot, take, take_along_axis,
                                    sort, argsort, pad)
 from xlapy.numpy._vectorize import vectorize
+from xlapy.numpy._complex import (angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal,
+                                  isrealobj, real)
+from xlapy.numpy import fft
 
 # dtype objects, as in NumPy
 bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
 import ml_dtypes as _ml  # noqa: E402
 
 bfloat16 = _ml.bfloat16
@@ -58,6 +62,7 @@ dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger, inexact, floating = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.inexact,
     _np.floating)
+complexfloating = _np.complexfloating
 iinfo, finfo, issubdtype, promote_types, can_cast = (_np.iinfo, _np.finfo, _np.issubdtype,
                                                      _np.promote_types, _np.can_cast)
 ndarray = _np.ndarray

@@ -18,7 +18,7 @@ from xlapy.frontend.dtypes import canonicalize_dtype, canonicalize_value, explic
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
 
-_PY_SCALARS = (bool, int, float)
+_PY_SCALARS = (bool, int, float, complex)
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 _EXTRA_FLOATS = (BFLOAT16,)  # NumPy sees ml_dtypes' floats as kind "V"
 
@@ -104,8 +104,8 @@ def dtype_of(x) -> np.dtype:
 
 def _promotion_arg(x):
     if isinstance(x, Tracer):
-        if x.aval.weak_type and x.dtype.kind in "iuf":  # a Python scalar passed to jit
-            return 0.0 if x.dtype.kind == "f" else 0
+        if x.aval.weak_type and x.dtype.kind in "iufc":  # a Python scalar passed to jit
+            return {"f": 0.0, "c": 0j}.get(x.dtype.kind, 0)
         return x.dtype
     if isinstance(x, _PY_SCALARS):
         return x  # weak
@@ -136,9 +136,10 @@ def check_dtype(dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype in _EXTRA_FLOATS:
         return dtype
-    if dtype.kind not in "biuf" or (dtype.kind == "f" and dtype.itemsize > 8):
-        raise XlapyError(f"xlapy arrays hold bool, int, uint or float values (up to 64 bits); "
-                         f"got {dtype}")
+    if dtype.kind not in "biufc" or (dtype.kind == "f" and dtype.itemsize > 8) or (
+            dtype.kind == "c" and dtype.itemsize > 16):
+        raise XlapyError(f"xlapy arrays hold bool, int, uint, float (up to 64 bits) or complex "
+                         f"(complex64, complex128) values; got {dtype}")
     return dtype
 
 

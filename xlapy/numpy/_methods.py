@@ -67,8 +67,8 @@ def _install():
     Tracer.__rdivmod__ = lambda self, other: xnp.divmod(other, self)
     Tracer.round = lambda self, decimals=0: xnp.round(self, decimals)
     Tracer.__round__ = lambda self, ndigits=None: xnp.round(self, ndigits or 0)
-    Tracer.conj = Tracer.conjugate = lambda self: self
-    Tracer.real = property(lambda self: self)
+    Tracer.conj = Tracer.conjugate = lambda self: xnp.conj(self)
+    Tracer.real = property(lambda self: xnp.real(self))
     Tracer.imag = property(lambda self: xnp.imag(self))
     Tracer.copy = lambda self: self
     Tracer.repeat = lambda self, repeats, axis=None: xnp.repeat(self, repeats, axis)

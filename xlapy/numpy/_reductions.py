@@ -78,7 +78,7 @@ def _mean_dtype(x, dtype) -> np.dtype:
     if dtype is not None:
         return np.dtype(dtype)
     dt = np.dtype(dtype_of(x))
-    return dt if kind(dt) == "f" else np.dtype(np.float64)
+    return dt if kind(dt) in "fc" else np.dtype(np.float64)
 
 
 def _mean(x, axes, dt):

@@ -319,17 +319,6 @@ def reciprocal(x):
     return _fdiv(_c(x, 1), x)
 
 
-def conjugate(x):
-    return _copy(x)  # real arrays only
-
-
-conj = real = conjugate
-
-
-def imag(x):
-    return B.full(shape(x), 0, _dt(x))
-
-
 # ---- predicates ---------------------------------------------------------------------------
 
 def logical_not(x):
@@ -354,18 +343,27 @@ def _is_finite(x):
 
 
 def isfinite(x):
+    if _kind(x) == "c":  # of either part (both, for isfinite), as NumPy
+        from xlapy.frontend.primitives import complex as C
+        return B.and_(isfinite(C.real(x)), isfinite(C.imag(x)))
     if _kind(x) != "f":
         return B.full(shape(x), True, np.bool_)
     return _is_finite(x)
 
 
 def isnan(x):
+    if _kind(x) == "c":  # of either part (both, for isfinite), as NumPy
+        from xlapy.frontend.primitives import complex as C
+        return B.or_(isnan(C.real(x)), isnan(C.imag(x)))
     if _kind(x) != "f":
         return _false(x)
     return B.ne(x, x)
 
 
 def isinf(x):
+    if _kind(x) == "c":  # of either part (both, for isfinite), as NumPy
+        from xlapy.frontend.primitives import complex as C
+        return B.or_(isinf(C.real(x)), isinf(C.imag(x)))
     if _kind(x) != "f":
         return _false(x)
     return B.eq(B.abs_(x), _c(x, np.inf))
@@ -462,7 +460,7 @@ def fmin(x, y):
 
 def true_divide(x, y):
     dt = result_type(x, y)
-    if kind(dt) != "f":
+    if kind(dt) not in "fc":
         dt = np.dtype(np.float64)
     x, y = promote_and_broadcast(x, y, dtype=dt)
     return _fdiv(x, y)

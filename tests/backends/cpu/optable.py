@@ -188,6 +188,10 @@ ELSEWHERE: dict[str, str] = {
     "select-and-scatter": "test_select_and_scatter.py (dedicated emitter)",
     "topk": "test_topk.py (dedicated emitter)",
     "cholesky": "test_cholesky.py (LAPACK potrf routine, every float type and layout)",
+    "complex": "test_complex.py (complex elemental rules, every complex opcode, c64 and c128)",
+    "real": "test_complex.py",
+    "imag": "test_complex.py",
+    "fft": "test_fft.py (native fft routine: every fft type, many lengths, 1-3 dims)",
 }
 
 UNSUPPORTED: dict[str, str] = {

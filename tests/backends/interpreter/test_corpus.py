@@ -91,7 +91,11 @@ def _tolerance(dtype: np.dtype, module_text: str) -> tuple[float, float]:
 
 
 def _close(got: np.ndarray, want: np.ndarray, module_text: str) -> np.ndarray:
-    """Elementwise: does got match want (tolerance for floats, NaN == NaN)?"""
+    """Elementwise: does got match want (tolerance for floats, NaN == NaN; complex: both
+    parts, each with its float type's tolerance)?"""
+    if want.dtype.kind == "c":
+        return _close(got.real, want.real, module_text) & _close(got.imag, want.imag,
+                                                                module_text)
     if want.dtype in TOLERANCES:
         rtol, atol = _tolerance(want.dtype, module_text)
         with np.errstate(invalid="ignore"):  # casting bf16 NaN warns

@@ -32,7 +32,7 @@ XLA_SUBSET = ["random_normal.hlo", "elementwise_unary_f32.opt.hlo", "cnn_train_s
               "scatter_ops.opt.hlo", "elementwise_binary_f32.hlo", "hlo_map.hlo",
               "cond_switch.hlo", "hlo_logistic.hlo", "mnist_sgd_step.hlo", "cnn_train_step.hlo",
               "bitcast_convert.hlo", "dynamic_slicing.hlo", "custom_call_top_k.hlo",
-              "custom_call_cholesky.hlo"]
+              "custom_call_cholesky.hlo", "complex_arith.hlo", "fft_ops_c128.hlo"]
 
 
 def _entry(filename: str):

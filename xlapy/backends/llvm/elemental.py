@@ -36,9 +36,20 @@ from xlapy.hlo.opcodes import registrar
 from xlapy.hlo.shapes import Shape
 
 ELEMENTAL_RULES: dict[str, Callable] = {}
+# rules for the instructions whose result or first operand is complex (elemental_complex.py);
+# they take precedence over ELEMENTAL_RULES there
+COMPLEX_RULES: dict[str, Callable] = {}
 
 
 elemental_rule = registrar(ELEMENTAL_RULES, "elemental rule")
+complex_rule = registrar(COMPLEX_RULES, "complex elemental rule")
+
+
+def _involves_complex(instr: Instruction) -> bool:
+    if instr.shape.is_array and instr.shape.element_type.is_complex:
+        return True
+    return bool(instr.operands) and instr.operands[0].shape.is_array and \
+        instr.operands[0].shape.element_type.is_complex
 
 
 class Gen:
@@ -152,6 +163,8 @@ class ElementalEmitter:
         if instr.opcode == "tuple":
             return TupleGen(operand_gens, instr.shape)
         rule = ELEMENTAL_RULES.get(instr.opcode)
+        if instr.opcode in COMPLEX_RULES and _involves_complex(instr):
+            rule = COMPLEX_RULES[instr.opcode]
         if rule is None:
             raise lowering_error(instr, f"opcode {instr.opcode} has no elemental lowering")
 

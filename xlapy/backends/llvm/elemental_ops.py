@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from xlapy.backends.llvm import complex_math as C
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
 from xlapy.backends.llvm.math import math_function
@@ -332,6 +333,15 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
     b = em.b
     if src == dst:
         return v
+    if dst.is_complex:  # each part converted (complex -> real is rejected by the verifier)
+        part = dst.component_type
+        if src.is_complex:
+            re, im = C.parts(b, v)
+            return C.make(b, convert_value(em, re, src.component_type, part),
+                          convert_value(em, im, src.component_type, part))
+        return C.make(b, convert_value(em, v, src, part), ir.Constant(T.value_type(part), 0.0))
+    if src.is_complex:
+        raise TypeError(f"convert from complex {src} to {dst}: take real or imag first")
     if dst.is_pred:
         if src.is_float:
             x = T.to_float(b, v, src)

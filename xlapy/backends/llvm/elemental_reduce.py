@@ -16,6 +16,7 @@ import contextlib
 
 from llvmlite import ir
 
+from xlapy.backends.llvm import complex_math as C
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
@@ -205,7 +206,7 @@ def _reduce(em, instr, gens, index):
     t = in_shape.element_type
     if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
             and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES
-            and t.name not in ("f16", "bf16") and not t.is_pred
+            and t.name not in ("f16", "bf16") and not t.is_pred and not t.is_complex
             and not (t.is_float and op in ("and", "or"))):
         return _reduce_vectorized(em, instr, gens, index, op)
     sizes = [in_shape.dims[d] for d in dims]
@@ -348,6 +349,8 @@ def _acc_type(t):
 
 def _mul_add(em, acc_t, acc, x, y):
     b = em.b
+    if acc_t.is_complex:
+        return C.add(b, acc, C.mul(b, x, y))
     if acc_t.is_float:
         return b.fadd(acc, b.fmul(x, y))
     if acc_t.is_pred:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 # Importing the rule modules registers the elemental rules.
-from xlapy.backends.llvm import elemental_data, elemental_ops  # noqa: F401
+from xlapy.backends.llvm import elemental_complex, elemental_data, elemental_ops  # noqa: F401
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
 from xlapy.backends.llvm.elemental_reduce import LANES

@@ -10,6 +10,11 @@ the elemental emitter holds it in registers):
   bf16    i16       i16      float (bits; converted with explicit round-to-nearest-even)
   f32     float     float    float
   f64     double    double   double
+  c64     {float, float}   (the same)   float, on the two parts (elemental_complex.py)
+  c128    {double, double} (the same)   double
+
+A complex number is stored as its real and imaginary parts interleaved (what NumPy and
+XLA store) and held in registers as the same two-field struct.
 
 bf16 is handled as raw bits rather than LLVM's `bfloat` so that no soft-float runtime
 helpers are needed on any target, and the conversion code vectorizes.
@@ -74,6 +79,9 @@ def intrinsic(module: ir.Module, name: str, ty: ir.Type, nargs: int = 1) -> ir.F
 
 
 def storage_type(t: PrimitiveType) -> ir.Type:
+    if t.is_complex:
+        part = F32 if t.name == "c64" else F64
+        return ir.LiteralStructType([part, part])
     if t.is_pred:
         return I8
     if t.name == "bf16":
@@ -107,6 +115,10 @@ def const(t: PrimitiveType, value) -> ir.Constant:
         return ir.Constant(I16, bits)
     if t.is_float:
         return ir.Constant(value_type(t), float(value))
+    if t.is_complex:
+        part = value_type(t).elements[0]
+        z = complex(value)
+        return ir.Constant(value_type(t), [ir.Constant(part, z.real), ir.Constant(part, z.imag)])
     v = int(value)
     if v < 0:
         v &= (1 << t.bits) - 1

@@ -10,5 +10,5 @@ tangents), `bilinear` (mul, dot_general, conv) and `derivatives` (one partial de
 per operand, contributions summed). Importing this package registers every rule.
 """
 
-from xlapy.frontend.jvp import (basic, collectives, control, conv, custom, dynamic_slice,
+from xlapy.frontend.jvp import (basic, collectives, complex, control, conv, custom, dynamic_slice,
                                indexing, misc, shapes, sorting, windowed)

@@ -17,7 +17,7 @@ import numpy as np
 from xlapy.frontend.jvp.rules import bilinear, derivatives, linear, zero
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives.basic import (add, aval_of, cos, div, eq, exp, full_like, gt,
-                                             is_float, log, lt, mul, neg, pow_, select, sin,
+                                             log, lt, mul, neg, pow_, select, sin,
                                              sub, zeros_like)
 
 
@@ -33,7 +33,15 @@ def _one(x):
 # ---- unary -------------------------------------------------------------------------------
 
 linear(B.neg_p)
-derivatives(B.abs_p, lambda t, x, out: select(B.ge(x, zeros_like(x)), t, neg(t)))
+def _abs_tangent(t, x, out):
+    if B.is_complex(aval_of(x).dtype):  # real(t conj(x)) / |x|, 0 at x = 0 (JAX's)
+        from xlapy.frontend.primitives.complex import conj, real
+        safe = select(eq(out, zeros_like(out)), full_like(out, 1), out)
+        return div(real(mul(t, conj(x))), safe)
+    return select(B.ge(x, zeros_like(x)), t, neg(t))
+
+
+derivatives(B.abs_p, _abs_tangent)
 for _p in (B.sign_p, B.floor_p, B.ceil_p, B.round_p, B.round_afz_p):
     zero(_p)
 derivatives(B.exp_p, _scale(lambda x, out: out))
@@ -105,7 +113,7 @@ linear(B.select_p, argnums=(1, 2))  # the predicate is fixed
 def _convert_rule(primals, tangents, dtype):
     (x,), (t,) = primals, tangents
     out = B.convert(x, dtype)
-    if t is None or not (is_float(aval_of(x).dtype) and is_float(np.dtype(dtype))):
+    if t is None or not (B.is_inexact(aval_of(x).dtype) and B.is_inexact(np.dtype(dtype))):
         return out, None  # to or from an integer type: no tangent
     return out, B.convert(t, dtype)
 

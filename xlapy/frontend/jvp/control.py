@@ -21,11 +21,11 @@ from xlapy.frontend.forward import jvp_call
 from xlapy.frontend.graph import eval_graph
 from xlapy.frontend.jvp.rules import instantiate
 from xlapy.frontend.primitives import control as C
-from xlapy.frontend.primitives.basic import is_float
+from xlapy.frontend.primitives.basic import is_inexact
 
 
 def _float_positions(avals) -> list:
-    return [j for j, a in enumerate(avals) if is_float(a.dtype)]
+    return [j for j, a in enumerate(avals) if is_inexact(a.dtype)]
 
 
 def _spread(n: int, positions, values) -> list:

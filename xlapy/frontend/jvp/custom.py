@@ -16,7 +16,7 @@ from xlapy.frontend.custom_derivatives import (_zero_tangent, custom_jvp_call_p,
 from xlapy.frontend.forward import jvp_call
 from xlapy.frontend.graph import eval_graph
 from xlapy.frontend.jvp.rules import linear
-from xlapy.frontend.primitives.basic import is_float
+from xlapy.frontend.primitives.basic import is_inexact
 
 
 @custom_jvp_call_p.def_jvp
@@ -27,7 +27,7 @@ def _custom_jvp_rule(primals, tangents, *, graph, num_consts, rule, name):
     args = list(primals[num_consts:])
     ts = [t if t is not None else _zero_tangent(a) for a, t in zip(args, tangents[num_consts:])]
     outs, t_out = rule(args, ts)
-    return outs, [t if is_float(a.dtype) else None for t, a in zip(t_out, graph.out_avals)]
+    return outs, [t if is_inexact(a.dtype) else None for t, a in zip(t_out, graph.out_avals)]
 
 
 @custom_vjp_call_p.def_jvp

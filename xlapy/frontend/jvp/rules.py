@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xlapy.frontend.core import bind, get_aval
-from xlapy.frontend.primitives.basic import add, full, is_float
+from xlapy.frontend.primitives.basic import add, full, is_inexact
 
 
 def zeros_of(x):
@@ -25,7 +25,7 @@ def add_tangents(a, b):
 
 
 def float_out(out) -> bool:
-    return is_float(get_aval(out).dtype)
+    return is_inexact(get_aval(out).dtype)
 
 
 def linear(prim, argnums=None):

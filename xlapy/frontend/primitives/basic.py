@@ -42,6 +42,21 @@ def is_float(dtype) -> bool:
     return np.issubdtype(dt, np.floating) or dt == np.dtype(ml_dtypes.bfloat16)
 
 
+def is_complex(dtype) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+def is_inexact(dtype) -> bool:
+    """Floating point or complex: the dtypes values are differentiated in (as JAX's)."""
+    return is_float(dtype) or is_complex(dtype)
+
+
+def real_dtype(dtype) -> np.dtype:
+    """The component dtype of a complex dtype (complex64 -> float32); others unchanged."""
+    dt = np.dtype(dtype)
+    return np.dtype(np.float32 if dt == np.complex64 else np.float64) if is_complex(dt) else dt
+
+
 # ---- elementwise unary -----------------------------------------------------------------------
 
 def _opcode(builder_method: str) -> str:
@@ -84,9 +99,22 @@ def _zero_vjp(ct, x, out):
     return None
 
 
+def _abs_vjp(ct, x, out):
+    if is_complex(aval_of(x).dtype):  # JAX's: ct conj(x)/|x| (0 at x = 0)
+        safe = select(eq(out, zeros_like(out)), full_like(out, 1), out)
+        g = div(convert(ct, aval_of(x).dtype), convert(safe, aval_of(x).dtype))
+        return _conj_mul(g, x)
+    return select(ge(x, zeros_like(x)), ct, neg(ct))               # 1 at x >= 0, else -1
+
+
+def _conj_mul(g, x):
+    """g * conj(x), through the HLO ops (real/imag/complex) of a complex x."""
+    from xlapy.frontend.primitives.complex import conj
+    return mul(g, conj(x))
+
+
 neg_p = _unary("neg", "negate", vjp=lambda ct, x, out: neg(ct))          # d(-x) = -1
-abs_p = _unary("abs", "abs",                                # |x|' = 1 at x >= 0, else -1
-              vjp=lambda ct, x, out: select(ge(x, zeros_like(x)), ct, neg(ct)))
+abs_p = _unary("abs", "abs", vjp=_abs_vjp)
 # HLO sign takes signed and float types (the opcode table); unsigned lowers to x != 0, as JAX's
 sign_p = _unary("sign", "sign", vjp=_zero_vjp, also="u")                       # 0
 floor_p = _unary("floor", "floor", vjp=_zero_vjp)                            # 0
@@ -122,6 +150,12 @@ erf_p = _unary("erf", "erf",                                                    
                                                   exp(neg(mul(x, x))))))
 not_p = _unary("not", "not_")
 is_finite_p = _unary("is_finite", "is_finite")
+
+
+@abs_p.def_abstract_eval
+def _abs_aval(a):
+    check_types("abs", "abs", a)
+    return ShapedArray(a.shape, real_dtype(a.dtype), a.weak_type) if is_complex(a.dtype) else a
 
 
 @is_finite_p.def_abstract_eval
@@ -266,9 +300,20 @@ convert_p = primitive("convert")
 
 convert_p.def_impl(via_evaluator(convert_p))
 convert_p.def_abstract_eval(lambda a, dtype: ShapedArray(a.shape, dtype))
-convert_p.def_lowering(lambda ctx, x, dtype: ctx.b.convert(x, np.dtype(dtype)))
+
+
+def _convert_lowering(ctx, x, dtype):
+    dtype = np.dtype(dtype)
+    if x.shape.element_type.is_complex and not is_complex(dtype):
+        x = ctx.b.op("real", x)  # complex -> real keeps the real part, as JAX's does
+        if x.shape.element_type.np_dtype == dtype:
+            return x
+    return ctx.b.convert(x, dtype)
+
+
+convert_p.def_lowering(_convert_lowering)
 convert_p.def_vjp(lambda ct, x, out, dtype: (convert(ct, aval_of(x).dtype)
-                                             if is_float(aval_of(x).dtype) else None,))
+                                             if is_inexact(aval_of(x).dtype) else None,))
 
 # ---- constants ---------------------------------------------------------------------------------
 

@@ -37,6 +37,12 @@ comparators, map) where the HLO has scalars and scalar constants:
 Rules reject element types the op is not defined for (the opcode table's `types` column, as
 the verifier does: abs and sign take signed and float types only, as in XLA) with an
 EvaluationError.
+
+Complex operands (c64, c128): add, subtract, multiply, divide and negate are computed in
+the complex type itself (NumPy's formulas: the textbook product, Smith's division); abs
+(-> the component float type), sign (z/|z|, 0 at 0), the transcendentals and power are
+computed in c128 and rounded to the operand's type; compare takes EQ and NE (both parts
+equal). complex, real and imag are in complex.py.
 """
 
 from __future__ import annotations
@@ -45,22 +51,28 @@ import numpy as np
 
 from xlapy.hlo.evaluator.evaluator import eval_rule
 from xlapy.hlo.evaluator.numerics import (F64, as_array, bit_width, compute_dtype,
-                                                  convert, is_float, is_pred, is_signed_int,
+                                                  convert, is_complex, is_float, is_pred,
+                                                  is_signed_int,
                                                   reduce_precision, round_float_result,
                                                   sint_of, totalorder_key, uint_of)
 from xlapy.errors import EvaluationError
 from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shapes import primitive_type
 
+C128 = np.dtype(np.complex128)
+
 # ---- shared helpers -------------------------------------------------------------------------
 
-_KIND_NAMES = {"f": "floating-point", "s": "signed integer", "u": "unsigned integer", "p": "pred"}
+_KIND_NAMES = {"f": "floating-point", "s": "signed integer", "u": "unsigned integer", "p": "pred",
+               "c": "complex"}
 
 
 def _kind(dt) -> str:
     dt = np.dtype(dt)
     if is_float(dt):
         return "f"
+    if is_complex(dt):
+        return "c"
     if is_pred(dt):
         return "p"
     return "s" if is_signed_int(dt) else "u"
@@ -92,8 +104,10 @@ def in_float(fn, *xs: np.ndarray) -> np.ndarray:
 
 
 def in_f64(fn, *xs: np.ndarray) -> np.ndarray:
-    """fn computed in f64, rounded to xs[0]'s float dtype (through f32 for f16/bf16)."""
-    return round_float_result(fn(*(x.astype(F64) for x in xs)), xs[0].dtype)
+    """fn computed in f64 (c128 for complex operands), rounded to xs[0]'s dtype (through f32
+    for f16/bf16)."""
+    wide = C128 if is_complex(xs[0].dtype) else F64
+    return round_float_result(fn(*(x.astype(wide) for x in xs)), xs[0].dtype)
 
 
 def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -130,6 +144,8 @@ def _binary(instr, operands) -> tuple[np.ndarray, np.ndarray]:
 @eval_rule("abs")
 def _abs(ev, instr, operands):
     x = _unary(instr, operands)
+    if is_complex(x.dtype):  # hypot(re, im) without overflow, rounded once
+        return np.asarray(np.abs(x.astype(C128)).astype(x.real.dtype))
     return np.asarray(np.abs(x))  # abs(INT_MIN) wraps to INT_MIN; floats clear the sign bit
 
 
@@ -142,6 +158,8 @@ def _negate(ev, instr, operands):
 @eval_rule("sign")
 def _sign(ev, instr, operands):
     x = _unary(instr, operands)
+    if is_complex(x.dtype):  # z/|z|; 0 at 0
+        return in_f64(lambda v: np.where(v == 0, v, v / np.where(v == 0, 1, np.abs(v))), x)
     if _kind(x.dtype) == "f":  # sign(NaN) = NaN, sign(+-0) = +-0, else +-1
         return in_float(lambda v: np.where(np.isnan(v) | (v == 0), v, np.copysign(1, v)), x)
     return np.asarray(np.sign(x)).astype(x.dtype)
@@ -193,8 +211,10 @@ _float_math_rule("exponential", np.exp)               # e^x
 _float_math_rule("exponential-minus-one", np.expm1)   # e^x - 1, accurate near 0
 _float_math_rule("log", np.log)                       # ln x; log(-x) = NaN, log(0) = -inf
 _float_math_rule("log-plus-one", np.log1p)            # ln(1 + x), accurate near 0
-_float_math_rule("logistic", lambda x: _special().expit(x))     # 1 / (1 + e^-x)
-_float_math_rule("sqrt", np.sqrt)                     # sqrt(-0) = -0
+_float_math_rule("logistic", lambda x: _special().expit(x) if x.dtype == F64
+                 else 1 / (1 + np.exp(-x)))           # 1 / (1 + e^-x)
+_float_math_rule("sqrt", lambda x: np.sqrt(x + 0.0) if x.dtype.kind == "c"  # -0i as +0i (XLA)
+                 else np.sqrt(x))                     # sqrt(-0) = -0
 _float_math_rule("rsqrt", lambda x: 1.0 / np.sqrt(x))  # 1/sqrt(x); rsqrt(-0) = -inf
 _float_math_rule("cbrt", np.cbrt)
 _float_math_rule("sine", np.sin)
@@ -288,6 +308,8 @@ def int_remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 @eval_rule("divide")
 def _divide(ev, instr, operands):
     a, b = _binary(instr, operands)
+    if is_complex(a.dtype):
+        return np.asarray(np.divide(a, b))
     return in_float(np.divide, a, b) if is_float(a.dtype) else int_divide(a, b)
 
 
@@ -334,7 +356,9 @@ def int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 @eval_rule("power")
 def _power(ev, instr, operands):
     a, b = _binary(instr, operands)
-    return in_f64(np.power, a, b) if is_float(a.dtype) else int_power(a, b)
+    if is_complex(a.dtype) or is_float(a.dtype):
+        return in_f64(np.power, a, b)
+    return int_power(a, b)
 
 
 @eval_rule("atan2")
@@ -400,7 +424,7 @@ def _shift_right_arithmetic(ev, instr, operands):
 
 _DIRECTIONS = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
                "GT": np.greater, "GE": np.greater_equal}
-_TYPE_KINDS = {"FLOAT": "f", "TOTALORDER": "f", "SIGNED": "su", "UNSIGNED": "psu"}
+_TYPE_KINDS = {"FLOAT": "fc", "TOTALORDER": "fc", "SIGNED": "su", "UNSIGNED": "psu"}
 
 
 @eval_rule("compare")
@@ -411,11 +435,19 @@ def _compare(ev, instr, operands):
         raise EvaluationError(f"{instr.where()}compare needs direction=EQ|NE|LT|LE|GT|GE, "
                               f"got {direction!r}: {instr}")
     kind = _kind(a.dtype)
-    ctype = instr.attrs.get("type") or {"f": "FLOAT", "s": "SIGNED"}.get(kind, "UNSIGNED")
+    ctype = (instr.attrs.get("type")
+             or {"f": "FLOAT", "c": "FLOAT", "s": "SIGNED"}.get(kind, "UNSIGNED"))
+    if kind == "c" and direction not in ("EQ", "NE"):
+        raise EvaluationError(f"{instr.where()}complex numbers are not ordered: compare "
+                              f"direction {direction}: {instr}")
     if ctype not in _TYPE_KINDS or kind not in _TYPE_KINDS[ctype]:
         raise EvaluationError(f"{instr.where()}compare type {ctype} does not apply to "
                               f"{primitive_type(a.dtype).name} operands: {instr}")
     require_kinds(instr, b, kind)
+    if ctype == "TOTALORDER" and kind == "c":  # both parts, each by its bit pattern
+        eq = ((totalorder_key(a.real) == totalorder_key(b.real))
+              & (totalorder_key(a.imag) == totalorder_key(b.imag)))
+        return np.asarray(eq if direction == "EQ" else ~eq)
     if ctype == "TOTALORDER":
         a, b = totalorder_key(a), totalorder_key(b)
     elif ctype == "FLOAT":

@@ -58,6 +58,8 @@ def _prepare(out_dtype: np.dtype, arrays, k: int):
     arrays, finish) where finish(result) converts a computed result to the output type."""
     out_dtype = np.dtype(out_dtype)
     arrays = [a.astype(out_dtype, copy=False) for a in arrays]
+    if out_dtype.kind == "c":  # complex: computed in the type itself, as XLA:CPU does
+        return arrays, lambda r: r.astype(out_dtype, copy=False)
     if out_dtype.kind == "f" or out_dtype in _LOW_PRECISION:
         cdt = np.float64 if out_dtype == np.float64 else np.float32
         return [a.astype(cdt, copy=False) for a in arrays], \

@@ -52,6 +52,10 @@ def is_float(dt) -> bool:
     return dt == BF16 or dt.kind == "f"
 
 
+def is_complex(dt) -> bool:
+    return np.dtype(dt).kind == "c"
+
+
 def is_int(dt) -> bool:
     return np.dtype(dt).kind in "iu"
 
@@ -88,7 +92,8 @@ def float_bits(dt) -> tuple[int, int]:
 
 
 def compute_dtype(dt) -> np.dtype:
-    """The dtype arithmetic on `dt` is carried out in: f32 for f16/bf16, else `dt`."""
+    """The dtype arithmetic on `dt` is carried out in: f32 for f16/bf16, else `dt` (complex
+    arithmetic is carried out in the complex type itself, as XLA does)."""
     dt = np.dtype(dt)
     return F32 if dt in (F16, BF16) else dt
 
@@ -114,6 +119,10 @@ def convert(x: np.ndarray, to) -> np.ndarray:
         return np.asarray(x != 0)
     if src == np.bool_:
         return x.astype(np.uint8).astype(to)
+    if is_complex(src) and not is_complex(to):  # the shape rule rejects it, as XLA does
+        raise ValueError(f"cannot convert complex {src} to {to}")
+    if is_complex(to) and not is_complex(src) and not is_float(src):
+        return x.astype(F64).astype(to)  # integers: through f64, like int -> float
     if is_float(src) and is_int(to):
         return _float_to_int(x, to)
     if to == BF16 and (src == F64 or is_int(src)):
@@ -132,7 +141,8 @@ def _float_to_int(x: np.ndarray, to: np.dtype) -> np.ndarray:
 
 def round_float_result(y: np.ndarray, dt: np.dtype) -> np.ndarray:
     """Round a result computed in f64 (or f32) to float dtype `dt`, through f32 for f16/bf16
-    (XLA computes their math in f32 and rounds the f32 result)."""
+    (XLA computes their math in f32 and rounds the f32 result). A complex result (computed
+    in c128) rounds each part to the component type of `dt`."""
     dt = np.dtype(dt)
     y = np.asarray(y)
     if dt in (F16, BF16) and y.dtype == F64:

@@ -319,8 +319,14 @@ def top_k(cx):
 
 
 def conj(cx):
+    """conj(x): complex(real(x), -imag(x)); a real x is its own conjugate."""
     (x,) = cx.operands()
-    return [x]
+    if not x.shape.element_type.is_complex:
+        return [x]
+    re = cx.emit("real", [x])
+    im = cx.emit("imag", [x])
+    neg = cx.emit("negate", [im])
+    return [cx.emit("complex", [re, neg])]
 
 
 erfc = _float_op(_erfc)

@@ -24,6 +24,9 @@ _DENSE_TOKEN = re.compile(r"\s*(?:(\[)|(\])|(,)|(true|false)"
                           r"|(\())")
 
 
+_COMPLEX_VALUE = re.compile(r"\(\s*([^,\s()]+)\s*,\s*([^,\s()]+)\s*\)")
+
+
 def dense_values(body: str, shape: Shape) -> np.ndarray:
     """The array that dense<body> : shape denotes (raises ValueError when malformed)."""
     t = shape.element_type
@@ -65,8 +68,14 @@ def _dense_tokens(body: str) -> list:
             if body[pos:].strip() == "":
                 break
             raise ValueError(f"unexpected '{body[pos:pos + 12].strip()}'")
-        if m.group(7):
-            raise ValueError("complex values are not supported: xlapy has no complex types yet")
+        if m.group(7):  # a complex value (re,im)
+            mc = _COMPLEX_VALUE.match(body, m.start(7))
+            if not mc:
+                raise ValueError(f"expected a complex value such as (1.0,2.0), found "
+                                 f"'{body[m.start(7):m.start(7) + 16]}'")
+            pos = mc.end()
+            out.append((mc.group(1), mc.group(2)))
+            continue
         pos = m.end()
         out.append(m.group(0).strip())
     return out
@@ -118,6 +127,15 @@ def _nest(tokens: list) -> tuple[list, tuple]:
 
 def _convert(values: list, t) -> np.ndarray:
     dtype = t.np_dtype
+    if t.is_complex:
+        if not all(isinstance(v, tuple) for v in values):
+            raise ValueError(f"expected complex values (re,im) for {element_to_mlir(t)}")
+        out = np.empty(len(values), dtype)
+        out.real = _convert([v[0] for v in values], t.component_type)
+        out.imag = _convert([v[1] for v in values], t.component_type)
+        return out
+    if any(isinstance(v, tuple) for v in values):
+        raise ValueError(f"a complex value in a {element_to_mlir(t)} constant")
     if t.is_pred:
         out = []
         for v in values:
@@ -184,7 +202,8 @@ def dense_text(array: np.ndarray, shape: Shape) -> str:
     flat = np.asarray(array).reshape(-1)
     if flat.size == 0:
         return "dense<>"
-    if flat.size and (flat == flat[0]).all() and (not t.is_float or _same_bits(flat)):
+    if flat.size and (flat == flat[0]).all() and (not (t.is_float or t.is_complex)
+                                                  or _same_bits(flat)):
         return f"dense<{_scalar_text(flat[0], t)}>"
     if flat.size > 64 and not t.is_pred:
         raw = np.ascontiguousarray(np.asarray(array, t.np_dtype)).tobytes()
@@ -205,6 +224,9 @@ def dense_text(array: np.ndarray, shape: Shape) -> str:
 
 
 def _same_bits(flat: np.ndarray) -> bool:
+    if flat.dtype.kind == "c":  # both parts
+        flat = np.ascontiguousarray(flat).view(flat.real.dtype).reshape(-1, 2)
+        return _same_bits(flat[:, 0].copy()) and _same_bits(flat[:, 1].copy())
     bits = flat.view(UINT[flat.dtype.itemsize])
     return bool((bits == bits[0]).all())
 
@@ -222,6 +244,10 @@ def float_literal(v: float, type_name: str | None = None) -> str:
 
 
 def _scalar_text(x, t) -> str:
+    if t.is_complex:  # MLIR's (re,im)
+        z = np.asarray(x, t.np_dtype)
+        part = t.component_type
+        return f"({_scalar_text(z.real[()], part)},{_scalar_text(z.imag[()], part)})"
     if t.is_pred:
         return "true" if x else "false"
     if t.is_float:

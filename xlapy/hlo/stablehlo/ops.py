@@ -49,7 +49,6 @@ def _kw(**keys):
     return pretty.keywords(**keys)
 
 
-_COMPLEX = "xlapy has no complex element types yet"
 _DYNAMIC = "xlapy compiles static shapes only"
 _COLLECTIVE = "xlapy runs programs on one device (no collectives)"
 _IO = "xlapy has no host transfers or channels"
@@ -162,6 +161,12 @@ ROWS: list[Row] = [
     Row("stablehlo.convolution", "convolution", pretty.convolution, R.convolution,
         P.convolution),
     Row("stablehlo.cholesky", "cholesky", _kw(lower=("lower", "bool")), R.cholesky, P.cholesky),
+    # ---- complex numbers -----------------------------------------------------------------------
+    _ew("stablehlo.real", "real"),
+    _ew("stablehlo.imag", "imag"),
+    _ew("stablehlo.complex", "complex"),
+    Row("stablehlo.fft", "fft", _kw(type=("fft_type", "fft_type"), length=("fft_length", "ints")),
+        R.fft, P.fft),
     # ---- control flow and calls --------------------------------------------------------------
     Row("stablehlo.while", "while", pretty.while_, C.while_, P.while_),
     Row("stablehlo.case", "conditional", None, C.case, P.conditional),
@@ -203,7 +208,6 @@ ROWS: list[Row] = [
                   "implicitly broadcasting CHLO ops are not supported (use stablehlo ops on "
                   "operands of equal shapes)"),
     # ---- valid StableHLO that xlapy cannot run -----------------------------------------------
-    *_unsupported("stablehlo.real stablehlo.imag stablehlo.complex stablehlo.fft", _COMPLEX),
     *_unsupported("stablehlo.dynamic_broadcast_in_dim stablehlo.dynamic_conv "
                   "stablehlo.dynamic_gather stablehlo.dynamic_iota stablehlo.dynamic_pad "
                   "stablehlo.dynamic_reshape stablehlo.real_dynamic_slice "

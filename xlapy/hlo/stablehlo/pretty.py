@@ -90,7 +90,7 @@ def _bool(p, op, key, name):
 
 VALUE_READERS = {"ints": _ints, "int": _int, "bool": _bool, "precision": _precision,
                  "dot_dims": _dot_dims, "dot_algorithm": _dot_algorithm, "format": _format,
-                 "rng_algorithm": _enum("rng_algorithm")}
+                 "rng_algorithm": _enum("rng_algorithm"), "fft_type": _enum("fft_type")}
 
 
 # ---- readers ---------------------------------------------------------------------------------

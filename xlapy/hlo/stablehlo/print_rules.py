@@ -312,6 +312,12 @@ def dot(p, instr):
     p.define(instr, f"{text} : {_sig(p, instr)}")
 
 
+def fft(p, instr):
+    a = instr.attrs
+    p.define(instr, f"stablehlo.fft {_opnds(p, instr)}, type = {a['fft_type']}, "
+                    f"length = {_ints(a['fft_length'])} : {_sig(p, instr)}")
+
+
 def cholesky(p, instr):
     lower = ", lower = true" if instr.attrs.get("lower") else ""
     p.define(instr, f"stablehlo.cholesky {_opnds(p, instr)}{lower} : {p.t(instr.shape)}")

@@ -212,6 +212,14 @@ def cholesky(cx):
     return [cx.emit("cholesky", cx.operands(), {"lower": bool_(cx, "lower")})]
 
 
+def fft(cx):
+    kind = enum(cx, "fft_type", "fft_type")
+    if kind is None:
+        raise cx.error("missing attribute 'fft_type'")
+    return [cx.emit("fft", cx.operands(), {"fft_type": kind,
+                                            "fft_length": ints(cx, "fft_length")})]
+
+
 def conv_dimension_numbers(cx, v) -> A.ConvDimensionNumbers:
     if not isinstance(v, Struct) or v.name != "stablehlo.conv":
         raise cx.error(f"dimension_numbers must be #stablehlo.conv<...>, got {v}")

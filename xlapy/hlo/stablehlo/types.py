@@ -4,8 +4,9 @@
     tuple<tensor<f32>, tensor<2xi32>> <-> (f32[], s32[2])        !stablehlo.token <-> token[]
 
 Element types: i1 (pred), i8..i64 and si8..si64 (signed), ui8..ui64 (unsigned), f16, bf16,
-f32, f64. What xlapy cannot represent gets a clear ParseError at the type: dynamic (`?`) or
-unranked (`*`) dimensions, complex<...>, fp8/int4 types, quantized types, encodings.
+f32, f64, complex<f32> (c64), complex<f64> (c128). What xlapy cannot represent gets a clear
+ParseError at the type: dynamic (`?`) or unranked (`*`) dimensions, other complex<...>,
+fp8/int4 types, quantized types, encodings.
 
 Scalar types outside tensors (`i64` in `1 : i64`, `index`, `f32` in a dot algorithm) parse
 to ScalarType; function types (`(tensor<f32>) -> tensor<f32>`) to FunctionType.
@@ -16,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xlapy.hlo.shapes import (BF16, F16, F32, F64, PRED, S8, S16, S32, S64, TOKEN, U8, U16, U32,
-                              U64, PrimitiveType, Shape)
+from xlapy.hlo.shapes import (BF16, C64, C128, F16, F32, F64, PRED, S8, S16, S32, S64, TOKEN, U8,
+                              U16, U32, U64, PrimitiveType, Shape)
 
 ELEMENT_TYPES: dict[str, PrimitiveType] = {
     "i1": PRED, "i8": S8, "i16": S16, "i32": S32, "i64": S64,
@@ -29,7 +30,10 @@ MLIR_NAMES: dict[str, str] = {
     "pred": "i1", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64",
     "u8": "ui8", "u16": "ui16", "u32": "ui32", "u64": "ui64",
     "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
+    "c64": "complex<f32>", "c128": "complex<f64>",
 }
+COMPLEX_TYPES = {"f32": C64, "f64": C128}
+_COMPLEX = re.compile(r"complex\s*<\s*(\w+)\s*>")
 
 # Element types MLIR has and xlapy does not (recognised to give a clear error).
 _OTHER_SCALARS = re.compile(r"(?:f8E[0-9A-Za-z]+|f6E[0-9A-Za-z]+|f4E[0-9A-Za-z]+|tf32|f80|f128"
@@ -77,8 +81,7 @@ def parse_type(r, aliases: dict | None = None, allow_index: bool = False):
         r.expect("<", "after tuple")
         return Shape.tuple(r.items(lambda: _value_type(r, aliases), ">", "a tuple type"))
     if r.keyword("complex"):
-        raise r.error("complex types are not supported: xlapy has no complex element types yet",
-                      pos)
+        raise r.error("a complex type is an element type: write tensor<complex<f32>>", pos)
     if text.startswith("!", pos):
         if r.keyword("!stablehlo.token") or r.keyword("!mhlo.token"):
             return Shape(TOKEN, ())
@@ -136,8 +139,14 @@ def _tensor(r, start: int, allow_index: bool = False) -> Shape:
         r.pos = m.end()
     pos = r.pos
     if r.text.startswith("complex", pos):
-        raise r.error("complex element types are not supported: xlapy has no complex types "
-                      "yet", pos)
+        mc = _COMPLEX.match(r.text, pos)
+        if not mc or mc.group(1) not in COMPLEX_TYPES:
+            raise r.error("complex element types are complex<f32> and complex<f64> in xlapy",
+                          pos)
+        r.pos = mc.end()
+        r.skip_ws()
+        r.expect(">", "to close tensor<...>")
+        return Shape(COMPLEX_TYPES[mc.group(1)], tuple(dims))
     m = _ELEMENT.match(r.text, pos)
     if not m and allow_index and re.match(r"index(?![\w$.])", r.text[pos:pos + 6]):
         r.pos = pos + 5

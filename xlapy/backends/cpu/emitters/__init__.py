@@ -8,12 +8,13 @@
                    gemm_update.py for the fusions the cpu passes form around gemms
   conv.py          convolution through the own gemm (im2col; passes/conv_plan.py)
   sort.py, scatter.py, select_and_scatter.py, lapack.py (the cholesky opcode),
-  lapack_calls.py (JAX's LAPACK custom-calls)   (routine.py: their helpers)
+  lapack_calls.py (JAX's LAPACK custom-calls), fft.py (the fft opcode)   (routine.py:
+                   their helpers)
   dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
 
 Importing this package registers every dedicated emitter.
 """
 
-from xlapy.backends.cpu.emitters import (conv, dynamic_update_slice, gemm, gemm_epilogue,
+from xlapy.backends.cpu.emitters import (conv, dynamic_update_slice, fft, gemm, gemm_epilogue,
                                          gemm_update, lapack, lapack_calls, scatter,
                                          select_and_scatter, sort)

@@ -29,7 +29,8 @@ from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, for_range
 
-_GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm"}
+_GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm", "c64": "xlapy_cgemm", "c128": "xlapy_zgemm"}
+_ESIZE = {"f32": 4, "f64": 8, "c64": 8, "c128": 16}
 GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
 
 
@@ -59,7 +60,7 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
         raise AssertionError("a gemm epilogue needs xlapy's own gemm (own_gemm_for)")
     if beta != 0.0 and cin_ptr is not None:
         # BLAS updates C in place: start it from cin
-        pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * (4 if plan["t"] == "f32" else 8))
+        pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * _ESIZE[plan["t"]])
     _emit_blas_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta)
 
 
@@ -139,7 +140,7 @@ def _each_batch(pe, plan: dict, call, *operands) -> None:
         call(*(p for p, _ in operands))
         return
     b = pe.b
-    esize = 4 if plan["t"] == "f32" else 8
+    esize = _ESIZE[plan["t"]]
     with for_range(b, 0, plan["batch"], name="batch") as i:
         call(*(b.gep(p, [b.mul(i, c64(n * esize))], source_etype=T.I8) for p, n in operands))
 
@@ -181,7 +182,13 @@ def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
     ta_s, tb_s = const_slot(T.I8, ord(ta)), const_slot(T.I8, ord(tb))
     ity = T.I64 if blas_int_bits() == 64 else T.I32
     ints = [const_slot(ity, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
-    alpha, beta = const_slot(fty, float(alpha)), const_slot(fty, float(beta))
+    if t in ("c64", "c128"):  # complex alpha and beta: (value, 0) pairs
+        part = T.F32 if t == "c64" else T.F64
+        cty = ir.LiteralStructType([part, part])
+        alpha, beta = (const_slot(cty, [ir.Constant(part, float(v)), ir.Constant(part, 0.0)])
+                       for v in (alpha, beta))
+    else:
+        alpha, beta = const_slot(fty, float(alpha)), const_slot(fty, float(beta))
 
     def call(a_ptr, b_ptr, c_ptr):
         b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from xlapy.backends.cpu.options import gemm_choice
 from xlapy.backends.cpu.target import self_contained, threads_available
 
-GEMM_TYPES = ("f32", "f64")
+GEMM_TYPES = ("f32", "f64", "c64", "c128")  # complex: BLAS cgemm/zgemm only
 OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
 
 
@@ -50,6 +50,8 @@ def plan_for(a: dict, lhs, rhs, out):
     """The gemm call computing a dot with attributes `a` on these shapes, or None."""
     t = out.element_type.name
     if t not in GEMM_TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    if t in ("c64", "c128") and self_contained():  # no BLAS: the elemental dot
         return None
     lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
     lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
@@ -88,4 +90,5 @@ def use_own_gemm(flops: int) -> bool:
 
 def own_gemm_for(plan: dict) -> bool:
     """Whether the gemm of `plan` runs on xlapy's own kernel (use_own_gemm)."""
-    return plan["k"] > 0 and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"])
+    return (plan["t"] in ("f32", "f64") and plan["k"] > 0
+            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"]))

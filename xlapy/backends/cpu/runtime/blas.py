@@ -1,6 +1,7 @@
 """BLAS and LAPACK for generated code, registered with LLVM by name when first needed.
 
   xlapy_sgemm / xlapy_dgemm     NumPy's bundled OpenBLAS (ILP64, symbols scipy_sgemm_64_...)
+  (and _cgemm / _zgemm)
                                 when present: the gemm NumPy's matmul uses, so xlapy's dots
                                 run at exactly NumPy's speed; else the LP64 Fortran BLAS
                                 inside scipy (scipy.linalg.cython_blas)
@@ -25,7 +26,7 @@ import numpy
 
 from xlapy.backends.cpu.runtime.loader import register_lazy
 
-GEMMS = ("sgemm", "dgemm")
+GEMMS = ("sgemm", "dgemm", "cgemm", "zgemm")
 LAPACK = tuple(t + r for r in ("potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "gesvd",
                                "gees", "gehrd", "sytrd", "gtsv") for t in "sd")
 LAPACK_BLAS = ("strsm", "dtrsm")   # BLAS routines of the LAPACK custom-calls
