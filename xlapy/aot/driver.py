@@ -10,7 +10,7 @@ point instead of the JIT's trampoline or launcher (runtime_ir.py). The object th
 as separate LLVM modules optimized each with its own pipeline and linked into one:
 
   program     the entry, its kernels and the math library (codegen's pipelines, as the JIT)
-  gemm_f32/64 xlapy's gemm built for the target's vector width (only those the program calls)
+  gemm_<t>    xlapy's gemm (f32, f64, bf16, f16) for the target's vector width, those called
   pool        the thread pool and ENTRY_set_num_threads, or a serial stand-in (max_threads 1)
 
 Everything but the entry point and the thread-count functions is made internal, so objects
@@ -135,7 +135,8 @@ def build_object(module: Module, target: AotTarget, entry_point: str,
         runtime_ir.add_entry(emitter.llmod, entry_point)
         call_graph.inline_single_calls(emitter.llmod, ())
         program = str(emitter.llmod)
-        gemms = [t for t in ("f32", "f64") if f"xlapy_gemm_{t}" in emitter.llmod.globals]
+        gemms = [t for t in ("f32", "f64", "bf16", "f16")
+                 if f"xlapy_gemm_{t}" in emitter.llmod.globals]
         modules = [("program", program, part_pipelines(emitter.llmod, [program])[0])]
         modules += [(f"gemm_{t}", _optimized(target, gemm_kernel.build_ir(
             target.vector_bits, t), "light"), None) for t in gemms]
