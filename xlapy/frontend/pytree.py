@@ -11,6 +11,15 @@ from typing import Any
 
 LEAF = "*"
 
+# Classes registered as pytree nodes: type -> (flatten, unflatten), where
+# flatten(obj) -> (children, aux) and unflatten(aux, children) -> obj (aux is hashable).
+_NODES: dict = {}
+
+
+def register_node(cls, flatten_fn, unflatten_fn) -> None:
+    """Make instances of `cls` pytree nodes (their children are traced, not them)."""
+    _NODES[cls] = (flatten_fn, unflatten_fn)
+
 
 def flatten(tree) -> tuple[list, Any]:
     leaves: list = []
@@ -27,6 +36,10 @@ def flatten(tree) -> tuple[list, Any]:
             return ("dict", tuple(keys), tuple(walk(t[k]) for k in keys))
         if t is None:
             return ("none",)
+        node = _NODES.get(type(t))
+        if node is not None:
+            children, aux = node[0](t)
+            return ("node", type(t), aux, tuple(walk(x) for x in children))
         leaves.append(t)
         return LEAF
 
@@ -51,6 +64,8 @@ def _build(d, it):
         return [_build(x, it) for x in d[1]]
     if kind == "dict":
         return {k: _build(x, it) for k, x in zip(d[1], d[2])}
+    if kind == "node":
+        return _NODES[d[1]][1](d[2], [_build(x, it) for x in d[3]])
     return None
 
 
@@ -65,5 +80,6 @@ def num_leaves(treedef) -> int:
         return 1
     kind = treedef[0]
     children = (treedef[2] if kind in ("dict", "namedtuple")
+                else treedef[3] if kind == "node"
                 else treedef[1] if kind != "none" else ())
     return sum(num_leaves(c) for c in children)
