@@ -14,6 +14,11 @@ from xlapy.random._continuous import (bits, cauchy, exponential, gumbel, laplace
                                       lognormal, normal, rademacher, truncated_normal,
                                       uniform)
 from xlapy.random._discrete import bernoulli, categorical, choice, permutation, randint
+from xlapy.random._gamma import (beta, chisquare, dirichlet, f, gamma, generalized_normal,
+                                 loggamma, t)
+from xlapy.random._more import (ball, double_sided_maxwell, geometric, maxwell,
+                                multivariate_normal, pareto, poisson, rayleigh, triangular,
+                                wald, weibull_min)
 from xlapy.random._keys import (KEY_DTYPE, PRNGKey, PRNGKeyArray, clone, fold_in, key,
                                 key_data, key_dtype, key_impl, split, wrap_key_data)
 
@@ -22,5 +27,7 @@ __all__ = [
     "key_impl", "wrap_key_data", "split", "fold_in", "clone", "bits", "uniform", "normal",
     "truncated_normal", "exponential", "laplace", "logistic", "gumbel", "cauchy",
     "lognormal", "rademacher", "bernoulli", "randint", "permutation", "choice",
-    "categorical",
+    "categorical", "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
+    "generalized_normal", "pareto", "weibull_min", "maxwell", "double_sided_maxwell",
+    "rayleigh", "wald", "geometric", "triangular", "poisson", "multivariate_normal", "ball",
 ]

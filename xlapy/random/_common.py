@@ -133,3 +133,16 @@ def jitted(fn, *static: str):
         from xlapy.frontend.jit import jit
         f = _JITTED[key] = jit(fn, static_argnames=static)
     return f
+
+
+def float_param(x):
+    """A parameter as JAX sees it: Python scalars, integers and (without x64) float64
+    arrays become the default float type; traced values keep theirs."""
+    if isinstance(x, Tracer):
+        return x
+    arr = np.asarray(x)
+    if arr.dtype.kind in "biu" or isinstance(x, (int, float)):
+        return arr.astype(float_dtype(None, "xlapy.random"))
+    if arr.dtype == np.float64 and not x64_enabled():
+        return arr.astype(np.float32)
+    return arr

@@ -59,12 +59,25 @@ def bits(key, shape=(), dtype=None):
 
 # ---- uniform ------------------------------------------------------------------------------
 
+def _rng_bits(dtype) -> int:
+    fi = _finfo(dtype)
+    return 8 if fi.nmant < 8 else fi.bits
+
+
 def unit_floats(key, shape, dtype):
     """Floats in [0, 1) with `nmant` random mantissa bits (JAX's construction)."""
+    return floats_from_bits(_threefry.random_bits(key, _rng_bits(dtype), shape), dtype)
+
+
+def unit_floats_batched(keys, dtype):
+    """unit_floats(k, (), dtype) of every key of an array of shape S + (2,)."""
+    return floats_from_bits(_threefry.scalar_bits_batched(keys, _rng_bits(dtype)), dtype)
+
+
+def floats_from_bits(word, dtype):
     fi = _finfo(dtype)
     nbits, nmant = fi.bits, fi.nmant
-    rng_bits = 8 if nmant < 8 else nbits
-    word = _threefry.random_bits(key, rng_bits, shape)
+    rng_bits = B.aval_of(word).dtype.itemsize * 8
     udt = np.dtype(f"uint{nbits}")
     word = B.convert(word, udt)
     one = int(np.array(1.0, dtype).view(udt))
@@ -118,7 +131,11 @@ def erf_inv(u):
 
 
 def normal_real(key, shape, dtype):
-    floats = unit_floats(key, shape, dtype)
+    return normal_from_floats(unit_floats(key, shape, dtype))
+
+
+def normal_from_floats(floats):
+    dtype = B.aval_of(floats).dtype
     lo = float(np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype)))
     # floats * (1 - lo) + lo: the product is exact (1 - lo rounds to 2), so the unfused
     # multiply and add round as XLA's fused one does
@@ -282,10 +299,8 @@ def lognormal(key, sigma=1., shape=None, dtype=None):
 
 
 def _rademacher(key, shape, dtype):
-    b = _threefry.random_bits(key, 32, shape)
-    bern = L.lt(L.sub(bitcast_convert_type(L.bitwise_or(L.shift_right_logical(b, 9),
-                                                        0x3F800000), F32), 1.0), 0.5)
-    return B.convert(L.sub(L.mul(B.convert(bern, F32), 2.0), 1.0), dtype)
+    bern = L.lt(unit_floats(key, shape, float_dtype(None, "rademacher")), 0.5)
+    return L.sub(L.mul(B.convert(bern, dtype), 2), 1)
 
 
 def rademacher(key, shape=(), dtype=None):

@@ -22,7 +22,7 @@ from xlapy.frontend.core import Tracer, concrete_or_error
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import sorting
 from xlapy.random import _threefry
-from xlapy.random._common import (RandomError, canonical_shape, check_shape, float_dtype,
+from xlapy.random._common import (RandomError, canonical_shape, check_shape, float_param,
                                   int_dtype, jitted, x64_enabled)
 from xlapy.random._continuous import _gumbel, _log, unit_floats
 from xlapy.random._keys import key_arg
@@ -70,9 +70,10 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     data, _ = key_arg("bernoulli", key)
     if mode not in ("low", "high"):
         raise RandomError(f"bernoulli: mode must be 'high' or 'low', got {mode!r}")
-    if isinstance(p, (int, float)) and not isinstance(p, bool):
-        p = np.asarray(p, float_dtype(None, "bernoulli"))
-    p = _arr(p)
+    if isinstance(p, bool) or (not isinstance(p, Tracer) and np.asarray(p).dtype.kind in "biu"):
+        raise RandomError(f"bernoulli: the probability p must have a float dtype, got "
+                          f"{np.asarray(p).dtype}")
+    p = float_param(p)
     dt = _dtype_of(p)
     if dt.kind != "f" and dt != np.dtype("bfloat16"):
         raise RandomError(f"bernoulli: the probability p must have a float dtype, got {dt}")
@@ -233,9 +234,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             perm = permutation(key, n_inputs)
             ind = perm[:n_draws]
     else:
-        p = _arr(p)
-        if _dtype_of(p).kind not in "f":
-            p = xnp.asarray(p, float_dtype(None, "choice"))
+        p = float_param(p)
         if B.aval_of(p).shape != (n_inputs,):
             raise RandomError(f"choice: p must be None or a 1D vector with the same size as "
                               f"a.shape[axis]; p has shape {B.aval_of(p).shape} and "
@@ -272,7 +271,7 @@ def _categorical(key, logits, shape, batch_shape, axis, replace, mode):
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Category indices drawn with probabilities softmax(logits) along `axis`."""
     data, _ = key_arg("categorical", key)
-    logits = _arr(logits)
+    logits = float_param(logits)
     lshape = B.aval_of(logits).shape
     nd = len(lshape)
     if not -nd <= axis < nd:
@@ -289,8 +288,6 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
         if k > lshape[axis]:
             raise RandomError(f"categorical: number of samples without replacement ({k}) "
                               f"cannot exceed the number of categories ({lshape[axis]})")
-    if _dtype_of(logits).kind != "f":
-        logits = xnp.asarray(logits, float_dtype(None, "categorical"))
     out = jitted(_categorical, "shape", "batch_shape", "axis", "replace", "mode")(
         data, logits, shape=tuple(shape), batch_shape=batch_shape, axis=axis,
         replace=bool(replace), mode="low" if mode is None else mode)

@@ -34,6 +34,14 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
 
 
+def _broadcast(k, shape):
+    """k (a scalar, or an array of shape `shape` minus trailing dims) broadcast to shape."""
+    ks = B.aval_of(k).shape
+    if ks == tuple(shape):
+        return k
+    return B.broadcast_in_dim(k, shape, tuple(range(len(ks))))
+
+
 def _rotl(x, r: int):
     return L.bitwise_or(L.shift_left(x, r), L.shift_right_logical(x, 32 - r))
 
@@ -42,8 +50,7 @@ def threefry2x32(k0, k1, x0, x1):
     """The Threefry-2x32 hash of the counters (x0, x1) under the key (k0, k1): u32 arrays of
     one shape (scalars broadcast to it). Returns the two u32 output words."""
     shape = B.aval_of(x0).shape
-    k0, k1 = (B.broadcast_in_dim(k, shape, ()) if B.aval_of(k).shape != shape else k
-              for k in (k0, k1))
+    k0, k1 = (_broadcast(k, shape) for k in (k0, k1))
     ks = (k0, k1, L.bitwise_xor(L.bitwise_xor(k0, k1), _PARITY))
     x0, x1 = L.add(x0, ks[0]), L.add(x1, ks[1])
     for g in range(1, 6):
@@ -134,3 +141,35 @@ def seed_words(seed):
     else:
         hi, lo = B.full((), 0, U32), B.convert(seed, U32)
     return _pair(S.reshape(hi, ()), S.reshape(lo, ()))
+
+
+def batched_words(keys):
+    """The two u32 words of each key of a key array of shape S + (2,): arrays of shape S."""
+    shape = B.aval_of(keys).shape
+    n = len(shape) - 1
+    words = []
+    for i in range(2):
+        starts, limits = [0] * (n + 1), list(shape)
+        starts[n], limits[n] = i, i + 1
+        words.append(S.reshape(S.slice_(keys, starts, limits), shape[:-1]))
+    return words
+
+
+def split_batched(keys, num: int):
+    """split(k, num) of every key of an array of shape S + (2,): shape S + (num, 2)."""
+    k0, k1 = batched_words(keys)
+    shape = B.aval_of(k0).shape + (num,)
+    lo = S.iota(U32, shape, len(shape) - 1)
+    return _pair(*threefry2x32(k0, k1, B.full(shape, 0, U32), lo))
+
+
+def scalar_bits_batched(keys, bit_width: int = 32):
+    """random_bits(k, bit_width, ()) of every key of an array of shape S + (2,)."""
+    k0, k1 = batched_words(keys)
+    zero = B.full(B.aval_of(k0).shape, 0, U32)
+    b0, b1 = threefry2x32(k0, k1, zero, zero)
+    if bit_width == 64:
+        u64 = np.dtype(np.uint64)
+        return L.bitwise_or(L.shift_left(B.convert(b0, u64), 32), B.convert(b1, u64))
+    bits = L.bitwise_xor(b0, b1)
+    return bits if bit_width == 32 else B.convert(bits, np.dtype(f"uint{bit_width}"))
