@@ -17,8 +17,8 @@ from xlapy.random._discrete import bernoulli, categorical, choice, permutation, 
 from xlapy.random._gamma import (beta, chisquare, dirichlet, f, gamma, generalized_normal,
                                  loggamma, t)
 from xlapy.random._more import (ball, double_sided_maxwell, geometric, maxwell,
-                                multivariate_normal, pareto, poisson, rayleigh, triangular,
-                                wald, weibull_min)
+                                multivariate_normal, orthogonal, pareto, poisson, rayleigh,
+                                triangular, wald, weibull_min)
 from xlapy.random._keys import (KEY_DTYPE, PRNGKey, PRNGKeyArray, clone, fold_in, key,
                                 key_data, key_dtype, key_impl, split, wrap_key_data)
 
@@ -30,4 +30,5 @@ __all__ = [
     "categorical", "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
     "generalized_normal", "pareto", "weibull_min", "maxwell", "double_sided_maxwell",
     "rayleigh", "wald", "geometric", "triangular", "poisson", "multivariate_normal", "ball",
+    "orthogonal",
 ]

@@ -291,3 +291,24 @@ def ball(key, d, p=2, shape=(), dtype=None):
         raise RandomError(f"ball: d must be a non-negative integer, got {d}")
     return jitted(_ball, "shape", "dtype", "p", "d")(data, shape=canonical_shape(shape, "ball"),
                                                      dtype=dtype, p=float(p), d=int(d))
+
+
+def _orthogonal(key, n, m, shape, dtype):
+    from xlapy.scipy._linalg import qr
+    z = normal_real(key, tuple(shape) + (max(n, m), min(n, m)), dtype)
+    q, r = qr(z)
+    d = xnp.diagonal(r, axis1=-2, axis2=-1)
+    x = q * xnp.expand_dims(xnp.sign(d), -2)
+    return xnp.swapaxes(x, -1, -2) if n < m else x
+
+
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """Matrices (shape + (n, m)) with orthonormal columns (or rows, when n < m), uniformly
+    distributed: the Q of a QR decomposition of a normal matrix, signs fixed by R's
+    diagonal. Q comes from xlapy's Householder QR, so values match JAX's to rounding."""
+    data, _ = key_arg("orthogonal", key)
+    dtype = float_dtype(dtype, "orthogonal")
+    n = int(n)
+    m = n if m is None else int(m)
+    return jitted(_orthogonal, "n", "m", "shape", "dtype")(
+        data, n=n, m=m, shape=canonical_shape(shape, "orthogonal"), dtype=dtype)

@@ -35,3 +35,32 @@ def solve_lower(lower, b):
             acc = acc - lower[..., i, k] * ys[k]
         ys.append(acc / lower[..., i, i])
     return xnp.stack(ys, axis=-1)
+
+
+def qr(a):
+    """Reduced QR of matrices (..., m, n) with m >= n by Householder reflections (a
+    fori_loop over the n columns): q (..., m, n) with orthonormal columns, r (..., n, n)
+    upper triangular, a = q r."""
+    from xlapy import lax
+    shape = B.aval_of(a).shape
+    m, n = shape[-2], shape[-1]
+    dt = B.aval_of(a).dtype
+    rows = xnp.arange(m)
+
+    def step(k, carry):
+        r, q = carry
+        col = lax.dynamic_index_in_dim(r, k, axis=-1, keepdims=False)        # (..., m)
+        v = xnp.where(rows >= k, col, xnp.zeros_like(col))
+        head = xnp.sum(xnp.where(rows == k, col, xnp.zeros_like(col)), axis=-1)
+        norm = xnp.sqrt(xnp.sum(v * v, axis=-1))
+        alpha = -xnp.where(head >= 0, xnp.ones_like(head), -xnp.ones_like(head)) * norm
+        u = v - alpha[..., None] * (rows == k).astype(dt)
+        un = xnp.sqrt(xnp.sum(u * u, axis=-1))
+        u = u / xnp.where(un == 0, xnp.ones_like(un), un)[..., None]
+        r = r - 2 * u[..., :, None] * xnp.einsum("...i,...ij->...j", u, r)[..., None, :]
+        q = q - 2 * xnp.einsum("...ij,...j->...i", q, u)[..., :, None] * u[..., None, :]
+        return r, q
+
+    eye = xnp.broadcast_to(xnp.eye(m, dtype=dt), shape[:-2] + (m, m))
+    r, q = lax.fori_loop(0, n, step, (a, eye))
+    return q[..., :, :n], xnp.triu(r[..., :n, :])
