@@ -362,7 +362,11 @@ def _alias_donated(module, donated: list[int]) -> None:
 
 def _leaf_paths(tree, path: str):
     """Paths of the leaves of `tree`, in pytree.flatten's order."""
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+    node = pytree._NODES.get(type(tree))
+    if node is not None:
+        for i, t in enumerate(node[0](tree)[0]):
+            yield from _leaf_paths(t, f"{path}[{i}]")
+    elif isinstance(tree, tuple) and hasattr(tree, "_fields"):
         for f, t in zip(tree._fields, tree):
             yield from _leaf_paths(t, f"{path}.{f}")
     elif isinstance(tree, (tuple, list)):

@@ -25,6 +25,10 @@ def flatten(tree) -> tuple[list, Any]:
     leaves: list = []
 
     def walk(t):
+        node = _NODES.get(type(t))
+        if node is not None:  # registered classes first (a registered namedtuple too)
+            children, aux = node[0](t)
+            return ("node", type(t), aux, tuple(walk(x) for x in children))
         if isinstance(t, tuple) and not hasattr(t, "_fields"):
             return ("tuple", tuple(walk(x) for x in t))
         if isinstance(t, tuple):  # namedtuple
@@ -36,10 +40,6 @@ def flatten(tree) -> tuple[list, Any]:
             return ("dict", tuple(keys), tuple(walk(t[k]) for k in keys))
         if t is None:
             return ("none",)
-        node = _NODES.get(type(t))
-        if node is not None:
-            children, aux = node[0](t)
-            return ("node", type(t), aux, tuple(walk(x) for x in children))
         leaves.append(t)
         return LEAF
 
