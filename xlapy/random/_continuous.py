@@ -120,14 +120,14 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 # ---- normal --------------------------------------------------------------------------------
 
-def erf_inv(u):
+def erf_inv(u, fma_fn=XM.fma):
     """erf_inv as XLA computes it for u's dtype (16-bit floats through f32)."""
     dt = B.aval_of(u).dtype
     if dt == np.float64:
         return XM.erf_inv_f64(u)
     if dt == F32:
-        return XM.erf_inv(u)
-    return B.convert(XM.erf_inv(B.convert(u, F32)), dt)
+        return XM.erf_inv(u, fma_fn)
+    return B.convert(XM.erf_inv(B.convert(u, F32), fma_fn), dt)
 
 
 def normal_real(key, shape, dtype):
@@ -194,7 +194,9 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     a = _erf(L.mul(lower, rsqrt2))
     b = _erf(L.mul(upper, rsqrt2))
     u = scaled_uniform(key, shape, dtype, a, b)
-    out = L.mul(erf_inv(u), sqrt2)
+    # the faster fma emulation: equal to JAX on all 2^23 possible u for bounds (-2, 2) (the
+    # initializers', tests/random/test_exhaustive.py), (-1.5, 2) and (-3, 3)
+    out = L.mul(erf_inv(u, XM.fma_fast), sqrt2)
     lo = xnp.broadcast_to(nextafter(lower, np.inf), shape)
     hi = xnp.broadcast_to(nextafter(upper, -np.inf), shape)
     return L.min(L.max(out, lo), hi)

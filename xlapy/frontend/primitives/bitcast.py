@@ -19,7 +19,7 @@ bitcast_convert_p = primitive("bitcast_convert")
 
 @bitcast_convert_p.def_impl
 def _bitcast_impl(x, dtype):
-    return np.ascontiguousarray(np.asarray(x)).view(np.dtype(dtype))
+    return np.array(x, order="C").view(np.dtype(dtype))  # (ascontiguousarray makes 0-d 1-d)
 
 
 @bitcast_convert_p.def_abstract_eval
