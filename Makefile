@@ -20,6 +20,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m ruff check xlapy tests benchmarks examples
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest tests
 
 bench: $(VENV)/.installed

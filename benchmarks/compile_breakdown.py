@@ -27,9 +27,9 @@ copies of a trivial vectorizable loop (b[i] = a[i] + 1), -O3 and code generation
 --lanes N sets the vector lanes of emitted reductions (elemental_reduce.LANES, 16 by
 default) and also reports each workload's run time, to weigh compile time against speed.
 --unroll also compiles and runs each workload with loop unrolling and the vectorizer's
-interleaving on (jit.LOOP_UNROLLING), against the default without.
+interleaving on (codegen.LOOP_UNROLLING), against the default without.
 --pipelines also compiles and runs each workload with -O3 for every part
-(jit.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
+(codegen.DIRECT_PIPELINE off), against the default (the "direct" pipeline for vector code).
 --launch also compiles each workload with and without launch.py's shared entry (a program
 that is one kernel on the thread pool gets no entry function of its own), alternating, each
 after 0.15 s idle: lower + compile and its LLVM part, medians of 20, and run time (best of
@@ -52,7 +52,7 @@ import numpy as np
 
 import xlapy as xp
 import xlapy.numpy as xnp
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu import codegen, target
 from xlapy.backends.cpu.split import parts_of
 from xlapy.backends.llvm import elemental_reduce
 
@@ -74,14 +74,14 @@ def workloads(rng):
 
 @contextlib.contextmanager
 def switched(name: str, on: bool):
-    """jit.<name> (LOOP_UNROLLING: loop unrolling and the vectorizer's interleaving;
+    """codegen.<name> (LOOP_UNROLLING: loop unrolling and the vectorizer's interleaving;
     DIRECT_PIPELINE: the short pipeline for vector code) set to `on`."""
-    saved = getattr(jit, name)
-    setattr(jit, name, on)
+    saved = getattr(codegen, name)
+    setattr(codegen, name, on)
     try:
         yield
     finally:
-        setattr(jit, name, saved)
+        setattr(codegen, name, saved)
 
 
 def unrolling(on: bool):
@@ -93,13 +93,13 @@ def llvm_ms(text: str, passes: bool = False, unroll: bool = False, pipeline: str
     with loop unrolling and interleaving, as -O3 has them by default); with passes=True also
     the five most expensive passes."""
     best = None
-    tm = jit.target_machine()
+    tm = target.target_machine()
     with unrolling(unroll):
         for _ in range(3):
             t0 = time.perf_counter()
-            mod = jit.parse_ir(text)
+            mod = codegen.parse_ir(text)
             t1 = time.perf_counter()
-            jit.optimize(mod, pipeline)
+            codegen.optimize(mod, pipeline)
             t2 = time.perf_counter()
             tm.emit_object(mod)
             t3 = time.perf_counter()
@@ -107,10 +107,11 @@ def llvm_ms(text: str, passes: bool = False, unroll: bool = False, pipeline: str
             best = ms if best is None or sum(ms) < sum(best) else best
         if not passes:
             return best
-        mod = jit.parse_ir(text)
-        pb = jit.pass_builder(None, pipeline)
+        mod = codegen.parse_ir(text)
+        pb = codegen.pass_builder(None, pipeline)
         pb.start_pass_timing()
-        (jit.direct_passes() if pipeline == "direct" else pb.getModulePassManager()).run(mod, pb)
+        mpm = codegen.direct_passes() if pipeline == "direct" else pb.getModulePassManager()
+        mpm.run(mod, pb)
         report = pb.finish_pass_timing()
     per_pass: dict = {}
     for sec, name in re.findall(r"^\s*(?:[\d.]+ \(\s*[\d.]+%\)\s+){3}([\d.]+) \(\s*[\d.]+%\)"
@@ -154,14 +155,14 @@ def compile_times(fn, inputs, n: int = 7) -> tuple[float, float]:
 @contextlib.contextmanager
 def unmarked():
     """call_graph's inlining and optnone marks off (the compiler looks them up per compile)."""
-    from xlapy.backends.llvm import call_graph
-    saved = call_graph.inline_single_calls, call_graph.optnone_if_only_calls
+    from xlapy.backends.llvm import call_graph, loop_analysis
+    saved = call_graph.inline_single_calls, loop_analysis.optnone_if_only_calls
     call_graph.inline_single_calls = lambda llmod, keep_callers=(): []
-    call_graph.optnone_if_only_calls = lambda fn: False
+    loop_analysis.optnone_if_only_calls = lambda fn: False
     try:
         yield
     finally:
-        call_graph.inline_single_calls, call_graph.optnone_if_only_calls = saved
+        call_graph.inline_single_calls, loop_analysis.optnone_if_only_calls = saved
 
 
 def switch_ab(fn, inputs, owner, name: str, rounds: int = 20) -> dict:
@@ -316,7 +317,7 @@ def main() -> int:
         print(json.dumps(first_calls_of(args.first_calls_of, np.random.default_rng(0))))
         return 0
     if args.floor:
-        jit._init()
+        target.init_llvm()
         floor()
         return 0
     if args.first_calls:

@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from harness import best
-from xlapy.backends.cpu import gemm_kernel as gk
+from xlapy.backends.cpu.emitters import gemm_kernel as gk
 
 # (name, M, K, N, A transposed, B transposed)
 SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, False, False),
@@ -154,13 +154,13 @@ def pair(args) -> int:
 
 def build() -> int:
     import time
-    from xlapy.backends.cpu import jit
-    jit._init()
+    from xlapy.backends.cpu import codegen, target
+    target.init_llvm()
     for t in ("f32", "f64"):
         t0 = time.perf_counter()
         text = gk.build_ir.__wrapped__(gk.vector_bits(), t)
         t1 = time.perf_counter()
-        jit.compile_to_object(text, pipeline="light")
+        codegen.compile_to_object(text, pipeline="light")
         t2 = time.perf_counter()
         print(f"{t}: IR {(t1 - t0) * 1e3:.0f} ms, LLVM {(t2 - t1) * 1e3:.0f} ms")
     return 0

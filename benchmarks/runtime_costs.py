@@ -1,5 +1,5 @@
-"""Costs around running compiled code that the README, fpmode.py, output_pool.py and jit.py
-cite.
+"""Costs around running compiled code that the README, fpmode.py, output_pool.py and
+runtime/loader.py cite.
 
     .venv/bin/python benchmarks/runtime_costs.py
 
@@ -11,8 +11,8 @@ cite.
 2. Fresh memory: a 32 MB NumPy array written once per page (the page faults of a fresh
    output), 25 times after 50 ms pauses: median and maximum; against output_pool.take of a
    dropped 32 MB output.
-3. Loads: jit.LoadedObject of a small object with the engine prepared in the background
-   against one built on the spot (jit._new_engine), medians of 20.
+3. Loads: loader.LoadedObject of a small object with the engine prepared in the background
+   against one built on the spot (loader._new_engine), medians of 20.
 """
 import os
 import statistics
@@ -56,7 +56,7 @@ def subnormals() -> None:
 
 def fresh_memory() -> None:
     import gc
-    from xlapy.backends.cpu import output_pool
+    from xlapy.backends.cpu.runtime import output_pool
     n = 32 << 20
     fresh, recycled = [], []
     for _ in range(25):
@@ -79,23 +79,24 @@ def fresh_memory() -> None:
 
 
 def loads() -> None:
-    from xlapy.backends.cpu import jit
-    obj = jit.compile_to_object('define i64 @"f"() {\n  ret i64 1\n}\n')
-    jit.LoadedObject(obj)
+    from xlapy.backends.cpu import codegen
+    from xlapy.backends.cpu.runtime import loader
+    obj = codegen.compile_to_object('define i64 @"f"() {\n  ret i64 1\n}\n')
+    loader.LoadedObject(obj)
     prepared, built = [], []
     for _ in range(20):
-        jit._spare.result()                    # the background build has finished
+        loader._spare.result()                    # the background build has finished
         t0 = time.perf_counter()
-        jit.LoadedObject(obj)
+        loader.LoadedObject(obj)
         prepared.append((time.perf_counter() - t0) * 1e3)
-        jit._spare.result()
-        saved, jit._take_engine = jit._take_engine, jit._new_engine
+        loader._spare.result()
+        saved, loader._take_engine = loader._take_engine, loader._new_engine
         try:
             t0 = time.perf_counter()
-            jit.LoadedObject(obj)
+            loader.LoadedObject(obj)
             built.append((time.perf_counter() - t0) * 1e3)
         finally:
-            jit._take_engine = saved
+            loader._take_engine = saved
     print(f"load of a small object: prepared engine {statistics.median(prepared):.2f} ms, "
           f"engine built on the spot {statistics.median(built):.2f} ms (medians of 20)")
 

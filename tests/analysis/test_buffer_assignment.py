@@ -8,9 +8,9 @@ import pathlib
 import pytest
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers, live_ranges
-from xlapy.backends.cpu.inplace import inplace_operands
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
-from xlapy.backends.cpu.program import ALIAS_OPS, tree_size
+from xlapy.backends.cpu.passes.inplace import inplace_operands
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.emitters.program import ALIAS_OPS, tree_size
 from xlapy.hlo import parse
 
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "hlo"

@@ -85,7 +85,7 @@ CASES = {
     "identity_cast": (lambda x: tf.cast(tf.identity(x), tf.float64), [a(2, 3)], False),
     "bias_add": (tf.nn.bias_add, [a(2, 3), a(3)], True),
     "fill": (lambda x: tf.fill([2, 2], tf.reduce_sum(x)), [a(3)], False),
-    "xent": (lambda x, y: tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=x),
+    "xent": (lambda x, y: tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x),
              [a(3, 4), _softmax_labels(3, 4)], False),
     "sparse_xent": (lambda x: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.constant([1, 0, 3], tf.int64), logits=x), [a(3, 4)], True),

@@ -90,7 +90,8 @@ def _load_example():
 @needs_digits
 def test_example_runs_both_ways_end_to_end(tmp_path):
     out = subprocess.run([sys.executable, str(EXAMPLE), "--compare", "--steps", "30",
-                          "--out_dir", str(tmp_path), "--data_dir", str(tmp_path / "none")],
+                          "--dump_hlo", "--out_dir", str(tmp_path), "--data_dir",
+                          str(tmp_path / "none")],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     text = out.stdout

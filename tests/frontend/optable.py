@@ -584,6 +584,7 @@ NOT_IN_TABLE = {
     "result_type": "test_numpy_ops.py::test_promotion_examples",
     "broadcast_shapes": "test_numpy_ops.py::test_metadata_functions",
     "issubdtype": "NumPy's own (dtype metadata)",
+    "vectorize": "a function transformation (on vmap): test_vectorize.py",
     # size-dependent and extra functions (xlapy/numpy/_extras.py): test_numpy_extras.py,
     # against jax.numpy with size= under jit
     **{name: "test_numpy_extras.py" for name in (

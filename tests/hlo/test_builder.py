@@ -50,10 +50,26 @@ _ALIASES = {"and": "and_", "or": "or_", "not": "not_", "while": "while_loop",
             "opt-barrier": "optimization_barrier"}
 
 
-def test_a_method_for_every_opcode():
+def test_every_opcode_can_be_built():
+    """A method named for the opcode, or Builder.op for one whose shape is not declared."""
     missing = [op for op in OPCODES
-               if not callable(getattr(Builder, _ALIASES.get(op, op.replace("-", "_")), None))]
+               if not callable(getattr(Builder, _ALIASES.get(op, op.replace("-", "_")), None))
+               and OPCODES[op].declared_shape]
     assert not missing, f"Builder lacks methods for {missing}"
+
+
+def test_op_builds_an_opcode_from_its_operands_and_attributes():
+    b = Builder("f")
+    x = b.parameter(arr(F32, 2, 3, 3), "x")
+    c = b.op("cholesky", x, lower=True)
+    assert c.opcode == "cholesky" and c.shape == arr(F32, 2, 3, 3) and c.attrs == {"lower": True}
+    assert b.op("add", x, x).shape == arr(F32, 2, 3, 3)
+    with pytest.raises(XlapyError, match="unknown opcode 'frobnicate'"):
+        b.op("frobnicate", x)
+    with pytest.raises(XlapyError, match="must be declared; use Builder.reshape"):
+        b.op("reshape", x)
+    with pytest.raises(ShapeError, match="cholesky"):
+        b.op("cholesky", b.parameter(arr(F32, 2, 3), "y"), lower=True)
 
 
 def softmax_module():

@@ -144,6 +144,8 @@ POSITIVE = [
      "s32[2,4]", "s32[2,4]"),
     ("dot", ["f32[2,3]", "f32[3]"], {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)},
      "bf16[2]", "bf16[2]"),
+    ("cholesky", ["f32[4,4]"], {"lower": True}, None, "f32[4,4]"),
+    ("cholesky", ["bf16[2,3,0,0]"], {}, None, "bf16[2,3,0,0]"),
     ("convolution", ["f32[1,5,5,3]", "f32[3,3,3,8]"], {"window": W((3, 3)), "dim_labels": NHWC},
      None, "f32[1,3,3,8]"),
     ("convolution", ["f32[1,5,5,3]", "f32[3,3,3,8]"],
@@ -237,7 +239,7 @@ def test_positive(case):
 
 
 FLOAT_ONLY = sorted(n for n, i in OPCODES.items() if i.float_only and i.arity in (1, 2)
-                    and n != "reduce-precision")
+                    and i.elementwise and n != "reduce-precision")
 
 
 @pytest.mark.parametrize("opcode", FLOAT_ONLY)
@@ -461,6 +463,10 @@ NEGATIVE = [
      "batch dimension sizes do not match"),
     ("dot", ["f32[2,3]", "s32[3,5]"], {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)},
      None, "incompatible"),
+    ("cholesky", ["s32[3,3]"], {}, None, r"a floating-point element type, got s32\[3,3\]"),
+    ("cholesky", ["f32[3,4]"], {}, None, r"square matrices .*got f32\[3,4\]"),
+    ("cholesky", ["f32[3]"], {}, None, r"square matrices in the two minor dimensions \(rank >= 2"),
+    ("cholesky", ["f32[3,3]"], {"lower": 1}, None, "attribute lower must be true or false"),
     ("dot", ["s32[2,3]", "s32[3,5]"], {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)},
      "s8[2,5]", "must not be narrower"),
     ("convolution", ["f32[1,5,5,3]", "f32[3,3,4,8]"], {"window": W((3, 3)), "dim_labels": NHWC},

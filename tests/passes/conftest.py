@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from xlapy.hlo import module_diff, parse
-from xlapy.hlo.attributes import Raw, format_attr_value, quote
+from xlapy.hlo.attributes import Raw, quote
+from xlapy.hlo.printer import format_attr_value
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.literal import format_literal
 from xlapy.passes.pipeline import Pipeline

@@ -120,6 +120,17 @@ def test_tuple_not_folded(hlo):
   ROOT t = (f32[], s32[]) tuple(a, b)"""))
 
 
+def test_optimization_barrier_not_folded(hlo):
+    """opt-barrier exists to stop optimizations across it: a barrier of a constant stays.
+    (The pass once listed the opcode as "optimization-barrier", a name HLO does not have,
+    and folded barriers; the opcode table's not_folded column now says it, with the reason.)
+    The add after it sees a barrier, not a constant, so it is not folded either."""
+    hlo.unchanged(ConstantFolding(), E("""
+  a = f32[3] constant({1, 2, 3})
+  b = f32[3] opt-barrier(a)
+  ROOT c = f32[3] add(b, b)"""))
+
+
 def test_side_effecting_custom_call_not_folded(hlo):
     hlo.unchanged(ConstantFolding(), E("""
   a = f32[] constant(1)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from xlapy.backends.base import flatten, get_platform
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
 from xlapy.backends.interpreter import evaluate
 from xlapy.hlo import parse_file
 from xlapy.tools.compare import compare_outputs
@@ -46,7 +46,7 @@ def _inputs(entry):
 
 
 def test_every_pipeline_pass_is_listed():
-    from xlapy.backends.cpu.pipeline import cpu_pipeline
+    from xlapy.backends.cpu.passes.pipeline import cpu_pipeline
 
     def names(pipeline):
         for p in pipeline.passes:

@@ -13,7 +13,7 @@ import pytest
 import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.backends.base import flatten, get_platform
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
 from xlapy.hlo import module_diff, parse, parse_file, verify
 from xlapy.passes import CallInliner, FusionInliner, FusionPass, simplification_pipeline
 from xlapy.passes.fusion import count_kernels

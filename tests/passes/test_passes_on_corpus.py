@@ -32,7 +32,8 @@ from xlapy.passes.constant_folding import ConstantFolding
 from xlapy.passes.cse import CSE
 from xlapy.passes.dce import DCE
 from xlapy.passes.inliner import FusionInliner
-from xlapy.passes.pipeline import Pipeline, simplification_pipeline
+from xlapy.passes.pipeline import Pipeline
+from xlapy.passes.simplify import simplification_pipeline
 from xlapy.passes.tuple_simplifier import TupleSimplifier
 from xlapy.tools.compare import compare_outputs
 

@@ -10,8 +10,9 @@ import pytest
 
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
-from xlapy.passes.pipeline import (FixedPoint, PassError, Pipeline, has_side_effect,
-                                   simplification_pipeline)
+from xlapy.passes.pipeline import FixedPoint, PassError, Pipeline
+from xlapy.passes.rewrite import has_side_effect
+from xlapy.passes.simplify import simplification_pipeline
 
 TEXT = """
 HloModule m

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from xlapy.hlo.ir import Computation, Instruction
+from xlapy.hlo.opcodes import ALIASING
 
 ALIGN = 64
-ALIASING_OPCODES = frozenset({"tuple", "get-tuple-element", "bitcast", "opt-barrier"})
+ALIASING_OPCODES = ALIASING  # the opcode table's aliases_operand column
 
 
 def _align(n: int) -> int:

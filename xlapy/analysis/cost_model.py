@@ -17,14 +17,7 @@ Loop bodies are counted once (trip counts are unknown statically).
 from __future__ import annotations
 
 from xlapy.hlo.ir import Computation, Instruction, Module
-
-TRANSCENDENTAL = {"exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
-                  "tanh", "sine", "cosine", "tan", "erf", "power", "atan2", "sqrt", "rsqrt",
-                  "cbrt"}
-FREE = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "opt-barrier",
-        "after-all", "reshape", "broadcast", "transpose", "slice", "concatenate", "pad",
-        "reverse", "iota", "copy", "dynamic-slice", "dynamic-update-slice", "gather", "convert",
-        "bitcast-convert"}
+from xlapy.hlo.opcodes import CONTROL_FLOW, NO_KERNEL, OPCODES, TRANSCENDENTAL
 
 
 def _out_elements(i: Instruction) -> int:
@@ -34,28 +27,29 @@ def _out_elements(i: Instruction) -> int:
 def instruction_flops(i: Instruction) -> tuple[int, int]:
     """(flops, transcendentals) of one instruction (fusions: of their computation)."""
     op = i.opcode
+    how = OPCODES[op].flops  # the opcode table's flops column
     if op == "fusion":
         return computation_flops(i.fused_computation)
-    if op in ("while", "conditional", "call"):
+    if how == "called":
         f = t = 0
         for c in i.called_computations():
             cf, ct = computation_flops(c)
             f, t = f + cf, t + ct
         return f, t
-    if op in FREE:
+    if how == "none":
         return 0, 0
-    if op == "dot":
+    if how == "dot":
         k = 1
         for d in i.attrs.get("lhs_contracting_dims", ()):
             k *= i.operands[0].shape.dims[d]
         return 2 * _out_elements(i) * k, 0
-    if op == "convolution":
+    if how == "convolution":
         dn, w = i.attrs["dim_labels"], i.attrs["window"]
         k = i.operands[1].shape.dims[dn.kernel_input_feature]
         for s in w.size:
             k *= s
         return 2 * _out_elements(i) * k, 0
-    if op in ("reduce", "reduce-window", "scatter", "select-and-scatter", "sort"):
+    if how == "input":  # one reducer/comparator application per input element
         return sum(o.shape.size for o in i.operands[:max(len(i.operands) // 2, 1)]), 0
     n = _out_elements(i)
     return (n, n) if op in TRANSCENDENTAL else (n, 0)
@@ -72,10 +66,9 @@ def computation_flops(comp: Computation) -> tuple[int, int]:
 def _bytes(comp: Computation) -> int:
     total = 0
     for i in comp.instructions:
-        if i.opcode in ("parameter", "constant", "tuple", "get-tuple-element", "bitcast",
-                        "after-all", "opt-barrier"):
+        if i.opcode in NO_KERNEL:
             continue
-        if i.opcode in ("while", "conditional", "call"):
+        if i.opcode in CONTROL_FLOW:
             total += sum(_bytes(c) for c in i.called_computations())
             continue
         total += sum(o.shape.byte_size for o in i.operands) + i.shape.byte_size

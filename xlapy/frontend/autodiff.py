@@ -86,7 +86,6 @@ def _add_cotangents(a, b):
 
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn) where vjp_fn(cotangent) returns one cotangent per primal."""
-    import xlapy.numpy  # noqa: F401  (installs the array operators on tracers)
     flat_primals, in_tree = pytree.flatten(primals)
     with TapeTrace() as trace:
         tracers = [TapeTracer(trace, _primal_value(p), True) for p in flat_primals]

@@ -8,6 +8,7 @@ rule registered on the primitive by a decorator where the primitive is defined:
     @add_p.def_abstract_eval   # shapes/dtypes: ShapedArray in, ShapedArray out
     @add_p.def_lowering        # HLO: (ctx, *operand instructions, **params) -> instruction
     @add_p.def_vjp             # reverse mode: (cts, *primals, out=..., **params) -> cotangents
+    @add_p.def_batch           # vmap: (frame, vals, dims, **params) -> (out, out_dim)
 
 `bind(prim, *args, **params)` applies a primitive. With no tracer among the args it runs
 eagerly (impl on NumPy arrays). Otherwise the innermost active trace among the args' tracers
@@ -74,6 +75,11 @@ class Primitive:
         self.abstract_eval: Callable | None = None
         self.lowering: Callable | None = None
         self.vjp: Callable | None = None
+        self.batch: Callable | None = None
+        # collectives (psum, axis_index, ...) and control flow whose bodies use them:
+        # params -> the trace owning their axis name (or None), which processes them even
+        # when no operand is one of its tracers (unless a graph is being traced above it)
+        self.axis_trace: Callable | None = None
 
     def def_impl(self, fn):
         self.impl = fn
@@ -89,6 +95,10 @@ class Primitive:
 
     def def_vjp(self, fn):
         self.vjp = fn
+        return fn
+
+    def def_batch(self, fn):
+        self.batch = fn
         return fn
 
     def bind(self, *args, **params):
@@ -233,6 +243,11 @@ def top_trace(args) -> Trace | None:
 
 def bind(prim: Primitive, *args, **params):
     trace = top_trace(args)
+    if prim.axis_trace is not None:
+        owner = prim.axis_trace(params)
+        if owner is not None and (trace is None or trace.level < owner.level) and not any(
+                t.stages_constants and t.level > owner.level for t in _active):
+            return owner.process_primitive(prim, [owner.full_raise(a) for a in args], params)
     if trace is None:
         # Omnistaging: inside jit, operations on constants are staged into the innermost
         # graph too (so zeros/iota become HLO ops, not captured arrays).

@@ -147,7 +147,6 @@ def make_graph(fn, avals: list[ShapedArray], origins: list[str] | None = None,
                in_tree=None):
     """Trace fn on abstract inputs. Returns (graph, const_values, out_tree).
     With in_tree, fn receives the pytree built from the inputs."""
-    import xlapy.numpy  # noqa: F401  (installs the array operators on tracers)
     with GraphTrace() as trace:
         args = [trace.new_arg(a, origins[i] if origins else None) for i, a in enumerate(avals)]
         if in_tree is not None:

@@ -132,7 +132,9 @@ class JitFunction:
         self._signatures: list = []
         _LIVE.add(self)
         self.__name__ = getattr(fun, "__name__", "fn")
-        functools.update_wrapper(self, fun)
+        # (updated=(): copying fun.__dict__ would overwrite this object's own attributes when
+        # fun is itself a JitFunction or wraps one)
+        functools.update_wrapper(self, fun, updated=())
         try:
             self._sig = inspect.signature(fun)
         except (TypeError, ValueError):
@@ -281,8 +283,10 @@ class JitFunction:
     def _call_slow(self, args, kwargs):
         dyn_args, dyn_kwargs, static, static_nums = self._split(args, kwargs)
         flat, in_tree = pytree.flatten((dyn_args, dyn_kwargs))
-        if any(isinstance(x, Tracer) for x in flat):
-            return self.fun(*args, **kwargs)  # inside another trace: trace through
+        if any(isinstance(x, Tracer) for x in flat) or _inside_vmap():
+            # inside another trace: trace through (inside vmap also with constant arguments,
+            # so collectives over the vmap's axis name work in fun)
+            return self.fun(*args, **kwargs)
         arrays = [_as_array(x, self.__name__) for x in flat]
         weak = _weak_flags(flat)
         key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak)
@@ -338,6 +342,11 @@ class JitFunction:
         self._cache.clear()
         self._fast.clear()
         self._signatures.clear()
+
+
+def _inside_vmap() -> bool:
+    from xlapy.frontend.core import active_traces
+    return any(getattr(t, "frame", None) is not None for t in active_traces())
 
 
 def _alias_donated(module, donated: list[int]) -> None:
@@ -418,7 +427,7 @@ def clear_caches() -> None:
     function's traces and executables and each backend's compilation cache. The next call
     traces and compiles again (or loads from the disk cache, which this leaves alone). The cpu
     backend's recycled output buffers are memory, not programs, and stay (at most 256 MB;
-    `xlapy.backends.cpu.output_pool.clear()` lets them go)."""
+    `xlapy.backends.cpu.runtime.output_pool.clear()` lets them go)."""
     from xlapy.backends.base import clear_caches as clear_backends
     for f in list(_LIVE):
         f.clear_cache()

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xlapy.hlo.opcodes import OPCODES
+
 
 class Raw(str):
     """Attribute text kept verbatim (printed back exactly as parsed)."""
@@ -205,32 +207,30 @@ ATTRIBUTE_KINDS: dict[str, str] = {
     "schedule": "raw", "distribution": "raw", "origin": "raw", "rng_algorithm": "raw",
 }
 
+
+
+def attribute_kind(opcode: str, name: str) -> str | None:
+    """The kind of attribute `name` of `opcode`: the opcode's own (its row's `attrs` in the
+    opcode table), else the shared ATTRIBUTE_KINDS; None for an unknown attribute."""
+    row = OPCODES.get(opcode)
+    own = dict(row.attrs).get(name) if row is not None else None
+    return own or ATTRIBUTE_KINDS.get(name)
+
+
+def _check_own_kinds() -> None:
+    known = set(ATTRIBUTE_KINDS.values())
+    for row in OPCODES.values():
+        for name, kind in row.attrs:
+            if kind not in known:
+                raise ValueError(f"opcode table: {row.name}'s attribute {name} has unknown "
+                                 f"kind {kind!r} (one of {sorted(known)})")
+
+
+_check_own_kinds()
+
 COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARISON_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
 FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
-
-
-def format_attr_value(value) -> str:
-    """Text of an attribute value (computations print as %name)."""
-    from xlapy.hlo.ir import Computation  # local: ir imports this module
-
-    if isinstance(value, Raw):
-        return str(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Computation):
-        return "%" + value.name
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Computation):
-        return "{" + ", ".join("%" + c.name for c in value) + "}"
-    if isinstance(value, tuple):
-        return "{" + ",".join(map(str, value)) + "}"
-    if isinstance(value, (SliceSpec, PaddingConfig, Window, ConvDimensionNumbers)):
-        return str(value)
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"cannot print attribute value {value!r}")
 
 
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')

@@ -33,8 +33,10 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.hlo import attributes as A
 from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shape_inference import infer_shape
 from xlapy.hlo.shapes import PRED, Shape, primitive_type
+from xlapy.hlo.verifier import verify
 
 
 class _State:
@@ -100,7 +102,6 @@ class Builder:
 
     def build_module(self, root: Instruction | None = None, name: str | None = None) -> Module:
         """A Module whose entry is this computation, with every computation it calls."""
-        from xlapy.hlo.verifier import verify
         if self._module is not None:
             raise XlapyError(f"module {self.name} was already built")
         entry = self._built if self._built is not None and root is None else self.build(root)
@@ -180,6 +181,20 @@ class Builder:
                             self._state.names.unique_name(name or f"{opcode}.1"), metadata,
                             literal, parameter_number)
         return self._comp.add_instruction(instr)
+
+    def op(self, opcode: str, *operands: Instruction, **attrs) -> Instruction:
+        """Any opcode whose result shape follows from its operands and attributes (its row
+        in the opcode table does not say declared_shape): `b.op("cholesky", a, lower=True)`.
+        The methods below are the same with friendlier arguments, and the way to make the
+        opcodes whose shape must be declared (parameter, constant, broadcast, reshape,
+        convert, ...)."""
+        row = OPCODES.get(opcode)
+        if row is None:
+            raise XlapyError(f"unknown opcode '{opcode}'")
+        if row.declared_shape:
+            raise XlapyError(f"{opcode}: its result shape must be declared; use "
+                             f"Builder.{opcode.replace('-', '_')}")
+        return self._add(opcode, operands, attrs)
 
     # ---- leaves -----------------------------------------------------------------------------
     def parameter(self, shape: Shape, name: str | None = None) -> Instruction:

@@ -22,16 +22,11 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
+from xlapy.errors import XlapyError
+from xlapy.hlo.literal import ELIDED
 from xlapy.hlo.opcodes import COMPUTATION_ATTRS, OPCODES
 from xlapy.hlo.shapes import Shape
 
-
-class _Elided:
-    def __repr__(self):
-        return "ELIDED"
-
-
-ELIDED = _Elided()  # a constant printed as {...}: its value is unknown
 
 _COMPUTATION_ATTR_SET = frozenset(COMPUTATION_ATTRS)
 _NUMBER_SUFFIX = re.compile(r"\.\d+$")  # the ".N" that unique names append
@@ -46,7 +41,6 @@ class Instruction:
                  metadata: dict | None = None, literal=None,
                  parameter_number: int | None = None):
         if opcode not in OPCODES:
-            from xlapy.errors import XlapyError
             raise XlapyError(f"unknown opcode '{opcode}'")
         self.opcode = opcode
         self.shape = shape
@@ -139,7 +133,7 @@ class Instruction:
         return f"line {self.loc[0]}:{self.loc[1]}: " if self.loc else ""
 
     def to_string(self, **options) -> str:
-        from xlapy.hlo.printer import instruction_to_string
+        from xlapy.hlo.printer import instruction_to_string  # (the printer imports this module)
         return instruction_to_string(self, **options)
 
     def __str__(self) -> str:
@@ -162,7 +156,6 @@ class Computation:
     def add_instruction(self, instr: Instruction, name: str | None = None) -> Instruction:
         """Append `instr` (its operands must already be in this computation)."""
         if instr.parent is not None:
-            from xlapy.errors import XlapyError
             raise XlapyError(f"instruction {instr.name} already belongs to {instr.parent.name}")
         if name is not None:
             instr.name = name
@@ -181,7 +174,6 @@ class Computation:
 
     def remove_instruction(self, instr: Instruction) -> None:
         """Remove an instruction that has no users and is not the root."""
-        from xlapy.errors import XlapyError
         if instr.users:
             raise XlapyError(f"cannot remove {instr.name}: it still has users "
                              f"{[u.name for u in instr.users]}")
@@ -263,7 +255,7 @@ class Computation:
         return iter(self.instructions)
 
     def to_string(self, **options) -> str:
-        from xlapy.hlo.printer import computation_to_string
+        from xlapy.hlo.printer import computation_to_string  # (the printer imports this module)
         return computation_to_string(self, **options)
 
     def __str__(self) -> str:
@@ -365,7 +357,7 @@ class Module:
             yield from c.instructions
 
     def to_string(self, **options) -> str:
-        from xlapy.hlo.printer import module_to_string
+        from xlapy.hlo.printer import module_to_string  # (the printer imports this module)
         return module_to_string(self, **options)
 
     def __str__(self) -> str:
@@ -436,15 +428,33 @@ def user_closure(x: Instruction) -> list[Instruction]:
 
 
 def _closure(x: Instruction, edges: str) -> list[Instruction]:
-    out, stack, seen = [], [x], set()
-    while stack:
-        i = stack.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
+    out = []
+    for i in (todo := Worklist([x])):
         out.append(i)
-        stack.extend(getattr(i, edges))
+        todo.push(*getattr(i, edges))
     return out
+
+
+class Worklist:
+    """Depth-first visits of a graph, each node at most once (by identity):
+
+        for v in (todo := Worklist([start])):
+            ... todo.push(*next_nodes) ...
+    """
+
+    def __init__(self, items=()):
+        self._stack = list(items)
+        self._seen: set[int] = set()
+
+    def push(self, *items) -> None:
+        self._stack.extend(items)
+
+    def __iter__(self):
+        while self._stack:
+            x = self._stack.pop()
+            if id(x) not in self._seen:
+                self._seen.add(id(x))
+                yield x
 
 
 def _literal_equal(a, b) -> bool:

@@ -12,8 +12,15 @@ import math
 
 import numpy as np
 
-from xlapy.hlo.ir import ELIDED
-from xlapy.hlo.shapes import PrimitiveType, Shape
+from xlapy.hlo.shapes import PRIMITIVE_TYPES, PrimitiveType, Shape
+
+
+class _Elided:
+    def __repr__(self):
+        return "ELIDED"
+
+
+ELIDED = _Elided()  # a constant printed as {...}: its value is unknown
 
 _DIGITS = {"f16": (3, 5), "bf16": (2, 4), "f32": (6, 9), "f64": (15, 17)}
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -42,7 +49,6 @@ def format_float(value, type_name: str) -> str:
 
 
 def _float_dtype(type_name: str) -> np.dtype:
-    from xlapy.hlo.shapes import PRIMITIVE_TYPES
     return PRIMITIVE_TYPES[type_name].np_dtype
 
 

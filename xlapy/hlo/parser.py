@@ -31,6 +31,7 @@ from xlapy.hlo.ir import ELIDED, Module
 from xlapy.hlo.literal import nan_with_payload
 from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shapes import PRIMITIVE_TYPES, Layout, Shape
+from xlapy.hlo.parser_build import Builder
 
 _WS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)+", re.S)
 _NAME = re.compile(r"%?([A-Za-z_](?:[\w.]|-(?!>))*)")
@@ -254,7 +255,6 @@ class _Parser:
             records.append(self.computation())
         if not records:
             raise self.error("the module has no computations")
-        from xlapy.hlo.parser_build import Builder
         Builder(self, mod, records).build()
         return mod
 
@@ -354,7 +354,7 @@ class _Parser:
         self.expect("=", f"after attribute name {key}")
         if key in rec.attrs or (key == "metadata" and rec.metadata):
             raise self.error(f"attribute {key} given twice", key_pos)
-        kind = A.ATTRIBUTE_KINDS.get(key)
+        kind = A.attribute_kind(rec.opcode, key)
         self.skip_ws()
         if kind is None:
             warnings.warn(f"{self.filename}:{self.line_col(key_pos)[0]}: unknown attribute "

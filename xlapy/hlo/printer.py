@@ -9,9 +9,31 @@ corpus). Options:
 
 from __future__ import annotations
 
-from xlapy.hlo.attributes import Raw, format_attr_value, quote
+from xlapy.hlo import attributes as A
+from xlapy.hlo.attributes import Raw, quote
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.literal import format_literal
+
+
+def format_attr_value(value) -> str:
+    """Text of an attribute value (computations print as %name)."""
+    if isinstance(value, A.Raw):
+        return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Computation):
+        return "%" + value.name
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Computation):
+        return "{" + ", ".join("%" + c.name for c in value) + "}"
+    if isinstance(value, tuple):
+        return "{" + ",".join(map(str, value)) + "}"
+    if isinstance(value, (A.SliceSpec, A.PaddingConfig, A.Window, A.ConvDimensionNumbers)):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"cannot print attribute value {value!r}")
 
 
 def _metadata_to_string(md: dict) -> str:

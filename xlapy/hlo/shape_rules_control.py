@@ -17,7 +17,7 @@ custom-call:                    the declared shape (the target decides); needs a
 from __future__ import annotations
 
 from xlapy.hlo.attributes import FUSION_KINDS
-from xlapy.hlo.shape_inference import OpContext, fmt, is_scalar, scalar_of, shape_rule
+from xlapy.hlo.shape_context import OpContext, fmt, is_scalar, scalar_of, shape_rule
 from xlapy.hlo.shapes import PRED, S32, Shape
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.hlo import attributes as A
-from xlapy.hlo.shape_inference import (OpContext, check_dims_in_range, check_unique, fmt,
+from xlapy.hlo.literal import ELIDED
+from xlapy.hlo.shape_context import (OpContext, check_dims_in_range, check_unique, fmt,
                                        is_scalar, shape_rule)
 from xlapy.hlo.shapes import TOKEN, Shape
 
@@ -42,7 +43,6 @@ def constant(op: OpContext) -> Shape:
 
 
 def _check_literal(op: OpContext, value, shape: Shape, where: str) -> None:
-    from xlapy.hlo.ir import ELIDED
     if value is ELIDED:
         return
     if shape.is_tuple:

@@ -3,11 +3,12 @@ InferSelectShape, InferClampShape, InferConvertShape, InferBitcastConvertShape).
 
 All operands are arrays of identical dimensions (HLO has no implicit broadcasting, not even
 of scalars); only clamp's min/max and select's predicate may be scalars. Element types
-must be identical (no mixed precision). Which element types each opcode accepts:
+must be identical (no mixed precision). Which element types each opcode accepts is the
+opcode table's `types` column (xlapy/hlo/opcodes.py), as XLA's shape inference has it:
 
-  floating point only   the transcendental/rounding ops marked float_only in opcodes.py,
-                        is-finite (-> pred), atan2, reduce-precision
-  signed (s*, f*)       abs, sign
+  floating point only   the transcendentals, the roundings, is-finite (-> pred), atan2,
+                        reduce-precision
+  signed (s*, f*)       abs, sign (XLA rejects them on unsigned types)
   numeric (not pred)    negate, subtract, divide, remainder, power
   pred or integer       not, and, or, xor
   integer only          popcnt, count-leading-zeros, shift-left, shift-right-*
@@ -18,66 +19,15 @@ from __future__ import annotations
 
 from xlapy.hlo.attributes import COMPARISON_DIRECTIONS, COMPARISON_TYPES
 from xlapy.hlo.opcodes import OPCODES
-from xlapy.hlo.shape_inference import OpContext, fmt, is_scalar, shape_rule
+from xlapy.hlo.shape_context import OpContext, fmt, is_scalar, shape_rule
 from xlapy.hlo.shapes import PRED, Shape
 
 
-def _float(t):
-    return t.is_float
-
-
-def _signed(t):
-    return t.is_signed
-
-
-def _numeric(t):
-    return t.is_float or t.is_integer
-
-
-def _pred_or_int(t):
-    return t.is_pred or t.is_integer
-
-
-def _integer(t):
-    return t.is_integer
-
-
-def _any(t):
-    return True
-
-
-# opcode -> (accepted element types, how to say it)
-_TYPE_RULES = {
-    "abs": (_signed, "a signed integer or floating-point"),
-    "sign": (_signed, "a signed integer or floating-point"),
-    "negate": (_numeric, "an integer or floating-point"),
-    "not": (_pred_or_int, "pred or integer"),
-    "popcnt": (_integer, "an integer"),
-    "count-leading-zeros": (_integer, "an integer"),
-    "add": (_any, "any"),
-    "multiply": (_any, "any"),
-    "maximum": (_any, "any"),
-    "minimum": (_any, "any"),
-    "subtract": (_numeric, "an integer or floating-point"),
-    "divide": (_numeric, "an integer or floating-point"),
-    "remainder": (_numeric, "an integer or floating-point"),
-    "power": (_numeric, "an integer or floating-point"),
-    "and": (_pred_or_int, "pred or integer"),
-    "or": (_pred_or_int, "pred or integer"),
-    "xor": (_pred_or_int, "pred or integer"),
-    "shift-left": (_integer, "an integer"),
-    "shift-right-arithmetic": (_integer, "an integer"),
-    "shift-right-logical": (_integer, "an integer"),
-}
-
-
 def _check_type(op: OpContext, s: Shape) -> None:
-    if OPCODES[op.opcode].float_only:
-        ok, what = _float, "a floating-point"
-    else:
-        ok, what = _TYPE_RULES[op.opcode]
-    if not ok(s.element_type):
-        raise op.fail(f"expects {what} element type, got {fmt(s)}")
+    """The element types the opcode table's `types` column allows for the opcode."""
+    info = OPCODES[op.opcode]
+    if not info.accepts(s.element_type.kind):
+        raise op.fail(f"expects {info.types_text} element type, got {fmt(s)}")
 
 
 @shape_rule("floor", "ceil", "round-nearest-afz", "round-nearest-even", "exponential",
@@ -93,8 +43,7 @@ def unary(op: OpContext) -> Shape:
 @shape_rule("is-finite")
 def is_finite(op: OpContext) -> Shape:
     s = op.array(0)
-    if not s.element_type.is_float:
-        raise op.fail(f"expects a floating-point operand, got {fmt(s)}")
+    _check_type(op, s)
     return Shape.array(PRED, s.dims)
 
 
@@ -196,8 +145,7 @@ def bitcast_convert(op: OpContext) -> Shape:
 @shape_rule("reduce-precision")
 def reduce_precision(op: OpContext) -> Shape:
     s = op.array(0)
-    if not s.element_type.is_float:
-        raise op.fail(f"expects a floating-point operand, got {fmt(s)}")
+    _check_type(op, s)
     e, m = op.int("exponent_bits"), op.int("mantissa_bits")
     if e < 1:
         raise op.fail(f"exponent_bits={e} must be at least 1")

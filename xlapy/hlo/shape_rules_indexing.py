@@ -21,7 +21,7 @@ dims elsewhere; to_apply is an N-ary reducer; result = operand shape (tuple for 
 
 from __future__ import annotations
 
-from xlapy.hlo.shape_inference import (OpContext, check_dims_in_range, check_sorted,
+from xlapy.hlo.shape_context import (OpContext, check_dims_in_range, check_sorted,
                                        check_unique, fmt, is_scalar, scalar_of, shape_rule,
                                        verify_reducer)
 from xlapy.hlo.shapes import Shape

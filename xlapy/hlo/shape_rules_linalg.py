@@ -1,4 +1,5 @@
-"""Shape rules of dot and convolution (XLA's InferDotOpShape and InferConvolveShape).
+"""Shape rules of dot, convolution and cholesky (XLA's InferDotOpShape, InferConvolveShape
+and InferCholeskyShape).
 
 dot(lhs, rhs) with lhs/rhs_batch_dims and lhs/rhs_contracting_dims: the result dims are
 the batch dims (in lhs_batch_dims order), then lhs's remaining dims, then rhs's remaining
@@ -17,12 +18,16 @@ permits mixed-precision dots/convolutions). The result element type is the decla
 (XLA's preferred_element_type); without a declared shape it is the operands' type (the
 wider one if they differ). Like XLA's MaybeUpcast, a non-float operand type may not be
 narrowed by the preferred type.
+
+cholesky(a), lower=true|false (false when absent, as in XLA): a floating-point array whose
+two minor dimensions are equal (a batch of square matrices); the result has its shape.
 """
 
 from __future__ import annotations
 
 from xlapy.hlo import attributes as A
-from xlapy.hlo.shape_inference import (OpContext, check_dims_in_range, check_unique, fmt,
+from xlapy.hlo.opcodes import OPCODES
+from xlapy.hlo.shape_context import (OpContext, check_dims_in_range, check_unique, fmt,
                                        shape_rule, window_output_dims)
 from xlapy.hlo.shapes import PrimitiveType, Shape
 
@@ -133,3 +138,16 @@ def convolution(op: OpContext) -> Shape:
 
 def _b(dims) -> str:
     return "{" + ",".join(map(str, dims)) + "}"
+
+
+@shape_rule("cholesky")
+def cholesky(op: OpContext) -> Shape:
+    a = op.array(0, "the operand")
+    info = OPCODES["cholesky"]
+    if not info.accepts(a.element_type.kind):
+        raise op.fail(f"expects {info.types_text} element type, got {fmt(a)}")
+    if a.rank < 2 or a.dims[-1] != a.dims[-2]:
+        raise op.fail(f"expects square matrices in the two minor dimensions (rank >= 2), got "
+                      f"{fmt(a)}")
+    op.bool("lower")
+    return a.without_layout()

@@ -17,7 +17,7 @@ topk(x), k: (x with last dim k, s32 with last dim k).
 from __future__ import annotations
 
 from xlapy.hlo import attributes as A
-from xlapy.hlo.shape_inference import (OpContext, check_dims_in_range, check_unique, fmt,
+from xlapy.hlo.shape_context import (OpContext, check_dims_in_range, check_unique, fmt,
                                        is_scalar, scalar_of, shape_rule, verify_reducer,
                                        window_output_dims)
 from xlapy.hlo.shapes import PRED, S32, Shape

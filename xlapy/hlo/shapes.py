@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 import ml_dtypes
 import numpy as np
+from xlapy.errors import XlapyError
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,6 @@ def primitive_type(x) -> PrimitiveType:
         dt = None
     if dt is not None and dt in _BY_DTYPE:
         return _BY_DTYPE[dt]
-    from xlapy.errors import XlapyError
     raise XlapyError(f"unsupported element type {x!r}; supported: {', '.join(PRIMITIVE_TYPES)}")
 
 
@@ -244,3 +244,11 @@ class Shape:
 
 def scalar(element_type) -> Shape:
     return Shape.array(element_type, ())
+
+
+def same_buffer_shape(a: Shape, b: Shape) -> bool:
+    """Whether arrays of shapes a and b occupy buffers of the same size and element order
+    (one can be written where the other lies, element for element)."""
+    return (not a.is_tuple and not b.is_tuple and a.dims == b.dims
+            and a.minor_to_major == b.minor_to_major
+            and a.element_type.itemsize == b.element_type.itemsize)

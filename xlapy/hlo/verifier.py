@@ -35,6 +35,7 @@ from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.opcodes import OPCODES
 from xlapy.hlo.shape_inference import fmt, infer_instruction_shape
 from xlapy.hlo.shapes import PrimitiveType, Shape
+from xlapy.hlo.aliasing import check_aliases
 
 
 def verify(module: Module) -> None:
@@ -107,7 +108,6 @@ class _Verifier:
                                         "Module.add_computation)")
         for k, c in enumerate(comps):
             self.computation(c, position, k)
-        from xlapy.hlo.aliasing import check_aliases
         check_aliases(m)
 
     # ---- one computation ---------------------------------------------------------------------

@@ -2,7 +2,11 @@
 
 Control flow (xlapy.lax.control): fori_loop, while_loop, cond, switch, scan.
 Array operations (xlapy.lax.ops): dynamic slicing, convolution, windowed reductions, ...
+Linear algebra (xlapy.lax.linalg): cholesky.
+Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax, pmin, ...
 """
 
+from xlapy.lax import linalg
+from xlapy.lax.collectives import (all_gather, axis_index, pmax, pmean, pmin, psum)
 from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop
 from xlapy.lax.ops import *  # noqa: F403

@@ -45,6 +45,7 @@ from xlapy.numpy._advanced import (at, cumprod, cumsum, einsum, tensordot, take,
 from xlapy.numpy._extras import (argwhere, bincount, corrcoef, cov, digitize, flatnonzero,
                                  histogram, interp, intersect1d, isin, isscalar, kron, nonzero,
                                  polyval, searchsorted, setdiff1d, union1d, unique, where)
+from xlapy.numpy._vectorize import vectorize
 
 # dtype objects, as in NumPy
 bool_ = _np.bool_

@@ -15,27 +15,22 @@ def matmul(a, b):
     sa, sb = shape(a), shape(b)
     if not sa or not sb:
         raise XlapyError("matmul: input operands must be at least 1-dimensional")
-    va, vb = len(sa) == 1, len(sb) == 1
-    if va:
-        a, sa = reshape(a, (1, sa[0])), (1, sa[0])
-    if vb:
-        b, sb = reshape(b, (sb[0], 1)), (sb[0], 1)
-    if sa[-1] != sb[-2]:
+    ka = sa[-1]
+    kb = sb[0] if len(sb) == 1 else sb[-2]
+    if ka != kb:
         raise XlapyError(f"matmul: mismatch in core dimension: {list(sa)} @ {list(sb)} "
-                         f"({sa[-1]} != {sb[-2]})")
+                         f"({ka} != {kb})")
+    if len(sa) == 1 or len(sb) == 1:
+        # a vector side is contracted as it is (no reshape to a matrix, no broadcast): the
+        # result's dims are the other side's free dims in order, as NumPy's are, and a
+        # batched (vmapped) vector stays one free dim of a single matrix product
+        return S.dot_general(a, b, (((len(sa) - 1,), (max(len(sb) - 2, 0),)), ((), ())))
     batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
     if batch:
         a = broadcast_to(a, batch + sa[-2:])
         b = broadcast_to(b, batch + sb[-2:])
     nb = len(batch)
-    out = S.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
-    if va and vb:
-        return reshape(out, batch)
-    if va:
-        return reshape(out, batch + (sb[-1],))
-    if vb:
-        return reshape(out, batch + (sa[-2],))
-    return out
+    return S.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
 
 
 def dot(a, b):

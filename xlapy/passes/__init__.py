@@ -6,7 +6,8 @@ from xlapy.passes.cse import CSE
 from xlapy.passes.dce import DCE
 from xlapy.passes.fusion import FusionPass
 from xlapy.passes.inliner import CallInliner, FusionInliner
-from xlapy.passes.pipeline import FixedPoint, Pass, PassError, Pipeline, simplification_pipeline
+from xlapy.passes.pipeline import FixedPoint, Pass, PassError, Pipeline
+from xlapy.passes.simplify import simplification_pipeline
 from xlapy.passes.tuple_simplifier import TupleSimplifier
 
 __all__ = ["AlgebraicSimplifier", "CSE", "CallInliner", "ConstantFolding", "DCE", "FixedPoint",

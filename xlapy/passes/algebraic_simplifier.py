@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.shape_inference import infer_shape
-from xlapy.passes.pipeline import discard, non_fusion_computations, replace_with, unattached
+from xlapy.passes.rewrite import discard, non_fusion_computations, replace_with, unattached
 from xlapy.passes.simplifier_rules_arith import ARITH_RULES
 from xlapy.passes.simplifier_rules_common import same_shape
 from xlapy.passes.simplifier_rules_shape import SHAPE_RULES

@@ -16,7 +16,7 @@ bodies are merged (the product the reduce sums and E's output are usually one).
 Why it pays: before, E streams its inputs from memory and writes g, and S streams the same
 inputs again (FusionPass duplicates cheap producers into every consumer) or reads g back.
 After, one kernel reads the inputs once, writes g, and accumulates the column sums while
-the values are in registers (backends/cpu/column_reduction.py). In the 784-1024-1024-10
+the values are in registers (backends/cpu/emitters/column_kernel.py). In the 784-1024-1024-10
 MLP step that is two passes of 2 MB each less.
 
 Conditions: E and S share an operand of the reduction input's size (or more, in bytes), or
@@ -32,7 +32,7 @@ import logging
 
 from xlapy.hlo.ir import Instruction, Module
 from xlapy.passes.fusion import LOOP_FUSIBLE, FusionPass, _reaches_any
-from xlapy.passes.pipeline import non_fusion_computations
+from xlapy.passes.rewrite import non_fusion_computations
 
 log = logging.getLogger("xlapy.passes.fusion")
 

@@ -27,14 +27,15 @@ import logging
 
 import numpy as np
 
+from xlapy.hlo.evaluator import EVAL_RULES, Evaluator
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module
-from xlapy.passes.pipeline import has_side_effect, non_fusion_computations, replace_with
+from xlapy.hlo.opcodes import NOT_FOLDED
+from xlapy.passes.rewrite import has_side_effect, non_fusion_computations, replace_with
 from xlapy.passes.simplifier_rules_common import make, splat
 
 log = logging.getLogger("xlapy.passes")
 
-NOT_FOLDED = frozenset({"parameter", "constant", "iota", "broadcast", "tuple", "after-all",
-                        "optimization-barrier", "while", "custom-call"})
+# NOT_FOLDED: the opcode table's not_folded column (each row says why).
 
 
 class ConstantFolding:
@@ -47,7 +48,6 @@ class ConstantFolding:
         self.max_evaluated_elements = max_evaluated_elements
 
     def run(self, module: Module) -> bool:
-        from xlapy.backends.interpreter import Evaluator
         evaluator = Evaluator(max_loop_iterations=100_000)
         changed = False
         for comp in non_fusion_computations(module):
@@ -68,7 +68,6 @@ class ConstantFolding:
         return not has_side_effect(instr)
 
     def _fold(self, comp: Computation, instr: Instruction, evaluator) -> bool:
-        from xlapy.backends.interpreter import EVAL_RULES
         rule = EVAL_RULES.get(instr.opcode)
         if rule is None:
             return False

@@ -28,12 +28,13 @@ import numpy as np
 
 from xlapy.hlo.attributes import Raw
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module
-from xlapy.passes.pipeline import has_side_effect, non_fusion_computations
+from xlapy.hlo.opcodes import COMMUTATIVE, NEVER_MERGED
+from xlapy.passes.rewrite import has_side_effect, non_fusion_computations
 
 log = logging.getLogger("xlapy.passes")
 
-COMMUTATIVE = frozenset({"add", "multiply", "maximum", "minimum", "and", "or", "xor"})
-NEVER_MERGED = frozenset({"parameter", "after-all"})
+# COMMUTATIVE and NEVER_MERGED come from the opcode table (its commutative and never_merged
+# columns).
 
 
 class _Unique:

@@ -17,7 +17,7 @@ import logging
 
 from xlapy.hlo.ir import Computation, Module
 from xlapy.passes.inliner import remove_unreachable_computations
-from xlapy.passes.pipeline import has_side_effect
+from xlapy.passes.rewrite import has_side_effect
 
 log = logging.getLogger("xlapy.passes")
 

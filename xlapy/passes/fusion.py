@@ -33,21 +33,18 @@ on the fused instructions, and the fusion instruction takes its root's.
 
 from __future__ import annotations
 
+import heapq
 import logging
 
 from xlapy.hlo.ir import Computation, Instruction, Module
-from xlapy.hlo.opcodes import ELEMENTWISE
+from xlapy.hlo.opcodes import (CONTROL_FLOW, ELEMENTWISE, EXPENSIVE, LOOP_FUSIBLE, NO_KERNEL,
+                                REDUCTIONS)
+from xlapy.hlo.shapes import Shape
 
 log = logging.getLogger("xlapy.passes.fusion")
 
-LOOP_FUSIBLE = (ELEMENTWISE | {"broadcast", "reshape", "transpose", "slice", "concatenate",
-                               "pad", "iota", "reverse", "dynamic-slice", "gather", "bitcast",
-                               "copy", "constant", "convert", "reduce-precision",
-                               "bitcast-convert"}) - {"map"}
-REDUCTIONS = {"reduce", "reduce-window"}
-EXPENSIVE = {"exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "tanh",
-             "sine", "cosine", "tan", "erf", "power", "atan2", "divide", "remainder", "sqrt",
-             "rsqrt", "cbrt", "reduce", "reduce-window", "gather", "dot", "convolution"}
+# LOOP_FUSIBLE (fusion="loop"), REDUCTIONS (fusion="input") and EXPENSIVE come from the
+# opcode table (xlapy/hlo/opcodes.py), imported above.
 MAX_FUSED_INSTRUCTIONS = 1000
 MAX_FUSED_CONSTANT_ELEMENTS = 1
 MAX_DUPLICATES = 3
@@ -187,8 +184,7 @@ class FusionPass:
             for i in c.instructions:
                 if i.opcode == "fusion" and i.fused_computation is comp:
                     return True
-                if comp in i.called_computations() and i.opcode not in ("while", "conditional",
-                                                                         "call"):
+                if comp in i.called_computations() and i.opcode not in CONTROL_FLOW:
                     return True  # reducers, comparators, map functions
         return False
 
@@ -216,7 +212,7 @@ class FusionPass:
         users that the consumer absorbs, so a DAG whose values have several users (a hash's
         rounds) is fused whole, each value once, instead of duplicated copies of shared
         values piling up (or its middle parts becoming kernels of their own first)."""
-        import heapq
+
         changed = False
         tried: set = set()
         heap: list = []
@@ -551,13 +547,10 @@ def _hashable_key(i: Instruction):
 
 
 def _tuple_shape(shapes):
-    from xlapy.hlo.shapes import Shape
     return Shape.tuple(shapes)
 
 
 def count_kernels(module: Module) -> int:
     """Kernels the entry computation launches (fusions, reductions, dots, and other
     non-aliasing instructions): what fusion tests pin down."""
-    free = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "opt-barrier",
-            "after-all"}
-    return sum(1 for i in module.entry.instructions if i.opcode not in free)
+    return sum(1 for i in module.entry.instructions if i.opcode not in NO_KERNEL)

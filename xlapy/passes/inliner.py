@@ -57,20 +57,27 @@ class FusionInliner:
         self.all_fusions = all_fusions
 
     def run(self, module: Module) -> bool:
-        changed = False
-        while True:
-            todo = [i for c in module.computations for i in c.instructions
-                    if i.opcode == "fusion" and c in module.computation_post_order()
-                    and (self.all_fusions or not all(self.keep_fused(x)
-                                                     for x in i.fused_computation.instructions))]
-            if not todo:
-                break
-            for instr in todo:
-                inline(instr)
-            changed = True
-        if changed:
-            remove_unreachable_computations(module)
-        return changed
+        return inline_until_none_left(module, lambda: [
+            i for c in module.computations for i in c.instructions
+            if i.opcode == "fusion" and c in module.computation_post_order()
+            and (self.all_fusions or not all(self.keep_fused(x)
+                                             for x in i.fused_computation.instructions))])
+
+
+def inline_until_none_left(module: Module, todo: Callable[[], list]) -> bool:
+    """Inline the instructions todo() lists until it lists none (an inlined body may hold
+    more); drop the computations nothing calls any more. Returns whether anything changed."""
+    changed = False
+    while True:
+        instrs = todo()
+        if not instrs:
+            break
+        for instr in instrs:
+            inline(instr)
+        changed = True
+    if changed:
+        remove_unreachable_computations(module)
+    return changed
 
 
 def remove_unreachable_computations(module: Module) -> None:
@@ -87,15 +94,6 @@ class CallInliner:
     name = "call-inliner"
 
     def run(self, module: Module) -> bool:
-        changed = False
-        while True:
-            todo = [i for c in module.computation_post_order() for i in c.instructions
-                    if i.opcode == "call"]
-            if not todo:
-                break
-            for instr in todo:
-                inline(instr)
-            changed = True
-        if changed:
-            remove_unreachable_computations(module)
-        return changed
+        return inline_until_none_left(module, lambda: [
+            i for c in module.computation_post_order() for i in c.instructions
+            if i.opcode == "call"])

@@ -36,7 +36,9 @@ import time
 from typing import Callable, Iterable, Protocol, Sequence
 
 from xlapy.errors import VerificationError
-from xlapy.hlo.ir import Computation, Instruction, Module, module_diff
+from xlapy.hlo.ir import Module, module_diff
+from xlapy.flags import flags
+from xlapy.hlo.verifier import verify
 
 log = logging.getLogger("xlapy.passes")
 
@@ -58,7 +60,6 @@ def _verify_default() -> bool:
 
 
 def _disabled_default() -> list[str]:
-    from xlapy.flags import flags
     return list(flags().xla_disable_hlo_passes)
 
 
@@ -150,7 +151,6 @@ class Pipeline:
 
     @staticmethod
     def _verify(module: Module, when: str) -> None:
-        from xlapy.hlo.verifier import verify
         try:
             verify(module)
         except VerificationError as e:
@@ -182,118 +182,3 @@ class FixedPoint(Pipeline):
         log.warning("fixed point %s did not converge in %d iterations", self.name,
                     self.max_iterations)
         return changed
-
-
-# ---- helpers shared by the passes --------------------------------------------------------
-
-# Opcodes with effects beyond their result (none is in the opcode table yet; listed so the
-# passes stay correct when they are added).
-SIDE_EFFECTING_OPCODES = frozenset({
-    "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed", "send",
-    "send-done", "recv", "recv-done", "all-reduce", "all-gather", "all-to-all",
-    "collective-permute", "partition-id", "replica-id"})
-
-
-def has_side_effect(instr: Instruction, _seen: set | None = None) -> bool:
-    """Side-effecting: rng/io opcodes, custom-calls marked custom_call_has_side_effect, and
-    calls/loops/fusions whose computations contain such an instruction."""
-    if instr.opcode in SIDE_EFFECTING_OPCODES:
-        return True
-    if instr.opcode == "custom-call" and instr.attrs.get("custom_call_has_side_effect"):
-        return True
-    seen = _seen if _seen is not None else set()
-    for comp in instr.called_computations():
-        if id(comp) in seen:
-            continue
-        seen.add(id(comp))
-        if any(has_side_effect(i, seen) for i in comp.instructions):
-            return True
-    return False
-
-
-def fusion_computations(module: Module) -> set[int]:
-    """ids of computations called by fusion instructions."""
-    return {id(i.attrs["calls"]) for i in module.instructions()
-            if i.opcode == "fusion" and isinstance(i.attrs.get("calls"), Computation)}
-
-
-def non_fusion_computations(module: Module) -> list[Computation]:
-    """The computations a target-independent pass rewrites (XLA skips fused ones)."""
-    fused = fusion_computations(module)
-    return [c for c in module.computations if id(c) not in fused]
-
-
-def insert_before(comp: Computation, new: Instruction, anchor: Instruction) -> Instruction:
-    """Add `new` to `comp` just before `anchor` in the instruction list (keeps printed
-    definitions before uses)."""
-    comp.add_instruction(new)
-    comp.instructions.pop()
-    comp.instructions.insert(comp.instructions.index(anchor), new)
-    return new
-
-
-def unattached(root: Instruction) -> list[Instruction]:
-    """Instructions reachable from `root` through operands that belong to no computation
-    yet (a replacement a rule just built), operands first."""
-    out: list[Instruction] = []
-    seen: set[int] = set()
-
-    def visit(i: Instruction) -> None:
-        if i.parent is not None or id(i) in seen:
-            return
-        seen.add(id(i))
-        for o in i.operands:
-            visit(o)
-        out.append(i)
-
-    visit(root)
-    return out
-
-
-def discard(root: Instruction) -> None:
-    """Undo building an unattached replacement: unregister it from its operands' users."""
-    for i in unattached(root):
-        i.drop_operands()
-
-
-def remove_dead(comp: Computation, instr: Instruction) -> int:
-    """Remove `instr` if it is dead (no users, not the root, not a parameter, no side
-    effect), then its operands that became dead. Returns how many were removed."""
-    removed, work = 0, [instr]
-    while work:
-        i = work.pop()
-        if (i.parent is not comp or i.users or i is comp.root or i.opcode == "parameter"
-                or has_side_effect(i)):
-            continue
-        operands = list(dict.fromkeys(i.operands))
-        comp.remove_instruction(i)
-        removed += 1
-        work.extend(operands)
-    return removed
-
-
-def replace_with(comp: Computation, old: Instruction, new: Instruction,
-                 copy_metadata: bool = True) -> None:
-    """Make `new` (an existing instruction of `comp`, or an unattached tree built on
-    them) take the place of `old`: new instructions are inserted before `old` (taking its
-    metadata if they have none), uses of `old` are redirected, and `old` and whatever
-    became dead with it are removed."""
-    for i in unattached(new):
-        insert_before(comp, i, old)
-        if copy_metadata and not i.metadata and old.metadata:
-            i.metadata = dict(old.metadata)
-    old.replace_all_uses_with(new)
-    remove_dead(comp, old)
-
-
-def simplification_pipeline(max_iterations: int = 25, **options) -> FixedPoint:
-    """FixedPoint(algsimp, constant_folding, cse, dce, tuple-simplifier): the
-    target-independent cleanup every backend pipeline starts with."""
-    from xlapy.passes.algebraic_simplifier import AlgebraicSimplifier
-    from xlapy.passes.constant_folding import ConstantFolding
-    from xlapy.passes.cse import CSE
-    from xlapy.passes.dce import DCE
-    from xlapy.passes.tuple_simplifier import TupleSimplifier
-    return FixedPoint([AlgebraicSimplifier(), ConstantFolding(), CSE(), DCE(),
-                       TupleSimplifier()], max_iterations=max_iterations,
-                      name="simplification", **options)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.hlo.ir import Instruction, Module
+from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import Shape
 
 MIN_ELEMENTS = 1 << 16
@@ -26,9 +27,8 @@ def _identity_init(red: Instruction, op: str) -> bool:
     init = red.operands[1]
     if init.opcode != "constant" or init.literal is None:
         return False
-    from xlapy.backends.llvm.elemental_reduce import _identity
     v = np.asarray(init.literal).reshape(())
-    ident = _identity(op, init.shape.element_type)
+    ident = identity(op, init.shape.element_type)
     if init.shape.element_type.is_float and np.isnan(v):
         return False
     return bool(v == ident)
@@ -45,7 +45,6 @@ class ReductionSplitter:
     name = "reduction-splitter"
 
     def run(self, module: Module) -> bool:
-        from xlapy.backends.llvm.elemental_reduce import simple_reducer
         changed = False
         for comp in module.computations:
             for r in list(comp.instructions):

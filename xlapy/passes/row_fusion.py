@@ -17,7 +17,7 @@ kernel 2 streams x again to write y: three passes over memory. After, the backen
 each row's statistics once (the row is then in L1/L2) and writes that row of y: two
 passes. The backend must compute a row-broadcast value once per row, not per element: the
 cpu kernel emitter hoists every row-broadcast operand out of the inner loop
-(backends/cpu/kernels.py, `row_values`); the interpreter evaluates fusions as whole
+(backends/llvm/row_kernel.py, `row_values`); the interpreter evaluates fusions as whole
 computations anyway.
 
 Conditions: every user of R is C (else R's outputs are needed in memory anyway); the row
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import logging
 
-from xlapy.hlo.ir import Computation, Instruction, Module
+from xlapy.hlo.ir import Computation, Instruction, Module, Worklist
 from xlapy.passes.fusion import FusionPass, _dedupe, _is_reduction_kernel
-from xlapy.passes.pipeline import non_fusion_computations
+from xlapy.passes.rewrite import non_fusion_computations
 
 log = logging.getLogger("xlapy.passes.fusion")
 
@@ -131,12 +131,7 @@ def _used_as_rows(c: Instruction, r: Instruction) -> bool:
     for k, o in enumerate(c.operands):
         if not (o is r or (o.opcode == "get-tuple-element" and o.operands[0] is r)):
             continue
-        stack, seen = [fc.parameters[k]], set()
-        while stack:
-            v = stack.pop()
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
+        for v in (todo := Worklist([fc.parameters[k]])):
             for u in v.users:
                 if u.opcode == "broadcast" and u.shape.dims == c.shape.dims:
                     if tuple(u.attrs["dimensions"]) != want or u.operands[0].shape.dims != \
@@ -144,7 +139,7 @@ def _used_as_rows(c: Instruction, r: Instruction) -> bool:
                         return False
                 elif not u.shape.is_tuple and u.shape.size == n_rows \
                         and u.shape.dims != c.shape.dims and u.opcode not in ("reduce", "dot"):
-                    stack.append(u)  # still one value per row
+                    todo.push(u)  # still one value per row
                 else:
                     return False
     return True

@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.hlo.ir import ELIDED, Instruction
+from xlapy.hlo.opcodes import VALUE_PRESERVING
 from xlapy.hlo.shapes import Layout, PrimitiveType, Shape
 
-# Ops that move elements without changing them: a uniform operand gives a uniform result.
-_VALUE_PRESERVING = frozenset({"broadcast", "reshape", "copy", "transpose", "reverse", "slice"})
 
 
 def uniform_value(instr: Instruction):
@@ -22,7 +21,7 @@ def uniform_value(instr: Instruction):
     whose elements are all equal, possibly seen through broadcast/reshape/transpose/...),
     as a NumPy scalar; None otherwise (and for empty arrays)."""
     depth = 0
-    while instr.opcode in _VALUE_PRESERVING and depth < 16:
+    while instr.opcode in VALUE_PRESERVING and depth < 16:  # a uniform operand: uniform result
         instr, depth = instr.operands[0], depth + 1
     if instr.opcode != "constant" or instr.literal is ELIDED or isinstance(instr.literal, tuple):
         return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 
 from xlapy.hlo.ir import Instruction, Module
-from xlapy.passes.pipeline import non_fusion_computations, replace_with
+from xlapy.passes.rewrite import non_fusion_computations, replace_with
 
 log = logging.getLogger("xlapy.passes")
 

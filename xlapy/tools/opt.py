@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from xlapy.hlo.parser import parse_file
     from xlapy.passes import Pipeline
-    from xlapy.tools.dump import render
+    from xlapy.hlo.dump import render
     registry = pass_registry()
     if args.list_passes:
         print("\n".join(sorted(registry)) + "\n(--pipeline cpu: the cpu backend's pipeline)")
@@ -59,7 +59,7 @@ def run(args) -> int:
     observers = []
     if args.dump_dir:
         from xlapy.flags import Flags
-        from xlapy.tools.dump import Dumper
+        from xlapy.hlo.dump import Dumper
         dumper = Dumper(module, Flags(xla_dump_to=args.dump_dir, xla_dump_hlo_pass_re=".*"),
                         backend=args.pipeline or "opt")
         observers.extend(dumper.observers())
@@ -72,7 +72,7 @@ def run(args) -> int:
         Pipeline("opt", [registry[n]() for n in names], verify=args.verify or None,
                  observers=observers).run(module)
     else:
-        from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+        from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
         run_cpu_pipeline(module, observers=observers, verify=args.verify or None)
     sys.stdout.write(render(module, {"text": "txt"}.get(args.format, args.format)))
     if args.dump_dir:

@@ -187,6 +187,7 @@ ELSEWHERE: dict[str, str] = {
     "scatter": "test_scatter.py (dedicated scatter emitter)",
     "select-and-scatter": "test_select_and_scatter.py (dedicated emitter)",
     "topk": "test_topk.py (dedicated emitter)",
+    "cholesky": "test_cholesky.py (LAPACK potrf routine, every float type and layout)",
 }
 
 UNSUPPORTED: dict[str, str] = {

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from xlapy.backends.base import get_platform
-from xlapy.backends.cpu.column_reduction import column_plan
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.passes.column_plan import column_plan
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
 from xlapy.hlo import parse
 
 TEXT = """HloModule col
@@ -51,7 +51,7 @@ def test_column_reduction_with_epilogue(t, op, init, rows, cols):
 def test_which_operands_a_column_kernel_may_overwrite(epilogue, expected):
     # donation writes the output over a parameter only when the kernel reads that parameter
     # at the output's own column before writing it; a reversed read is not that
-    from xlapy.backends.cpu.column_reduction import overwritable_operands
+    from xlapy.backends.cpu.passes.column_plan import overwritable_operands
     reduce_input = "y" if "s2" in epilogue else "q0"
     body = epilogue if "s2" in epilogue else \
         f"s = f32[64] reduce({reduce_input}, z), dimensions={{0}}, to_apply=add\n  {epilogue}"

@@ -1,4 +1,4 @@
-"""Engines for loading compiled code (jit.LoadedObject): after each load the next engine is
+"""Engines for loading compiled code (loader.LoadedObject): after each load the next engine is
 built on a helper thread, handed out once, and never left half built across a fork."""
 
 import os
@@ -9,20 +9,21 @@ import threading
 
 import pytest
 
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu import codegen
+from xlapy.backends.cpu.runtime import loader
 
 
 def _obj(value: int) -> bytes:
-    return jit.compile_to_object(f'define i64 @"f"() {{\n  ret i64 {value}\n}}\n')
+    return codegen.compile_to_object(f'define i64 @"f"() {{\n  ret i64 {value}\n}}\n')
 
 
 def test_the_next_engine_is_prepared_and_handed_out_once():
     import ctypes
-    a = jit.LoadedObject(_obj(1))
-    spare = jit._spare
+    a = loader.LoadedObject(_obj(1))
+    spare = loader._spare
     assert spare is not None
     spare.result(timeout=30)
-    b = jit.LoadedObject(_obj(2))
+    b = loader.LoadedObject(_obj(2))
     assert b.engine is spare.result() and a.engine is not b.engine
     call = lambda lo: ctypes.CFUNCTYPE(ctypes.c_int64)(lo.address("f"))()
     assert (call(a), call(b)) == (1, 2)
@@ -34,7 +35,7 @@ def test_concurrent_loads_get_their_own_engines():
 
     def work(o):
         try:
-            loaded.append(jit.LoadedObject(o))
+            loaded.append(loader.LoadedObject(o))
         except BaseException as e:  # reported below
             errors.append(e)
     threads = [threading.Thread(target=work, args=(o,)) for o in objs]

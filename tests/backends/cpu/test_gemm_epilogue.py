@@ -8,7 +8,7 @@ import pytest
 
 import xlapy as xp
 import xlapy.numpy as xnp
-from xlapy.backends.cpu.gemm_epilogue import KIND, GemmEpilogueFusion
+from xlapy.backends.cpu.passes.gemm_epilogue import KIND, GemmEpilogueFusion
 from xlapy.hlo import parse, verify
 
 f32 = np.float32

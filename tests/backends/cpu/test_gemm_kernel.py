@@ -10,7 +10,7 @@ import pytest
 
 import xlapy as xp
 import xlapy.numpy as xnp
-from xlapy.backends.cpu import gemm_kernel as gk
+from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.errors import XlapyError
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from xlapy.backends.base import get_platform
-from xlapy.backends.cpu.gemm_update import TARGET, GemmUpdateFusion
+from xlapy.backends.cpu.passes.gemm_update import TARGET, GemmUpdateFusion
 from xlapy.backends.interpreter import evaluate
 from xlapy.hlo import module_diff, parse, verify
 from xlapy.passes import DCE

@@ -11,10 +11,10 @@ import pytest
 import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.backends.cpu import compiler as cpu_compiler
-from xlapy.backends.cpu import launch
+from xlapy.backends.cpu.runtime import launch
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.backends.cpu.executable import CpuExecutable
-from xlapy.backends.cpu.jit import threads_available
+from xlapy.backends.cpu.target import threads_available
 from xlapy.backends.interpreter import evaluate
 
 pytestmark = pytest.mark.skipif(not threads_available(), reason="no thread pool here")

@@ -4,7 +4,7 @@ a buffer anyone still refers to (the array, a view of it, an argument) is never 
 import numpy as np
 import pytest
 
-from xlapy.backends.cpu import output_pool
+from xlapy.backends.cpu.runtime import output_pool
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.hlo import parse
 

@@ -1,4 +1,4 @@
-"""The LLVM pipeline of each compiled part (compiler.part_pipelines, jit.optimize): the
+"""The LLVM pipeline of each compiled part (compiler.part_pipelines, codegen.optimize): the
 short "direct" pipeline where every loop is vector code already, -O3 elsewhere; results do
 not depend on the choice."""
 
@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu import codegen
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.backends.cpu.split import split_module
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
-from xlapy.backends.cpu.program import ModuleEmitter
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.hlo import parse
 
 SOFTMAX = """HloModule softmax
@@ -60,7 +60,7 @@ def test_results_do_not_depend_on_the_pipeline(monkeypatch, cpu_check, text):
     args = [rng.standard_normal(p.shape.dims).astype(np.float32)
             for p in module.entry.parameters]
     got = CpuCompiler().compile(parse(text)).run(*args)
-    monkeypatch.setattr(jit, "DIRECT_PIPELINE", False)
+    monkeypatch.setattr(codegen, "DIRECT_PIPELINE", False)
     o3 = CpuCompiler().compile(parse(text)).run(*args)
     cpu_check.same([got], [o3])
     cpu, interp = cpu_check.run(text, *args)
@@ -76,9 +76,9 @@ def test_dump_names_each_parts_pipeline(monkeypatch, tmp_path):
 
 
 def test_unknown_pipeline_is_refused():
-    mod = jit.parse_ir('define void @"f"() {\n  ret void\n}\n')
+    mod = codegen.parse_ir('define void @"f"() {\n  ret void\n}\n')
     with pytest.raises(ValueError, match="unknown LLVM pipeline 'O5'"):
-        jit.optimize(mod, "O5")
+        codegen.optimize(mod, "O5")
 
 
 # one elementwise instruction on its own (no fusion): rank 1, with a remainder of 1000 % 16
@@ -101,11 +101,11 @@ def test_a_lone_elementwise_instruction_is_vector_code(monkeypatch, cpu_check):
 
 def test_pipeline_switch_is_part_of_the_cache_key(monkeypatch):
     """A program compiled with the short pipeline is never served for -O3 (benchmarks flip
-    jit.DIRECT_PIPELINE in one process)."""
+    codegen.DIRECT_PIPELINE in one process)."""
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     c = CpuCompiler()
     a = c.compile(parse(SOFTMAX))
-    monkeypatch.setattr(jit, "DIRECT_PIPELINE", False)
+    monkeypatch.setattr(codegen, "DIRECT_PIPELINE", False)
     b = c.compile(parse(SOFTMAX))
     assert a is not b and c.stats["compiles"] == 2
     assert c.compile(parse(SOFTMAX)) is b

@@ -5,8 +5,8 @@ interpreter, and which trees take the direct path."""
 import numpy as np
 import pytest
 
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
-from xlapy.backends.cpu.program import ModuleEmitter
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.hlo import parse
 
 REDUCERS = """

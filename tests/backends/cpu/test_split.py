@@ -1,4 +1,4 @@
-"""Split compilation (split.py, jit.compile_objects): a program's LLVM module cut into parts
+"""Split compilation (split.py, codegen.compile_objects): a program's LLVM module cut into parts
 that compile concurrently and load into one engine."""
 
 import os
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from xlapy.backends.base import get_platform
-from xlapy.backends.cpu import jit, parallel_compile
+from xlapy.backends.cpu import codegen, parallel_compile
 from xlapy.backends.cpu.compiler import CpuCompiler
-from xlapy.backends.cpu.program import ModuleEmitter
-from xlapy.backends.cpu.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.emitters.program import ModuleEmitter
+from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
 from xlapy.backends.cpu.split import split_module
 from xlapy.errors import LoweringError, XlapyError
 from xlapy.flags import parse_flags
@@ -85,7 +85,7 @@ def test_parts_define_every_function_once_and_declare_the_rest():
             owners[name] = k
     assert set(owners) == {n for _, n in whole} - inline
     for k, t in enumerate(texts):
-        jit.parse_ir(t)                             # each part is a valid module on its own
+        codegen.parse_ir(t)                             # each part is a valid module on its own
         for name, home in owners.items():           # used elsewhere: declared, and external
             if home != k and f'@"{name}"' in t:
                 assert re.search(rf'^declare [^\n]*@"{re.escape(name)}"\(', t, re.M)
@@ -156,8 +156,8 @@ def test_error_in_a_worker_part_reaches_the_caller():
     good = 'define i64 @"f"() {\n  ret i64 1\n}\n'
     bad = 'define i64 @"g"() {\n  ret i32 1\n}\n'
     with pytest.raises(LoweringError, match="LLVM rejected the generated IR"):
-        jit.compile_objects([good, bad])
-    assert len(jit.compile_objects([good, good.replace('"f"', '"h"')])) == 2  # still usable
+        codegen.compile_objects([good, bad])
+    assert len(codegen.compile_objects([good, good.replace('"f"', '"h"')])) == 2  # still usable
 
 
 def test_split_count_flag_takes_an_integer():

@@ -10,7 +10,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from xlapy.backends.interpreter import Evaluator, control, evaluate
+from xlapy.backends.interpreter import Evaluator, evaluate
+from xlapy.hlo.evaluator import control
 from xlapy.errors import EvaluationError
 from xlapy.hlo import parse
 

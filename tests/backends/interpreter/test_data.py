@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from xlapy.backends.interpreter import evaluate
-from xlapy.backends.interpreter.numerics import TOKEN
+from xlapy.hlo.evaluator.numerics import TOKEN
 from xlapy.errors import EvaluationError
 from xlapy.hlo import parse
 

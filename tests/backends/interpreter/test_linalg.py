@@ -238,3 +238,66 @@ ENTRY e {
 }""")  # noqa: E501 (HLO text: one instruction a line)
     with pytest.raises(EvaluationError, match="feature_group_count"):
         evaluate(module, np.zeros((1, 4, 5), np.float32), np.zeros((4, 3, 1), np.float32))
+
+
+# ---- cholesky (the HLO opcode, run on XLA:CPU through jaxlib's HLO parser) --------------------
+
+def _run_xla_hlo(text: str, *args) -> np.ndarray:
+    """HLO text on XLA:CPU (jax emits custom-calls for Cholesky; the opcode needs the text)."""
+    import jax.extend.backend
+    import jaxlib._hlo as hlo
+    from jax._src.lib import xla_client as xc
+    module = hlo.hlo_module_from_text(text)
+    comp = hlo.XlaComputation(module.as_serialized_hlo_module_proto())
+    mlir = xc._xla.mlir.xla_computation_to_mlir_module(comp)
+    backend = jax.extend.backend.get_backend("cpu")
+    devices = xc._xla.DeviceList(tuple(backend.local_devices()[:1]))
+    exe = backend.compile_and_load(str(mlir), devices, xc.CompileOptions())
+    with jax.enable_x64(True):
+        bufs = [jax.device_put(np.asarray(a), exe.local_devices()[0]) for a in args]
+    return np.asarray(exe.execute_sharded(bufs).disassemble_into_single_device_arrays()[0][0])
+
+
+def spd(shape, dtype):
+    """Symmetric positive definite matrices (the last two dims)."""
+    a = RNG.standard_normal(shape)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+@pytest.mark.parametrize("t,dtype,tol", [("f32", np.float32, 1e-6), ("f64", np.float64, 1e-13),
+                                         ("f16", np.float16, 3e-3),
+                                         ("bf16", ml_dtypes.bfloat16, 2e-2)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_matches_xla(t, dtype, tol, lower):
+    """Batches of 5x5 matrices: a good one; one with garbage in the triangle that is not read
+    (ignored); one that is not positive definite, one with a NaN and one with an inf in the
+    read triangle (XLA: all NaN); the other triangle of a factor is zero."""
+    a = spd((5, 5, 5), np.float64)
+    other = np.triu(np.full((5, 5), 50.0), 1)
+    a[1] += other if lower else other.T
+    a[2, 3, 3] = -10.0
+    a[3, 4, 1] = a[3, 1, 4] = np.nan
+    a[4, 2, 0] = a[4, 0, 2] = np.inf
+    a = a.astype(dtype)
+    text = (f"HloModule m\nENTRY e {{\n  a = {t}[5,5,5] parameter(0)\n"
+            f"  ROOT c = {t}[5,5,5] cholesky(a), lower={'true' if lower else 'false'}\n}}\n")
+    want = _run_xla_hlo(text, a)
+    got = evaluate(parse(text), a)
+    assert got.dtype == want.dtype == a.dtype
+    assert np.isnan(want[2:].astype(np.float64)).all()  # what XLA does, pinned
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                               atol=tol, equal_nan=True)
+    zeros = np.triu(np.ones((5, 5), bool), 1) if lower else np.tril(np.ones((5, 5), bool), -1)
+    assert (got[:2][:, zeros] == 0).all()
+
+
+def test_cholesky_default_is_upper_and_empty_matrices():
+    a = spd((4, 4), np.float32)
+    up = evaluate(parse("HloModule m\nENTRY e {\n  a = f32[4,4] parameter(0)\n"
+                        "  ROOT c = f32[4,4] cholesky(a)\n}\n"), a)
+    np.testing.assert_allclose(up.T @ up, a, rtol=1e-5)  # lower absent: false, as in XLA
+    for dims in ("0,3,3", "2,0,0"):
+        text = (f"HloModule m\nENTRY e {{\n  a = f64[{dims}] parameter(0)\n"
+                f"  ROOT c = f64[{dims}] cholesky(a), lower=true\n}}\n")
+        shape = tuple(int(d) for d in dims.split(","))
+        assert evaluate(parse(text), np.zeros(shape)).shape == shape

@@ -8,7 +8,7 @@ loads the object code into this process and calls its entry function
 
 with arrays of leaf pointers, or, for a program that is one kernel on the thread pool
 (spec.launch), the runtime's xlapy_launch with that kernel's descriptor as `desc`
-(launch.py). ctypes releases the GIL for the duration of the call.
+(runtime/launch.py). ctypes releases the GIL for the duration of the call.
 Arrays whose layout is not row-major cross the boundary physically transposed.
 """
 
@@ -20,11 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlapy.backends.base import Executable
-from xlapy.backends.cpu import output_pool
-from xlapy.backends.cpu.jit import LoadedObject
-from xlapy.backends.cpu.trampoline import MAX_LEAVES, trampoline
+from xlapy.backends.base import Executable, flatten
+from xlapy.backends.cpu.runtime import output_pool
+from xlapy.backends.cpu.runtime.launch import launcher_address
+from xlapy.backends.cpu.runtime.loader import LoadedObject
+from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
+from xlapy.errors import XlapyError
 from xlapy.hlo.ir import Module
+from xlapy.hlo.parser import parse
 from xlapy.hlo.shapes import Shape
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -62,7 +65,6 @@ class CpuExecutable(Executable):
         main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
         self._code = LoadedObject(spec.objects, symbols=(main,))
         if spec.launch is not None:
-            from xlapy.backends.cpu.launch import launcher_address
             self._entry_addr = launcher_address()
             self._desc = np.array(spec.launch.descriptor(self._code.address(main)),
                                   dtype=np.int64)
@@ -93,7 +95,6 @@ class CpuExecutable(Executable):
     def optimized_module(self):
         """The module after the cpu pass pipeline (fusions included)."""
         if self._optimized is None and self.spec.optimized_text:
-            from xlapy.hlo import parse
             self._optimized = parse(self.spec.optimized_text)
         return self._optimized
 
@@ -102,7 +103,6 @@ class CpuExecutable(Executable):
         [{computation, instruction, opcode, calls, seconds, percent}], slowest first."""
         labels = self.spec.profile_labels
         if labels is None:
-            from xlapy.errors import XlapyError
             raise XlapyError("this executable was compiled without profiling; set "
                              "XLAPY_FLAGS=--xla_hlo_profile before compiling")
         n = len(labels)
@@ -200,7 +200,6 @@ class CpuExecutable(Executable):
         leaves = []
         for a in args:
             if isinstance(a, tuple):
-                from xlapy.backends.base import flatten
                 leaves.extend(flatten(a))
             else:
                 leaves.append(a)
@@ -253,7 +252,6 @@ def _cycles_per_second() -> float:
     """The cycle counter's rate, measured once against the wall clock."""
     if not _HZ:
         import time
-        from xlapy.backends.cpu.trampoline import cycles
         c0, t0 = cycles(), time.perf_counter()
         time.sleep(0.05)
         c1, t1 = cycles(), time.perf_counter()

@@ -28,8 +28,6 @@ import threading
 
 import llvmlite.binding as llvm
 
-from xlapy.backends.cpu import jit
-
 
 class _PassThroughLock:
     """Stands in for llvmlite's lock object: threads marked `free` skip it."""
@@ -113,16 +111,18 @@ os.register_at_fork(after_in_child=_after_fork)
 _worker_tms: list = []  # one target machine per part (index 0: the calling thread's)
 
 
-def compile_all(texts: list[str], pipelines: list[str], dump: bool) -> list:
-    """jit._compile of every text, the first on this thread and one helper thread for each
-    other; called with jit's compile lock held."""
+def compile_all(texts: list[str], pipelines: list[str], dump: bool, compile_one,
+                new_target_machine) -> list:
+    """compile_one(text, target machine, pipeline, dump, context) of every text (codegen.py),
+    the first on this thread and one helper thread for each other, each with a target
+    machine of its own from new_target_machine(); called with codegen's lock held."""
     lock = _pass_through_lock()
     while len(_worker_tms) < len(texts):
-        _worker_tms.append(jit.new_target_machine())
+        _worker_tms.append(new_target_machine())
     try:
         helpers = _start_helpers(len(texts) - 1)
     except RuntimeError:  # no thread can be started (a resource limit): one after another
-        return [jit._compile(t, _worker_tms[0], p, dump) for t, p in zip(texts, pipelines)]
+        return [compile_one(t, _worker_tms[0], p, dump) for t, p in zip(texts, pipelines)]
     results: list = [None] * len(texts)
     errors: list = []
     done = [threading.Event() for _ in texts]
@@ -132,7 +132,7 @@ def compile_all(texts: list[str], pipelines: list[str], dump: bool) -> list:
         try:
             ctx = llvm.create_context()
             try:
-                results[k] = jit._compile(texts[k], _worker_tms[k], pipelines[k], dump, ctx)
+                results[k] = compile_one(texts[k], _worker_tms[k], pipelines[k], dump, ctx)
             except BaseException as e:  # re-raised on the calling thread, without the
                 errors.append(e.with_traceback(None))  # frames that hold ctx's modules
             ctx.close()  # here, while this thread may still pass the lock

@@ -2,7 +2,7 @@
 
 LLVM's optimization and code generation take most of a first call's time, and one module
 compiles on one core. Like XLA's parallel codegen split (`xla_cpu_parallel_codegen_split_count`),
-the cpu compiler cuts the emitted module into up to N parts that `jit.compile_objects`
+the cpu compiler cuts the emitted module into up to N parts that `codegen.compile_objects`
 compiles concurrently, each in its own LLVM context, and loads as one executable.
 
   texts = split_module(llmod, "xlapy_entry", parts=2)    # one IR text per part

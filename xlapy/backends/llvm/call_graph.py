@@ -1,12 +1,13 @@
 """Inlining hints from the call graph of an emitted module (llvmlite.ir).
 
     inline_single_calls(llmod, keep_callers=()) -> names marked
-    optnone_if_only_calls(fn) -> whether marked
     callees(fn)                         the functions fn calls directly
+
+(loop_analysis.optnone_if_only_calls marks an entry that only calls others.)
 
 Marks `alwaysinline` every internal function that is called from exactly one place and
 referenced in no other way (a kernel called only by its thread-pool wrapper or only by the
-entry). The short "direct" LLVM pipeline (jit.optimize) inlines nothing else, and a
+entry). The short "direct" LLVM pipeline (codegen.optimize) inlines nothing else, and a
 function costs code generation on its own (about 1 ms of LLVM's fixed work per function on
 this project's machine: `benchmarks/compile_breakdown.py --floor`; the marks' effect on
 whole programs: `--marks`); -O3's inliner would
@@ -54,23 +55,3 @@ def inline_single_calls(llmod: ir.Module, keep_callers=()) -> list[str]:
             f.attributes.add("alwaysinline")
             marked.append(f.name)
     return marked
-
-
-def optnone_if_only_calls(fn: ir.Function) -> bool:
-    """Mark `fn` optnone (and noinline, which optnone requires) when it has no loop and
-    calls no alwaysinline function: a program's entry that only hands buffers to kernels and
-    the thread pool. LLVM then translates it with its fast instruction selector and without
-    the optimizing machine passes (`benchmarks/compile_breakdown.py --marks`); the few extra
-    instructions run once per call. Returns whether it marked."""
-    from xlapy.backends.llvm.loop_analysis import UnrecognizedControlFlow, natural_loops
-    if not fn.blocks or "alwaysinline" in fn.attributes or any(
-            "alwaysinline" in callee.attributes for callee in callees(fn)):
-        return False
-    try:
-        if natural_loops(fn):
-            return False
-    except UnrecognizedControlFlow:  # control flow the walk does not follow: leave it
-        return False
-    fn.attributes.add("noinline")
-    fn.attributes.add("optnone")
-    return True

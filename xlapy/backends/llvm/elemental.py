@@ -32,19 +32,13 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import entry_alloca, linear_of
 from xlapy.errors import LoweringError
 from xlapy.hlo.ir import ELIDED, Computation, Instruction
+from xlapy.hlo.opcodes import registrar
 from xlapy.hlo.shapes import Shape
 
 ELEMENTAL_RULES: dict[str, Callable] = {}
 
 
-def elemental_rule(*opcodes: str):
-    def register(fn):
-        for op in opcodes:
-            if op in ELEMENTAL_RULES:
-                raise RuntimeError(f"two elemental rules for {op}")
-            ELEMENTAL_RULES[op] = fn
-        return fn
-    return register
+elemental_rule = registrar(ELEMENTAL_RULES, "elemental rule")
 
 
 class Gen:

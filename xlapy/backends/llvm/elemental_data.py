@@ -23,6 +23,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import TupleGen, elemental_rule, lowering_error
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.loops import c64, index_of, linear_of, row_major_index_of, row_major_linear
+from xlapy.hlo.shapes import S64
 
 
 @elemental_rule("copy", "opt-barrier")
@@ -109,7 +110,6 @@ def _reverse(em, instr, gens, index):
 @elemental_rule("iota")
 def _iota(em, instr, gens, index):
     t = instr.shape.element_type
-    from xlapy.hlo.shapes import S64
     return convert_value(em, index[instr.attrs["iota_dimension"]], S64, t)
 
 

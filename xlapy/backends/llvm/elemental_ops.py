@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule, lowering_error
+from xlapy.backends.llvm.math import math_function
 from xlapy.hlo.shapes import PrimitiveType
 
 
@@ -32,7 +33,6 @@ def _call_intrinsic(em, name, *args, ret=None):
 
 
 def _math(em, name: str, *args):
-    from xlapy.backends.llvm.math import math_function
     fn = math_function(em.module, name, args[0].type)
     return em.b.call(fn, list(args))
 
@@ -90,8 +90,6 @@ def _abs(em, instr, gens, index):
     t, v, b = _elem_type(instr), gens[0](index), em.b
     if t.is_float:
         return _float_unary(em, t, v, lambda x: _call_intrinsic(em, "llvm.fabs", x))
-    if not t.is_signed:
-        return v
     return b.select(b.icmp_signed("<", v, ir.Constant(v.type, 0)), b.neg(v), v)
 
 
@@ -113,9 +111,7 @@ def _sign(em, instr, gens, index):
             keep = b.or_(b.fcmp_unordered("uno", x, x), b.fcmp_ordered("oeq", x, zero))
             return b.select(keep, x, one)  # NaN -> NaN, +-0 -> +-0
         return _float_unary(em, t, v, sign)
-    zero = ir.Constant(v.type, 0)
-    if not t.is_signed:
-        return b.zext(b.icmp_unsigned("!=", v, zero), v.type)
+    zero = ir.Constant(v.type, 0)  # signed integers (the opcode table's types: s, f)
     pos = b.zext(b.icmp_signed(">", v, zero), v.type)
     neg = b.zext(b.icmp_signed("<", v, zero), v.type)
     return b.sub(pos, neg)

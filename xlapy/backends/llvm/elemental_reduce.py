@@ -21,6 +21,8 @@ from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
+from xlapy.hlo.reducers import identity, simple_reducer
+from xlapy.hlo.shapes import F32
 
 
 def _as_tuple(v):
@@ -75,37 +77,6 @@ def _accumulate(em, slots, reducer, values):
         b.store(v, s)
 
 
-_ASSOCIATIVE = ("add", "multiply", "maximum", "minimum", "and", "or")
-
-
-def simple_reducer(comp) -> str | None:
-    """The opcode if `comp` is ROOT op(p0, p1) of an associative, commutative op."""
-    root = comp.root
-    if (root.opcode in _ASSOCIATIVE and len(comp.parameters) == 2 and not root.shape.is_tuple
-            and set(map(id, root.operands)) == set(map(id, comp.parameters))
-            and len(comp.instructions) == 3):
-        return root.opcode
-    return None
-
-
-def _identity(op: str, t):
-    import numpy as np
-    if op == "add":
-        return -0.0 if t.is_float else 0
-    if op == "multiply":
-        return 1
-    if op in ("maximum", "minimum"):
-        if t.is_float:
-            return -np.inf if op == "maximum" else np.inf
-        if t.is_pred:
-            return op == "minimum"
-        info = np.iinfo(t.np_dtype)
-        return info.min if op == "maximum" else info.max
-    if op == "and":
-        return True if t.is_pred else -1
-    return False if t.is_pred else 0
-
-
 LANES = 16  # independent accumulators of a vectorized reduction
 DIRECT_VECTORS = True  # operand trees that elemental_vector supports: vector code directly
 
@@ -151,7 +122,7 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
     t = in_shape.element_type
     reducer = instr.attrs["to_apply"]
     init = gens[1]([])
-    ident = T.const(t, _identity(op, t))
+    ident = T.const(t, identity(op, t))
     vty = ir.VectorType(init.type, LANES)
     acc0 = ir.Constant(vty, [ident] * LANES)
     acc0 = b.insert_element(acc0, init, ir.Constant(T.I32, 0))
@@ -330,7 +301,6 @@ def _reduce_window(em, instr, gens, index):
 
 def _acc_type(t):
     """(accumulator PrimitiveType) for a dot/conv producing t."""
-    from xlapy.hlo.shapes import F32
     return F32 if t.name in ("f16", "bf16") else t
 
 

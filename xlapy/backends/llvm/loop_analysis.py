@@ -4,7 +4,7 @@ Most of xlapy's loop kernels are emitted as vector code already (elemental_vecto
 flat elementwise kernels, the row kernels, the vectorized reductions), with their scalar
 remainders marked not to be vectorized (loops.NOT_VECTORIZED). For such code LLVM's full
 -O3 pipeline is mostly wasted work on a first call: it halves the LLVM time of a row
-softmax, sum or sum(x + y*z) to optimize them with a short pipeline instead (jit.py,
+softmax, sum or sum(x + y*z) to optimize them with a short pipeline instead (codegen.py,
 "direct"), at the same run time (`benchmarks/compile_breakdown.py --pipelines`). The choice is made
 per function, here, and per compiled part by the compiler: a part takes the short pipeline
 only when none of its functions has a loop the vectorizer could still improve.
@@ -137,3 +137,22 @@ def needs_vectorizer(fn: ir.Function, _seen=None) -> bool:
     return _own_loops_need_it(fn) or any(
         callee.blocks and id(callee) not in seen and "alwaysinline" in callee.attributes
         and needs_vectorizer(callee, seen) for callee in callees(fn))
+
+
+def optnone_if_only_calls(fn: ir.Function) -> bool:
+    """Mark `fn` optnone (and noinline, which optnone requires) when it has no loop and
+    calls no alwaysinline function: a program's entry that only hands buffers to kernels and
+    the thread pool. LLVM then translates it with its fast instruction selector and without
+    the optimizing machine passes (`benchmarks/compile_breakdown.py --marks`); the few extra
+    instructions run once per call. Returns whether it marked."""
+    if not fn.blocks or "alwaysinline" in fn.attributes or any(
+            "alwaysinline" in callee.attributes for callee in callees(fn)):
+        return False
+    try:
+        if natural_loops(fn):
+            return False
+    except UnrecognizedControlFlow:  # control flow the walk does not follow: leave it
+        return False
+    fn.attributes.add("noinline")
+    fn.attributes.add("optnone")
+    return True

@@ -25,7 +25,11 @@ __all__ = ['math_function', 'FUNCTIONS', 'VECTOR_FUNCTIONS']
 # functions whose implementation also builds on vector types (every lane the scalar result,
 # bit for bit: the same operations lane-wise); the others use tables or double-double helpers
 # that are written for scalars
+# (math library names, not opcodes: the elemental rules map opcodes to these names)
 VECTOR_FUNCTIONS = frozenset({'exp', 'expm1', 'log', 'log1p', 'tanh', 'logistic'})
+if not VECTOR_FUNCTIONS <= FUNCTIONS.keys():
+    raise RuntimeError(f'VECTOR_FUNCTIONS names unknown functions: '
+                       f'{sorted(VECTOR_FUNCTIONS - FUNCTIONS.keys())}')
 
 
 def math_function(module, name, ty):

@@ -21,7 +21,7 @@ from xlapy.compat.v1.ops import (array_ops, index_ops, math_ops, nn_ops,
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
     DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64,
-    uint8, uint16)
+    string, uint8, uint16)
 from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,
                                        add_to_collection, control_dependencies,
                                        convert_to_tensor, device, get_collection,
@@ -59,8 +59,18 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
                                        random_uniform_initializer, trainable_variables,
                                        truncated_normal_initializer, variable_scope,
                                        variables_initializer, zeros_initializer)
-from xlapy.compat.v1 import app, contrib, losses, nn, train
+from xlapy.compat.v1 import app, contrib, losses, nn, summary, train
+from xlapy.compat.v1 import compat, function, gfile, logging, python, test
+from xlapy.compat.v1.app import flags
+from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...)
+from xlapy.compat.v1 import layers, nest
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows
 VERSION = __version__
+
+
+def __getattr__(name):
+    if name in ("Summary", "Event", "SessionLog", "HistogramProto"):  # tf.Summary protobufs
+        return getattr(summary, name)
+    raise AttributeError(f"module 'xlapy.compat.v1' has no attribute '{name}'")

@@ -87,9 +87,10 @@ int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)
+string = DType("string", np.object_)  # elements are Python bytes (summaries, text)
 half, double = float16, float64
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string]
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
@@ -124,7 +125,11 @@ def dtype_of_value(value) -> DType:
         return int32
     if isinstance(value, float):
         return float32
+    if isinstance(value, (str, bytes)):
+        return string
     a = np.asarray(value)
+    if a.dtype.kind in "SU":
+        return string
     if a.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
         return float32  # a Python list of floats
     if a.dtype == np.int64 and not isinstance(value, (np.ndarray, np.generic)):

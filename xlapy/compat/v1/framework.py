@@ -34,6 +34,9 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     TRAIN_OP = "train_op"
     SUMMARIES = "summaries"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    SAVEABLE_OBJECTS = "saveable_objects"
     VARIABLES = GLOBAL_VARIABLES
 
 
@@ -162,7 +165,6 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._finalized = False
         self.seed = None
-        self._gradient_uid = itertools.count()
 
     # ---- ops -------------------------------------------------------------------------------
     def create_op(self, op_type: str, inputs: list, attrs: dict | None = None,
@@ -250,6 +252,11 @@ class Graph:
         types = "/".join(n for n, ok in (("Tensor", allow_tensor),
                                           ("Operation", allow_operation)) if ok)
         raise InvalidTypeError(f"Can not convert a {type(obj).__name__} into a {types}.")
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """A GraphDef-shaped description of the graph (graph_def.py)."""
+        from xlapy.compat.v1.graph_def import graph_def
+        return graph_def(self, add_shapes)
 
     @property
     def version(self) -> int:
@@ -359,8 +366,9 @@ class Graph:
         _default_graph_stack.append(self)
         try:
             yield self
-        finally:
-            _default_graph_stack.remove(self)
+        finally:  # the innermost entry: a graph may be on the stack more than once
+            del _default_graph_stack[len(_default_graph_stack) - 1 -
+                                     _default_graph_stack[::-1].index(self)]
 
     def __repr__(self):
         return f"<xlapy.compat.v1.Graph with {len(self._ops)} ops>"
@@ -494,6 +502,8 @@ def as_numpy_value(value, dtype=None) -> np.ndarray:
     if isinstance(value, (Tensor, Operation)):
         raise InvalidTypeError(f"expected a constant value, got {value!r}")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.dtype_of_value(value)
+    if target == dtypes.string:
+        return _string_array(value)
     try:
         src = np.asarray(value)
     except (ValueError, TypeError) as e:
@@ -507,3 +517,17 @@ def as_numpy_value(value, dtype=None) -> np.ndarray:
     if src.dtype.kind in "iuf" and target.is_bool:
         raise InvalidTypeError(f"Expected bool, got {value!r} instead.")
     return arr
+
+
+def _string_array(value) -> np.ndarray:
+    """A tf.string value: an object array of bytes (str is encoded as UTF-8)."""
+    src = np.asarray(value, dtype=object)
+    out = np.empty(src.shape, dtype=object)
+    for i, v in np.ndenumerate(src):
+        if isinstance(v, str):
+            v = v.encode("utf-8")
+        if not isinstance(v, bytes):
+            raise InvalidTypeError(f"cannot convert {value!r} to a string tensor: element "
+                                   f"{v!r} is not str or bytes")
+        out[i] = v
+    return out

@@ -78,7 +78,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             return
         grads.setdefault(id(t), []).append(g)
 
-    with graph.name_scope(name):
+    with graph.name_scope(name) as grad_scope:
+        # gradients of ops in a separate_compiled_gradients jit scope get their own scope,
+        # named after this call's name scope (jit_scope_0_grad_gradients), as in TF
+        grad_suffix = grad_scope.rstrip("/").replace("/", "_")
         # 2. seeds
         for y, gy in zip(ys, grad_ys):
             if gy is None:
@@ -107,7 +110,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                           f"(op type: {op.type})")
             jit = {k: op._attrs[k] for k in _JIT_ATTRS if k in op._attrs}
             if jit.get("_XlaSeparateCompiledGradients") and "_XlaScope" in jit:
-                jit["_XlaScope"] = f"{jit['_XlaScope']}_grad_{next(graph._gradient_uid)}"
+                jit["_XlaScope"] = _as_bytes(jit["_XlaScope"]) + b"_grad_" + \
+                    grad_suffix.encode()
+            # which inputs need a gradient: ops that compute every input's gradient at
+            # once (While's) may skip the others
+            op._grad_wanted = [id(t.op) in between or id(t) in x_ids for t in op.inputs]
             with graph.name_scope(op.name + "_grad"), graph._attr_scope(jit), \
                     graph.control_dependencies(None):
                 in_grads = d.grad(op, *out_grads)
@@ -121,6 +128,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     add_grad(t, g)
 
         return [_aggregate(grads.get(id(x)), add_n) for x in xs]
+
+
+def _as_bytes(s) -> bytes:
+    return s if isinstance(s, bytes) else str(s).encode()
 
 
 def _aggregate(parts, add_n):

@@ -24,6 +24,11 @@ Rules of an OpDef:
                values become part of the compiled cluster's cache key.
   rng          the kernel takes a numpy.random.Generator after `m` (random ops).
   stateful     never constant-folded, never deduplicated (random ops, py_func, variables).
+  extra        per-type hooks of ops that call functions (While, If: control_flow_ops.py):
+               "can_lower"(op) -> whether this op's functions can be lowered (a loop body
+               with a random op cannot); "executor"(session, op) -> a callable running the
+               op in the executor on its input values (it needs the session to run the
+               functions' ops).
 """
 
 from __future__ import annotations
@@ -98,6 +103,18 @@ def registered_ops() -> dict:
 def has_lowering(op_type: str) -> bool:
     d = _REGISTRY.get(op_type)
     return d is not None and d.lowering is not None
+
+
+def op_has_lowering(op) -> bool:
+    """Whether this very op can be compiled (its type has a lowering, and for ops calling
+    functions, every op of those functions has one too)."""
+    d = get_op_def(op.type)
+    if d.rng:  # drawn on the host, passed to the compiled cluster (jit/launch.HostRandom),
+        return d.extra.get("host_random", True)  # unless its inputs are data (samplers)
+    if d.lowering is None:
+        return False
+    check = d.extra.get("can_lower")
+    return check is None or bool(check(op))
 
 
 def kernel_attrs(op) -> dict:

@@ -401,7 +401,8 @@ class Session:
                 cc = CompiledCluster(
                     c, self._vars, fl.strict, must, fl.xla_flags,
                     partial(self._fallback_steps, c, slot, fed),
-                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None)
+                    os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None,
+                    rng_for=self._rng_for)
                 plan.clusters.append(cc)
                 step = _cluster_step(cc, [slot[t] for t in c.inputs],
                                      [slot[t] for t in c.outputs])
@@ -456,6 +457,8 @@ class Session:
             def step(vals):
                 vals[o] = np.asarray(name in store)
             return step
+        if "executor" in d.extra:  # ops calling functions (While, If) run them here
+            return _functional_step(op, d.extra["executor"](self, op), getters, outs, store)
         fn = partial(d.kernel, np, **kernel_attrs(op))
         if d.rng:
             fn = partial(d.kernel, np, self._rng_for(op), **kernel_attrs(op))
@@ -559,6 +562,23 @@ class InteractiveSession(Session):
 
 def _noop(vals):
     return None
+
+
+def _functional_step(op, run, getters, outs, store):
+    def step(vals):
+        args = []
+        for g in getters:
+            if isinstance(g, int):
+                args.append(vals[g])
+            elif g in store:
+                args.append(store[g])
+            else:
+                raise FailedPreconditionError(f"Attempting to use uninitialized value {g}"
+                                              f"\n\t [[{_label(op)}]]", op=op)
+        for s, v in zip(outs, run(*args)):
+            if s is not None:
+                vals[s] = v
+    return step
 
 
 def _write_const(s, value, vals):

@@ -28,6 +28,13 @@ class Variable:
                  use_resource=None, synchronization=None, aggregation=None):
         if initial_value is None:
             raise InvalidArgumentError("initial_value must be specified.")
+        from xlapy.compat.v1.ops.functional import in_root_graph
+        with in_root_graph():  # a variable made inside a loop body lives outside it
+            self._init(initial_value, trainable, collections, validate_shape, name, dtype,
+                       constraint)
+
+    def _init(self, initial_value, trainable, collections, validate_shape, name, dtype,
+              constraint):
         graph = get_default_graph()
         with graph.name_scope(name or "Variable") as scope:
             with graph.name_scope("initial_value"):
@@ -258,11 +265,20 @@ def get_variable_scope() -> VariableScope:
 def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None,
                    reuse=None, **kwargs):
     outer = get_variable_scope()
+    used = _scopes_used(get_default_graph())
     if isinstance(name_or_scope, VariableScope):
         name = name_or_scope.name
-    else:
-        base = name_or_scope if name_or_scope is not None else default_name
-        name = f"{outer.name}/{base}" if outer.name else base
+    elif name_or_scope is not None:
+        name = f"{outer.name}/{name_or_scope}" if outer.name else name_or_scope
+    else:  # default_name is made unique: dense, dense_1, ... (as TF's layers get)
+        if default_name is None:
+            raise InvalidArgumentError("variable_scope needs name_or_scope or default_name")
+        base = f"{outer.name}/{default_name}" if outer.name else default_name
+        name, i = base, 1
+        while name in used:
+            name = f"{base}_{i}"
+            i += 1
+    used.add(name)
     scope = VariableScope(name, reuse=(reuse if reuse is not None else outer.reuse),
                           initializer=initializer or outer.initializer)
     _scope_stack.append(scope)
@@ -275,6 +291,14 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         _scope_stack.pop()
 
 
+def _scopes_used(graph) -> set:
+    from xlapy.compat.v1.ops.functional import root_graph
+    graph = root_graph(graph)
+    if not hasattr(graph, "_xlapy_scopes_used"):
+        graph._xlapy_scopes_used = set()
+    return graph._xlapy_scopes_used
+
+
 def _vars_by_name(graph) -> dict:
     if not hasattr(graph, "_xlapy_var_store"):
         graph._xlapy_var_store = {}
@@ -283,6 +307,12 @@ def _vars_by_name(graph) -> dict:
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=True, collections=None, **kwargs):
+    from xlapy.compat.v1.ops.functional import in_root_graph
+    with in_root_graph():  # variables of a loop body's cell live in the outermost graph
+        return _get_variable(name, shape, dtype, initializer, trainable, collections)
+
+
+def _get_variable(name, shape, dtype, initializer, trainable, collections):
     scope = get_variable_scope()
     full = f"{scope.name}/{name}" if scope.name else name
     graph = get_default_graph()

@@ -74,6 +74,8 @@ def needs_grad(v) -> bool:
             if v.needs_grad:
                 return True
             v = v.primal
+        elif hasattr(v, "bdim"):   # a vmap BatchTracer: look at the values it batches
+            v = v.val
         else:
             return False
     return False

@@ -1,3 +1,4 @@
-"""tf.contrib: only contrib.compiler.jit (experimental_jit_scope)."""
+"""tf.contrib: contrib.compiler.jit (experimental_jit_scope), contrib.rnn."""
 
 from xlapy.compat.v1.contrib import compiler
+from xlapy.compat.v1.contrib import rnn

@@ -3,7 +3,9 @@
 At run time the step gathers the cluster's inputs and the current values of the variables
 it reads, looks up a compiled program for their shapes and dtypes (and the values of its
 compile-time-constant inputs), compiles one on a miss, runs it, and stores its outputs and
-the updated variables.
+the updated variables. Random ops inside a cluster (dropout's mask) are drawn on the host
+with the executor's kernel and generator and passed in as arguments (HostRandom), so a
+training step with dropout stays one cluster and draws the executor's numbers.
 
 Compiling = tracing the cluster with the xlapy frontend: a Python function evaluates the
 cluster's ops in order with their lowering rules (xlapy.numpy) on traced values, threading
@@ -48,9 +50,46 @@ def _variables_read_first(cluster) -> list:
     return [v for v in cluster.variables if v in read]
 
 
-def trace_function(cluster, read_vars: list, const_values: dict):
-    """The Python function the frontend traces: (dynamic inputs..., read variables...) ->
-    (outputs..., updated variables...)."""
+class HostRandom:
+    """The random ops of a cluster: their values are drawn on the host with the executor's
+    kernel and generator (so compiled and executor runs draw the same numbers) and passed
+    to the compiled program as arguments. Their inputs (shapes, ...) must be known when the
+    cluster is traced. `probe`: the first trace, which only records the ops and the shapes
+    of their values; afterwards `values` (traced arguments) stand for them, in order."""
+
+    def __init__(self):
+        self.probe = True
+        self.ops: list = []      # (op, op def, concrete inputs, attrs)
+        self.avals: list = []
+        self.values: list = []
+
+    def value(self, op, d, ins, attrs):
+        if any(isinstance(x, Tracer) for x in ins):
+            from xlapy.errors import LoweringError
+            raise LoweringError(f"random op {op.name}: its inputs (the shape) must be known "
+                                "when the cluster compiles")
+        if self.probe:
+            sample = d.kernel(np, np.random.default_rng(0), *ins, **attrs)
+            samples = sample if isinstance(sample, tuple) else (sample,)
+            self.ops.append((op, d, [np.asarray(x) for x in ins], attrs))
+            self.avals.extend(ShapedArray(np.shape(v), np.asarray(v).dtype) for v in samples)
+            return sample
+        k = len(self.values)
+        out = tuple(self.args[k:k + len(op.outputs)])
+        self.values.extend(out)
+        return out if len(op.outputs) > 1 else out[0]
+
+    def draw(self, rng_for) -> list:
+        vals = []
+        for op, d, ins, attrs in self.ops:
+            v = d.kernel(np, rng_for(op), *ins, **attrs)
+            vals.extend(v if isinstance(v, tuple) else (v,))
+        return vals
+
+
+def trace_function(cluster, read_vars: list, const_values: dict, host_random=None):
+    """The Python function the frontend traces: (dynamic inputs..., read variables...,
+    host-drawn random values...) -> (outputs..., updated variables...)."""
     import xlapy.numpy as xnp
     dyn = [i for i in range(len(cluster.inputs)) if i not in const_values]
     steps = []
@@ -65,6 +104,9 @@ def trace_function(cluster, read_vars: list, const_values: dict):
         for i, v in const_values.items():
             env[cluster.inputs[i]] = v
         state = {v: flat[len(dyn) + j] for j, v in enumerate(read_vars)}
+        if host_random is not None and not host_random.probe:
+            host_random.args = list(flat[len(dyn) + len(read_vars):])
+            host_random.values = []
         for op, d, attrs in steps:
             ins = []
             for i, t in enumerate(op.inputs):
@@ -78,6 +120,14 @@ def trace_function(cluster, read_vars: list, const_values: dict):
                     ins.append(state[t.op])
                 else:
                     ins.append(env[t])
+            if d.rng and host_random is not None:
+                out = host_random.value(op, d, ins, attrs)
+                if len(op.outputs) == 1:
+                    env[op.outputs[0]] = out
+                else:
+                    for t, o in zip(op.outputs, out):
+                        env[t] = o
+                continue
             if d.ref_inputs:
                 new = d.lowering(xnp, *ins, **attrs)
                 for i, value in zip(d.ref_inputs, new):
@@ -101,7 +151,7 @@ class CompiledCluster:
     the cluster's ops, used when compilation fails and the cluster may fall back."""
 
     def __init__(self, cluster, store: dict, strict: bool, must_compile: bool, xla_flags: tuple,
-                 fallback, debug_dir: str | None = None):
+                 fallback, debug_dir: str | None = None, rng_for=None):
         self.cluster = cluster
         self.store = store
         self.strict = strict
@@ -120,6 +170,8 @@ class CompiledCluster:
         self.last_compile: tuple | None = None  # (start, end) seconds, of the current run
         self.modules: list = []  # HLO text of each compiled signature
         self.n_out = len(cluster.outputs)
+        self.rng_for = rng_for  # op -> the session's generator of a random op
+        self.has_random = any(get_op_def(op.type).rng for op in cluster.ops)
 
     # ---- running -----------------------------------------------------------------------------
     def run(self, args: list, out_slots: list, vals: list) -> None:
@@ -144,8 +196,11 @@ class CompiledCluster:
             if entry is None:  # fell back
                 self._run_fallback(vals)
                 return
-        exe, extra = entry
-        out = exe.run(*dyn, *var_vals, *extra)
+        exe, extra, host_random = entry
+        if host_random is not None:
+            out = exe.run(*dyn, *var_vals, *host_random.draw(self.rng_for), *extra)
+        else:
+            out = exe.run(*dyn, *var_vals, *extra)
         if self.n_out + len(self.cluster.writes) == 1:
             out = (out,)
         for slot, value in zip(out_slots, out):
@@ -165,10 +220,15 @@ class CompiledCluster:
         from xlapy.frontend.lowering import lower_to_module
         t0 = time.perf_counter()
         consts = {i: np.asarray(args[i]) for i in self.const_idx}
-        fn = trace_function(self.cluster, self.read_vars, consts)
+        host_random = HostRandom() if self.has_random else None
+        fn = trace_function(self.cluster, self.read_vars, consts, host_random)
         avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in dyn + var_vals]
         try:
             with _xla_flags(self.xla_flags):
+                if host_random is not None:  # a first trace finds the random values' shapes
+                    make_graph(fn, avals)
+                    host_random.probe = False
+                    avals = avals + host_random.avals
                 graph, const_vals, _ = make_graph(fn, avals)
                 module, extra_idx = lower_to_module(graph, const_vals, self.cluster.name)
                 exe = get_platform("cpu").compiler.compile(module)
@@ -177,7 +237,7 @@ class CompiledCluster:
         except Exception as e:
             return self._compile_failed(e)
         extra = [np.asarray(const_vals[i]) for i in extra_idx]
-        entry = (exe, extra)
+        entry = (exe, extra, host_random)
         self.cache[key] = entry
         self.compiles += 1
         text = module.to_string()

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from xlapy.compat.v1.errors import UnimplementedError
 from xlapy.compat.v1.framework import is_xla_device
-from xlapy.compat.v1.op_registry import get_op_def
+from xlapy.compat.v1.op_registry import get_op_def, op_has_lowering
 
 _FREE = {"Const", "Identity", "NoOp"}  # do not count towards the minimum cluster size
 
@@ -102,9 +102,11 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
             result.reasons[op] = why
         elif op in fed_ops:
             result.reasons[op] = "an output of the op is fed"
-        elif d.lowering is None:
-            why = ("random ops run in the executor (their values must not depend on "
-                   "compilation)" if d.rng else f"no XLA lowering for op type {op.type}")
+        elif not op_has_lowering(op):
+            why = ("a random op reading data (true classes): drawn in the executor"
+                   if d.rng else f"no XLA lowering for op type {op.type}"
+                   if d.lowering is None else
+                   "an op it calls (in a loop body or cond branch) has no XLA lowering")
             if mandatory and not soft_placement:
                 raise UnimplementedError(
                     f"No registered '{op.type}' OpKernel for XLA_CPU_JIT devices compatible "

@@ -1,8 +1,30 @@
-"""tf.nn: activations, softmax, cross entropies, bias_add, l2_loss, dropout, moments."""
+"""tf.nn: activations, softmax and cross entropies, convolutions and pooling, batch
+normalization, embeddings and sampled losses, dropout, moments, top_k, and the RNN API
+(rnn_cell, dynamic_rnn, static_rnn, bidirectional_dynamic_rnn)."""
 
-from xlapy.compat.v1.ops.nn_ops import (bias_add, dropout, l2_loss, log_softmax,
-                                        moments, relu, relu6, sigmoid,
+from xlapy.compat.v1.ops.activation_ops import (crelu, elu, l2_normalize,
+                                                local_response_normalization, leaky_relu,
+                                                lrn, selu, softplus, softsign, swish)
+from xlapy.compat.v1.ops.conv_ops import (atrous_conv2d, conv1d, conv2d, conv2d_transpose,
+                                          conv3d, conv3d_transpose, convolution,
+                                          depthwise_conv2d, depthwise_conv2d_native,
+                                          separable_conv2d)
+from xlapy.compat.v1.ops.pool_ops import (avg_pool, avg_pool2d, avg_pool3d, max_pool,
+                                          max_pool2d, max_pool3d, max_pool_with_argmax)
+from xlapy.compat.v1.ops.embedding_ops import (embedding_lookup,
+                                               log_uniform_candidate_sampler, nce_loss,
+                                               sampled_softmax_loss,
+                                               uniform_candidate_sampler)
+from xlapy.compat.v1.ops.gather_ops import in_top_k, top_k
+from xlapy.compat.v1.ops.nn_ops import (bias_add, dropout, l2_loss, log_softmax, moments,
+                                        relu, relu6, relu_layer, sigmoid,
                                         sigmoid_cross_entropy_with_logits, softmax,
                                         softmax_cross_entropy_with_logits,
                                         softmax_cross_entropy_with_logits_v2,
-                                        sparse_softmax_cross_entropy_with_logits, tanh)
+                                        sparse_softmax_cross_entropy_with_logits, tanh,
+                                        weighted_cross_entropy_with_logits, xw_plus_b,
+                                        zero_fraction)
+from xlapy.compat.v1.ops.norm_ops import batch_normalization, fused_batch_norm
+from xlapy.compat.v1.ops.rnn_ops import (bidirectional_dynamic_rnn, dynamic_rnn, static_rnn,
+                                         static_bidirectional_rnn)
+from xlapy.compat.v1.nn import rnn_cell

@@ -13,8 +13,13 @@ SCALAR = TensorShape([])
 
 
 def make_op(op_type: str, inputs: list, attrs: dict | None = None, name: str | None = None):
-    """Create an op in the graph of its inputs (or the default graph)."""
-    graph = inputs[0].graph if inputs else get_default_graph()
+    """Create an op in the default graph, or in the graph of its inputs when that is
+    another graph (neither the default graph nor one enclosing it: inside a loop body, an
+    input from the enclosing graph is captured)."""
+    graph = get_default_graph()
+    if inputs and inputs[0].graph is not graph and not (
+            hasattr(graph, "is_enclosed_by") and graph.is_enclosed_by(inputs[0].graph)):
+        graph = inputs[0].graph
     return graph.create_op(op_type, inputs, attrs, name=name)
 
 
@@ -142,3 +147,10 @@ def fixed(*specs):
 
 def ints(v) -> tuple:
     return tuple(int(a) for a in np.reshape(np.asarray(v), [-1]))
+
+
+def snake_case(name: str) -> str:
+    """TF's layer naming: BasicLSTMCell -> basic_lstm_cell, Conv2D -> conv2d."""
+    import re
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()

@@ -32,7 +32,22 @@ def _slice_infer(op):
     return [(x.dtype, TensorShape(out))]
 
 
-@register_op("Slice", infer=_slice_infer, const_inputs=(1, 2))
+def _slice_lower(m, x, begin, size_):
+    """A traced begin (TF's Slice needs only the size at compile time) is a dynamic slice,
+    its start clamped so the slice fits, as XLA's."""
+    from xlapy.frontend.core import Tracer
+    if not isinstance(begin, Tracer):
+        return _slice(m, x, begin, size_)
+    sizes = ints(size_)
+    if any(s < 0 for s in sizes):
+        from xlapy.errors import LoweringError
+        raise LoweringError("Slice with a begin computed at run time needs explicit sizes "
+                            "(no -1) to compile")
+    import xlapy.lax as lax
+    return lax.dynamic_slice(x, m.astype(begin, np.int32), sizes)
+
+
+@register_op("Slice", infer=_slice_infer, const_inputs=(2,), lowering=_slice_lower)
 def _slice(m, x, begin, size_):
     idx = tuple(slice(b, None if s == -1 else b + s) for b, s in zip(ints(begin), ints(size_)))
     return x[idx]
@@ -45,7 +60,7 @@ def _pad(m, x, paddings):
 
 
 def _pad_shape(op):
-    x, p = op.inputs
+    x, p = op.inputs[0], op.inputs[1]
     pv = constant_value(p)
     if pv is None or x.shape.dims is None:
         return unknown_shape(x.shape.ndims)
@@ -65,7 +80,7 @@ def _slice_grad(op, g):
 
 @register_gradient("Pad")
 def _pad_grad(op, g):
-    x, p = op.inputs
+    x, p = op.inputs[0], op.inputs[1]
     begin = reshape(slice_(p, tensor(np.asarray([0, 0], np.int32)),
                            tensor(np.asarray([-1, 1], np.int32))), [-1])
     return [slice_(g, begin, _shape_of(x)), None]
@@ -128,43 +143,120 @@ def _strided_slice(m, x, slice_spec=()):
 
 
 def strided_slice(x, key, name=None):
+    """t[key]: Python ints, slices, None and Ellipsis become one StridedSlice; a scalar
+    integer tensor index becomes a gather along its axis, and tensor slice bounds (step 1)
+    a Slice (their values are compile-time constants under XLA, as TF's)."""
     x = tensor(x)
     if not isinstance(key, tuple):
         key = (key,)
-    spec = []
+    spec, dynamic = [], []
     for k in key:
-        if isinstance(k, Tensor):
-            raise InvalidTypeError("indexing a Tensor with a Tensor is not supported; use "
-                                   "tf.gather-style ops or constant Python indices")
-        if isinstance(k, slice):
+        if isinstance(k, Tensor) or hasattr(k, "_to_tensor"):
+            k = tensor(k)
+            if k.shape.ndims not in (None, 0) or not k.dtype.is_integer:
+                raise InvalidTypeError(f"a tensor index must be an integer scalar, got "
+                                       f"{k.dtype.name} of shape {k.shape}; use tf.gather or "
+                                       "tf.boolean_mask")
+            dynamic.append((len(spec), "index", k))
+            spec.append((None, None, None))
+        elif isinstance(k, slice):
+            bounds = []
+            tens = False
             for v in (k.start, k.stop, k.step):
-                if v is not None and not isinstance(v, (int, np.integer)):
-                    raise InvalidTypeError(f"slice bounds must be Python ints, got {v!r}")
-            spec.append((k.start, k.stop, k.step))
+                if isinstance(v, Tensor) or hasattr(v, "_to_tensor"):
+                    tens = True
+                    bounds.append(tensor(v))
+                elif v is not None and not isinstance(v, (int, np.integer)):
+                    raise InvalidTypeError(f"slice bounds must be ints or integer tensors, got "
+                                           f"{v!r}")
+                else:
+                    bounds.append(None if v is None else int(v))
+            if tens:
+                if bounds[2] not in (None, 1):
+                    raise InvalidArgumentError("a slice with tensor bounds must have step 1")
+                dynamic.append((len(spec), "slice", bounds))
+                spec.append((None, None, None))
+            else:
+                spec.append(tuple(bounds))
         elif k is None or k is Ellipsis:
             spec.append(k)
         elif isinstance(k, (int, np.integer)):
             spec.append(int(k))
         else:
             raise InvalidTypeError(f"unsupported index {k!r} for Tensor {x.name}")
-    return make("StridedSlice", [x], {"slice_spec": tuple(spec)}, name=name or "strided_slice")
+    out = make("StridedSlice", [x], {"slice_spec": tuple(spec)}, name=name or "strided_slice") \
+        if not dynamic or any(s != (None, None, None) for s in spec) else x
+    if not dynamic:
+        return out
+    axes = _output_axes(spec, x.shape.ndims)
+    for pos, kind, v in reversed(dynamic):
+        ax = axes[pos]
+        if kind == "index":
+            from xlapy.compat.v1.ops.gather_ops import gather
+            out = gather(out, v, axis=ax)
+        else:
+            out = _dynamic_slice_axis(out, ax, v[0], v[1])
+    return out
+
+
+def _output_axes(spec, rank):
+    """The output axis each spec entry's result lands on (for full-slice entries)."""
+    n_consuming = sum(1 for s in spec if s is not None and s is not Ellipsis)
+    axes, out = {}, 0
+    for i, s in enumerate(spec):
+        if s is None:
+            out += 1
+        elif s is Ellipsis:
+            if rank is None:
+                raise InvalidArgumentError("indexing with ... and a tensor needs the rank")
+            out += rank - n_consuming
+        elif isinstance(s, int):
+            continue
+        else:
+            axes[i] = out
+            out += 1
+    return axes
+
+
+def _dynamic_slice_axis(x, axis, start, stop):
+    from xlapy.compat.v1.ops.array_ops import stack
+    from xlapy.compat.v1.ops.math_ops import cast, subtract
+    from xlapy.compat.v1 import dtypes
+    r = x.shape.ndims
+    if r is None:
+        raise InvalidArgumentError("slicing with tensor bounds needs the rank of the tensor")
+
+    def i32(v):
+        v = tensor(v) if not isinstance(v, Tensor) else v
+        return cast(v, dtypes.int32) if v.dtype != dtypes.int32 else v
+    b = i32(0 if start is None else start)
+    size = subtract(i32(stop), b) if stop is not None else \
+        tensor(np.asarray(-1, np.int32))
+    zeros_ = [tensor(np.asarray(0, np.int32))] * r
+    ones_ = [tensor(np.asarray(-1, np.int32))] * r
+    begin = stack(zeros_[:axis] + [b] + zeros_[axis + 1:])
+    sizes = stack(ones_[:axis] + [size] + ones_[axis + 1:])
+    return make("Slice", [x, begin, sizes])
 
 
 @register_gradient("StridedSlice")
 def _strided_slice_grad(op, g):
     x = op.inputs[0]
-    if not x.shape.is_fully_defined():
-        raise InvalidArgumentError(f"gradient of {op.name} needs the static shape of {x.name}")
-    return [make("StridedSliceGrad", [g], {"slice_spec": op.get_attr("slice_spec"),
-                                           "shape": tuple(x.shape.as_list())})]
+    s = tensor(np.asarray(x.shape.as_list(), np.int32)) if x.shape.is_fully_defined() \
+        else _shape_of(x)
+    return [make("StridedSliceGrad", [g, s], {"slice_spec": op.get_attr("slice_spec")})]
 
 
-@register_op("StridedSliceGrad", attrs=("slice_spec", "shape"),
-             infer=lambda op: [(op.inputs[0].dtype, TensorShape(op.get_attr("shape")))],
-             lowering=lambda m, g, slice_spec=(), shape=(): m.zeros(shape, g.dtype).at[
+def _ssg_infer(op):
+    from xlapy.compat.v1.ops._common import partial_shape_value
+    return [(op.inputs[0].dtype, partial_shape_value(op.inputs[1]))]
+
+
+@register_op("StridedSliceGrad", attrs=("slice_spec",), infer=_ssg_infer, const_inputs=(1,),
+             lowering=lambda m, g, shape, slice_spec=(): m.at(m.zeros(ints(shape), g.dtype))[
                  _decode_spec(slice_spec)].set(g))
-def _strided_slice_grad_kernel(m, g, slice_spec=(), shape=()):
-    out = np.zeros(shape, g.dtype)
+def _strided_slice_grad_kernel(m, g, shape, slice_spec=()):
+    out = np.zeros(ints(shape), g.dtype)
     out[_decode_spec(slice_spec)] = g
     return out
 
@@ -274,9 +366,13 @@ def sum_to_shape(g, x, out):
 
 
 def where(condition, x=None, y=None, name=None):
+    """where(c, x, y) selects; where(c) gives the coordinates of the true elements
+    ([n, rank] int64, a run-time shape: executor only)."""
+    if x is None and y is None:
+        from xlapy.compat.v1.ops.gather_ops import where_indices
+        return where_indices(condition, name=name)
     if x is None or y is None:
-        raise InvalidArgumentError("tf.where(condition) without x and y (the coordinates of "
-                                   "true elements) is not supported")
+        raise InvalidArgumentError("x and y must both be non-None or both be None.")
     c = tensor(condition)
     from xlapy.compat.v1.ops._common import binary_args
     x, y = binary_args(x, y, "SelectV2")

@@ -1,1 +1,1 @@
-"""tensorflow.python.client: timeline."""
+"""tensorflow.python.client: session, timeline."""

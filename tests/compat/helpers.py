@@ -1,0 +1,49 @@
+"""Shared by the op tests: build a graph, run it in the executor and compiled."""
+
+import numpy as np
+
+import xlapy.compat.v1 as tf
+
+from .conftest import jit_config
+
+
+def run_both(build, feed=None, fetch_key=None, seed=None):
+    """build() -> (fetches, feed dict built from its placeholders, or None). Runs the graph
+    once in the executor and once with auto-jit; returns (executor values, XLA values, the
+    XLA session, the XLA graph's fetches)."""
+    out = []
+    for cfg in (None, jit_config()):
+        g = tf.Graph()
+        with g.as_default():
+            if seed is not None:
+                tf.set_random_seed(seed)
+            fetches, fd = build()
+            sess = tf.Session(graph=g, config=cfg)
+            if tf.global_variables():
+                sess.run(tf.global_variables_initializer())
+            out.append((sess.run(fetches, fd), sess, fetches, fd))
+    return out[0][0], out[1][0], out[1][1], out[1][2], out[1][3]
+
+
+def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
+    if isinstance(want, dict):
+        for k in want:
+            assert_close(got[k], want[k], rtol, atol, f"{what}{k}: ")
+        return
+    if isinstance(want, (list, tuple)):
+        assert len(got) == len(want), what
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_close(g, w, rtol, atol, f"{what}[{i}] ")
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{what}shape {got.shape} != {want.shape}"
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def single_cluster(sess, fetches, feed) -> str:
+    s = sess.cluster_summary(fetches, feed)
+    assert s.startswith("XLA clustering: 1 cluster(s)"), s
+    return s

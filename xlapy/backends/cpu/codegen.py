@@ -1,0 +1,186 @@
+"""LLVM IR text -> optimized object code for a CPU: the one place machine code is made.
+
+  obj = compile_to_object(llvm_ir_text)        parse, verify, optimize, emit (host CPU)
+  objs = compile_objects(texts, dump, pipelines)   the parts of one program, concurrently
+  obj = cached_object(build, name)             the same through the disk cache (the
+                                               runtime's own fixed modules)
+
+The output is an object file: the JIT loads it into this process (runtime/loader.py);
+ahead-of-time compilation writes it to disk.
+
+Optimization: -O3 with loop and SLP vectorization for the target's features, or a short
+pipeline for code emitted as vector code already (optimize(), PIPELINES); no fast-math flags
+are ever put on instructions, so results follow IEEE semantics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+
+import llvmlite.binding as llvm
+
+from xlapy.backends.cpu import parallel_compile
+from xlapy.backends.cpu.options import cache_dir, source_fingerprint
+from xlapy.backends.cpu.split import join_parts
+from xlapy.backends.cpu.target import RELOC, host, init_llvm, new_target_machine, target_machine
+from xlapy.errors import LoweringError
+
+LOOP_UNROLLING = False  # and the loop vectorizer's interleaving: see optimize()
+DIRECT_PIPELINE = True  # the short "direct" pipeline for vector code: see optimize()
+
+# llvmlite's global context and xlapy's target machines are not thread safe: every use of
+# them (compiling here, creating and loading engines in runtime/loader.py) holds this lock
+_lock = threading.Lock()
+
+
+def llvm_lock() -> threading.Lock:
+    return _lock
+
+
+def _reset_lock_after_fork() -> None:
+    # a thread that held the lock at fork time does not exist in the child
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_lock_after_fork)
+
+
+def target_key() -> str:
+    """Identifies the code generation target (part of every cache key)."""
+    t = host()
+    return f"{t.triple}|{t.cpu}|{t.features}|llvm{llvm.llvm_version_info}|reloc={RELOC}"
+
+
+PIPELINES = ("O3", "direct", "light")
+
+
+def optimize(module_ref, pipeline: str = "O3", tm=None) -> None:
+    """Optimize a module with one of PIPELINES:
+
+    "O3"      -O3 with the loop and SLP vectorizers, without loop unrolling and without the
+              loop vectorizer's interleaving (one vector per iteration). Unrolling and
+              interleaving enlarge the code LLVM optimizes and translates: without them a row
+              softmax 8192x1024 compiled in about 22 ms instead of 29 and ran in 2.9 ms
+              instead of 2.7 (`benchmarks/compile_breakdown.py --unroll` switches
+              LOOP_UNROLLING). The loops are memory-bound or already vector code, so the
+              trade favours the first call.
+    "direct"  for code emitted as vector code already (loop_analysis.needs_vectorizer is
+              false for every function): inline the alwaysinline helpers, promote stack
+              slots, combine and simplify once, rotate loops. About half of -O3's time on
+              such code at the same run time (`compile_breakdown.py --pipelines`).
+    "light"   -O2 without the vectorizers, for the hand-vectorized gemm kernel."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"unknown LLVM pipeline {pipeline!r}; one of {PIPELINES}")
+    pb = pass_builder(tm, pipeline)
+    mpm = direct_passes() if pipeline == "direct" else pb.getModulePassManager()
+    mpm.run(module_ref, pb)
+
+
+def direct_passes():
+    """The "direct" pipeline's module pass manager."""
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_always_inliner_pass()
+    mpm.add_sroa_pass()
+    mpm.add_instruction_combine_pass()
+    mpm.add_simplify_cfg_pass()
+    mpm.add_loop_rotate_pass()
+    mpm.add_dead_code_elimination_pass()
+    return mpm
+
+
+def pass_builder(tm=None, pipeline: str = "O3"):
+    """The pass builder of optimize()'s pipeline (its analyses; benchmarks time its passes)."""
+    light = pipeline != "O3"
+    pto = llvm.create_pipeline_tuning_options(speed_level=2 if light else 3)
+    pto.loop_vectorization = pto.slp_vectorization = not light
+    pto.loop_unrolling = pto.loop_interleaving = LOOP_UNROLLING and not light
+    return llvm.create_pass_builder(tm or target_machine(), pto)
+
+
+def parse_ir(text: str, tm=None, context=None):
+    init_llvm()
+    try:
+        mod = llvm.parse_assembly(text, context=context)
+        mod.verify()
+    except RuntimeError as e:
+        raise LoweringError(f"LLVM rejected the generated IR: {e}\n  This is a bug in xlapy; "
+                            "rerun with XLAPY_FLAGS=--xla_dump_to=DIR and report the "
+                            "dump") from None
+    tm = tm or target_machine()
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    return mod
+
+
+def compile_one(text: str, tm, pipeline: str, dump: bool, context=None):
+    """(object code, optimized IR, assembly) of one module; the last two only with dump."""
+    mod = parse_ir(text, tm, context)
+    optimize(mod, pipeline, tm)
+    optimized_ir = asm = None
+    if dump:
+        optimized_ir = f"; optimized with the {pipeline} pipeline\n{mod}"
+        # Code generation mutates the module: emit the assembly from a separate copy.
+        copy = llvm.parse_assembly(optimized_ir, context=context)
+        copy.triple, copy.data_layout = mod.triple, mod.data_layout
+        asm = tm.emit_assembly(copy)
+    return tm.emit_object(mod), optimized_ir, asm
+
+
+def compile_to_object(text: str, dump=None, pipeline: str = "O3") -> bytes:
+    """LLVM IR text -> optimized object code. `dump(name, text)` receives the IR after
+    optimization and the assembly, when given."""
+    return compile_objects([text], dump, [pipeline])[0]
+
+
+def compile_objects(texts: list[str], dump=None, pipelines: list[str] | None = None
+                    ) -> list[bytes]:
+    """Object code for each of several modules (the parts of one program, split.py), compiled
+    concurrently on one thread each when there are several (parallel_compile.py), each with
+    its pipeline (optimize(); default "O3"). `dump(name, text)` receives the optimized IR and
+    the assembly of all parts."""
+    pipelines = pipelines or ["O3"] * len(texts)
+    init_llvm()
+    with _lock:
+        if len(texts) == 1 or not parallel_compile.available():
+            results = [compile_one(t, target_machine(), p, dump is not None)
+                       for t, p in zip(texts, pipelines)]
+        else:
+            results = parallel_compile.compile_all(texts, pipelines, dump is not None,
+                                                   compile_one, new_target_machine)
+    if dump is not None:
+        for k, name in ((1, "ir-with-opt.ll"), (2, "s")):
+            dump(name, join_parts([r[k] for r in results]) if len(results) > 1 else results[0][k])
+    return [r[0] for r in results]
+
+
+def cached_object(build, name: str, pipeline: str = "O3") -> bytes:
+    """compile_to_object for the runtime's own fixed modules (trampoline, thread pool, gemm,
+    launcher), through the disk cache, so a new process does not run LLVM for them again.
+
+    build() returns the module's IR; `name` identifies the module and its parameters
+    ("gemm-f32-512"). The key is the name, xlapy's source fingerprint (the builders are
+    sources), the target and the pipeline, so a cache hit skips building the IR as well:
+    building and printing the gemm kernel's IR took 166 ms of a process's first training
+    step on a warm cache (examples/mnist_softmax.py --xla, cProfile)."""
+    root = cache_dir()
+    data = f"{name}|{source_fingerprint()}|{target_key()}|pipeline={pipeline}"
+    key = hashlib.sha256(data.encode()).hexdigest()
+    path = root / f"runtime-{key}.o" if root is not None else None
+    if path is not None:
+        try:
+            return path.read_bytes()
+        except OSError:
+            pass
+    obj = compile_to_object(build(), pipeline=pipeline)
+    if path is not None:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(obj)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return obj

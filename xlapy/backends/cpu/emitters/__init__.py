@@ -1,0 +1,17 @@
+"""The cpu backend's emitters: HLO (after the cpu passes) -> LLVM IR.
+
+  program.py       one function per non-fused computation: buffers, kernels, control flow
+  kernels.py       elemental instructions and loop fusions (the target-independent loop
+                   kernel of backends/llvm in the cpu ABI, kernel_abi.py; column kernels)
+  registry.py      dedicated emitters by opcode and custom-call target:
+  gemm.py          dot through xlapy's own gemm (gemm_kernel.py) or BLAS; gemm_epilogue.py,
+                   gemm_update.py for the fusions the cpu passes form around gemms
+  sort.py, scatter.py, select_and_scatter.py, lapack.py   (routine.py: their helpers)
+  dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
+
+Importing this package registers every dedicated emitter.
+"""
+
+from xlapy.backends.cpu.emitters import (dynamic_update_slice, gemm, gemm_epilogue,
+                                         gemm_update, lapack, scatter, select_and_scatter,
+                                         sort)

@@ -1,0 +1,179 @@
+"""dot through gemm: xlapy's own kernel (gemm_kernel.py: products of at least
+dot_plan.OWN_GEMM_MIN_FLOPS, or every one with XLAPY_GEMM=xlapy), which takes strides
+instead of trans flags, computes C^T = B^T A^T when C has few columns and can run a fused
+epilogue on each tile (gemm_epilogue.py); else NumPy's OpenBLAS (or scipy's), called
+directly from generated code.
+
+Handled: the dots passes/dot_plan.py plans (f32/f64, one contracting and at most one free
+dimension per operand, batch dimensions most-major). Each matrix may be row- or
+column-major; the transposes become gemm's trans flags. Batch dimensions loop around gemm.
+Everything else falls back to the elemental dot (elemental_reduce.py).
+
+BLAS is column-major. For a row-major output C (M x N) we compute C^T = B^T A^T, i.e.
+gemm(op_b, op_a, N, M, K, 1, B, ldb, A, lda, 0, C, N); for a column-major output we compute
+C = A B directly.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters.registry import custom_emitter
+from xlapy.backends.cpu.passes.dot_plan import gemm_plan, own_gemm_for
+from xlapy.backends.cpu.runtime.blas import blas_int_bits
+from xlapy.backends.cpu.target import vector_bits
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.loops import c64, for_range
+
+_GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm"}
+GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
+
+
+@custom_emitter("dot")
+def emit_dot(pe, instr, dest, operands) -> bool:
+    plan = gemm_plan(instr)
+    if plan is None:
+        return False
+    emit_gemm(pe, plan, dest[0], operands[0], operands[1])
+    return True
+
+
+def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
+              beta: float = 0.0, cin_ptr=None, epilogue=None) -> None:
+    """out = alpha * (lhs . rhs) + beta * cin, where cin (an array laid out like out)
+    defaults to out itself; through xlapy's own gemm (gemm_kernel.py) or BLAS.
+    `epilogue` (own gemm only: see own_gemm_for): (function, context) called on each
+    finished tile of out, in the kernel's coordinates (gemm_kernel.EPILOGUE_TYPE) and
+    told whether they are out's transposed (swapped_for(plan))."""
+    m, n = plan["m"], plan["n"]
+    if m == 0 or n == 0:
+        return
+    if own_gemm_for(plan):
+        _emit_own_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr, epilogue)
+        return
+    if epilogue is not None:
+        raise AssertionError("a gemm epilogue needs xlapy's own gemm (own_gemm_for)")
+    if beta != 0.0 and cin_ptr is not None:
+        # BLAS updates C in place: start it from cin
+        pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * (4 if plan["t"] == "f32" else 8))
+    _emit_blas_gemm(pe, plan, out_ptr, lhs_ptr, rhs_ptr, alpha, beta)
+
+
+def swapped_for(plan: dict) -> bool:
+    """Whether the own gemm computes C^T = B^T . A^T for this plan (few columns): its tiles
+    are then [col, col + cols) x [row, row + rows) of the dot's result."""
+    return gk.swaps(plan["t"], plan["m"], plan["n"], vector_bits())
+
+
+def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr,
+                   epilogue=None) -> None:
+    b = pe.b
+    t = plan["t"]
+    m, n, k = plan["m"], plan["n"], plan["k"]
+    # element strides (row, column) of each matrix; cin is laid out like the output
+    sa = (k, 1) if plan["lhs_rm"] else (1, m)
+    sb = (n, 1) if plan["rhs_rm"] else (1, k)
+    sc = (n, 1) if plan["out_rm"] else (1, m)
+    # few columns: compute C^T = B^T . A^T, so the micro-tile's long side runs along M
+    swap = swapped_for(plan)
+    me = pe.me
+    chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
+    rows, cols = (n, m) if swap else (m, n)
+    ws = me.scratch(b, pe.arena, gk.workspace_bytes(t, vector_bits(), rows, k, chunks, cols))
+    slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
+    name = f"xlapy_gemm_{t}"
+    fn = pe.llmod.globals.get(name) or ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR]),
+                                                   name)
+
+    def put(slot, value):
+        at = b.gep(slots, [c64(gk.SLOT[slot])], source_etype=T.I64)
+        if isinstance(value, int):
+            value = c64(value)
+        elif isinstance(value, float):
+            value = b.bitcast(ir.Constant(T.F64, value), T.I64)
+        elif value.type != T.I64:
+            value = b.ptrtoint(value, T.I64)
+        b.store(value, at)
+
+    if swap:
+        dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
+    else:
+        dims, a_str, b_str, c_str = (m, n), sa, sb, sc
+    for slot, value in (("M", dims[0]), ("N", dims[1]), ("K", k), ("rsa", a_str[0]),
+                        ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),
+                        ("ldcin", c_str[0]), ("cscin", c_str[1]), ("ldc", c_str[0]),
+                        ("csc", c_str[1]), ("ws", ws), ("chunks", chunks),
+                        ("epi", epilogue[0] if epilogue else 0),
+                        ("epi_ctx", epilogue[1] if epilogue else 0),
+                        ("alpha", float(alpha)), ("beta", float(beta))):
+        put(slot, value)
+
+    def call(lhs, rhs, out, cin):
+        put("A", rhs if swap else lhs)
+        put("B", lhs if swap else rhs)
+        put("C", out)
+        put("Cin", cin)
+        b.call(fn, [slots])
+
+    cin_ptr = out_ptr if cin_ptr is None else cin_ptr
+    _each_batch(pe, plan, call, (lhs_ptr, m * k), (rhs_ptr, k * n), (out_ptr, m * n),
+                (cin_ptr, m * n))
+
+
+def _each_batch(pe, plan: dict, call, *operands) -> None:
+    """call(*pointers) once, or once per batch element, each (pointer, elements per batch
+    element) advanced to that element."""
+    if plan["batch"] == 1:
+        call(*(p for p, _ in operands))
+        return
+    b = pe.b
+    esize = 4 if plan["t"] == "f32" else 8
+    with for_range(b, 0, plan["batch"], name="batch") as i:
+        call(*(b.gep(p, [b.mul(i, c64(n * esize))], source_etype=T.I8) for p, n in operands))
+
+
+def _emit_blas_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float,
+                    beta: float) -> None:
+    """out = alpha * (lhs . rhs) + beta * out, through BLAS."""
+    b = pe.b
+    t = plan["t"]
+    fty = T.F32 if t == "f32" else T.F64
+    name = _GEMM[t]
+    gemm = pe.llmod.globals.get(name) or ir.Function(
+        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 13), name)
+    m, n, k = plan["m"], plan["n"], plan["k"]
+    if plan["out_rm"]:
+        # C^T (N x M, col-major, ld N) = B^T (N x K) * A^T (K x M)
+        first, second = rhs_ptr, lhs_ptr
+        first_elems, second_elems = k * n, m * k
+        ta = "N" if plan["rhs_rm"] else "T"
+        lda = n if plan["rhs_rm"] else k
+        tb = "N" if plan["lhs_rm"] else "T"
+        ldb = k if plan["lhs_rm"] else m
+        rows, cols, ldc = n, m, n
+    else:
+        # C (M x N, col-major, ld M) = A (M x K) * B (K x N)
+        first, second = lhs_ptr, rhs_ptr
+        first_elems, second_elems = m * k, k * n
+        ta = "T" if plan["lhs_rm"] else "N"
+        lda = k if plan["lhs_rm"] else m
+        tb = "T" if plan["rhs_rm"] else "N"
+        ldb = n if plan["rhs_rm"] else k
+        rows, cols, ldc = m, n, m
+
+    def const_slot(ty, value):
+        slot = pe.alloca(ty)
+        b.store(ir.Constant(ty, value), slot)
+        return slot
+
+    ta_s, tb_s = const_slot(T.I8, ord(ta)), const_slot(T.I8, ord(tb))
+    ity = T.I64 if blas_int_bits() == 64 else T.I32
+    ints = [const_slot(ity, v) for v in (rows, cols, k, max(lda, 1), max(ldb, 1), max(ldc, 1))]
+    alpha, beta = const_slot(fty, float(alpha)), const_slot(fty, float(beta))
+
+    def call(a_ptr, b_ptr, c_ptr):
+        b.call(gemm, [ta_s, tb_s, ints[0], ints[1], ints[2], alpha, a_ptr, ints[3], b_ptr,
+                      ints[4], beta, c_ptr, ints[5]])
+
+    _each_batch(pe, plan, call, (first, first_elems), (second, second_elems), (out_ptr, m * n))

@@ -1,0 +1,68 @@
+"""The cpu backend's settings from the environment, read where they are used.
+
+  XLAPY_NUM_THREADS     threads for large kernels (default: all cores)
+  XLAPY_GEMM            auto | xlapy | blas: which gemm runs f32/f64 dots (dot_plan.py)
+  XLAPY_CACHE_DIR       where compiled code is cached (default ~/.cache/xlapy)
+  XLAPY_DISABLE_CACHE   1: neither read nor write the disk cache
+
+This module is the bottom of the cpu package: it imports nothing else from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+
+from xlapy.errors import XlapyError
+
+
+def default_num_threads() -> int:
+    value = os.environ.get("XLAPY_NUM_THREADS")
+    if value:
+        try:
+            n = int(value)
+        except ValueError:
+            raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, "
+                             f"got '{value}'") from None
+        return max(n, 1)
+    return os.cpu_count() or 1
+
+
+def gemm_choice() -> str:
+    """XLAPY_GEMM: auto (the default: xlapy's own gemm for products of at least
+    dot_plan.OWN_GEMM_MIN_FLOPS where xlapy's thread pool runs, BLAS for smaller ones, whose
+    packing overhead OpenBLAS's small-matrix paths avoid), xlapy (the own gemm for every
+    f32/f64 gemm) or blas (NumPy's OpenBLAS for all)."""
+    choice = os.environ.get("XLAPY_GEMM", "auto").strip().lower()
+    if choice not in ("auto", "xlapy", "blas"):
+        raise XlapyError(f"XLAPY_GEMM must be 'auto', 'xlapy' or 'blas', got '{choice}'")
+    return choice
+
+
+def cache_dir() -> pathlib.Path | None:
+    """The disk cache's directory, or None when XLAPY_DISABLE_CACHE is set."""
+    if os.environ.get("XLAPY_DISABLE_CACHE", "") not in ("", "0"):
+        return None
+    root = os.environ.get("XLAPY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xlapy")
+    return pathlib.Path(root)
+
+
+_SOURCE_HASH: list = []
+
+
+def source_fingerprint() -> str:
+    """A hash of xlapy's own source files: the disk cache never serves code compiled by
+    another version of the compiler (a changed pass or emitter changes every key)."""
+    if not _SOURCE_HASH:
+        root = pathlib.Path(__file__).resolve().parents[2]
+        h = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                pass
+        _SOURCE_HASH.append(h.hexdigest()[:16])
+    return _SOURCE_HASH[0]

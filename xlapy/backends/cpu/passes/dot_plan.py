@@ -1,0 +1,85 @@
+"""Which dots the cpu backend computes with a gemm, and how (the plan the emitters follow
+and the passes that fuse around gemms ask about).
+
+  plan_for(dot_attrs, lhs, rhs, out)  -> dict(t, m, n, k, lhs_rm, rhs_rm, out_rm, batch)
+                                         or None (the elemental dot then computes it)
+  own_gemm_for(plan)                  whether xlapy's own gemm (emitters/gemm_kernel.py)
+                                      runs it, rather than BLAS
+
+Handled: f32 and f64 dots with at most one free dimension per operand and exactly one
+contracting dimension, any number of batch dimensions provided they are the most-major
+dimensions of each operand and of the output (in the same order). Each matrix may be
+row- or column-major.
+"""
+
+from __future__ import annotations
+
+from xlapy.backends.cpu.options import gemm_choice
+from xlapy.backends.cpu.target import threads_available
+
+GEMM_TYPES = ("f32", "f64")
+OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
+
+
+def _matrix(shape, batch, rows, cols):
+    """(n_rows, n_cols, row_major) of the 2-D matrix inside `shape` after `batch` dims, or
+    None when its layout is not a plain contiguous matrix after the batch dims."""
+    m2m = list(reversed(shape.minor_to_major))  # major -> minor
+    if m2m[:len(batch)] != list(batch):
+        return None
+    inner = [d for d in m2m[len(batch):] if shape.dims[d] != 1]
+    nr = shape.dims[rows] if rows is not None else 1
+    nc = shape.dims[cols] if cols is not None else 1
+    if len(inner) <= 1:
+        return nr, nc, True if not inner or inner[0] == cols else False
+    # two non-trivial inner dims: the more minor decides
+    if set(inner) != {d for d in (rows, cols) if d is not None}:
+        return None
+    return nr, nc, inner[-1] == cols
+
+
+def gemm_plan(instr):
+    return plan_for(instr.attrs, instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+
+
+def plan_for(a: dict, lhs, rhs, out):
+    """The gemm call computing a dot with attributes `a` on these shapes, or None."""
+    t = out.element_type.name
+    if t not in GEMM_TYPES or lhs.element_type.name != t or rhs.element_type.name != t:
+        return None
+    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
+    if len(lc) != 1 or len(rc) != 1:
+        return None
+    lfree = [d for d in range(lhs.rank) if d not in lb and d not in lc]
+    rfree = [d for d in range(rhs.rank) if d not in rb and d not in rc]
+    if len(lfree) > 1 or len(rfree) > 1:
+        return None
+    nb = len(lb)
+    lm = _matrix(lhs, lb, lfree[0] if lfree else None, lc[0])
+    rm = _matrix(rhs, rb, rc[0], rfree[0] if rfree else None)
+    om = _matrix(out, list(range(nb)), nb if lfree else None,
+                 nb + len(lfree) if rfree else None)
+    if lm is None or rm is None or om is None:
+        return None
+    m, k, lhs_rm = lm
+    _, n, rhs_rm = rm
+    batch = 1
+    for d in lb:
+        batch *= lhs.dims[d]
+    return dict(t=t, m=m, n=n, k=k, lhs_rm=lhs_rm, rhs_rm=rhs_rm, out_rm=om[2], batch=batch)
+
+
+def use_own_gemm(flops: int) -> bool:
+    """Whether a gemm of `flops` (2 m n k) runs on xlapy's own kernel (options.gemm_choice)."""
+    choice = gemm_choice()
+    if choice == "xlapy":
+        return True
+    if choice == "blas":
+        return False
+    return flops >= OWN_GEMM_MIN_FLOPS and threads_available()
+
+
+def own_gemm_for(plan: dict) -> bool:
+    """Whether the gemm of `plan` runs on xlapy's own kernel (use_own_gemm)."""
+    return plan["k"] > 0 and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"])

@@ -1,0 +1,77 @@
+"""BLAS and LAPACK for generated code, registered with LLVM by name when first needed.
+
+  xlapy_sgemm / xlapy_dgemm     NumPy's bundled OpenBLAS (ILP64, symbols scipy_sgemm_64_...)
+                                when present: the gemm NumPy's matmul uses, so xlapy's dots
+                                run at exactly NumPy's speed; else the LP64 Fortran BLAS
+                                inside scipy (scipy.linalg.cython_blas)
+  xlapy_spotrf / xlapy_dpotrf   LAPACK from scipy (scipy.linalg.cython_lapack)
+
+Generated code passes BLAS integers of blas_int_bits() bits (part of the cache key).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import glob
+import os
+
+import llvmlite.binding as llvm
+import numpy
+
+from xlapy.backends.cpu.runtime.loader import register_lazy
+
+GEMMS = ("sgemm", "dgemm")
+LAPACK = ("spotrf", "dpotrf")
+
+
+def capsule_pointer(capsule) -> int:
+    """The C pointer inside a Cython __pyx_capi__ capsule (scipy's BLAS/LAPACK functions)."""
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+    get_ptr.restype = ctypes.c_void_p
+    get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return get_ptr(capsule, get_name(capsule))
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_openblas() -> dict | None:
+    """{name: address} of NumPy's bundled OpenBLAS gemms, or None."""
+    pattern = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs",
+                           "libscipy_openblas64_*.so")
+    for path in glob.glob(pattern):
+        try:
+            lib = ctypes.CDLL(path)
+            return {n: ctypes.cast(getattr(lib, f"scipy_{n}_64_"), ctypes.c_void_p).value
+                    for n in GEMMS}
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def blas_int_bits() -> int:
+    """Integer width of the gemm registered as xlapy_sgemm/xlapy_dgemm."""
+    return 64 if _numpy_openblas() else 32
+
+
+def _register_gemms() -> None:
+    found = _numpy_openblas()
+    if found:
+        for name, addr in found.items():
+            llvm.add_symbol(f"xlapy_{name}", addr)
+        return
+    from scipy.linalg import cython_blas  # LP64 Fortran BLAS inside scipy
+    for name in GEMMS:
+        llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_blas.__pyx_capi__[name]))
+
+
+def _register_lapack() -> None:
+    from scipy.linalg import cython_lapack  # imported only when a factorization is compiled
+    for name in LAPACK:
+        llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_lapack.__pyx_capi__[name]))
+
+
+register_lazy([f"xlapy_{n}" for n in GEMMS], _register_gemms)
+register_lazy([f"xlapy_{n}" for n in LAPACK], _register_lapack)

@@ -1,0 +1,151 @@
+"""Loading object code into this process (MCJIT) and resolving the symbols it calls.
+
+  lib = LoadedObject(obj)          machine code held alive by lib; lib.address(name)
+
+External symbols the generated code calls are registered with LLVM before loading, by
+name, so cached object files stay valid across processes (addresses differ per process).
+Each runtime library registers its names in LAZY_SYMBOLS (name -> function registering
+it), called once when the first object mentioning the name is loaded, so rarely used
+libraries are built or imported only when needed:
+  xlapy_sgemm / xlapy_dgemm     BLAS gemm (blas.py)
+  xlapy_spotrf / ...            LAPACK (blas.py)
+  xlapy_parallel_for            xlapy's thread pool (threadpool.py)
+  xlapy_gemm_f32 / _f64         xlapy's own gemm (emitters/gemm_kernel.py)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import threading
+
+import llvmlite.binding as llvm
+
+from xlapy.backends.cpu import codegen
+from xlapy.backends.cpu.target import init_llvm, new_target_machine
+from xlapy.errors import LoweringError
+
+# symbol name -> function registering it with LLVM (see the module docstring)
+LAZY_SYMBOLS: dict = {}
+_lazy_done: set = set()
+
+
+def register_lazy(names, register) -> None:
+    """Call register() (once) before loading the first object that mentions any of names."""
+    done = []
+
+    def once():
+        if not done:
+            register()
+            done.append(True)
+    for name in names:
+        LAZY_SYMBOLS[name] = once
+
+
+def _register_symbols_for(objs: list[bytes], provides: tuple) -> None:
+    for name, register in list(LAZY_SYMBOLS.items()):
+        if name not in _lazy_done and name not in provides \
+                and any(name.encode() in o for o in objs):
+            _lazy_done.add(name)  # first: the object defining the symbol mentions it too
+            try:
+                register()
+            except BaseException:
+                _lazy_done.discard(name)
+                raise
+
+
+# ---- engines -------------------------------------------------------------------------------
+# An MCJIT engine starts from a module of its own (empty here), which it compiles when it is
+# first finalized (about 0.5 ms of code generation set-up) after a target machine of its own
+# (0.3 ms). After each load, the next engine is built on a helper thread and finalized once,
+# so that the next program's load takes 0.08 ms instead of 0.82 (medians of 20,
+# `.venv/bin/python benchmarks/runtime_costs.py`).
+_spare = None        # concurrent.futures.Future of an engine, or None
+_spare_pool = None   # a one-thread executor (forgotten after fork)
+_spare_lock = threading.Lock()
+
+
+def _new_engine():
+    with codegen.llvm_lock():
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine())
+        engine.finalize_object()
+    return engine
+
+
+def _prepare_engine() -> None:
+    global _spare, _spare_pool
+    with _spare_lock:
+        if _spare is not None:
+            return
+        try:
+            if _spare_pool is None:
+                _spare_pool = concurrent.futures.ThreadPoolExecutor(
+                    1, thread_name_prefix="xlapy-engine")
+            _spare = _spare_pool.submit(_new_engine)
+        except RuntimeError:  # no thread (a resource limit, or the interpreter shutting down)
+            _spare = None
+
+
+def _take_engine():
+    """The prepared engine when it is ready (each is handed out once), else a new one."""
+    global _spare
+    with _spare_lock:
+        spare = _spare
+        if spare is not None and spare.done():
+            _spare = None
+        else:
+            spare = None
+    if spare is not None and spare.exception() is None:
+        return spare.result()
+    return _new_engine()
+
+
+def _forget_engines_after_fork() -> None:
+    # the helper thread did not survive the fork; it may have held this lock when it
+    # happened, and no other thread of the child can release it (codegen resets its own)
+    global _spare, _spare_pool, _spare_lock
+    _spare = _spare_pool = None
+    _spare_lock = threading.Lock()
+
+
+def _finish_engine_before_fork() -> None:
+    # no LLVM work may be under way on the helper when the process forks: the child would
+    # inherit llvmlite's lock held by a thread it does not have
+    spare = _spare
+    if spare is not None:
+        try:
+            spare.exception(timeout=10)
+        except Exception:
+            pass
+
+
+os.register_at_fork(before=_finish_engine_before_fork,
+                    after_in_child=_forget_engines_after_fork)
+
+
+class LoadedObject:
+    """Machine code loaded into this process (kept alive as long as this object is): one
+    object file, or the parts of one program (split.py), linked together."""
+
+    def __init__(self, obj: bytes | list[bytes], symbols: tuple = (), provides: tuple = ()):
+        """`symbols`: names whose addresses to look up right away, before the next engine
+        is prepared on the helper thread (which holds llvmlite's lock for about a
+        millisecond: a lookup made meanwhile waits for it). `provides`: names the object
+        defines itself (a runtime library's own entry points), not registered for it."""
+        init_llvm()
+        objs = [obj] if isinstance(obj, bytes) else list(obj)
+        _register_symbols_for(objs, provides)
+        engine = _take_engine()
+        with codegen.llvm_lock():
+            self.engine = engine
+            for o in objs:
+                self.engine.add_object_file(llvm.ObjectFileRef.from_data(o))
+            self.engine.finalize_object()
+            self._addresses = {n: self.engine.get_function_address(n) for n in symbols}
+        _prepare_engine()  # for the next program
+
+    def address(self, name: str) -> int:
+        addr = self._addresses.get(name) or self.engine.get_function_address(name)
+        if not addr:
+            raise LoweringError(f"symbol {name} is missing from the compiled object")
+        return addr

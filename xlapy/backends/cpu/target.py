@@ -1,0 +1,92 @@
+"""The machine code generation targets: LLVM's view of a CPU, and the facts code generation
+takes from it.
+
+  host()                      Target(triple, cpu, features) of this process's machine
+  target_machine(target)      LLVM TargetMachine for a Target (the host's: cached)
+  new_target_machine()        a fresh host TargetMachine (an MCJIT engine owns the one it gets)
+  preferred_vector_width()    512 where wide vectors do not cost clock speed, else None
+  threads_available()         whether xlapy's thread pool runs on this platform
+
+A Target names a triple, a CPU and its features, so code can be generated for another
+machine than this one (ahead-of-time compilation); the JIT uses host().
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import sys
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+# Static relocation with the JIT's (large) code model: code addresses constants and other
+# functions absolutely, patched when loaded. Position-independent code would go through a
+# global offset table, which MCJIT's ELF loader gets wrong when one engine loads several
+# objects that use one (the parts of a split module: split.py); the first object's
+# constant-pool loads then read through the second one's table and crash.
+RELOC = "static"
+
+# Linux system call numbers of futex, by machine (the thread pool waits with it)
+SYS_FUTEX = {"x86_64": 202, "aarch64": 98, "arm64": 98}
+
+
+@dataclass(frozen=True)
+class Target:
+    triple: str
+    cpu: str
+    features: str  # LLVM's "+avx2,-avx512f,..." form
+
+
+@functools.lru_cache(maxsize=None)
+def init_llvm() -> None:
+    """LLVM's native target, assembly printer and parser (once per process)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+
+
+@functools.lru_cache(maxsize=None)
+def host() -> Target:
+    init_llvm()
+    return Target(llvm.get_process_triple(), llvm.get_host_cpu_name(),
+                  llvm.get_host_cpu_features().flatten())
+
+
+def new_target_machine():
+    """A fresh TargetMachine for the host. An MCJIT engine takes ownership of the one it is
+    given (and frees it with the engine), so every engine needs its own."""
+    t = host()
+    return llvm.Target.from_triple(t.triple).create_target_machine(
+        cpu=t.cpu, features=t.features, opt=3, reloc=RELOC, codemodel="jitdefault", jit=True)
+
+
+@functools.lru_cache(maxsize=None)
+def target_machine():
+    """The host TargetMachine used for optimization and code generation (never given to an
+    engine)."""
+    return new_target_machine()
+
+
+_THROTTLING_AVX512 = ("skylake-avx512", "cascadelake", "cooperlake", "knl", "knm")
+
+
+@functools.lru_cache(maxsize=None)
+def preferred_vector_width() -> int | None:
+    """512 on AVX-512 hosts whose wide vectors do not cost clock speed (LLVM's default
+    prefers 256 bits everywhere because older Xeons throttle); None: keep LLVM's choice."""
+    init_llvm()
+    features = llvm.get_host_cpu_features()
+    if features.get("avx512f") and llvm.get_host_cpu_name() not in _THROTTLING_AVX512:
+        return 512
+    return None
+
+
+def vector_bits() -> int:
+    """The vector width code is written for by hand (the gemm's micro-kernel)."""
+    return preferred_vector_width() or 256
+
+
+def threads_available() -> bool:
+    """Whether xlapy's thread pool can run on this platform."""
+    return sys.platform.startswith("linux") and platform.machine() in SYS_FUTEX

@@ -1,0 +1,208 @@
+"""Loop kernels: one function per elemental instruction (or loop fusion), for any target.
+
+The kernel computes the output elements whose most-major (physical) index lies in the
+range [start, end) the target's kernel ABI gives it (kernel_target.py), by composing the
+elemental generators of the instruction (or of its fused computation) inside one loop nest:
+
+  flat   purely elementwise with every operand laid out like the output: ONE loop over the
+         linear index (vector code LANES at a time, elemental_vector.py), a long
+         vectorizable trip count even when the minor dimension is short
+  rows   a fusion with per-row statistics (row_kernel.py): row by row, the statistics
+         hoisted, the row's outputs as vector code
+  nest   otherwise: a loop nest over the output's dimensions
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+# Importing the rule modules registers the elemental rules.
+from xlapy.backends.llvm import elemental_data, elemental_ops  # noqa: F401
+from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
+from xlapy.backends.llvm.elemental_reduce import LANES
+from xlapy.backends.llvm.elemental_vector import vector_gen
+from xlapy.backends.llvm.kernel_target import KernelTarget
+from xlapy.backends.llvm.loops import lanes_then_rest, linear_of, loop_nest
+from xlapy.backends.llvm.row_kernel import RowPlan
+from xlapy.hlo.ir import Computation, Instruction
+from xlapy.hlo.opcodes import ELEMENTWISE, opcode_set
+from xlapy.hlo.shapes import Shape
+
+
+def output_leaves(shape: Shape) -> list[Shape]:
+    return shape.leaves()
+
+
+def outer_trip_count(shape: Shape) -> int:
+    if shape.rank == 0:
+        return 1
+    return shape.dims[shape.minor_to_major[-1]]
+
+
+def inner_work(instr: Instruction) -> int:
+    """Per-output-element work of the instructions with inner loops."""
+    work = 1
+    comps = [instr.fused_computation] if instr.opcode == "fusion" else []
+    instrs = list(comps[0].instructions) if comps else [instr]
+    for i in instrs:
+        if i.opcode in ("reduce", "reduce-window", "dot", "convolution"):
+            if i.opcode == "reduce":
+                inner = i.operands[0].shape.size // max(i.shape.leaves()[0].size, 1)
+            elif i.opcode == "reduce-window":
+                inner = 1
+                for s in i.attrs["window"].size:
+                    inner *= s
+            elif i.opcode == "dot":
+                inner = 1
+                for d in i.attrs.get("lhs_contracting_dims", ()):
+                    inner *= i.operands[0].shape.dims[d]
+            else:
+                w = i.attrs["window"]
+                inner = i.operands[1].shape.dims[i.attrs["dim_labels"].kernel_input_feature]
+                for s in w.size:
+                    inner *= s
+            work = max(work, inner)
+    return work
+
+
+_FLAT_EXCLUDED = opcode_set({"bitcast-convert", "copy", "iota"}, "kernels._FLAT_EXCLUDED")
+
+
+def flat_ok(instr: Instruction) -> bool:
+    """A purely elementwise kernel whose every array operand has the output's dims and
+    layout (scalars and broadcasts of scalars allowed): it can run as ONE loop over the
+    linear index, with no per-dimension index arithmetic and a long vectorizable trip
+    count even when the minor dimension is short."""
+    outs = output_leaves(instr.shape)
+    o0 = outs[0]
+    if o0.rank < 1 or any(s.dims != o0.dims or s.minor_to_major != o0.minor_to_major
+                          for s in outs):
+        return False
+    for op in instr.operands:
+        for s in op.shape.leaves():
+            if s.rank and (s.dims != o0.dims or s.minor_to_major != o0.minor_to_major):
+                return False
+    body = instr.fused_computation.instructions if instr.opcode == "fusion" else [instr]
+    for i in body:
+        if i.opcode in ("parameter", "tuple", "get-tuple-element"):
+            continue
+        if i.opcode == "constant" and i.shape.rank == 0:
+            continue
+        if i.opcode == "broadcast" and i.operands[0].shape.rank == 0:
+            continue
+        if i.opcode not in ELEMENTWISE or i.opcode in _FLAT_EXCLUDED:
+            return False
+    return True
+
+
+def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction, name: str,
+                     shared_inputs: frozenset = frozenset()) -> ir.Function:
+    """The loop kernel of an elemental instruction or loop fusion, in the target's kernel
+    ABI (kernel_target.py). shared_inputs: input leaf indices that occupy the output's
+    buffer (in-place); the kernel reads them through its output pointer, so no two noalias
+    pointers ever point into the same buffer."""
+    out_shapes = output_leaves(instr.shape)
+    in_shapes = [leaf for op in instr.operands for leaf in op.shape.leaves()]
+    fn, ptrs, b, start, end = target.kernel_function(module, name,
+                                                     len(out_shapes) + len(in_shapes))
+    outs = ptrs[:len(out_shapes)]
+    ins = ptrs[len(out_shapes):]
+    em = ElementalEmitter(b, module)
+
+    it = iter(enumerate(ins))
+
+    flat = flat_ok(instr)
+    n_flat = output_leaves(instr.shape)[0].size
+
+    def gen_for(shape: Shape):
+        if shape.is_tuple:
+            return TupleGen([gen_for(s) for s in shape.tuple_shapes], shape)
+        if flat and shape.rank:
+            shape = Shape.array(shape.element_type, (n_flat,))
+        k, arg = next(it)
+        return ArrayInput(em, outs[0] if k in shared_inputs else arg, shape)
+
+    operand_gens = [gen_for(op.shape) for op in instr.operands]
+    comp = instr.fused_computation if instr.opcode == "fusion" else \
+        _alone(instr) if flat else None
+    if comp is not None:
+        gens = em.generators(comp, operand_gens)
+        root_gen = gens[id(comp.root)]
+    else:
+        root_gen = em.make_gen(instr, operand_gens)
+
+    loop_shape = out_shapes[0]
+    if any(s.dims != loop_shape.dims for s in out_shapes):
+        raise lowering_error(instr, "a multi-output kernel needs outputs of equal dimensions")
+
+    def store_outputs(index):
+        with em.scope():
+            value = root_gen(index)
+            values = list(_flatten(value)) if instr.shape.is_tuple else [value]
+            for out_ptr, shape, v in zip(outs, out_shapes, values):
+                offset = index[0] if flat else linear_of(b, shape, index)
+                addr = b.gep(out_ptr, [offset], inbounds=True,
+                             source_etype=T.storage_type(shape.element_type))
+                T.store(b, v, addr, shape.element_type)
+
+    rows = None if flat or instr.opcode != "fusion" else \
+        RowPlan.make(instr.fused_computation, loop_shape)
+    if flat:
+        vector_store = vector_outputs(em, comp, outs, out_shapes, 0, flat=True)
+        lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
+                        lambda i: store_outputs([i]), "flat")
+    elif rows is not None:
+        rows.emit(b, em, gens, start, end, store_outputs,
+                  lambda: vector_outputs(em, comp, outs, out_shapes, rows.minor))
+    else:
+        with loop_nest(b, loop_shape, start, end) as index:
+            store_outputs(index)
+    b.ret_void()
+    return fn
+
+
+def _alone(instr: Instruction) -> Computation:
+    """A computation of `instr` alone on parameters (as a fusion of one instruction), so that
+    a kernel of one elementwise instruction takes the vector path of a fused one."""
+    comp = Computation(f"{instr.name}.alone")
+    params = [comp.add_instruction(Instruction("parameter", op.shape, parameter_number=k,
+                                               name=f"p{k}"))
+              for k, op in enumerate(instr.operands)]
+    comp.root = comp.add_instruction(Instruction(instr.opcode, instr.shape, params, instr.attrs,
+                                                 instr.name, instr.metadata))
+    return comp
+
+
+def vector_outputs(em, comp: Computation, outs, out_shapes, dim: int, flat: bool = False):
+    """store(index) writing LANES consecutive outputs along `dim` from vector code
+    (elemental_vector) for the kernel's computation, or None when a root value has no
+    vector form."""
+    leaves = comp.root_elements()
+    if len(leaves) != len(out_shapes) or any(
+            s.element_type.name not in ("f32", "f64")
+            or (not flat and s.minor_to_major[0] != dim) for s in out_shapes):
+        return None
+    vgs = [vector_gen(em, leaf, dim, LANES) for leaf in leaves]
+    if any(v is None for v in vgs):
+        return None
+    b = em.b
+
+    def store(index):
+        with em.scope():
+            for out_ptr, shape, vg in zip(outs, out_shapes, vgs):
+                t = shape.element_type
+                offset = index[0] if flat else linear_of(b, shape, index)
+                addr = b.gep(out_ptr, [offset], inbounds=True, source_etype=T.value_type(t))
+                b.store(vg(index), addr, align=t.bits // 8)
+    return store
+
+
+def _flatten(v):
+    if isinstance(v, tuple):
+        for x in v:
+            yield from _flatten(x)
+    else:
+        yield v
+
+

@@ -1,0 +1,5 @@
+"""tensorflow.python.framework.random_seed (see xlapy/compat/v1/python/_shim.py)."""
+
+from xlapy.compat.v1.python._shim import delegate
+
+__getattr__ = delegate(__name__, "xlapy.compat.v1.ops.random_ops", "xlapy.compat.v1")

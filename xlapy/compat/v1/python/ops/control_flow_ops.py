@@ -1,0 +1,5 @@
+"""tensorflow.python.ops.control_flow_ops (see xlapy/compat/v1/python/_shim.py)."""
+
+from xlapy.compat.v1.python._shim import delegate
+
+__getattr__ = delegate(__name__, "xlapy.compat.v1")

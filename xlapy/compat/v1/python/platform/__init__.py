@@ -1,0 +1,1 @@
+"""tensorflow.python.platform: app, flags, gfile, test, tf_logging."""

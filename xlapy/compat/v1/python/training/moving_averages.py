@@ -1,0 +1,5 @@
+"""tensorflow.python.training.moving_averages (see xlapy/compat/v1/python/_shim.py)."""
+
+from xlapy.compat.v1.python._shim import delegate
+
+__getattr__ = delegate(__name__, "xlapy.compat.v1.train.moving_averages")

@@ -1,0 +1,171 @@
+"""Collective primitives over a named axis: psum, pmax, pmin, all_gather, axis_index.
+
+A named axis is made by `vmap(f, axis_name=...)` (the members of the batch are the
+participants). Each collective's `axis_name` param is a tuple of names; binding one finds
+the innermost active trace that owns each name (its `frame.name`), and that trace
+processes it even when no operand is one of its tracers (psum(1, 'i') is the axis size).
+A name nobody owns is an UnboundAxisError (a NameError, as JAX raises).
+
+Semantics over the members of the axis (per element):
+    psum(*xs)   the sum over the members        pmax / pmin   the maximum / minimum
+    all_gather(x, axis, tiled)   every member's x stacked along `axis` (concatenated when
+                tiled), the same result for every member
+    axis_index()    the member's position along the axis (int32)
+The vmap rules are in xlapy/frontend/batching/collectives.py. There is no lowering to HLO
+(no cross-device collectives yet): a collective only runs inside the vmap naming its axis.
+A loop or cond body using a collective makes the control-flow primitive itself go to the
+axis's vmap (graph_axis_owner), whose rule evaluates the collective while re-tracing the
+body, so no collective is left in a graph that reaches the lowering.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.errors import LoweringError, XlapyError
+from xlapy.frontend.core import ShapedArray, active_traces, primitive
+from xlapy.frontend.graph import Graph
+
+
+class UnboundAxisError(XlapyError, NameError):
+    """A collective named an axis that no enclosing vmap defines."""
+
+
+def _owner(name):
+    for t in reversed(active_traces()):
+        frame = getattr(t, "frame", None)
+        if frame is not None and frame.name == name:
+            return t
+    return None
+
+
+def axis_owner(params):
+    """The innermost trace owning one of params['axis_name'] (every name must be bound)."""
+    best = None
+    for name in params["axis_name"]:
+        t = _owner(name)
+        if t is None:
+            bound = [t.frame.name for t in active_traces()
+                     if getattr(getattr(t, "frame", None), "name", None) is not None]
+            raise UnboundAxisError(
+                f"unbound axis name: {name!r}. Collectives refer to an axis named by an "
+                f"enclosing vmap(..., axis_name=...); the axis names bound here are "
+                f"{bound}")
+        if best is None or t.level > best.level:
+            best = t
+    return best
+
+
+def graph_axis_names(graph) -> frozenset:
+    """The axis names the collectives in `graph` (and in the graphs of its control flow)
+    refer to (cached on the graph)."""
+    cached = getattr(graph, "_axis_names", None)
+    if cached is not None:
+        return cached
+    names: set = set()
+    for e in graph.eqns:
+        if e.prim.axis_trace is not None and "axis_name" in e.params:
+            names.update(e.params["axis_name"])
+        for v in e.params.values():
+            for g in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(g, Graph):
+                    names |= graph_axis_names(g)
+    graph._axis_names = frozenset(names)
+    return graph._axis_names
+
+
+def graph_axis_owner(params):
+    """For a control-flow primitive: the innermost trace owning an axis name its graphs'
+    collectives use, or None. Its batching rule then re-traces the graphs under that axis
+    even when every operand is unbatched (psum(1, 'i') in a loop body is the axis size)."""
+    names: set = set()
+    for v in params.values():
+        for g in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(g, Graph):
+                names |= graph_axis_names(g)
+    best = None
+    for name in names:
+        t = _owner(name)
+        if t is not None and (best is None or t.level > best.level):
+            best = t
+    return best
+
+
+def axis_size(name) -> int:
+    t = axis_owner({"axis_name": (name,)})
+    return t.frame.size
+
+
+def _no_eager(*args, **params):
+    raise XlapyError("internal error: a collective ran outside the vmap owning its axis")
+
+
+def _no_lowering(ctx, *args, axis_name, **params):
+    raise LoweringError(
+        f"a collective over axis {axis_name} reached the HLO lowering: collectives run only "
+        "inside the vmap that names the axis (a loop or cond body whose operands are all "
+        "unbatched keeps them unevaluated; pass a batched operand into it)")
+
+
+def _collective(name, multiple_results=False):
+    p = primitive(name, multiple_results=multiple_results)
+    p.axis_trace = axis_owner
+    p.def_impl(_no_eager)
+    p.def_lowering(_no_lowering)
+    return p
+
+
+psum_p = _collective("psum", multiple_results=True)
+pmax_p = _collective("pmax", multiple_results=True)
+pmin_p = _collective("pmin", multiple_results=True)
+for _p in (psum_p, pmax_p, pmin_p):
+    _p.def_abstract_eval(lambda *avals, axis_name: list(avals))
+
+axis_index_p = _collective("axis_index")
+axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
+
+all_gather_p = _collective("all_gather")
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_aval(a, *, axis_name, axis, tiled):
+    n = 1
+    for name in axis_name:
+        n *= axis_size(name)
+    if not 0 <= axis <= a.ndim - (1 if tiled else 0):
+        raise XlapyError(f"all_gather: axis {axis} is out of range for {a}")
+    shape = list(a.shape)
+    if tiled:
+        shape[axis] *= n
+    else:
+        shape.insert(axis, n)
+    return ShapedArray(shape, a.dtype)
+
+
+__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "UnboundAxisError",
+           "axis_size"]
+
+
+# ---- VJPs (JAX's transposes, written with the collectives themselves) -------------------------
+
+# psum is linear and its own transpose: every member's cotangent reaches every member
+psum_p.def_vjp(lambda cts, *xs, out, axis_name:
+               tuple(psum_p.bind(*cts, axis_name=axis_name)))
+
+
+@all_gather_p.def_vjp
+def _all_gather_vjp(ct, x, *, out, axis_name, axis, tiled):
+    # member i's x went to slot i of every member's result: it gets the sum of those slots
+    from xlapy.frontend.primitives.basic import aval_of, mul
+    from xlapy.frontend.primitives.dynamic_slice import dynamic_slice
+    from xlapy.frontend.primitives.shapes import reshape
+    shape = aval_of(x).shape
+    total = psum_p.bind(ct, axis_name=axis_name)[0]
+    me = axis_index_p.bind(axis_name=axis_name)
+    if tiled:
+        me = mul(me, np.int32(shape[axis]))
+    sizes = list(shape)
+    if not tiled:
+        sizes.insert(axis, 1)
+    starts = [me if d == axis else np.int32(0) for d in range(len(sizes))]
+    return (reshape(dynamic_slice(total, starts, sizes), shape),)

@@ -1,0 +1,15 @@
+"""The HLO evaluator: XLA's semantics in NumPy, one rule per opcode (see evaluator.py).
+
+    from xlapy.hlo.evaluator import evaluate
+    result = evaluate(module, *numpy_arrays)
+
+The "interpreter" platform (xlapy/backends/interpreter) runs programs with it; constant
+folding (passes/constant_folding.py) folds with it.
+"""
+
+# Importing the rule modules fills EVAL_RULES.
+from xlapy.hlo.evaluator import (control, data, elementwise, indexing, linalg,
+                                 reduction, xlapy_calls)
+from xlapy.hlo.evaluator.evaluator import EVAL_RULES, Evaluator, eval_rule, evaluate
+
+__all__ = ["EVAL_RULES", "Evaluator", "eval_rule", "evaluate"]

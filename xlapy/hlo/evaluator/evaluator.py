@@ -1,0 +1,77 @@
+"""The reference interpreter: evaluates HLO with NumPy, following XLA's semantics.
+
+It is the correctness reference for every other backend, so it favours clarity over speed,
+but it evaluates whole arrays at a time (a reducer computation is applied to arrays of
+partial results, not element by element), so modules of realistic size run in seconds.
+
+Values are NumPy arrays in logical (row-major) index order with the instruction's element
+dtype, or Python tuples of values for tuple shapes. Layouts only matter to `bitcast`, which
+reinterprets the physical element order.
+
+It lives under hlo/ (as XLA's HloEvaluator does) so that passes below the backends (constant
+folding) and the eager frontend can use the same semantics; the "interpreter" platform
+(backends/interpreter) runs programs with it.
+
+Rules: each opcode has one function registered with @eval_rule(opcode, ...), with the
+signature rule(ev, instr, operands) -> value; the rule modules (elementwise.py, data.py,
+control.py, indexing.py, reduction.py, linalg.py) are imported by the package __init__.
+A rule that must call a computation (reduce's to_apply, while's body, sort's comparator)
+uses `ev.call(computation, args)`; args may be arrays of any (common) shape when the
+computation is elementwise (the usual case for reducers and comparators).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from xlapy.errors import EvaluationError, XlapyError
+from xlapy.hlo.ir import Computation, Module
+from xlapy.hlo.opcodes import registrar
+
+EVAL_RULES: dict[str, Callable] = {}
+
+
+# @eval_rule(opcode, ...): the decorated function is the reference rule of those opcodes
+eval_rule = registrar(EVAL_RULES, "interpreter rule")
+
+
+class Evaluator:
+    """Evaluates computations. `max_loop_iterations` stops runaway while loops."""
+
+    def __init__(self, max_loop_iterations: int = 10_000_000):
+        self.max_loop_iterations = max_loop_iterations
+
+    def call(self, comp: Computation, args: list):
+        if len(args) != comp.num_parameters:
+            raise EvaluationError(f"computation {comp.name} takes {comp.num_parameters} "
+                                  f"arguments, got {len(args)}")
+        env: dict[int, object] = {}
+        for instr in comp.post_order():
+            if instr.opcode == "parameter":
+                env[id(instr)] = args[instr.parameter_number]
+                continue
+            rule = EVAL_RULES.get(instr.opcode)
+            if rule is None:
+                raise EvaluationError(f"{instr.where()}the interpreter has no rule for "
+                                      f"opcode {instr.opcode}: {instr}")
+            operands = [env[id(o)] for o in instr.operands]
+            try:
+                env[id(instr)] = rule(self, instr, operands)
+            except XlapyError:
+                raise
+            except (ValueError, TypeError, IndexError, KeyError, OverflowError,
+                    ZeroDivisionError, MemoryError) as e:
+                raise EvaluationError(f"{instr.where()}evaluating {instr}: "
+                                      f"{type(e).__name__}: {e}") from e
+        return env[id(comp.root)]
+
+    def evaluate(self, module: Module, args: list):
+        return self.call(module.entry, list(args))
+
+
+def evaluate(module: Module, *args):
+    """Evaluate `module` on NumPy arguments (no verification, no argument checks)."""
+    with np.errstate(all="ignore"):
+        return Evaluator().evaluate(module, list(args))

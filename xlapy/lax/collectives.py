@@ -1,0 +1,95 @@
+"""Collectives over a named axis, as jax.lax has them: psum, pmean, pmax, pmin, all_gather,
+axis_index. The axis is named by an enclosing `xlapy.vmap(f, axis_name=...)`; inside it the
+members of the batch are the participants:
+
+    xp.vmap(lambda x: x - lax.pmean(x, "i"), axis_name="i")(xs)    # centre the batch
+    xp.vmap(lambda x: lax.psum(1, "i"), axis_name="i")(xs)          # the batch size
+
+axis_name is a name or a tuple of names (nested vmaps: their product axis, the first name
+major). psum / pmean / pmax / pmin take a pytree. A name no enclosing vmap defines raises
+UnboundAxisError (a NameError).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.frontend import pytree
+from xlapy.frontend.core import Tracer
+from xlapy.frontend.primitives import collectives as K
+from xlapy.frontend.primitives.collectives import UnboundAxisError
+
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
+           "UnboundAxisError"]
+
+
+def _names(axis_name) -> tuple:
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    if not names:
+        raise XlapyError("a collective needs at least one axis name")
+    return names
+
+
+def _leaf(x):
+    if isinstance(x, Tracer):
+        return x
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise XlapyError(f"collectives take arrays or numbers, got {type(x).__name__}")
+    return arr
+
+
+def _tree_collective(prim, x, axis_name):
+    leaves, tree = pytree.flatten(x)
+    if not leaves:
+        return x
+    outs = prim.bind(*[_leaf(v) for v in leaves], axis_name=_names(axis_name))
+    return pytree.unflatten(tree, list(outs))
+
+
+def psum(x, axis_name):
+    """The sum of x over the members of the named axis (a pytree of arrays)."""
+    return _tree_collective(K.psum_p, x, axis_name)
+
+
+def pmax(x, axis_name):
+    """The elementwise maximum of x over the members of the named axis."""
+    return _tree_collective(K.pmax_p, x, axis_name)
+
+
+def pmin(x, axis_name):
+    """The elementwise minimum of x over the members of the named axis."""
+    return _tree_collective(K.pmin_p, x, axis_name)
+
+
+def axis_size(axis_name) -> int:
+    """The number of members of the named axis (a Python int; several names: the product)."""
+    n = 1
+    for name in _names(axis_name):
+        n *= K.axis_size(name)
+    return n
+
+
+def pmean(x, axis_name):
+    """The mean of x over the members of the named axis."""
+    import xlapy.numpy as xnp
+    n = axis_size(axis_name)
+    return pytree.tree_map(lambda s: xnp.true_divide(s, n), psum(x, axis_name))
+
+
+def axis_index(axis_name):
+    """This member's position along the named axis (int32)."""
+    return K.axis_index_p.bind(axis_name=_names(axis_name))
+
+
+def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+    """Every member's x, stacked along a new axis `axis` (concatenated along it when tiled):
+    the same array for every member."""
+    def one(v):
+        v = _leaf(v)
+        nd = np.ndim(v) if not isinstance(v, Tracer) else v.ndim
+        ax = axis + nd + (0 if tiled else 1) if axis < 0 else axis
+        return K.all_gather_p.bind(v, axis_name=_names(axis_name), axis=int(ax),
+                                   tiled=bool(tiled))
+    return pytree.tree_map(one, x)
