@@ -231,3 +231,24 @@ def test_bad_arguments_raise_random_error(call, match):
 def test_typed_key_refuses_numpy_conversion():
     with pytest.raises(TypeError, match="key_data"):
         np.asarray(xr.key(0))
+
+
+VMAP_ROWS = ["normal", "uniform_range", "bernoulli", "randint", "permutation_int", "choice_p",
+             "categorical", "gumbel", "gamma"]
+
+
+@pytest.mark.parametrize("name", VMAP_ROWS)
+def test_vmap_over_keys_matches_jax(name):
+    fn, tol = next((s[1], s[2]) for s in SAMPLERS if s[0] == name)
+    got = xp.vmap(lambda k: fn(xr, k))(xr.split(xr.PRNGKey(5), 3))
+    want = jax.vmap(lambda k: fn(jax.random, k))(jax.random.split(jax.random.PRNGKey(5), 3))
+    same_bits(got, want) if tol is None else close(got, want, tol)
+
+
+def test_vmap_of_split_and_fold_in_with_typed_keys():
+    keys = xr.split(xr.key(9), 4)
+    jkeys = jax.random.split(jax.random.key(9), 4)
+    got = xp.vmap(lambda k: xr.key_data(xr.split(xr.fold_in(k, 3), 2)))(keys)
+    want = jax.vmap(lambda k: jax.random.key_data(jax.random.split(jax.random.fold_in(k, 3))))(
+        jkeys)
+    same_bits(got, want)
