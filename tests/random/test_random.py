@@ -252,3 +252,38 @@ def test_vmap_of_split_and_fold_in_with_typed_keys():
     want = jax.vmap(lambda k: jax.random.key_data(jax.random.split(jax.random.fold_in(k, 3))))(
         jkeys)
     same_bits(got, want)
+
+
+@pytest.fixture
+def x64(monkeypatch):
+    """64-bit mode on both sides: JAX's flag, and xlapy's (read from xlapy.config, which
+    the x64 work provides; a stand-in module until then)."""
+    import sys
+    import types
+    try:
+        import xlapy.config as cfg
+    except ImportError:
+        cfg = types.ModuleType("xlapy.config")
+        monkeypatch.setitem(sys.modules, "xlapy.config", cfg)
+    monkeypatch.setattr(cfg, "x64_enabled", lambda: True, raising=False)
+    with jax.enable_x64():
+        yield
+
+
+X64_ROWS = [
+    ("bits", lambda r, k: r.bits(k, (5,)), None),
+    ("uniform", lambda r, k: r.uniform(k, (50,)), None),
+    ("randint", lambda r, k: r.randint(k, (20,), -5, 2 ** 40), None),
+    ("permutation", lambda r, k: r.permutation(k, 10), None),
+    ("seed", lambda r, k: r.PRNGKey(2 ** 40 + 5), None),
+    ("normal", lambda r, k: r.normal(k, (500,)), 1e-14),
+    ("uniform_range", lambda r, k: r.uniform(k, (50,), minval=-3.0, maxval=2.0), 1e-15),
+    ("truncated_normal", lambda r, k: r.truncated_normal(k, -2.0, 2.0, (500,)), 1e-14),
+    ("exponential", lambda r, k: r.exponential(k, (500,)), 1e-14),
+]
+
+
+@pytest.mark.parametrize("name,fn,tol", X64_ROWS, ids=[r[0] for r in X64_ROWS])
+def test_64_bit_mode_matches_jax(x64, name, fn, tol):
+    got, want = fn(xr, xr.PRNGKey(3)), fn(jax.random, jax.random.PRNGKey(3))
+    same_bits(got, want) if tol is None else close(got, want, tol)

@@ -29,7 +29,7 @@ from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
-pytree.register_node(OptimizerState,
+pytree.register_pytree_node(OptimizerState,
                      lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
                      lambda aux, children: OptimizerState(children[0], aux[0], aux[1]))
 

@@ -16,9 +16,11 @@ LEAF = "*"
 _NODES: dict = {}
 
 
-def register_node(cls, flatten_fn, unflatten_fn) -> None:
-    """Make instances of `cls` pytree nodes (their children are traced, not them)."""
-    _NODES[cls] = (flatten_fn, unflatten_fn)
+def register_pytree_node(nodetype, flatten_func, unflatten_func) -> None:
+    """Make instances of `nodetype` pytree nodes (their children are traced, not them), as
+    jax.tree_util.register_pytree_node: flatten_func(x) -> (children, aux),
+    unflatten_func(aux, children) -> x."""
+    _NODES[nodetype] = (flatten_func, unflatten_func)
 
 
 def flatten(tree) -> tuple[list, Any]:

@@ -63,7 +63,7 @@ def _paths(treedef, prefix: str) -> list[str]:
         elif kind == "dict":
             for k, c in zip(d[1], d[2]):
                 walk(c, f"{p}[{k!r}]")
-        elif kind == "node":  # a registered class (pytree.register_node)
+        elif kind == "node":  # a registered class (pytree.register_pytree_node)
             for i, c in enumerate(d[3]):
                 walk(c, f"{p}[{i}]")
 

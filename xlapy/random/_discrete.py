@@ -36,15 +36,20 @@ def _dtype_of(x) -> np.dtype:
     return B.aval_of(_arr(x)).dtype
 
 
-def _py_int(x, dtype=None):
-    """A Python int as an array of the default int type (JAX's weak int), else x."""
-    if isinstance(x, (int, np.integer)) and not isinstance(x, bool) and not isinstance(
-            x, np.ndarray):
-        dt = dtype or np.dtype(np.int64 if x64_enabled() else np.int32)
-        if not np.iinfo(dt).min <= int(x) <= np.iinfo(dt).max:
+def _int_param(x):
+    """An integer parameter as JAX sees it: a Python int in the default int type (an error
+    if it does not fit), 64-bit arrays narrowed without x64; traced values unchanged."""
+    if isinstance(x, Tracer):
+        return x
+    if isinstance(x, int) and not isinstance(x, bool):
+        dt = np.dtype(np.int64 if x64_enabled() else np.int32)
+        if not np.iinfo(dt).min <= x <= np.iinfo(dt).max:
             raise RandomError(f"{x} does not fit in {dt}")
         return np.asarray(x, dt)
-    return x
+    arr = np.asarray(x)
+    if arr.dtype.itemsize == 8 and arr.dtype.kind in "iu" and not x64_enabled():
+        arr = arr.astype(f"{arr.dtype.kind}4")
+    return arr
 
 
 # ---- bernoulli -----------------------------------------------------------------------------
@@ -126,7 +131,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     info = np.iinfo(dtype)
     sample_dtype = dtype
-    minval, maxval = _py_int(minval), _py_int(maxval)
+    minval, maxval = _int_param(minval), _int_param(maxval)
     if info.bits < 32:
         sample_dtype = np.dtype(np.int32)
         minval = xnp.clip(xnp.asarray(minval).astype(np.int32), int(info.min), int(info.max))

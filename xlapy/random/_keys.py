@@ -98,7 +98,7 @@ class PRNGKeyArray:
                 f"{np.asarray(self._data)}")
 
 
-pytree.register_node(PRNGKeyArray, lambda k: ((k._data,), None),
+pytree.register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None),
                      lambda aux, children: PRNGKeyArray(children[0]))
 
 
