@@ -1,22 +1,47 @@
 """xlapy: an XLA-style compiler for linear algebra, written in Python."""
 
 from xlapy.errors import (EvaluationError, InputError, LoweringError, ParseError, ShapeError,
-                          VerificationError, XlapyError, XlapyWarning)
+                          UnsupportedError, VerificationError, XlapyError, XlapyWarning)
 
 __version__ = "0.1.0"
 
+# Lazy: `import xlapy` stays cheap; the frontend loads on first use. name -> (module, attr)
+_LAZY = {
+    "jit": ("xlapy.frontend.jit", "jit"),
+    "clear_caches": ("xlapy.frontend.jit", "clear_caches"),
+    "grad": ("xlapy.frontend.autodiff", "grad"),
+    "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
+    "vjp": ("xlapy.frontend.autodiff", "vjp"),
+    "vmap": ("xlapy.frontend.vmap", "vmap"),
+    "enable_x64": ("xlapy.config", "enable_x64"),
+    "jvp": ("xlapy.frontend.forward", "jvp"),
+    "linearize": ("xlapy.frontend.forward", "linearize"),
+    "jacfwd": ("xlapy.frontend.forward", "jacfwd"),
+    "jacrev": ("xlapy.frontend.forward", "jacrev"),
+    "jacobian": ("xlapy.frontend.forward", "jacrev"),
+    "hessian": ("xlapy.frontend.forward", "hessian"),
+    "custom_jvp": ("xlapy.frontend.custom_derivatives", "custom_jvp"),
+    "custom_vjp": ("xlapy.frontend.custom_derivatives", "custom_vjp"),
+    "checkpoint": ("xlapy.frontend.checkpoint", "checkpoint"),
+    "remat": ("xlapy.frontend.checkpoint", "checkpoint"),
+    "checkpoint_policies": ("xlapy.frontend.checkpoint", "checkpoint_policies"),
+    "make_jaxpr": ("xlapy.frontend.jaxpr", "make_jaxpr"),
+    "eval_shape": ("xlapy.frontend.jaxpr", "eval_shape"),
+    "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
+    **{name: ("xlapy.frontend.devices", name) for name in (
+        "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
+        "local_device_count", "default_backend", "process_index", "process_count")},
+}
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
+
 
 def __getattr__(name):
-    # Lazy: `import xlapy` stays cheap; the frontend loads on first use.
-    if name in ("jit", "grad", "value_and_grad", "vjp", "clear_caches"):
-        import xlapy.numpy  # (installs the array operators on traced values)
-        from xlapy.frontend import autodiff, jit as _jit
-        return {"jit": _jit.jit, "grad": autodiff.grad, "value_and_grad": autodiff.value_and_grad,
-                "vjp": autodiff.vjp, "clear_caches": _jit.clear_caches}[name]
-    if name == "vmap":
-        from xlapy.frontend.vmap import vmap
-        return vmap
-    if name in ("numpy", "nn", "lax"):
-        import importlib
+    import importlib
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        if module.startswith("xlapy.frontend"):
+            import xlapy.numpy  # (installs the array operators on traced values)
+        return getattr(importlib.import_module(module), attr)
+    if name in _MODULES:
         return importlib.import_module(f"xlapy.{name}")
     raise AttributeError(f"module 'xlapy' has no attribute '{name}'")

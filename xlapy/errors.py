@@ -58,5 +58,10 @@ class InputError(XlapyError):
     """Arguments given to an executable do not match its parameters (count, shape, dtype)."""
 
 
+class UnsupportedError(XlapyError, AttributeError):
+    """A name NumPy or JAX has that xlapy does not provide (yet). An AttributeError too, so
+    hasattr() and feature checks work."""
+
+
 class XlapyWarning(UserWarning):
     """Something works but not as asked (e.g. a donated buffer that could not be reused)."""

@@ -14,6 +14,10 @@ import xlapy.numpy as xnp
 from xlapy.errors import XlapyError
 from xlapy.frontend.primitives import indexing as I
 
+# NumPy's semantics, 64-bit dtypes included, are what these rows check: run with
+# jax_enable_x64 on (test_x64.py checks the 32-bit default mode)
+pytestmark = pytest.mark.usefixtures("x64")
+
 BACKENDS = ["cpu", "interpreter"]
 X = np.arange(20, dtype=np.float64).reshape(4, 5) / 3
 

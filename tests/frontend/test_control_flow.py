@@ -220,7 +220,9 @@ def test_grad_fori_loop_tanh_layers_vs_jax_and_finite_differences():
     check(xp.grad(xp.jit(f))(W), want, rtol=1e-4)
     W64, b64, x64 = W.astype(np.float64), b.astype(np.float64), x.astype(np.float64)
     f64 = lambda W: tanh_layers(lax, xnp, W, b64, x64)
-    np.testing.assert_allclose(xp.grad(f64)(W64), finite_diff(f64, W64), rtol=1e-6, atol=1e-8)
+    with xp.enable_x64():  # finite differences need float64
+        np.testing.assert_allclose(xp.grad(f64)(W64), finite_diff(f64, W64), rtol=1e-6,
+                                   atol=1e-8)
 
 
 def test_grad_scan_rnn_loss_all_arguments():
@@ -232,8 +234,9 @@ def test_grad_scan_rnn_loss_all_arguments():
     check(xp.jit(xp.grad(g, argnums))(*args), want, rtol=1e-4)
     check(xp.jit(xp.grad(g, argnums), backend="interpreter")(*args), want, rtol=1e-4)
     a64 = [a.astype(np.float64) for a in args]
-    fd = finite_diff(lambda W: rnn_loss(lax, xnp, W, *a64[1:]), a64[0])
-    np.testing.assert_allclose(xp.grad(g)(*a64), fd, rtol=1e-6, atol=1e-8)
+    with xp.enable_x64():  # finite differences need float64
+        fd = finite_diff(lambda W: rnn_loss(lax, xnp, W, *a64[1:]), a64[0])
+        np.testing.assert_allclose(xp.grad(g)(*a64), fd, rtol=1e-6, atol=1e-8)
 
 
 def test_grad_reverse_scan_and_captured_consts():
@@ -266,9 +269,10 @@ def test_grad_cond_both_branches(sign):
     check(xp.grad(xp.jit(lambda *a: cond_loss(lax, xnp, *a)), (0, 1))(x, y, s), want,
           rtol=1e-4)
     a64 = [v.astype(np.float64) for v in (x, y, s)]
-    fd = finite_diff(lambda v: cond_loss(lax, xnp, v, *a64[1:]), a64[0])
-    np.testing.assert_allclose(xp.grad(lambda *a: cond_loss(lax, xnp, *a))(*a64), fd,
-                               rtol=1e-6, atol=1e-8)
+    with xp.enable_x64():  # finite differences need float64
+        fd = finite_diff(lambda v: cond_loss(lax, xnp, v, *a64[1:]), a64[0])
+        np.testing.assert_allclose(xp.grad(lambda *a: cond_loss(lax, xnp, *a))(*a64), fd,
+                                   rtol=1e-6, atol=1e-8)
 
 
 def cond_cubic(lax, m, x, s):
@@ -393,9 +397,13 @@ def test_error_carry_shape_change_names_leaf_and_avals():
     with pytest.raises(XlapyError, match=r"shape of carry\[1\].*f32\[3\].*f32\[4\]"):
         lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, xnp.zeros(4, np.float32)),
                        (np.int32(0), np.zeros(3, np.float32)))
-    with pytest.raises(XlapyError, match=r"dtype of carry\['h'\].*f32\[2\].*f64\[2\]"):
+    with xp.enable_x64(), \
+            pytest.raises(XlapyError, match=r"dtype of carry\['h'\].*f32\[2\].*f64\[2\]"):
         lax.scan(lambda c, x: ({"h": c["h"] * x}, None), {"h": np.ones(2, np.float32)},
                  np.ones((3, 2), np.float64))
+    with pytest.raises(XlapyError, match=r"dtype of carry\['h'\].*f32\[2\].*pred\[2\]"):
+        lax.scan(lambda c, x: ({"h": c["h"] > x}, None), {"h": np.ones(2, np.float32)},
+                 np.ones((3, 2), np.float32))
     with pytest.raises(XlapyError, match="same structure"):
         lax.fori_loop(0, 2, lambda i, c: (c, c), np.ones(2, np.float32))
 

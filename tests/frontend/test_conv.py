@@ -122,6 +122,7 @@ def test_conv_forward_and_grads_jit(backend):
         _close(gw, r_gw, f"conv {i} d/drhs ({backend})", 1e-4)
 
 
+@pytest.mark.usefixtures("x64")  # finite differences need float64
 def test_conv_finite_differences():
     x, w = (a.astype(np.float64) for a in _conv_args(4))
     x, w = x[:1, :4, :3], w[:, :, :, :4]      # a small grouped, dilated, strided NHWC conv
@@ -280,6 +281,7 @@ def test_reduce_window_jit(backend):
         _close(g, want_g, f"{it} grad ({backend})")
 
 
+@pytest.mark.usefixtures("x64")  # finite differences need float64
 def test_max_pool_with_base_dilation_vs_finite_differences():
     x = np.random.default_rng(5).standard_normal((5, 6))
     c = np.random.default_rng(6).standard_normal(np.shape(_rw(xlax, _XL_MONOID, "max", 2, x)))

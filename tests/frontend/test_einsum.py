@@ -12,6 +12,10 @@ import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.errors import XlapyError
 
+# NumPy's semantics, 64-bit dtypes included, are what these rows check: run with
+# jax_enable_x64 on (test_x64.py checks the 32-bit default mode)
+pytestmark = pytest.mark.usefixtures("x64")
+
 BACKENDS = ["cpu", "interpreter"]
 R = np.random.default_rng(3)
 

@@ -201,6 +201,7 @@ def _close(got, want, rtol, what):
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=what)
 
 
+@pytest.mark.usefixtures("x64")  # finite differences need float64
 @pytest.mark.parametrize("case", [c for c in CASES if c.fd], ids=str)
 def test_finite_differences(case):
     args, c = _inputs(case)
@@ -246,6 +247,7 @@ SECOND_ORDER = [
 ]
 
 
+@pytest.mark.usefixtures("x64")  # finite differences need float64
 @pytest.mark.parametrize("name,fn", SECOND_ORDER, ids=[n for n, _ in SECOND_ORDER])
 def test_grad_of_grad(name, fn):
     xs = np.array([-1.3, -0.2, 0.4, 1.7], np.float32)

@@ -15,6 +15,10 @@ from xlapy.errors import XlapyError
 from xlapy.frontend.primitives import indexing as I
 from xlapy.numpy._advanced import XlapyIndexError, gather_plan, make_plan, normalize_key
 
+# NumPy's semantics, 64-bit dtypes included, are what these rows check: run with
+# jax_enable_x64 on (test_x64.py checks the 32-bit default mode)
+pytestmark = pytest.mark.usefixtures("x64")
+
 BACKENDS = ["cpu", "interpreter"]
 X = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
 M2 = X[:, :, 0] % 7 > 2  # 7 True entries

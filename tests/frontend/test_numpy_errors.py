@@ -232,6 +232,7 @@ def test_python_scalars_are_dynamic_unless_static():
 
 # ---- XLAPY_LOG_COMPILES ----------------------------------------------------------------------
 
+@pytest.mark.usefixtures("x64")  # the log reports a change from f32 to f64 arguments
 def test_log_compiles_names_the_reason(monkeypatch, caplog):
     monkeypatch.setenv("XLAPY_LOG_COMPILES", "1")
     caplog.set_level(logging.WARNING, logger="xlapy.jit")

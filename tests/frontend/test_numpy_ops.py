@@ -21,6 +21,10 @@ import xlapy.numpy as xnp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import optable as T
 
+# NumPy's semantics, 64-bit dtypes included, are what these rows check: run with
+# jax_enable_x64 on (test_x64.py checks the 32-bit default mode)
+pytestmark = pytest.mark.usefixtures("x64")
+
 ROWS = T.OPS
 
 

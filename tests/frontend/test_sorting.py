@@ -13,6 +13,10 @@ import xlapy.numpy as xnp
 from xlapy.errors import XlapyError
 from xlapy.frontend.primitives import sorting as So
 
+# NumPy's semantics, 64-bit dtypes included, are what these rows check: run with
+# jax_enable_x64 on (test_x64.py checks the 32-bit default mode)
+pytestmark = pytest.mark.usefixtures("x64")
+
 BACKENDS = ["cpu", "interpreter"]
 RNG = np.random.default_rng(7)
 A = RNG.standard_normal((4, 6))

@@ -51,6 +51,7 @@ def xlapy_namespace():
     for k in ("sort", "cumsum", "cumprod", "cummax", "cummin"):
         setattr(ns, k, getattr(sorting, k))
     ns.grad, ns.vmap, ns.jit = xp.grad, xp.vmap, xp.jit
+    ns.custom_jvp, ns.custom_vjp, ns.checkpoint = xp.custom_jvp, xp.custom_vjp, xp.checkpoint
     return ns
 
 
@@ -59,6 +60,7 @@ def jax_namespace():
     import jax.lax as jlax
     ns = types.SimpleNamespace(**{k: getattr(jlax, k) for k in dir(jlax) if not k.startswith("_")})
     ns.grad, ns.vmap, ns.jit = jax.grad, jax.vmap, jax.jit
+    ns.custom_jvp, ns.custom_vjp, ns.checkpoint = jax.custom_jvp, jax.custom_vjp, jax.checkpoint
     return ns
 
 
@@ -345,3 +347,31 @@ row("cholesky",
 row("cholesky_batched_axis1",
     lambda L, N, x: L.linalg.cholesky(x @ N.swapaxes(x, -1, -2) + 4 * N.eye(3, dtype=x.dtype)),
     [F((2, 3, 3))], in_axes=1, rtol=1e-4)
+
+
+# custom derivatives and checkpoint (frontend/batching/custom.py)
+def _softplus(L, N):
+    f = L.custom_jvp(lambda x: N.log1p(N.exp(x)))
+    f.defjvps(lambda t, ans, x: t * 2.0 / (1 + N.exp(-x)))  # twice the true derivative
+    return f
+
+
+def _clip_grad(L, N):
+    f = L.custom_vjp(lambda x, s: x * s)
+    f.defvjp(lambda x, s: (x * s, (x, s)),
+             lambda r, g: (N.clip(g * r[1], -0.5, 0.5), (g * r[0]).sum()))
+    return f
+
+
+row("custom_jvp", lambda L, N, x: _softplus(L, N)(x), [F((4,))])
+row("grad_custom_jvp", lambda L, N, x: L.grad(lambda v: _softplus(L, N)(v).sum())(x),
+    [F((4,))])
+row("custom_vjp", lambda L, N, x, s: _clip_grad(L, N)(x, s), [F((4,)), F(())],
+    in_axes=(0, None))
+row("grad_custom_vjp",
+    lambda L, N, x, s: L.grad(lambda x, s: (_clip_grad(L, N)(x, s) ** 2).sum(), (0, 1))(x, s),
+    [F((4,)), F(())], in_axes=(0, None))
+row("checkpoint", lambda L, N, x: L.checkpoint(lambda v: N.sin(N.sin(v)) * v)(x), [F((3,))])
+row("grad_checkpoint",
+    lambda L, N, x: L.grad(lambda v: L.checkpoint(lambda u: N.sin(u) * u)(v).sum())(x),
+    [F((3,))])

@@ -70,7 +70,6 @@ NOT_HERE: dict[str, dict[str, str]] = {
         "fusion": "made by the fusion pass, never by a frontend",
         "map": "traced functions are lowered elementwise directly; map comes from imported "
                "HLO only",
-        "opt-barrier": "not exposed yet: xlapy.lax has no optimization_barrier",
         "popcnt": "not exposed yet: xlapy.lax has no population_count",
         "reduce-precision": "not exposed yet: xlapy.lax has no reduce_precision",
         "topk": "not exposed yet: xlapy.lax has no top_k (xnp sorts fully)",

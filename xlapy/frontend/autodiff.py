@@ -21,6 +21,8 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import ShapedArray, Trace, Tracer, bind, get_aval
+from xlapy.frontend.dtypes import canonicalize_value
+from xlapy.frontend.primitives.basic import is_float
 
 
 class TapeTracer(Tracer):
@@ -32,6 +34,10 @@ class TapeTracer(Tracer):
         self.primal = primal
         self.needs_grad = needs_grad and _is_float(aval.dtype)
 
+    def to_concrete(self):
+        p = self.primal
+        return p.to_concrete() if isinstance(p, Tracer) else np.asarray(p)
+
 
 @dataclass
 class _Record:
@@ -42,7 +48,7 @@ class _Record:
 
 
 def _is_float(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.floating)
+    return is_float(dtype)
 
 
 class TapeTrace(Trace):
@@ -56,10 +62,22 @@ class TapeTrace(Trace):
     def process_primitive(self, prim, args, params):
         primals = [a.primal if isinstance(a, TapeTracer) and a._trace is self else a
                    for a in args]
-        out = bind(prim, *primals, **params)
-        outs = list(out) if prim.multiple_results else [out]
         needs = any(isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
                     for a in args)
+        if needs and prim.tape_rule is not None:
+            # the primitive decides what its forward pass computes and keeps for the
+            # backward pass (custom_vjp's fwd and residuals, checkpoint's saved values)
+            out, vjp_params = prim.tape_rule(primals, **params)
+            return self.record(prim, args, out, vjp_params)
+        return self.record(prim, args, bind(prim, *primals, **params), params, needs)
+
+    def record(self, prim, args, out, params, needs: bool = True):
+        """Tracers for prim's outputs `out` (computed one level down), and a tape entry
+        whose VJP is prim.vjp(cts, *primals, out=..., **params) when a float input carries
+        a gradient and a float output exists."""
+        outs = list(out) if prim.multiple_results else [out]
+        needs = needs and any(isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
+                              for a in args)
         # integer/bool results (comparisons, argmax, ...) carry no gradient: nothing to record
         needs = needs and any(_is_float(get_aval(o).dtype) for o in outs)
         tracers = [TapeTracer(self, o, needs) for o in outs]
@@ -100,6 +118,7 @@ def vjp(fun, *primals, has_aux: bool = False):
 
     def vjp_fn(cotangent):
         flat_ct, ct_tree = pytree.flatten(cotangent)
+        flat_ct = [canonicalize_value(c) for c in flat_ct]
         if ct_tree != out_tree:
             raise XlapyError("the cotangent's structure does not match the function's output")
         cts: dict[int, object] = {}
@@ -142,8 +161,8 @@ def vjp(fun, *primals, has_aux: bool = False):
 def _primal_value(x):
     if isinstance(x, Tracer):
         return x
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf":
+    arr = canonicalize_value(np.asarray(x))
+    if arr.dtype.kind not in "biuf" and not is_float(arr.dtype):
         raise XlapyError(f"cannot differentiate with respect to a value of type {type(x).__name__}")
     return arr
 
@@ -197,6 +216,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
         return ((value, aux), grads) if has_aux else (value, grads)
 
     wrapped.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fn')})"
+    wrapped.__wrapped__ = fun  # inspect.signature (jit's argument names) sees fun's
     return wrapped
 
 
@@ -211,4 +231,5 @@ def grad(fun, argnums=0, has_aux: bool = False):
         return g
 
     wrapped.__name__ = f"grad({getattr(fun, '__name__', 'fn')})"
+    wrapped.__wrapped__ = fun  # inspect.signature (jit's argument names) sees fun's
     return wrapped

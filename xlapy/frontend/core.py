@@ -8,6 +8,8 @@ rule registered on the primitive by a decorator where the primitive is defined:
     @add_p.def_abstract_eval   # shapes/dtypes: ShapedArray in, ShapedArray out
     @add_p.def_lowering        # HLO: (ctx, *operand instructions, **params) -> instruction
     @add_p.def_vjp             # reverse mode: (cts, *primals, out=..., **params) -> cotangents
+    add_p.def_jvp(rule)        # forward mode: (primals, tangents, **params) -> (out, tangent)
+                               # (the JVP rules live in xlapy/frontend/jvp/, by concern)
     @add_p.def_batch           # vmap: (frame, vals, dims, **params) -> (out, out_dim)
 
 `bind(prim, *args, **params)` applies a primitive. With no tracer among the args it runs
@@ -25,11 +27,14 @@ from typing import Callable
 
 import numpy as np
 
+from xlapy.config import x64_enabled
 from xlapy.errors import XlapyError
+from xlapy.frontend.dtypes import canonicalize_params, canonicalize_value
 
 
-class TracerError(XlapyError):
-    """A traced value was used where a concrete value is needed, or escaped its trace."""
+class TracerError(XlapyError, TypeError):
+    """A traced value was used where a concrete value is needed, or escaped its trace.
+    A TypeError too, as JAX's ConcretizationTypeError and TracerBoolConversionError are."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,9 @@ class ShapedArray:
     def __str__(self) -> str:
         return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
+    def __repr__(self) -> str:
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"
+
 
 def dtype_name(dtype) -> str:
     from xlapy.hlo.shapes import primitive_type
@@ -75,6 +83,10 @@ class Primitive:
         self.abstract_eval: Callable | None = None
         self.lowering: Callable | None = None
         self.vjp: Callable | None = None
+        self.jvp: Callable | None = None
+        # reverse mode's forward step, for primitives that choose what it computes and
+        # keeps (custom_vjp, checkpoint): (primals, **params) -> (outputs, params of vjp)
+        self.tape_rule: Callable | None = None
         self.batch: Callable | None = None
         # collectives (psum, axis_index, ...) and control flow whose bodies use them:
         # params -> the trace owning their axis name (or None), which processes them even
@@ -95,6 +107,14 @@ class Primitive:
 
     def def_vjp(self, fn):
         self.vjp = fn
+        return fn
+
+    def def_jvp(self, fn):
+        self.jvp = fn
+        return fn
+
+    def def_tape_rule(self, fn):
+        self.tape_rule = fn
         return fn
 
     def def_batch(self, fn):
@@ -178,6 +198,12 @@ class Tracer:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
+    def to_concrete(self):
+        """The concrete NumPy value behind this tracer, or None when it is abstract. A
+        differentiation tracer (grad, jvp) outside jit has one: its primal is a concrete
+        array, so Python control flow on it works, as in JAX; jit and vmap tracers do not."""
+        return None
+
     def _concrete_error(self, what: str):
         where = f" The value depends on {self.origin}." if self.origin else ""
         hint = (" If that argument is a Python value that controls the program's structure "
@@ -187,19 +213,35 @@ class Tracer:
         return TracerError(f"a traced array {self.aval} was used where a concrete value is "
                            f"needed ({what}).{where}{hint}")
 
+    def _concrete(self, what: str):
+        c = self.to_concrete()
+        if c is None:
+            raise self._concrete_error(what)
+        return c
+
     def __bool__(self):
-        raise self._concrete_error("converted to bool, e.g. in `if` or `while`")
+        return bool(self._concrete("converted to bool, e.g. in `if` or `while`"))
 
     def __int__(self):
-        raise self._concrete_error("converted to int")
+        return int(self._concrete("converted to int"))
 
     def __float__(self):
+        if self.to_concrete() is not None:  # as JAX: float() would drop the derivative
+            raise TracerError(
+                f"float() of a value being differentiated ({self.aval}) would drop its "
+                "derivative, so it is refused (as in JAX); use the array itself, "
+                "x.astype(float) or xlapy.lax.stop_gradient(x)")
         raise self._concrete_error("converted to float")
 
     def __index__(self):
-        raise self._concrete_error("used as a Python index")
+        c = self._concrete("used as a Python index (range(), a list index, a shape)")
+        if c.shape != () or c.dtype.kind not in "iub":
+            raise TypeError(f"only integer scalar arrays can be converted to an index, got "
+                            f"{self.aval}")
+        return int(c)
 
     def __array__(self, *a, **k):
+        # refused even when a concrete value exists: NumPy would silently drop the derivative
         raise self._concrete_error("converted to a NumPy array")
 
     def __iter__(self):
@@ -242,6 +284,9 @@ def top_trace(args) -> Trace | None:
 
 
 def bind(prim: Primitive, *args, **params):
+    if not x64_enabled():  # 64-bit operands and dtype parameters become 32-bit (as JAX)
+        args = [canonicalize_value(a) for a in args]
+        params = canonicalize_params(params)
     trace = top_trace(args)
     if prim.axis_trace is not None:
         owner = prim.axis_trace(params)
@@ -261,9 +306,15 @@ def bind(prim: Primitive, *args, **params):
             prim.abstract_eval(*[get_aval(a) for a in args], **params)
         out = prim.impl(*args, **params)
         if prim.multiple_results:
-            return [np.asarray(o) if isinstance(o, np.generic) else o for o in out]
-        return np.asarray(out) if isinstance(out, np.generic) else out
+            return [_eager_out(o) for o in out]
+        return _eager_out(out)
     return trace.process_primitive(prim, list(args), params)
+
+
+def _eager_out(o):
+    if isinstance(o, np.generic):
+        o = np.asarray(o)
+    return o if x64_enabled() else canonicalize_value(o)
 
 
 def get_aval(x) -> ShapedArray:
@@ -280,5 +331,42 @@ def is_traced(x) -> bool:
 def concrete_or_error(x, what: str):
     """A concrete NumPy value of x, or a TracerError explaining why it is needed."""
     if isinstance(x, Tracer):
-        raise x._concrete_error(what)
+        return x._concrete(what)
     return np.asarray(x)
+
+
+def concrete_shape(shape, what: str = "a shape") -> tuple:
+    """`shape` (an int or a sequence of ints) as a tuple of Python ints. A traced entry
+    with no concrete value raises JAX's kind of error naming the jit argument it came
+    from; under grad/jvp outside jit the concrete value is used."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if all(type(d) is int for d in dims):  # the common case
+        return tuple(dims)
+    out = []
+    for d in dims:
+        if isinstance(d, Tracer):
+            c = d.to_concrete()
+            if c is None or c.shape != ():
+                got = ", ".join(repr(e) for e in dims)
+                where = f" The value depends on {d.origin}." if d.origin else ""
+                raise TracerError(
+                    f"shapes must be sequences of concrete integers, got ({got}) for {what}."
+                    f"{where} Under jit, a size must be a Python value: mark the argument "
+                    "static with jit(f, static_argnums=...) or static_argnames=..., or "
+                    "compute the size from a static shape (x.shape[0])")
+            d = c
+        if isinstance(d, np.ndarray) and d.ndim != 0:
+            raise TypeError(f"{what} must be an int or a sequence of ints, got {shape!r}")
+        try:
+            out.append(int(operator_index(d)))
+        except TypeError:
+            raise TypeError(f"{what} must be an int or a sequence of ints, got {shape!r}") \
+                from None
+    return tuple(out)
+
+
+def operator_index(d):
+    import operator
+    if isinstance(d, np.ndarray):
+        d = d[()]
+    return operator.index(d)

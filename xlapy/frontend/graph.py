@@ -23,6 +23,7 @@ import numpy as np
 
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Primitive, ShapedArray, Trace, Tracer, bind, get_aval
+from xlapy.frontend.dtypes import canonicalize_value
 
 _counter = itertools.count()
 _XLAPY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -116,7 +117,7 @@ class GraphTrace(Trace):
         cacheable = isinstance(value, (np.ndarray, Tracer))
         if cacheable and id(value) in self._captured:
             return self._captured[id(value)]
-        stored = value if isinstance(value, Tracer) else np.asarray(value)
+        stored = value if isinstance(value, Tracer) else canonicalize_value(np.asarray(value))
         v = Var(get_aval(stored))
         self.constvars.append(v)
         self.const_values.append(stored)  # keeps `value` alive: its id stays unique
@@ -129,7 +130,7 @@ class GraphTrace(Trace):
         if isinstance(value, GraphTracer) and value._trace is self:
             return value._var
         if not isinstance(value, Tracer) and np.ndim(value) == 0:
-            return Literal(np.asarray(value))
+            return Literal(canonicalize_value(np.asarray(value)))
         return self.lift(value)._var
 
     def process_primitive(self, prim: Primitive, args: list, params: dict):

@@ -36,9 +36,12 @@ import numpy as np
 
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
+from xlapy.config import on_change, overrides_active, x64_enabled
 from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
+from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.lowering import lower_to_module
+from xlapy.frontend.primitives.basic import is_float
 
 log = logging.getLogger("xlapy.jit")
 
@@ -108,7 +111,7 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         flat, _ = pytree.flatten((args, kwargs))
-        arrays = [np.asarray(x) for x in flat] + self.lowered.extra_consts
+        arrays = [canonicalize_value(np.asarray(x)) for x in flat] + self.lowered.extra_consts
         out = self.executable.run(*arrays)
         one_leaf = pytree.num_leaves(self.lowered.out_tree) == 1
         leaves = list(out) if isinstance(out, tuple) and not one_leaf else [out]
@@ -127,13 +130,13 @@ class JitFunction:
         self.backend = backend
         self._cache: dict = {}
         # fast path for positional NumPy arrays: (shape, dtype) per argument -> entry
-        self._fast: dict = {}
+        self._fast: dict = _new_fast_path()
         self._fast_ok = not self.static_argnums and not self.static_argnames
         self._signatures: list = []
         _LIVE.add(self)
         self.__name__ = getattr(fun, "__name__", "fn")
         # (updated=(): copying fun.__dict__ would overwrite this object's own attributes when
-        # fun is itself a JitFunction or wraps one)
+        # fun is a JitFunction, wraps one, or is a callable object such as custom_vjp)
         functools.update_wrapper(self, fun, updated=())
         try:
             self._sig = inspect.signature(fun)
@@ -289,15 +292,19 @@ class JitFunction:
             return self.fun(*args, **kwargs)
         arrays = [_as_array(x, self.__name__) for x in flat]
         weak = _weak_flags(flat)
-        key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak)
+        key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak,
+               x64_enabled())
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, arrays, in_tree, static,
                                   self._arg_names(args, kwargs, static_nums),
                                   self._donated_leaves(args, static_nums), weak)
-            if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
-                    and in_tree == pytree.flatten((tuple(args), {}))[1]):
-                self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
+        # the fast path skips canonicalization: only arguments it would not change (it is
+        # emptied when the x64 option changes, and off while an enable_x64 block is open)
+        if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
+                and all(a is b for a, b in zip(arrays, args))
+                and in_tree == pytree.flatten((tuple(args), {}))[1]):
+            self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
         out = entry.executable.run(*arrays, *entry.extra_consts)
         n = pytree.num_leaves(entry.out_tree)
         leaves = list(out) if n != 1 else [out]
@@ -321,8 +328,10 @@ class JitFunction:
         if not self._signatures:
             return "first call"
         prev, _ = self._signatures[-1]
-        tree, sig, static, backend, weak = key
-        ptree, psig, pstatic, pbackend, pweak = prev
+        tree, sig, static, backend, weak, x64 = key
+        ptree, psig, pstatic, pbackend, pweak, px64 = prev
+        if x64 != px64:
+            return f"jax_enable_x64 changed from {px64} to {x64}"
         if tree != ptree:
             return "the argument structure (pytree) changed"
         if static != pstatic:
@@ -369,28 +378,12 @@ def _alias_donated(module, donated: list[int]) -> None:
     set_module_aliases(module, aliases)
 
 
-def _leaf_paths(tree, path: str):
-    """Paths of the leaves of `tree`, in pytree.flatten's order."""
-    node = pytree._NODES.get(type(tree))
-    if node is not None:
-        for i, t in enumerate(node[0](tree)[0]):
-            yield from _leaf_paths(t, f"{path}[{i}]")
-    elif isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        for f, t in zip(tree._fields, tree):
-            yield from _leaf_paths(t, f"{path}.{f}")
-    elif isinstance(tree, (tuple, list)):
-        for i, t in enumerate(tree):
-            yield from _leaf_paths(t, f"{path}[{i}]")
-    elif isinstance(tree, dict):
-        for k in sorted(tree):
-            yield from _leaf_paths(tree[k], f"{path}[{k!r}]")
-    elif tree is not None:
-        yield path
-
-
 def _leaf_names(base: str, value) -> list[str]:
-    return [f"argument '{base}'" if p == base else f"argument '{base}' ({p})"
-            for p in _leaf_paths(value, base)]
+    """"argument 'x'" for a leaf argument, "argument 'p' (p['w'][0])" for a leaf inside a
+    pytree argument, in flattening order."""
+    pairs, _ = pytree.flatten_with_path(value)
+    return [f"argument '{base}'" if not path else
+            f"argument '{base}' ({base}{pytree.keystr(path)})" for path, _ in pairs]
 
 
 def _weak_flags(flat) -> tuple:
@@ -408,18 +401,40 @@ def _as_tuple(x) -> tuple:
 
 def _as_array(x, fn_name: str) -> np.ndarray:
     if isinstance(x, np.ndarray):
-        return x
-    if isinstance(x, (bool, int, float, np.generic)) or (
-            isinstance(x, (list, tuple)) and not isinstance(x, str)):
-        return np.asarray(x)
+        return canonicalize_value(x)
+    if type(x) is int or type(x) is float:
+        return np.asarray(canonicalize_value(x))  # OverflowError for ints beyond int32
     try:
-        return np.asarray(x)
+        arr = np.asarray(x)
     except Exception:
+        arr = None
+    if arr is None or (arr.dtype.kind not in "biuf" and not is_float(arr.dtype)):
         raise XlapyError(f"jit({fn_name}): argument of type {type(x).__name__} is not an array; "
-                         "mark it static with static_argnums/static_argnames") from None
+                         "mark it static with static_argnums/static_argnames")
+    return canonicalize_value(arr)
+
 
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+class _NoFastPath(dict):
+    """The fast-path table while an enable_x64 block is open: it never holds an entry."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def _new_fast_path() -> dict:
+    return _NoFastPath() if overrides_active() else {}
+
+
+def _drop_fast_paths() -> None:
+    for f in list(_LIVE):
+        f._fast = _new_fast_path()
+
+
+on_change(_drop_fast_paths)
 
 
 def clear_caches() -> None:

@@ -12,12 +12,13 @@ functions are traced once on abstract values (so Python `if` on a traced value i
 them is an error: use cond), work eagerly, inside jit (lowering to HLO while /
 conditional) and under grad.
 
-Carry rules: leaves of init become arrays as np.asarray makes them (a Python float is f64;
-pass np.float32(...) for f32). The carry returned by a body must have the same structure,
-shapes and dtypes as init; a leaf returned as a Python scalar is cast to the carry's dtype
-(it is "weak"), any other mismatch is an XlapyError naming the leaf and both types.
-cond/switch branches must agree on their outputs in the same way (a Python scalar in one
-branch takes the dtype of the others).
+Carry rules: leaves of init become arrays as xlapy.numpy.asarray makes them (a Python
+float is f32, f64 with jax_enable_x64; 64-bit arrays are canonicalized the same way). The
+carry returned by a body must have the same structure, shapes and dtypes as init; a leaf
+returned as a Python scalar is cast to the carry's dtype (it is "weak"), any other
+mismatch is an XlapyError naming the leaf and both types. cond/switch branches must agree
+on their outputs in the same way (a Python scalar in one branch takes the dtype of the
+others).
 
 fori_loop with concrete bounds is a scan of length upper-lower (as in JAX), so it can be
 reverse-differentiated; with traced bounds it is a while_loop. Its counter is int32 for
@@ -35,6 +36,7 @@ import xlapy.numpy  # noqa: F401  (installs the operators of traced values used 
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Tracer
+from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import control as C
@@ -47,28 +49,7 @@ _PY_SCALARS = (bool, int, float)
 
 def _paths(treedef, prefix: str) -> list[str]:
     """One printable path per leaf, in flatten order: carry[0]['w'], ..."""
-    out: list[str] = []
-
-    def walk(d, p):
-        if d == pytree.LEAF:
-            out.append(p)
-            return
-        kind = d[0]
-        if kind in ("tuple", "list"):
-            for i, c in enumerate(d[1]):
-                walk(c, f"{p}[{i}]")
-        elif kind == "namedtuple":
-            for name, c in zip(d[1]._fields, d[2]):
-                walk(c, f"{p}.{name}")
-        elif kind == "dict":
-            for k, c in zip(d[1], d[2]):
-                walk(c, f"{p}[{k!r}]")
-        elif kind == "node":  # a registered class (pytree.register_pytree_node)
-            for i, c in enumerate(d[3]):
-                walk(c, f"{p}[{i}]")
-
-    walk(treedef, prefix)
-    return out
+    return [prefix + pytree.keystr(p) for p in pytree.treedef_paths(treedef)]
 
 
 def _as_array(x, what: str):
@@ -78,9 +59,9 @@ def _as_array(x, what: str):
         arr = np.asarray(x)
     except Exception:
         arr = None
-    if arr is None or arr.dtype.kind not in "biuf":
+    if arr is None or (arr.dtype.kind not in "biuf" and not B.is_float(arr.dtype)):
         raise XlapyError(f"{what} must be arrays or numbers, got {type(x).__name__}")
-    return arr
+    return canonicalize_value(arr)
 
 
 def _leaves(tree, what: str):

@@ -21,6 +21,7 @@ from xlapy.frontend.primitives import shapes as S
 from xlapy.frontend.primitives.conv import (ConvDimensionNumbers, conv_dimension_numbers,
                                             conv_general_dilated as _conv_general_dilated,
                                             padtype_to_pads)
+from xlapy.frontend.checkpoint import optimization_barrier as _barrier
 from xlapy.frontend.primitives.misc import clamp as _clamp, stop_gradient
 from xlapy.frontend.primitives.windowed import reduce_window as _reduce_window
 
@@ -512,6 +513,16 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
     return dynamic_update_slice_in_dim(operand, update, index, axis)
 
 
+def optimization_barrier(operand):
+    """operand (a pytree of arrays) unchanged; under jit, XLA may not move computations
+    across the barrier nor merge them with computations on the original values (as
+    jax.lax.optimization_barrier; checkpoint's recomputation reads through one)."""
+    from xlapy.frontend import pytree
+    leaves, tree = pytree.flatten(operand)
+    vals = [x if isinstance(x, Tracer) else np.asarray(x) for x in leaves]
+    return pytree.unflatten(tree, _barrier(vals))
+
+
 __all__ = [
     # elementwise
     "neg", "abs", "sign", "floor", "ceil", "round", "exp", "exp2", "expm1", "log", "log1p",
@@ -520,6 +531,7 @@ __all__ = [
     "min", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left",
     "shift_right_logical", "shift_right_arithmetic", "eq", "ne", "lt", "le", "gt", "ge",
     "select", "select_n", "clamp", "convert_element_type", "stop_gradient",
+    "optimization_barrier",
     # shapes
     "broadcast", "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "slice",
     "slice_in_dim", "index_in_dim", "pad", "concatenate", "rev", "iota", "broadcasted_iota",

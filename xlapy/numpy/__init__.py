@@ -70,7 +70,7 @@ pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 def astype(x, dtype, /, *, copy=True):  # noqa: F811 (NumPy's keyword)
     """x converted to dtype. Float -> int conversions saturate (NaN -> 0), as in XLA, both
     eagerly and under jit (NumPy leaves out-of-range conversions undefined)."""
-    return asarray(x, dtype)
+    return asarray(x, dtype, _where="astype")
 
 
 def size(x) -> int:
@@ -81,9 +81,11 @@ def size(x) -> int:
 
 
 def __getattr__(name):
-    from xlapy.errors import XlapyError
-    if hasattr(_np, name):
-        raise XlapyError(f"numpy.{name} is not supported by xlapy.numpy yet")
+    # AttributeError in both cases, so hasattr(xlapy.numpy, name) works
+    from xlapy.errors import UnsupportedError
+    if not name.startswith("_") and hasattr(_np, name):
+        raise UnsupportedError(f"numpy.{name} is not supported by xlapy.numpy yet (module "
+                               f"'xlapy.numpy' has no attribute '{name}')")
     raise AttributeError(f"module 'xlapy.numpy' has no attribute '{name}'")
 
 

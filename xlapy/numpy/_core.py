@@ -12,7 +12,9 @@ import ml_dtypes
 import numpy as np
 
 from xlapy.errors import XlapyError
-from xlapy.frontend.core import Tracer
+from xlapy.config import x64_enabled
+from xlapy.frontend.core import Tracer, concrete_shape
+from xlapy.frontend.dtypes import canonicalize_dtype, canonicalize_value, explicit
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
 
@@ -31,8 +33,10 @@ def is_array_like(x) -> bool:
     return isinstance(x, (np.ndarray, np.generic, Tracer) + _PY_SCALARS)
 
 
-def asarray(x, dtype=None):
-    """x as an array (a NumPy array, or the traced value itself)."""
+def asarray(x, dtype=None, *, _where="asarray"):
+    """x as an array (a NumPy array, or the traced value itself). With jax_enable_x64 off
+    (the default) 64-bit values become 32-bit, as in JAX (explicit 64-bit dtypes warn)."""
+    dtype = explicit(dtype, _where)
     if isinstance(x, Tracer):
         return x if dtype is None else B.convert(x, dtype)
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) for e in _flat(x)):
@@ -41,8 +45,25 @@ def asarray(x, dtype=None):
         # arrays convert with XLA's semantics (float -> int saturates, NaN -> 0) eagerly
         # too, so eager and jitted code agree; Python scalars keep NumPy's range checks
         return cast(asarray(x), dtype)
-    arr = np.asarray(x, dtype=dtype)
+    if dtype is None and not x64_enabled():
+        arr = np.asarray(x)
+        if arr.dtype.kind in "iu" and isinstance(x, (int, list, tuple)):
+            # Python ints become int32 as in JAX (OverflowError when they do not fit)
+            arr = _python_ints(x, arr)
+    else:
+        arr = np.asarray(x, dtype=dtype)
     check_dtype(arr.dtype)
+    return canonicalize_value(arr)
+
+
+def _python_ints(x, arr):
+    """Python integers (possibly nested in lists) as the default int dtype; NumPy integer
+    arrays inside keep their dtype (canonicalized)."""
+    if arr.dtype.kind == "i" and arr.dtype.itemsize == 8 and arr.size:
+        lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+        if int(arr.min()) < lo or int(arr.max()) > hi:
+            raise OverflowError(f"Python int too large to convert to int32: {x!r} (enable "
+                                "jax_enable_x64 for 64-bit integers)")
     return arr
 
 
@@ -73,11 +94,12 @@ def ndim(x) -> int:
 
 
 def dtype_of(x) -> np.dtype:
+    """x's dtype as computations see it (canonicalized: 32-bit when x64 is off)."""
     if isinstance(x, Tracer):
         return x.dtype
     if isinstance(x, np.ndarray | np.generic):
-        return x.dtype
-    return np.asarray(x).dtype
+        return canonicalize_dtype(x.dtype)
+    return canonicalize_dtype(np.asarray(x).dtype)
 
 
 def _promotion_arg(x):
@@ -93,6 +115,11 @@ def _promotion_arg(x):
 
 
 def result_type(*xs) -> np.dtype:
+    """NumPy 2's promotion result, canonicalized (64-bit -> 32-bit when x64 is off)."""
+    return canonicalize_dtype(_result_type(*xs))
+
+
+def _result_type(*xs) -> np.dtype:
     args = [_promotion_arg(x) for x in xs]
     if not any(isinstance(a, np.dtype) and a in _EXTRA_FLOATS for a in args):
         return np.result_type(*args)
@@ -117,7 +144,7 @@ def check_dtype(dtype) -> np.dtype:
 
 def cast(x, dtype):
     """x converted to dtype (a NumPy array for concrete input, else a traced convert)."""
-    dtype = check_dtype(dtype)
+    dtype = canonicalize_dtype(check_dtype(dtype))
     if isinstance(x, Tracer):
         return B.convert(x, dtype)
     arr = np.asarray(x)
@@ -126,7 +153,7 @@ def cast(x, dtype):
     if arr.ndim == 0 and isinstance(x, _PY_SCALARS):
         with np.errstate(over="ignore"):  # 1e300 as float16 is inf, as in NumPy
             return np.asarray(x, dtype=dtype)  # a weak Python scalar takes the other type
-    return B.convert(arr, dtype)
+    return B.convert(canonicalize_value(arr), dtype)
 
 
 def promote(*xs, dtype=None):
@@ -143,10 +170,10 @@ def broadcast_shapes(*shapes) -> tuple:
 
 
 def broadcast_to(x, shp):
-    shp = tuple(int(d) for d in shp)
+    shp = concrete_shape(shp, "broadcast_to's shape")
     s = shape(x)
     if s == shp:
-        return x
+        return x if isinstance(x, Tracer) else canonicalize_value(np.asarray(x))
     if len(s) > len(shp):
         raise XlapyError(f"cannot broadcast an array of shape {list(s)} to {list(shp)}")
     offset = len(shp) - len(s)
@@ -166,11 +193,12 @@ def promote_and_broadcast(*xs, dtype=None):
 
 
 def float_dtype_for(dt) -> np.dtype:
-    """The dtype NumPy's float ufuncs return for an input dtype (int32 -> f64, ...)."""
+    """The dtype NumPy's float ufuncs return for an input dtype (int32 -> f64, ...;
+    canonicalized: f32 when x64 is off)."""
     dt = np.dtype(dt)
     if kind(dt) == "f":
         return dt
-    return np.result_type(dt, np.float16)
+    return canonicalize_dtype(np.result_type(dt, np.float16))
 
 
 def normalize_axis(axis, nd, name="axis") -> int:

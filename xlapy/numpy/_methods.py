@@ -77,8 +77,11 @@ def _install():
     Tracer.ptp = lambda self, *a, **k: xnp.ptp(self, *a, **k)
     Tracer.nonzero = _needs_concrete("nonzero: the result's shape depends on the values; use "
                                      "where(cond, x, y) or a mask instead")
-    Tracer.item = _needs_concrete("converted to a Python scalar with .item()")
-    Tracer.tolist = _needs_concrete("converted to a Python list with .tolist()")
+    # under grad/jvp outside jit the value is concrete (as JAX allows)
+    Tracer.item = lambda self, *a: self._concrete(
+        "converted to a Python scalar with .item()").item(*a)
+    Tracer.tolist = lambda self: self._concrete(
+        "converted to a Python list with .tolist()").tolist()
     Tracer.ravel = lambda self: xnp.ravel(self)
     Tracer.flatten = lambda self: xnp.ravel(self)
     Tracer.squeeze = lambda self, axis=None: xnp.squeeze(self, axis)

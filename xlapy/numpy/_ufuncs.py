@@ -19,6 +19,7 @@ import numpy as np
 
 from xlapy.errors import XlapyError
 from xlapy.frontend.core import Tracer
+from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.primitives import basic as B
 from xlapy.numpy._core import (BFLOAT16, broadcast_arrays, cast, dtype_of, float_dtype_for,
                                kind, promote, promote_and_broadcast, result_type, shape)
@@ -37,7 +38,7 @@ def _kind(x) -> str:
 
 def _copy(x):
     """x itself (traced) or a fresh NumPy array: eager results never alias the input."""
-    return x if isinstance(x, Tracer) else np.array(x, copy=True)
+    return x if isinstance(x, Tracer) else canonicalize_value(np.array(x, copy=True))
 
 
 def _c(x, value):

@@ -40,6 +40,7 @@ from xlapy.compat.v1.jit.launch import CompiledCluster
 from xlapy.compat.v1.jit.mark_for_compilation import mark_for_compilation
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
 from xlapy.compat.v1.protos import ConfigProto, NodeExecStats
+from xlapy.config import enable_x64
 
 log = logging.getLogger("xlapy.compat.v1.jit")
 
@@ -249,7 +250,10 @@ class Session:
         for (t, slot, dt, dims), value in zip(plan.feeds, feeds.values()):
             vals[slot] = _check_feed(t, value, dt, dims)
         tracing = options is not None and getattr(options, "trace_level", 0) > 0
-        plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
+        # TF keeps 64-bit types: kernels that use xlapy's frontend eagerly (gradients by
+        # vjp) and cluster compiles run with jax_enable_x64 on
+        with enable_x64(True):
+            plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
         out = [self._fetch_value(f, vals) for f in plan.fetch]
         if rebuild is None:
             return out[0]

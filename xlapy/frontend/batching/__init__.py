@@ -8,7 +8,7 @@ has a rule).
 
 from xlapy.frontend.batching.trace import (NOT_MAPPED, BatchFrame, BatchTrace, BatchTracer,
                                            apply_batched, leading_batch_rule, moveaxis)
-from xlapy.frontend.batching import (collectives, control, conv, elementwise,
+from xlapy.frontend.batching import (collectives, control, conv, custom, elementwise,
                                      indexing, shapes, sorting, windowed)
 
 RULELESS = {

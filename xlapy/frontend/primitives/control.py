@@ -47,6 +47,7 @@ import numpy as np
 
 from xlapy.errors import ShapeError, XlapyError
 from xlapy.frontend.core import ShapedArray, Tracer, bind, primitive
+from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import eval_graph, make_graph
 from xlapy.frontend.lowering import lower_graph, shape_of
 from xlapy.frontend.primitives.basic import add, aval_of, convert, full, is_float
@@ -152,6 +153,7 @@ def _while_vjp(ct, *args, out, **params):
 def while_flat(cond_fn, body_fn, init: list) -> list:
     """Bind while_p. cond_fn(*carry) -> bool scalar; body_fn(*carry) -> list of carry values
     (already checked by the caller to match init's avals)."""
+    init = [canonicalize_value(x) for x in init]
     avals = [aval_of(x) for x in init]
     cg, cc, _ = make_graph(lambda *c: [cond_fn(*c)], avals)
     bg, bc, _ = make_graph(lambda *c: list(body_fn(*c)), avals)
@@ -256,6 +258,7 @@ def cond_flat(index, branch_fns, operands: list) -> list:
     """Bind cond_p: branch_fns[k](*operands) -> list of outputs (the same avals for every
     branch; the caller checks). `index` is a bool scalar (2 branches) or an int32 scalar
     already in range."""
+    operands = [canonicalize_value(x) for x in operands]
     avals = [aval_of(x) for x in operands]
     graphs, consts = [], []
     for fn in branch_fns:
@@ -369,6 +372,7 @@ def _scan_lower(ctx, *args, body, num_consts, num_carry, length, reverse, save_c
 def scan_flat(body_fn, init: list, xs: list, length: int, reverse: bool = False):
     """Bind scan_p. body_fn(carry_list, x_list) -> (carry_list, y_list) with the carry's
     avals unchanged (the caller checks). Returns (final carry list, stacked ys list)."""
+    init, xs = [canonicalize_value(x) for x in init], [canonicalize_value(x) for x in xs]
     nk = len(init)
     avals = [aval_of(c) for c in init] + [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype)
                                           for x in xs]

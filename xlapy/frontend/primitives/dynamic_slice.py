@@ -12,7 +12,7 @@ VJPs:
 
 The strict functions (also re-exported by indexing.py) take Python ints, NumPy scalars or
 traced 0-d integers as starts and convert them to one dtype (the traced ones' if they
-agree, else int64).
+agree, else the default int: int32, int64 with jax_enable_x64).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from xlapy.errors import ShapeError, XlapyError
 from xlapy.frontend.core import ShapedArray, Tracer, bind, primitive
+from xlapy.frontend.dtypes import default_int
 from xlapy.frontend.primitives.basic import aval_of, convert, zeros_like
 
 
@@ -115,7 +116,7 @@ def _starts(name, starts) -> list:
     int64)."""
     starts = list(starts)
     traced = {np.dtype(s.dtype) for s in starts if isinstance(s, Tracer)}
-    dt = traced.pop() if len(traced) == 1 else np.dtype(np.int64)
+    dt = traced.pop() if len(traced) == 1 else default_int()
     out = []
     for s in starts:
         if isinstance(s, Tracer):

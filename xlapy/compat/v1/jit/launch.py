@@ -216,6 +216,7 @@ class CompiledCluster:
     # ---- compiling ---------------------------------------------------------------------------
     def _compile(self, key, args, dyn, var_vals):
         from xlapy.backends.base import get_platform
+        from xlapy.config import enable_x64
         from xlapy.frontend.graph import make_graph
         from xlapy.frontend.lowering import lower_to_module
         t0 = time.perf_counter()
@@ -224,7 +225,8 @@ class CompiledCluster:
         fn = trace_function(self.cluster, self.read_vars, consts, host_random)
         avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in dyn + var_vals]
         try:
-            with _xla_flags(self.xla_flags):
+            # TF keeps 64-bit types (tf.float64, int64 indices): trace with x64 on
+            with _xla_flags(self.xla_flags), enable_x64(True):
                 if host_random is not None:  # a first trace finds the random values' shapes
                     make_graph(fn, avals)
                     host_random.probe = False

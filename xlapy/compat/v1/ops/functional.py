@@ -246,6 +246,8 @@ def output_avals(fn: Function, args) -> list:
     from xlapy.frontend.core import ShapedArray, get_aval
     from xlapy.frontend.graph import make_graph
     import xlapy.numpy as xnp
+    from xlapy.config import enable_x64
     avals = [ShapedArray(get_aval(a).shape, get_aval(a).dtype) for a in args]
-    graph, _, _ = make_graph(lambda *a: tuple(trace(fn, list(a), xnp)), avals)
+    with enable_x64(True):  # TF keeps 64-bit types
+        graph, _, _ = make_graph(lambda *a: tuple(trace(fn, list(a), xnp)), avals)
     return list(graph.out_avals)

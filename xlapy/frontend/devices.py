@@ -1,0 +1,121 @@
+"""Devices and arrays, as JAX names them: devices, local_devices, device_count,
+default_backend, device_put, block_until_ready, Array.
+
+xlapy runs on the host: one CPU device (the compiled code uses every core through its own
+thread pool), arrays are NumPy arrays in host memory and every computation has finished
+when its call returns. So device_put only canonicalizes dtypes (64-bit values become
+32-bit with jax_enable_x64 off, as JAX's device_put does) and block_until_ready returns
+its argument.
+
+Array: xlapy's results are numpy.ndarray, so xlapy.Array is an abstract base class with
+numpy.ndarray and xlapy's traced values registered as virtual subclasses:
+isinstance(xp.jit(f)(x), xp.Array) and isinstance(tracer, xp.Array) are True, as in JAX,
+and `x: xp.Array` annotations read as in JAX code. (A NumPy array made by NumPy itself is an
+xlapy.Array too: there is no separate device array type.)
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.frontend import pytree
+from xlapy.frontend.core import Tracer
+from xlapy.frontend.dtypes import canonicalize_value
+
+
+class Array(abc.ABC):  # noqa: B024 (a type to test against: virtual subclasses only)
+    """The type of xlapy's arrays (numpy.ndarray and traced values are registered)."""
+
+
+Array.register(np.ndarray)
+Array.register(Tracer)
+
+
+class CpuDevice:
+    """The host CPU, xlapy's one device."""
+
+    platform = "cpu"
+    device_kind = "cpu"
+    process_index = 0
+    host_id = 0
+
+    def __init__(self, id: int = 0):
+        self.id = id
+
+    def __repr__(self):
+        return f"CpuDevice(id={self.id})"
+
+    def __eq__(self, other):
+        return isinstance(other, CpuDevice) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("cpu", self.id))
+
+
+_CPU = CpuDevice(0)
+_BACKENDS = ("cpu", "interpreter")
+
+
+def _check_backend(backend):
+    if backend is not None and backend not in _BACKENDS:
+        raise XlapyError(f"unknown backend '{backend}': xlapy has {', '.join(_BACKENDS)} "
+                         "(both run on the host CPU)")
+
+
+def devices(backend=None) -> list:
+    """[CpuDevice(id=0)]."""
+    _check_backend(backend)
+    return [_CPU]
+
+
+def local_devices(process_index=None, backend=None) -> list:
+    _check_backend(backend)
+    return [_CPU]
+
+
+def device_count(backend=None) -> int:
+    _check_backend(backend)
+    return 1
+
+
+def local_device_count(backend=None) -> int:
+    _check_backend(backend)
+    return 1
+
+
+def default_backend() -> str:
+    return "cpu"
+
+
+def process_index() -> int:
+    return 0
+
+
+def process_count() -> int:
+    return 1
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """x (a pytree) as xlapy arrays on the host: NumPy arrays with canonical dtypes.
+    Arrays already canonical are returned as they are."""
+    if device is not None and getattr(device, "platform", None) != "cpu":
+        raise XlapyError(f"device_put: xlapy has only the host CPU device, got {device!r}")
+
+    def put(leaf):
+        if isinstance(leaf, Tracer):
+            return leaf
+        arr = np.asarray(leaf)
+        if arr.dtype.kind not in "biuf" and arr.dtype.name != "bfloat16":
+            raise XlapyError(f"device_put: {type(leaf).__name__} of dtype {arr.dtype} is not "
+                             "an array xlapy can hold")
+        return canonicalize_value(arr)
+
+    return pytree.tree_map(put, x)
+
+
+def block_until_ready(x):
+    """x: xlapy's computations have finished when they return."""
+    return x
