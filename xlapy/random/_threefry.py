@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from xlapy import lax as L
+from xlapy.config import enable_x64
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
 
@@ -83,11 +84,12 @@ def counters(shape: tuple):
         return B.full(shape, 0, U32), lo
     u64 = np.dtype(np.uint64)
     idx = None
-    for d, stride in enumerate(strides):
-        term = L.mul(S.iota(u64, shape, d), stride)
-        idx = term if idx is None else L.add(idx, term)
-    hi = B.convert(L.shift_right_logical(idx, 32), U32)
-    return hi, B.convert(L.bitwise_and(idx, 0xFFFFFFFF), U32)
+    with enable_x64(True):  # 64-bit indices whatever the user's setting
+        for d, stride in enumerate(strides):
+            term = L.mul(S.iota(u64, shape, d), stride)
+            idx = term if idx is None else L.add(idx, term)
+        hi = B.convert(L.shift_right_logical(idx, 32), U32)
+        return hi, B.convert(L.bitwise_and(idx, 0xFFFFFFFF), U32)
 
 
 def key_words(key):

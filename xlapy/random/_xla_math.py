@@ -26,7 +26,9 @@ single rounding through f64, where the product of two f32 values is exact. Round
 sum to f32 can differ from a single rounding when the sum lands exactly halfway between
 two f32 values (double rounding); `fma` corrects that case (round to odd: 53 >= 24 + 2
 bits), `fma_fast` does not. The normal sampler uses `fma_fast`: its f32 input takes only
-2^23 values, and tests/random checks all of them against JAX.
+2^23 values, and tests/random checks all of them against JAX. The f64 steps run with
+64-bit types enabled for their few operations (enable_x64), whatever the user's setting:
+otherwise f64 would be canonicalized to f32 and the emulation would round twice.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy import lax as L
+from xlapy.config import enable_x64
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives.bitcast import bitcast_convert_type
 
@@ -53,12 +56,22 @@ def const(like, value, dtype=None):
 
 def fma_fast(a, b, c):
     """a*b + c rounded once, except in the rare double-rounding case (see the module doc)."""
+    with enable_x64(True):
+        return _fma_fast(a, b, c)
+
+
+def _fma_fast(a, b, c):
     s = L.add(L.mul(B.convert(a, F64), B.convert(b, F64)), B.convert(c, F64))
     return B.convert(s, F32)
 
 
 def fma(a, b, c):
     """a*b + c with a single rounding to f32 (for finite a, b, c)."""
+    with enable_x64(True):
+        return _fma(a, b, c)
+
+
+def _fma(a, b, c):
     p = L.mul(B.convert(a, F64), B.convert(b, F64))            # exact
     c64 = B.convert(c, F64)
     s = L.add(p, c64)

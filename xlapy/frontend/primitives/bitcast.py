@@ -3,7 +3,8 @@
 
 xlapy.random builds floats from random bits this way, as JAX does. Only same-width
 conversions are supported (XLA's wider/narrower forms add or drop a dimension). The VJP is
-zero: the result is not a differentiable function of the operand.
+zero (and so is the JVP, as JAX's): the result is not a differentiable function of the
+operand.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def _bitcast_aval(a, dtype):
 
 bitcast_convert_p.def_lowering(lambda ctx, x, dtype: ctx.b.bitcast_convert(x, np.dtype(dtype)))
 bitcast_convert_p.def_vjp(lambda ct, x, out, dtype: (None,))                  # not smooth
+bitcast_convert_p.def_jvp(lambda primals, tangents, dtype:                     # zero, as JAX
+                          (bind(bitcast_convert_p, *primals, dtype=dtype), None))
 
 
 def bitcast_convert_type(x, new_dtype):
