@@ -172,12 +172,21 @@ NO_TANGENT = {
 # primitives whose JVP rule is still to be written (the JVP trace names them in its error)
 NOT_YET = {
     "cholesky": "needs a triangular solve primitive (its VJP is not implemented either)",
+    # the LAPACK primitives of xlapy.lax.lapack (their forward rules are still to write)
+    "lu": "forward rule of the LU factorization not written yet",
+    "triangular_solve": "forward rule not written yet (its VJP exists)",
+    "geqrf": "forward rule of the QR factorization not written yet",
+    "householder_product": "forward rule not written yet",
+    "eigh": "forward rule not written yet (its VJP exists)",
+    "svd": "forward rule of the SVD not written yet",
 }
 
 
 def test_every_primitive_has_a_jvp_rule_or_a_reason():
+    # every module that defines primitives, so that PRIMITIVES is complete
     import xlapy.frontend.jvp
-    import xlapy.lax.linalg  # noqa: F401  (every module that defines primitives)
+    import xlapy.lax.lapack
+    import xlapy.lax.linalg  # noqa: F401
     missing = sorted(n for n, p in PRIMITIVES.items()
                      if p.jvp is None and n not in NO_TANGENT and n not in NOT_YET
                      and not n.startswith("test_"))

@@ -376,3 +376,16 @@ row("checkpoint", lambda L, N, x: L.checkpoint(lambda v: N.sin(N.sin(v)) * v)(x)
 row("grad_checkpoint",
     lambda L, N, x: L.grad(lambda v: L.checkpoint(lambda u: N.sin(u) * u)(v).sum())(x),
     [F((3,))])
+
+
+# the LAPACK primitives (xlapy.lax.lapack) through numpy.linalg
+row("linalg_solve",  # lu, triangular_solve
+    lambda L, N, x, b: N.linalg.solve(x + 4 * N.eye(3, dtype=x.dtype), b),
+    [F((2, 3, 3)), F((3, 2))], in_axes=(0, 1), rtol=1e-4)
+row("linalg_eigvalsh",  # eigh
+    lambda L, N, x: N.linalg.eigvalsh(x @ N.swapaxes(x, -1, -2)), [F((3, 3))], in_axes=0,
+    rtol=1e-4)
+row("linalg_qr",  # geqrf, householder_product
+    lambda L, N, x: N.abs(N.linalg.qr(x)[1]), [F((2, 4, 3))], in_axes=1, rtol=1e-4)
+row("linalg_svdvals",  # svd
+    lambda L, N, x: N.linalg.svd(x, compute_uv=False), [F((2, 4, 3))], in_axes=0, rtol=1e-4)

@@ -24,6 +24,12 @@ Every program in PROGRAMS yields these files (all in tests/hlo/):
                   Absolute paths of this checkout inside metadata are made
                   repository-relative so the files do not depend on where the
                   repository lives.
+  <name>.mlir     The same program in StableHLO (MLIR text): for JAX programs
+                  exactly ``jax.jit(f).lower(*inputs).as_text()`` (JAX's default
+                  dialect, no locations); for hand-written programs the module
+                  XLA's HLO -> StableHLO translation gives (with its locations,
+                  ``#loc`` aliases defined at the end of the file).  Checked by
+                  compiling it with XLA and reproducing the outputs.
   <name>.npz      The inputs, written like ``np.savez(path, *inputs)``:
                   members arr_0.npy, arr_1.npy, ... in parameter order.
   <name>.out.npz  XLA's result: the flattened leaves (jax.tree_util order,
@@ -39,13 +45,14 @@ Every program in PROGRAMS yields these files (all in tests/hlo/):
 
   MANIFEST.json   A JSON list with one entry per program:
      name, source ("jax" | "hlo-text"), x64 (jax_enable_x64 was on),
-     files {hlo, opt_hlo, inputs, outputs},
+     files {hlo, opt_hlo, mlir, inputs, outputs},
      inputs / outputs: [{dtype, shape[, stored_as]}],
      opcodes {hlo: [...], opt_hlo: [...]} (sorted, from `= <shape> <opcode>(`),
-     custom_call_targets {hlo: [...], opt_hlo: [...]},
+     custom_call_targets {hlo: [...], opt_hlo: [...], mlir: [...]},
      expect: null, or "unsupported-custom-call" when a file contains a
-             custom-call; expect_files then says which file(s) ("hlo",
-             "opt_hlo") are affected (e.g. lax.top_k is the HLO `topk` op
+             custom-call other than JAX's LAPACK ones (lapack_?<routine>_ffi,
+             which xlapy runs); expect_files then says which file(s) ("hlo",
+             "opt_hlo", "mlir") are affected (e.g. lax.top_k is the HLO `topk` op
              before optimization, but a custom-call "TopK" after it),
      notes, versions.
 
@@ -161,6 +168,22 @@ def run_compiled_executable(executable: Any,
             for per_device in results.disassemble_into_single_device_arrays()]
 
 
+def hlo_text_to_stablehlo(text: str) -> str:
+    """XLA's own translation of an HLO module (text) into StableHLO text."""
+    module = _hlo.hlo_module_from_text(text)
+    computation = _hlo.XlaComputation(module.as_serialized_hlo_module_proto())
+    return str(_xc._xla.mlir.xla_computation_to_mlir_module(computation))
+
+
+def run_stablehlo_text_with_xla(text: str, inputs: Sequence[np.ndarray]
+                                ) -> list[np.ndarray]:
+    """Compile StableHLO text with XLA:CPU and run it; the flat outputs."""
+    backend = jax.extend.backend.get_backend("cpu")
+    devices = _xc._xla.DeviceList(tuple(backend.local_devices()[:1]))
+    executable = backend.compile_and_load(text, devices, _xc.CompileOptions())
+    return run_compiled_executable(executable, inputs)
+
+
 def run_hlo_text_with_xla(text: str, inputs: Sequence[np.ndarray]
                           ) -> list[np.ndarray]:
     """Run an HLO module given as text on XLA:CPU; returns the flat outputs
@@ -205,6 +228,13 @@ def opcodes_of(text: str) -> list[str]:
 
 def custom_call_targets_of(text: str) -> list[str]:
     return sorted(set(_CC_TARGET.findall(text)))
+
+
+_MLIR_CC_TARGET = re.compile(r'stablehlo\.custom_call"?\s*@([\w$.]+)|call_target_name = "([^"]*)"')
+
+
+def mlir_custom_call_targets_of(text: str) -> list[str]:
+    return sorted({a or b for a, b in _MLIR_CC_TARGET.findall(text)})
 
 
 # --------------------------------------------------------------------------
@@ -1092,6 +1122,7 @@ def build(prog: Program) -> dict:
         with jax.enable_x64(prog.x64):
             lowered = jax.jit(_renamed(prog.fn, prog.name)).lower(*inputs)
             hlo_text = lowered.as_text(dialect="hlo")
+            mlir_text = lowered.as_text()
             compiled = lowered.compile()
             executable = compiled.runtime_executable()
             opt_text = optimized_hlo_text(executable)
@@ -1100,6 +1131,7 @@ def build(prog: Program) -> dict:
         source = "jax"
     else:
         hlo_text = prog.hlo_text
+        mlir_text = hlo_text_to_stablehlo(hlo_text)
         executable = compile_hlo_text_with_xla(hlo_text)
         opt_text = optimized_hlo_text(executable)
         outputs = run_compiled_executable(executable, inputs)
@@ -1126,19 +1158,30 @@ def build(prog: Program) -> dict:
     for k, (a, b) in enumerate(zip(again, outputs)):
         assert _close(a, b, prog.recheck_tol), (prog.name, k, a, b)
 
+    # 3. The StableHLO text must compile and reproduce the outputs too.
+    again = run_stablehlo_text_with_xla(mlir_text, inputs)
+    assert len(again) == len(outputs), prog.name
+    for k, (a, b) in enumerate(zip(again, outputs)):
+        assert _close(a, b, prog.recheck_tol), (prog.name, "mlir", k, a, b)
+
     for text in (hlo_text, opt_text):
         assert "{...}" not in text, prog.name
 
     files = {"hlo": f"{prog.name}.hlo", "opt_hlo": f"{prog.name}.opt.hlo",
+             "mlir": f"{prog.name}.mlir",
              "inputs": f"{prog.name}.npz", "outputs": f"{prog.name}.out.npz"}
     (HERE / files["hlo"]).write_text(hlo_text)
     (HERE / files["opt_hlo"]).write_text(opt_text)
+    (HERE / files["mlir"]).write_text(mlir_text)
     in_info = write_npz(HERE / files["inputs"], inputs)
     out_info = write_npz(HERE / files["outputs"], outputs)
 
     targets = {"hlo": custom_call_targets_of(hlo_text),
-               "opt_hlo": custom_call_targets_of(opt_text)}
-    expect_files = [k for k, v in targets.items() if v]
+               "opt_hlo": custom_call_targets_of(opt_text),
+               "mlir": mlir_custom_call_targets_of(mlir_text)}
+    # JAX's LAPACK custom-calls (lapack_?getrf_ffi, ...) run on every backend
+    expect_files = [k for k, v in targets.items()
+                    if any(not re.fullmatch(r"lapack_[sd]\w+_ffi", t) for t in v)]
     return {
         "name": prog.name,
         "source": source,

@@ -65,8 +65,6 @@ NOT_HERE: dict[str, dict[str, str]] = {
         "call": "nested jit functions are inlined into the caller's graph",
         "copy": "frontend values are immutable: copies come from layout changes in passes",
         "count-leading-zeros": "not exposed yet: xlapy.lax has no clz",
-        "custom-call": "only JAX-dumped HLO carries the cpu's LAPACK/TopK targets; the "
-                       "frontend lowers its own primitives",
         "fusion": "made by the fusion pass, never by a frontend",
         "map": "traced functions are lowered elementwise directly; map comes from imported "
                "HLO only",

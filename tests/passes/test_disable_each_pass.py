@@ -23,7 +23,7 @@ CORPUS = pathlib.Path(__file__).parents[1] / "hlo"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 PASSES = ["call-inliner", "fusion-inliner", "algsimp", "constant_folding", "cse", "dce",
           "tuple-simplifier", "transpose-folding", "reduction-splitter", "gemm-update-fusion",
-          "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion"]
+          "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion", "boundary-layouts"]
 RUNNABLE = [(e, f) for e in MANIFEST for k, f in e["files"].items()
             if f.endswith(".hlo") and e.get("expect") != "unsupported-custom-call"]
 NATIVE_SUBSET = {"mlp_train_step.hlo", "cnn_train_step.opt.hlo", "fori_loop.hlo"}

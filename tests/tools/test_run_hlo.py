@@ -77,9 +77,9 @@ def test_unknown_backend_and_unsupported_custom_call(capsys):
     err = _err(["run-hlo", str(CORPUS / "softmax.hlo"), "--random-inputs", "--backend", "tpu"],
                capsys)
     assert "unknown backend 'tpu'" in err
-    err = _err(["run-hlo", str(CORPUS / "custom_call_cholesky.hlo"), "--random-inputs",
+    err = _err(["run-hlo", str(CORPUS / "custom_call_top_k.opt.hlo"), "--random-inputs",
                 "--backend", "interpreter"], capsys)
-    assert "unsupported custom-call target 'lapack_spotrf_ffi'" in err
+    assert "unsupported custom-call target 'TopK'" in err
 
 
 def test_missing_file_and_missing_inputs(tmp_path, capsys):

@@ -3,6 +3,7 @@
     f = xlapy.jit(fn, static_argnums=(1,), backend="cpu")
     f(x, 3)                      # traced, lowered, compiled, run; cached
     f.lower(x, 3).as_text()      # the HLO module before optimization
+                                 # (as_text(dialect="stablehlo"): as StableHLO, as JAX prints)
     f.lower(x, 3).compile()      # Compiled: .as_text() after optimization, .cost_analysis(),
                                  # .memory_analysis(), callable
 
@@ -73,8 +74,16 @@ class Lowered:
         self.backend = backend
         self.fn_name = fn_name
 
-    def as_text(self) -> str:
-        return self.module.to_string()
+    def as_text(self, dialect: str = "hlo", debug_info: bool = False) -> str:
+        """The module as HLO text (the default) or, with dialect="stablehlo", as StableHLO
+        (MLIR) text as jax.jit(f).lower(...).as_text() gives; debug_info adds loc(...)."""
+        if dialect == "hlo":
+            return self.module.to_string()
+        if dialect == "stablehlo":
+            from xlapy.hlo.stablehlo import to_stablehlo
+            return to_stablehlo(self.module, print_locations=debug_info)
+        from xlapy.errors import XlapyError
+        raise XlapyError(f"unknown dialect {dialect!r}: use 'hlo' or 'stablehlo'")
 
     def compile(self) -> "Compiled":
         from xlapy.backends.base import get_platform

@@ -90,3 +90,4 @@ def __getattr__(name):
 
 
 from xlapy.numpy import _methods  # noqa: E402  (installs operators on traced values)
+import xlapy.numpy.linalg as linalg  # noqa: E402

@@ -1,8 +1,8 @@
-"""xlapy.scipy: jax.scipy's special functions and distributions (special, stats)."""
+"""xlapy.scipy: jax.scipy's modules (linalg, special, stats)."""
 
 
 def __getattr__(name):
-    if name in ("special", "stats"):
+    if name in ("linalg", "special", "stats"):
         import importlib
         return importlib.import_module(f"xlapy.scipy.{name}")
     raise AttributeError(f"module 'xlapy.scipy' has no attribute '{name}'")

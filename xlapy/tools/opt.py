@@ -1,12 +1,14 @@
 """`python -m xlapy opt`: run HLO passes on a module and print the result, like XLA's hlo-opt.
 
   python -m xlapy opt FILE [--passes a,b,... | --pipeline cpu] [--dump-dir DIR]
-                           [--format text|dot|html] [--verify] [--list-passes]
+                           [--format text|dot|html|stablehlo] [--verify] [--list-passes]
 
 --passes runs the named passes in order (see --list-passes); --pipeline cpu runs the cpu
 backend's whole pipeline (the default). With --dump-dir, the module after every pass is
 written there (module_NNNN.<name>.SSSS.<pipeline>.after_<pass>.txt). The module keeps its
 op_name metadata through fusion, so a fused kernel can be traced back to the user's code.
+FILE may be StableHLO (.mlir); --format stablehlo prints the result as StableHLO
+(`--passes ""` converts without changing the module).
 """
 
 from __future__ import annotations
@@ -31,19 +33,19 @@ def pass_registry() -> dict:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", help="HLO text file")
+    p.add_argument("file", nargs="?", help="HLO text file (or StableHLO: .mlir)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--passes", help="comma-separated pass names, run in order")
     g.add_argument("--pipeline", choices=["cpu"], help="a backend's whole pipeline (default cpu)")
     p.add_argument("--dump-dir", help="write the module after every pass into this directory")
-    p.add_argument("--format", choices=["text", "dot", "html"], default="text",
+    p.add_argument("--format", choices=["text", "dot", "html", "stablehlo"], default="text",
                    help="output format (default text)")
     p.add_argument("--verify", action="store_true", help="run the verifier after every pass")
     p.add_argument("--list-passes", action="store_true", help="list pass names and exit")
 
 
 def run(args) -> int:
-    from xlapy.hlo.parser import parse_file
+    from xlapy.hlo import parse_module_file as parse_file
     from xlapy.passes import Pipeline
     from xlapy.hlo.dump import render
     registry = pass_registry()
@@ -63,7 +65,7 @@ def run(args) -> int:
         dumper = Dumper(module, Flags(xla_dump_to=args.dump_dir, xla_dump_hlo_pass_re=".*"),
                         backend=args.pipeline or "opt")
         observers.extend(dumper.observers())
-    if args.passes:
+    if args.passes is not None:
         names = [n for n in args.passes.split(",") if n]
         unknown = [n for n in names if n not in registry]
         if unknown:
@@ -74,7 +76,11 @@ def run(args) -> int:
     else:
         from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
         run_cpu_pipeline(module, observers=observers, verify=args.verify or None)
-    sys.stdout.write(render(module, {"text": "txt"}.get(args.format, args.format)))
+    if args.format == "stablehlo":
+        from xlapy.hlo.stablehlo import to_stablehlo
+        sys.stdout.write(to_stablehlo(module))
+    else:
+        sys.stdout.write(render(module, {"text": "txt"}.get(args.format, args.format)))
     if args.dump_dir:
         print(f"# per-pass dumps written to {pathlib.Path(args.dump_dir)}", file=sys.stderr)
     return 0

@@ -25,7 +25,7 @@ from xlapy.tools.compare import compare_outputs, random_inputs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="HLO text file")
+    p.add_argument("file", help="HLO text file (or StableHLO: .mlir, or MLIR content)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--input", help="npz file with one array per parameter (arr_0, arr_1, ...)")
     src.add_argument("--random-inputs", action="store_true",
@@ -78,7 +78,7 @@ def _describe(arr) -> str:
 
 
 def run(args) -> int:
-    from xlapy.hlo.parser import parse_file
+    from xlapy.hlo import parse_module_file as parse_file
     try:
         module = parse_file(args.file)
     except OSError as e:

@@ -93,7 +93,7 @@ ENTRY e {
   ROOT c = (f32[3,3]{0,1}, s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", backend_config={uplo = 88 : ui8}
 }
 """  # noqa: E501 (HLO text: one instruction a line)
-    with pytest.raises(LoweringError, match="potrf uplo must be L or U, got 'X'"):
+    with pytest.raises(LoweringError, match="lapack_spotrf_ffi: uplo must be one of L, U, got 'X'"):
         cpu_check.cpu(text, _spd((3, 3), np.float32))
 
 

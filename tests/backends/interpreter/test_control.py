@@ -331,7 +331,7 @@ def test_topk(dt, k, largest):
 
 def test_custom_call_is_an_evaluation_error_naming_the_target():
     text = ('HloModule m\nENTRY e {\n  x = f32[4,4] parameter(0)\n'
-            '  ROOT c = f32[4,4] custom-call(x), custom_call_target="lapack_spotrf_ffi"\n}\n')
+            '  ROOT c = f32[4,4] custom-call(x), custom_call_target="my_solver"\n}\n')
     with pytest.raises(EvaluationError, match=r"line 4:\d+: unsupported custom-call target "
-                                              r"'lapack_spotrf_ffi'.*custom-call\(%x\)"):
+                                              r"'my_solver'.*custom-call\(%x\)"):
         evaluate(parse(text), np.eye(4, dtype=np.float32))

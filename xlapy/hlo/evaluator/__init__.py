@@ -8,7 +8,7 @@ folding (passes/constant_folding.py) folds with it.
 """
 
 # Importing the rule modules fills EVAL_RULES.
-from xlapy.hlo.evaluator import (control, data, elementwise, indexing, linalg,
+from xlapy.hlo.evaluator import (control, data, elementwise, indexing, lapack, linalg,
                                  reduction, xlapy_calls)
 from xlapy.hlo.evaluator.evaluator import EVAL_RULES, Evaluator, eval_rule, evaluate
 

@@ -6,12 +6,13 @@
   registry.py      dedicated emitters by opcode and custom-call target:
   gemm.py          dot through xlapy's own gemm (gemm_kernel.py) or BLAS; gemm_epilogue.py,
                    gemm_update.py for the fusions the cpu passes form around gemms
-  sort.py, scatter.py, select_and_scatter.py, lapack.py   (routine.py: their helpers)
+  sort.py, scatter.py, select_and_scatter.py, lapack.py (the cholesky opcode),
+  lapack_calls.py (JAX's LAPACK custom-calls)   (routine.py: their helpers)
   dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
 
 Importing this package registers every dedicated emitter.
 """
 
 from xlapy.backends.cpu.emitters import (dynamic_update_slice, gemm, gemm_epilogue,
-                                         gemm_update, lapack, scatter, select_and_scatter,
-                                         sort)
+                                         gemm_update, lapack, lapack_calls, scatter,
+                                         select_and_scatter, sort)

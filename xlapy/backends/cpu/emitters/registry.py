@@ -10,8 +10,9 @@
 pointers, `operands` the operands' pointer trees. The emitter modules register themselves
 when imported; emitters/__init__.py imports them all. Implemented custom-call targets:
   TopK                 sort.py (XLA's top_k: sort by the comparator, first k)
-  lapack_spotrf_ffi    lapack.py (Cholesky through LAPACK potrf, as jax emits for cpu)
-  lapack_dpotrf_ffi
+  lapack_?potrf_ffi,   lapack_calls.py (the LAPACK custom-calls jax emits for the cpu:
+  lapack_?getrf_ffi,   potrf, getrf, trsm, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd,
+  ...                  sytrd, gtsv; their contracts in hlo/lapack_calls.py)
   __xlapy$gemm_update  gemm_update.py (W + alpha * A.B as one gemm)
 """
 

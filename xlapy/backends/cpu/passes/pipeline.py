@@ -29,6 +29,7 @@ from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
 from xlapy.hlo.ir import Module
 from xlapy.passes import (DCE, CallInliner, FusionInliner, FusionPass, Pipeline,
                           simplification_pipeline)
+from xlapy.passes.boundary_layouts import BoundaryLayouts
 from xlapy.passes.column_fusion import ColumnFusion
 from xlapy.passes.reduction_splitter import ReductionSplitter
 from xlapy.passes.row_fusion import RowFusion
@@ -42,7 +43,8 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
-                            ColumnFusion(column_kernel=column_plan), DCE()],
+                            ColumnFusion(column_kernel=column_plan), DCE(),
+                            BoundaryLayouts()],
                     verify=verify, observers=list(observers))
 
 

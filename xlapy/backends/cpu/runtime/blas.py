@@ -4,7 +4,9 @@
                                 when present: the gemm NumPy's matmul uses, so xlapy's dots
                                 run at exactly NumPy's speed; else the LP64 Fortran BLAS
                                 inside scipy (scipy.linalg.cython_blas)
-  xlapy_spotrf / xlapy_dpotrf   LAPACK from scipy (scipy.linalg.cython_lapack)
+  xlapy_spotrf / xlapy_dpotrf   LAPACK from scipy (scipy.linalg.cython_lapack): potrf,
+  ...                           getrf, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd, sytrd,
+                                gtsv; xlapy_strsm / xlapy_dtrsm from scipy.linalg.cython_blas
 
 Generated code passes BLAS integers of blas_int_bits() bits (part of the cache key).
 """
@@ -22,7 +24,9 @@ import numpy
 from xlapy.backends.cpu.runtime.loader import register_lazy
 
 GEMMS = ("sgemm", "dgemm")
-LAPACK = ("spotrf", "dpotrf")
+LAPACK = tuple(t + r for r in ("potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "gesvd",
+                               "gees", "gehrd", "sytrd", "gtsv") for t in "sd")
+LAPACK_BLAS = ("strsm", "dtrsm")   # BLAS routines of the LAPACK custom-calls
 
 
 def capsule_pointer(capsule) -> int:
@@ -69,9 +73,12 @@ def _register_gemms() -> None:
 
 def _register_lapack() -> None:
     from scipy.linalg import cython_lapack  # imported only when a factorization is compiled
+    from scipy.linalg import cython_blas
     for name in LAPACK:
         llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_lapack.__pyx_capi__[name]))
+    for name in LAPACK_BLAS:
+        llvm.add_symbol(f"xlapy_{name}", capsule_pointer(cython_blas.__pyx_capi__[name]))
 
 
 register_lazy([f"xlapy_{n}" for n in GEMMS], _register_gemms)
-register_lazy([f"xlapy_{n}" for n in LAPACK], _register_lapack)
+register_lazy([f"xlapy_{n}" for n in LAPACK + LAPACK_BLAS], _register_lapack)

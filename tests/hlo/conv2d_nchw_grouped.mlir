@@ -1,0 +1,12 @@
+module @jit_conv2d_nchw_grouped attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<1x4x6x6xf32>, %arg1: tensor<6x2x3x3xf32>, %arg2: tensor<3x2x2xf32>, %arg3: tensor<2x9x2xf32>) -> (tensor<1x6x6x6xf32> {jax.result_info = "result[0]"}, tensor<1x6x3x11xf32> {jax.result_info = "result[1]"}, tensor<1x2x12x12xf32> {jax.result_info = "result[2]"}, tensor<2x9x2xf32> {jax.result_info = "result[3]"}) {
+    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+    %1 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = [[0, 1], [2, 0]], lhs_dilate = [1, 2], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x3x11xf32>
+    %2 = stablehlo.slice %arg0 [0:1, 0:2, 0:6, 0:6] : (tensor<1x4x6x6xf32>) -> tensor<1x2x6x6xf32>
+    %3 = stablehlo.slice %arg1 [0:2, 0:2, 0:3, 0:3] : (tensor<6x2x3x3xf32>) -> tensor<2x2x3x3xf32>
+    %4 = stablehlo.transpose %3, dims = [2, 3, 1, 0] : (tensor<2x2x3x3xf32>) -> tensor<3x3x2x2xf32>
+    %5 = stablehlo.convolution(%2, %4) dim_numbers = [b, f, 0, 1]x[0, 1, i, o]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x2x6x6xf32>, tensor<3x3x2x2xf32>) -> tensor<1x2x12x12xf32>
+    %6 = stablehlo.convolution(%arg3, %arg2) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[1, 1]], lhs_dilate = [1], rhs_dilate = [1], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x9x2xf32>, tensor<3x2x2xf32>) -> tensor<2x9x2xf32>
+    return %0, %1, %5, %6 : tensor<1x6x6x6xf32>, tensor<1x6x3x11xf32>, tensor<1x2x12x12xf32>, tensor<2x9x2xf32>
+  }
+}

@@ -1,0 +1,8 @@
+module @jit_conv2d_nhwc attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x7x7x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> (tensor<2x4x4x4xf32> {jax.result_info = "result[0]"}, tensor<2x3x5x4xf32> {jax.result_info = "result[1]"}, tensor<2x6x4x4xf32> {jax.result_info = "result[2]"}) {
+    %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x7x7x3xf32>, tensor<3x3x3x4xf32>) -> tensor<2x4x4x4xf32>
+    %1 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [2, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x7x7x3xf32>, tensor<3x3x3x4xf32>) -> tensor<2x3x5x4xf32>
+    %2 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 2], pad = [[1, 0], [2, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<2x7x7x3xf32>, tensor<3x3x3x4xf32>) -> tensor<2x6x4x4xf32>
+    return %0, %1, %2 : tensor<2x4x4x4xf32>, tensor<2x3x5x4xf32>, tensor<2x6x4x4xf32>
+  }
+}

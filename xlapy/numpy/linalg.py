@@ -1,0 +1,321 @@
+"""xlapy.numpy.linalg: jax.numpy.linalg's functions, built on the LAPACK primitives of
+xlapy.lax.lapack (which lower to the custom-calls JAX emits, so a module does what JAX's
+does: the same routines, the same NaN masking of failed factorizations) and on
+xlapy.lax.linalg.cholesky.
+
+Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the
+default float type). Eager, under jit and under vmap. Differentiable: eigh/eigvalsh (and
+what is built from them), norm of vectors and ord='fro', multi_dot, matrix_power; the rest
+(solve, inv, det, slogdet, svd, qr, cholesky, lstsq, pinv) raise xlapy's "differentiation
+of <primitive> is not implemented" error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.errors import XlapyError
+from xlapy.lax import lapack as L
+from xlapy.lax.linalg import cholesky as _lax_cholesky
+from xlapy.numpy._core import asarray, cast, float_dtype_for, shape
+from xlapy.numpy._creation import eye, full_like, zeros_like
+from xlapy.numpy._linalg import matmul
+from xlapy.numpy._reductions import amax, sum
+from xlapy.numpy._shape_ops import diagonal, expand_dims, swapaxes, triu
+from xlapy.numpy._ufuncs import abs, log, sign, sqrt, where
+
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd"]
+
+
+def _float(a):
+    a = asarray(a)
+    dt = np.dtype(a.dtype)
+    if dt not in (np.float32, np.float64):   # LAPACK works in f32/f64
+        wide = dt.itemsize > 2 and np.dtype(float_dtype_for(dt)).itemsize == 8
+        return cast(a, np.float64 if wide else np.float32)
+    return a
+
+
+def _square(name, a):
+    s = shape(a)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise XlapyError(f"linalg.{name}: expects square matrices in the last two "
+                         f"dimensions, got shape {list(s)}")
+
+
+def _mT(a):
+    return swapaxes(a, -1, -2)
+
+
+def _ok(info, x, nd):
+    """x where info == 0, NaN elsewhere (info has x's leading batch dims)."""
+    good = info == 0
+    for _ in range(nd):
+        good = expand_dims(good, -1)
+    return where(good, x, full_like(x, np.nan))
+
+
+# ---- LU and what is built on it ---------------------------------------------------------------
+
+def lu_factor_raw(a):
+    """(lu, pivots 0-based, permutation, info) of a[..., m, n] (jax.lax.linalg.lu + info)."""
+    lu, piv, info = L.lu_p.bind(a)
+    piv = piv - 1
+    m = shape(a)[-2]
+    from xlapy.numpy._advanced import take_along_axis
+    from xlapy.numpy._creation import arange
+    from xlapy.numpy._core import broadcast_to
+    ids = arange(m, dtype=np.int32)
+    perm = broadcast_to(ids, shape(piv)[:-1] + (m,))
+    for i in range(shape(piv)[-1]):        # LAPACK's row swaps, in order
+        j = piv[..., i:i + 1]
+        pi = perm[..., i:i + 1]
+        pj = take_along_axis(perm, j, -1)
+        perm = where(ids == i, pj, where(ids == j, pi, perm))
+    return lu, piv, perm, info
+
+
+def _lu_solve(lu, perm, b, trans=0):
+    """Solve with the factorization (b[..., n, k], batch dims equal to lu's)."""
+    from xlapy.numpy._advanced import take_along_axis
+
+    def ts(a, x, lower, unit, transpose):
+        return L.triangular_solve_p.bind(a, x, left_side=True, lower=lower,
+                                         transpose_a=transpose, unit_diagonal=unit)
+    if trans == 0:
+        x = take_along_axis(b, expand_dims(perm, -1) + zeros_like(b).astype(np.int32), -2)
+        x = ts(lu, x, True, True, False)
+        return ts(lu, x, False, False, False)
+    x = ts(lu, b, False, False, True)
+    x = ts(lu, x, True, True, True)
+    from xlapy.numpy._sorting import argsort
+    inv_perm = argsort(perm, axis=-1).astype(np.int32)
+    return take_along_axis(x, expand_dims(inv_perm, -1) + zeros_like(x).astype(np.int32), -2)
+
+
+def _broadcast_batch(a, b):
+    from xlapy.numpy._core import broadcast_to
+    batch = tuple(np.broadcast_shapes(shape(a)[:-2], shape(b)[:-2]))
+    return broadcast_to(a, batch + shape(a)[-2:]), broadcast_to(b, batch + shape(b)[-2:])
+
+
+def solve(a, b):
+    a, b = _float(a), _float(b)
+    _square("solve", a)
+    vector = len(shape(b)) == 1
+    if vector:
+        b = expand_dims(b, -1)
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
+    a, b = _broadcast_batch(a, b)
+    lu, _, perm, _ = lu_factor_raw(a)
+    x = _lu_solve(lu, perm, b)
+    return x[..., 0] if vector else x
+
+
+def inv(a):
+    a = _float(a)
+    _square("inv", a)
+    n = shape(a)[-1]
+    from xlapy.numpy._core import broadcast_to
+    return solve(a, broadcast_to(eye(n, dtype=a.dtype), shape(a)))
+
+
+def _parity(piv):
+    from xlapy.numpy._creation import arange
+    swaps = sum((piv != arange(shape(piv)[-1], dtype=np.int32)).astype(np.int32), axis=-1)
+    return swaps % 2
+
+
+def slogdet(a):
+    a = _float(a)
+    _square("slogdet", a)
+    lu, piv, _, _ = lu_factor_raw(a)
+    d = diagonal(lu, 0, -2, -1)
+    s = sign(d)
+    from xlapy.numpy._reductions import prod
+    sgn = prod(s, axis=-1) * where(_parity(piv) == 1, -1.0, 1.0).astype(a.dtype)
+    logdet = sum(log(abs(d)), axis=-1)
+    zero = sgn == 0
+    return where(zero, zeros_like(sgn), sgn), where(zero, full_like(logdet, -np.inf), logdet)
+
+
+def det(a):
+    a = _float(a)
+    _square("det", a)
+    lu, piv, _, _ = lu_factor_raw(a)
+    from xlapy.numpy._reductions import prod
+    d = prod(diagonal(lu, 0, -2, -1), axis=-1)
+    return where(_parity(piv) == 1, -d, d)
+
+
+# ---- Cholesky, eigh, SVD, QR ---------------------------------------------------------------
+
+def cholesky(a, *, upper=False):
+    a = _float(a)
+    _square("cholesky", a)
+    c = _lax_cholesky(a)
+    return _mT(c) if upper else c
+
+
+def eigh(a, UPLO="L", symmetrize_input=True):
+    a = _float(a)
+    _square("eigh", a)
+    if symmetrize_input:
+        a = (a + _mT(a)) / 2
+    v, w, info = L.eigh_p.bind(a, lower=UPLO == "L", compute_v=True)
+    return _ok(info, w, 1), _ok(info, v, 2)
+
+
+def eigvalsh(a, UPLO="L"):
+    return eigh(a, UPLO)[0]
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    a = _float(a)
+    if len(shape(a)) < 2:
+        raise XlapyError(f"linalg.svd: expects matrices, got shape {list(shape(a))}")
+    s, u, vt, info = L.svd_p.bind(a, full_matrices=bool(full_matrices),
+                                  compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return _ok(info, s, 1)
+    return _ok(info, u, 2), _ok(info, s, 1), _ok(info, vt, 2)
+
+
+def qr(a, mode="reduced"):
+    a = _float(a)
+    if mode not in ("reduced", "complete", "r"):
+        raise XlapyError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    m, n = shape(a)[-2:]
+    r, tau = L.geqrf_p.bind(a)
+    k = min(m, n)
+    r_out = triu(r[..., :k, :] if mode != "complete" else r)
+    if mode == "r":
+        return r_out
+    if mode == "complete" and m > n:
+        from xlapy.numpy._padding import pad
+        widths = [(0, 0)] * (len(shape(a)) - 1) + [(0, m - n)]
+        q = L.householder_product_p.bind(pad(r, widths), tau)
+    else:
+        q = L.householder_product_p.bind(r[..., :, :k], tau)
+    return q, r_out
+
+
+# ---- built from the above ---------------------------------------------------------------------
+
+def _rcond_default(a, s):
+    m, n = shape(a)[-2:]
+    return max(m, n) * np.finfo(np.dtype(s.dtype)).eps
+
+
+def pinv(a, rtol=None, hermitian=False):
+    a = _float(a)
+    u, s, vt = svd(a, full_matrices=False)
+    rtol = _rcond_default(a, s) if rtol is None else rtol
+    cutoff = expand_dims(amax(s, axis=-1), -1) * rtol
+    s_inv = where(s > cutoff, 1 / where(s > cutoff, s, full_like(s, 1)), zeros_like(s))
+    return matmul(_mT(vt) * expand_dims(s_inv, -2), _mT(u))
+
+
+def lstsq(a, b, rcond=None):
+    a, b = _float(a), _float(b)
+    vector = len(shape(b)) == 1
+    bb = expand_dims(b, -1) if vector else b
+    x = matmul(pinv(a, rtol=rcond), bb)
+    resid = a @ x - bb
+    s = svd(a, compute_uv=False)
+    rtol = _rcond_default(a, s) if rcond is None else rcond
+    rank = sum((s > amax(s, axis=-1) * rtol).astype(np.int32), axis=-1)
+    residuals = sum(resid * resid, axis=-2)
+    if vector:
+        x, residuals = x[..., 0], residuals[..., 0]
+    return x, residuals, rank, s
+
+
+def matrix_rank(a, rtol=None, tol=None):
+    a = _float(a)
+    s = svd(a, compute_uv=False)
+    if tol is None:
+        rtol = _rcond_default(a, s) if rtol is None else rtol
+        tol = expand_dims(amax(s, axis=-1), -1) * rtol
+    return sum((s > tol).astype(np.int32), axis=-1)
+
+
+def matrix_power(a, n: int):
+    a = asarray(a)
+    _square("matrix_power", a)
+    n = int(n)
+    if n < 0:
+        a, n = inv(a), -n
+    from xlapy.numpy._core import broadcast_to
+    result = broadcast_to(eye(shape(a)[-1], dtype=a.dtype), shape(a))
+    base = a
+    while n:
+        if n & 1:
+            result = matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(arrays):
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise XlapyError("linalg.multi_dot: needs at least two arrays")
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = matmul(out, x)
+    return out
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    x = _float(x)
+    nd = len(shape(x))
+    if axis is None and (ord is None or nd == 1):
+        r = sqrt(sum(x * x))
+        if keepdims:
+            from xlapy.numpy._shape_ops import reshape
+            r = reshape(r, (1,) * nd)
+        return r
+    if axis is None:
+        axis = (nd - 2, nd - 1) if nd >= 2 else (0,)
+    axis = (axis,) if isinstance(axis, int) else tuple(a % nd for a in axis)
+    if len(axis) == 1:
+        if ord is None or ord == 2:
+            return sqrt(sum(x * x, axis=axis, keepdims=keepdims))
+        if ord == np.inf:
+            return amax(abs(x), axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            from xlapy.numpy._reductions import amin
+            return amin(abs(x), axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return sum((x != 0).astype(x.dtype), axis=axis, keepdims=keepdims)
+        return sum(abs(x) ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    r0, c0 = axis
+    if ord in (None, "fro"):
+        return sqrt(sum(x * x, axis=axis, keepdims=keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        from xlapy.numpy._reductions import amin
+        red = amax if ord in (1, np.inf) else amin
+        inner, outer = (r0, c0) if ord in (1, -1) else (c0, r0)
+        s = sum(abs(x), axis=inner, keepdims=True)
+        r = red(s, axis=outer, keepdims=True)
+        if not keepdims:
+            from xlapy.numpy._shape_ops import squeeze
+            r = squeeze(r, axis=axis)
+        return r
+    if ord in (2, -2, "nuc"):
+        from xlapy.numpy._shape_ops import moveaxis
+        y = moveaxis(x, axis, (-2, -1))
+        s = svd(y, compute_uv=False)
+        if ord == "nuc":
+            r = sum(s, axis=-1)
+        else:
+            from xlapy.numpy._reductions import amin
+            r = amax(s, axis=-1) if ord == 2 else amin(s, axis=-1)
+        if keepdims:
+            r = expand_dims(expand_dims(r, min(axis)), max(axis))
+        return r
+    raise XlapyError(f"linalg.norm: invalid norm order {ord!r} for matrices")

@@ -1,0 +1,114 @@
+"""xlapy.scipy.linalg: jax.scipy.linalg's basics, on xlapy.numpy.linalg and the LAPACK
+primitives of xlapy.lax.lapack (the custom-calls JAX emits, so modules match JAX's)."""
+
+from __future__ import annotations
+
+from xlapy.errors import XlapyError
+from xlapy.lax import lapack as L
+from xlapy.numpy import linalg as _la
+from xlapy.numpy._core import shape
+from xlapy.numpy._shape_ops import expand_dims, swapaxes, tril, triu
+
+__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor",
+           "lu_solve", "qr", "solve_triangular", "svd"]
+
+inv, det = _la.inv, _la.det
+
+
+def _mT(a):
+    return swapaxes(a, -1, -2)
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    c = _la.cholesky(a)
+    return c if lower else _mT(c)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    return cholesky(a, lower=lower), lower
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    if trans not in (0, 1, 2, "N", "T", "C"):
+        raise XlapyError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
+                         f"{trans!r}")
+    a, b = _la._float(a), _la._float(b)
+    vector = len(shape(b)) == len(shape(a)) - 1
+    bb = expand_dims(b, -1) if vector else b
+    x = L.triangular_solve_p.bind(a, bb.astype(a.dtype), left_side=True, lower=bool(lower),
+                                  transpose_a=trans not in (0, "N"),
+                                  unit_diagonal=bool(unit_diagonal))
+    return x[..., 0] if vector else x
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    c, lower = c_and_lower
+    y = solve_triangular(c, b, trans=0 if lower else 1, lower=lower)
+    return solve_triangular(c, y, trans=1 if lower else 0, lower=lower)
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    a = _la._float(a)
+    lu_, piv, _, _ = _la.lu_factor_raw(a)
+    return lu_, piv
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """(p, l, u) with a = p @ l @ u (or (p @ l, u) with permute_l)."""
+    from xlapy.numpy._creation import eye
+    a = _la._float(a)
+    m, n = shape(a)[-2:]
+    k = min(m, n)
+    lu_, _, perm, _ = _la.lu_factor_raw(a)
+    from xlapy.numpy._creation import arange
+    ident = eye(m, dtype=a.dtype)
+    p = _mT(ident[perm]) if len(shape(perm)) == 1 else \
+        _mT((expand_dims(perm, -1) == arange(m)).astype(a.dtype))
+    low = tril(lu_[..., :, :k], -1) + eye(m, k, dtype=a.dtype)
+    up = triu(lu_[..., :k, :])
+    return (p @ low, up) if permute_l else (p, low, up)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    lu_, piv = lu_and_piv
+    m = shape(lu_)[-1]
+    from xlapy.numpy._advanced import take_along_axis
+    from xlapy.numpy._core import broadcast_to
+    from xlapy.numpy._creation import arange
+    from xlapy.numpy._ufuncs import where
+    ids = arange(m, dtype=piv.dtype)
+    perm = broadcast_to(ids, shape(piv)[:-1] + (m,))
+    for i in range(shape(piv)[-1]):
+        j = piv[..., i:i + 1]
+        pi, pj = perm[..., i:i + 1], take_along_axis(perm, j, -1)
+        perm = where(ids == i, pj, where(ids == j, pi, perm))
+    b = _la._float(b)
+    vector = len(shape(b)) == 1
+    bb = expand_dims(b, -1) if vector else b
+    x = _la._lu_solve(lu_, perm, bb.astype(lu_.dtype), trans=0 if trans in (0, "N") else 1)
+    return x[..., 0] if vector else x
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    if pivoting:
+        raise XlapyError("scipy.linalg.qr: pivoting=True is not supported")
+    if mode not in ("full", "r", "economic"):
+        raise XlapyError(f"scipy.linalg.qr: mode must be 'full', 'r' or 'economic', got "
+                         f"{mode!r}")
+    if mode == "r":
+        return (_la.qr(a, "complete")[1],)
+    return _la.qr(a, "complete" if mode == "full" else "reduced")
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    return _la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         turbo=True, eigvals=None, type=1, check_finite=True):
+    if b is not None:
+        raise XlapyError("scipy.linalg.eigh: the generalized problem (b) is not supported")
+    w, v = _la.eigh(a, UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)
