@@ -145,3 +145,14 @@ def test_full_matrices_svd_of_a_rectangular_matrix_is_not_differentiable():
     from xlapy.errors import XlapyError
     with pytest.raises(XlapyError, match="full_matrices=True is implemented for square"):
         xp.grad(lambda x: xnp.linalg.svd(x)[0].sum())(np.ones((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("name", ["inv", "qr_r"])
+def test_jacfwd_and_jacrev(name):
+    """Jacobians batch the rules (vmap of jvp, vmap of vjp)."""
+    f, (a,) = CASES[name]
+    a = np.asarray(a[0] if a.ndim == 3 else a, np.float32)
+    want = jax.jacfwd(lambda x: f(jnp, x))(a)
+    for jac in (xp.jacfwd, xp.jacrev):
+        got = jac(lambda x: f(xnp, x))(a)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-3, atol=2e-3)
