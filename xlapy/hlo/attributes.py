@@ -236,8 +236,9 @@ FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
 
 
-def quote(s: str) -> str:
-    """A C-style double-quoted string, as XLA prints metadata and targets."""
+def quote(s: str, control: str = "\\x{:02x}") -> str:
+    """A C-style double-quoted string, as XLA prints metadata and targets; `control` formats
+    the code of a control character (MLIR's strings take "\\{:02X}")."""
     if _NEEDS_ESCAPE.search(s) is None:  # the usual case: nothing to escape
         return '"' + s + '"'
     out = ['"']
@@ -251,7 +252,7 @@ def quote(s: str) -> str:
         elif ch == "\t":
             out.append("\\t")
         elif ord(ch) < 32:
-            out.append(f"\\x{ord(ch):02x}")
+            out.append(control.format(ord(ch)))
         else:
             out.append(ch)
     out.append('"')

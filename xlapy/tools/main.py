@@ -3,6 +3,7 @@
 Commands:
   run-hlo   run an HLO module on a backend (like XLA's run_hlo_module)
   opt       run HLO passes and print the module (like XLA's hlo-opt)
+  aot       compile ahead of time into an object file and a C/C++ header (like tfcompile)
 
 Errors the user can cause (bad files, wrong inputs) print one line and exit non-zero;
 set XLAPY_TRACEBACK=1 to see the Python traceback as well.
@@ -29,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     opt.add_arguments(o)
     o.set_defaults(func=opt.run)
+    from xlapy.aot import cli as aot_cli
+    a = sub.add_parser("aot", help="compile ahead of time (object file + header)",
+                       description=aot_cli.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    aot_cli.add_arguments(a)
+    a.set_defaults(func=aot_cli.run)
     return p
 
 

@@ -33,8 +33,32 @@ def _run(kernels, a, b, c, alpha, beta, cin, chunks):
 
 # (M > N with several chunks splits by rows: 100x300x50, 520x513x100 with uneven depth
 # blocks, 1100x300x1030 with two NC column blocks and several MC row blocks per chunk)
+# (M = 1 is the matrix-vector path: 1x120x240 whole blocks of columns and a partial one of
+# whole vectors, 1x33x20 one or two whole vectors and a partial one, 1x257x1030 several
+# blocks and a partial vector at the end)
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
-          (1030, 70, 9), (520, 513, 100), (1100, 300, 1030)]
+          (1030, 70, 9), (520, 513, 100), (1100, 300, 1030), (1, 120, 240), (1, 33, 20),
+          (1, 257, 1030)]
+
+
+@pytest.mark.parametrize("m,k,n,tb", [(1, 120, 240, False), (13, 120, 240, False),
+                                     (13, 257, 33, True),
+                                     (30, 70, 1030, False), (5, 300, 1100, True)])
+def test_one_chunk_stays_inside_its_workspace(kernels, m, k, n, tb):
+    """workspace_bytes gives a serial call only as many columns of B packing space as B has
+    (ahead-of-time objects' temp size), a one-row call none; the bytes after it are never
+    written."""
+    _, fn, bits = kernels["f32"]
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32).T if tb else \
+        rng.standard_normal((k, n)).astype(np.float32)
+    c = np.empty((m, n), np.float32)
+    size = gk.workspace_bytes("f32", bits, m, k, 1, n)
+    ws = np.full(size + 4096, 0xAB, np.uint8)
+    gk.numpy_call(fn, a, b, c, chunks=1, bits=bits, ws=ws[:size])()
+    assert (ws[size:] == 0xAB).all()
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -86,7 +110,7 @@ def test_the_operand_packed_once_is_the_larger_one(kernels):
     _, fn, bits = kernels["f32"]
     nr = gk.NV * gk.lanes("f32", bits)
     rng = np.random.default_rng(11)
-    for m, k, n in ((100, 300, 50), (50, 300, 100)):
+    for m, k, n in ((200, 300, 100), (100, 300, 200)):   # (C wider than the direct path's)
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         c = np.empty((m, n), np.float32)

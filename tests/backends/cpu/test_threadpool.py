@@ -116,7 +116,8 @@ def test_jobs_of_different_sizes_under_contention_never_hang(tmp_path):
     run a chunk of the new job twice and push `done` past the chunk count, so the caller
     waited forever. It showed with a 2-chunk job followed by a many-chunk job while
     OpenBLAS's own spinning workers kept descheduling xlapy's (about one run in two of this
-    loop hung before the fix). The loop runs in a child process with a deadline."""
+    loop hung before the fix). The loop runs in a child process for at most 45 s of calls
+    (so a loaded machine runs fewer, not slower); a hang shows as the 150 s deadline."""
     script = tmp_path / "stress.py"
     script.write_text(f"""
 import os, numpy as np
@@ -132,10 +133,14 @@ def f(x, y):
     return xnp.tanh(y) * s[0] + s[1]   # then an elementwise job of many chunks
 g = xp.jit(f)
 want = np.tanh(y) * np.sum(x * x, -1)[0] + np.sum(x * x, -1)[1]
-for i in range(15000):
+import time
+stop = time.monotonic() + 45           # at most 15,000 calls; fewer on a loaded machine
+i = 0
+while i < 15000 and time.monotonic() < stop:
     out = g(x, y)
     if i % 3 == 0:
         a @ a                          # OpenBLAS's threads wake up and spin
+    i += 1
 scale = float(np.sum(x * x))           # |out| is at most about this: absolute tolerance
 print("max-error", float(np.max(np.abs(out - want))) / scale)
 """)
@@ -147,3 +152,21 @@ print("max-error", float(np.max(np.abs(out - want))) / scale)
     assert proc.returncode == 0, proc.stderr
     err = float(proc.stdout.split("max-error")[1])
     assert err < 1e-4
+
+
+def test_worker_keeps_its_stack_slots_in_the_entry_block():
+    """Regression: the worker's spin counter was allocated in its job loop, where LLVM keeps
+    an alloca dynamic (only entry-block ones are promoted or made static): the worker's stack
+    grew by a slot per job it woke for, until it overflowed after some hundred thousand
+    jobs."""
+    import llvmlite.binding as llvm
+    from xlapy.backends.cpu import codegen
+    from xlapy.backends.cpu.runtime import threadpool
+    for triple in (None, "aarch64-unknown-linux-gnu"):
+        mod = llvm.parse_assembly(threadpool.build_ir(triple))
+        if triple is None:  # and after -O3 as the JIT compiles it
+            mod = codegen.parse_ir(str(mod))
+            codegen.optimize(mod, "O3")
+        blocks = list(mod.get_function("xlapy_pool_worker").blocks)
+        allocas = [[i.opcode for i in blk.instructions].count("alloca") for blk in blocks]
+        assert allocas[0] >= 1 and not any(allocas[1:]), allocas

@@ -5,14 +5,22 @@ takes from it.
   target_machine(target)      LLVM TargetMachine for a Target (the host's: cached)
   new_target_machine()        a fresh host TargetMachine (an MCJIT engine owns the one it gets)
   preferred_vector_width()    512 where wide vectors do not cost clock speed, else None
+  vector_bits()               the vector width hand-vectorized code is written for
+  self_contained()            whether emitted code must not call the runtime (BLAS, LAPACK)
   threads_available()         whether xlapy's thread pool runs on this platform
 
 A Target names a triple, a CPU and its features, so code can be generated for another
-machine than this one (ahead-of-time compilation); the JIT uses host().
+machine than this one (ahead-of-time compilation, xlapy/aot); the JIT uses host(). The
+emitters and passes ask the functions above, which answer for the host unless code is being
+generated for an Emission (`with emitting_for(emission):`, set by the AOT driver around
+its pipeline and emission): its target's vector widths, and self-contained code (every dot
+on xlapy's own gemm, no symbol resolved by the JIT's loader).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import platform
 import sys
@@ -71,20 +79,72 @@ def target_machine():
 _THROTTLING_AVX512 = ("skylake-avx512", "cascadelake", "cooperlake", "knl", "knm")
 
 
-@functools.lru_cache(maxsize=None)
+@dataclass(frozen=True)
+class Emission:
+    """Code generation for another target than the JIT's host (ahead-of-time compilation).
+
+    target                  the machine the code runs on
+    vector_bits             its widest vector registers (512, 256 or 128)
+    prefer_vector_width     the "prefer-vector-width" kernels ask LLVM for, or None
+    self_contained          True: the code may call nothing the JIT's loader resolves (BLAS,
+                            LAPACK, the runtime's own modules): every f32/f64 dot with a
+                            contraction runs on xlapy's own gemm (dot_plan.py), Cholesky
+                            on IR instead of LAPACK (emitters/potrf_ir.py)"""
+    target: Target
+    vector_bits: int
+    prefer_vector_width: int | None
+    self_contained: bool = True
+
+
+_emission: contextvars.ContextVar = contextvars.ContextVar("xlapy_cpu_emission", default=None)
+
+
+@contextlib.contextmanager
+def emitting_for(emission: Emission):
+    """Passes and emitters run inside generate code for `emission` instead of the host."""
+    token = _emission.set(emission)
+    try:
+        yield emission
+    finally:
+        _emission.reset(token)
+
+
+def emission() -> Emission | None:
+    """The Emission code is being generated for, or None for the JIT's host."""
+    return _emission.get()
+
+
+def self_contained() -> bool:
+    e = _emission.get()
+    return e is not None and e.self_contained
+
+
 def preferred_vector_width() -> int | None:
     """512 on AVX-512 hosts whose wide vectors do not cost clock speed (LLVM's default
-    prefers 256 bits everywhere because older Xeons throttle); None: keep LLVM's choice."""
+    prefers 256 bits everywhere because older Xeons throttle); None: keep LLVM's choice.
+    Inside emitting_for: the emission's."""
+    e = _emission.get()
+    return _host_preferred_vector_width() if e is None else e.prefer_vector_width
+
+
+def prefers_wide_vectors(cpu: str, has_avx512f: bool) -> bool:
+    """Whether a CPU's 512-bit vectors are worth asking for (see preferred_vector_width)."""
+    return has_avx512f and cpu not in _THROTTLING_AVX512
+
+
+@functools.lru_cache(maxsize=None)
+def _host_preferred_vector_width() -> int | None:
     init_llvm()
     features = llvm.get_host_cpu_features()
-    if features.get("avx512f") and llvm.get_host_cpu_name() not in _THROTTLING_AVX512:
+    if prefers_wide_vectors(llvm.get_host_cpu_name(), bool(features.get("avx512f"))):
         return 512
     return None
 
 
 def vector_bits() -> int:
     """The vector width code is written for by hand (the gemm's micro-kernel)."""
-    return preferred_vector_width() or 256
+    e = _emission.get()
+    return (_host_preferred_vector_width() or 256) if e is None else e.vector_bits
 
 
 def threads_available() -> bool:

@@ -10,12 +10,14 @@ element. Arithmetic on denormals is also slow on x86 (a microcode assist per ope
 an MNIST training step fed with fresh batches took 148.7 us with them and 60.4 flushed
 (`.venv/bin/python benchmarks/runtime_costs.py`).
 
-  supported()                     # x86-64 and AArch64
+  supported(triple=None)          # x86-64 and AArch64
   mode = get_mode(b)              # i64: MXCSR (x86-64) or FPCR (AArch64), else None
   set_mode(b, mode)
   saved = flush_denormals(b)      # set FTZ and DAZ (x86-64) / FZ (AArch64); the old mode
 
-Other architectures: no flushing (get_mode returns None and the rest does nothing). Not
+The machine is the module's (its `triple`, set when generating code for another machine:
+ahead-of-time compilation), else this host. Other architectures: no flushing (get_mode
+returns None and the rest does nothing). Not
 covered: OpenBLAS's own threads, which a large gemm sent to OpenBLAS (XLAPY_GEMM=blas)
 runs on, keep their IEEE mode.
 """
@@ -33,14 +35,21 @@ _X86_FTZ_DAZ = 0x8000 | 0x0040      # MXCSR flush-to-zero (bit 15), denormals-ar
 _ARM_FZ = 1 << 24                   # FPCR flush-to-zero
 
 
-def _arch() -> str:
-    m = platform.machine()
+def _arch(triple: str | None = None) -> str:
+    """"x86", "arm" or "" for the machine of an LLVM triple (None or unknown: this host)."""
+    m = (triple or "").split("-")[0]
+    if m in ("", "unknown"):
+        m = platform.machine()
     return "x86" if m in ("x86_64", "AMD64") else "arm" if m in ("aarch64", "arm64") else ""
 
 
-def supported() -> bool:
-    """Whether this host's floating-point mode can be read and set here."""
-    return bool(_arch())
+def _module_arch(b: ir.IRBuilder) -> str:
+    return _arch(b.module.triple)
+
+
+def supported(triple: str | None = None) -> bool:
+    """Whether the floating-point mode can be read and set on that machine (this host)."""
+    return bool(_arch(triple))
 
 
 def _call(b: ir.IRBuilder, name: str, fty: ir.FunctionType, args: list):
@@ -49,7 +58,7 @@ def _call(b: ir.IRBuilder, name: str, fty: ir.FunctionType, args: list):
 
 def get_mode(b: ir.IRBuilder):
     """The thread's floating-point control register as an i64 (None where unsupported)."""
-    arch = _arch()
+    arch = _module_arch(b)
     if arch == "x86":
         slot = entry_alloca(b, I32)   # in the entry block: callers emit this in loops
         _call(b, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [PTR]), [slot])
@@ -60,7 +69,7 @@ def get_mode(b: ir.IRBuilder):
 
 
 def set_mode(b: ir.IRBuilder, mode) -> None:
-    arch = _arch()
+    arch = _module_arch(b)
     if mode is None:
         return
     if arch == "x86":
@@ -80,14 +89,14 @@ def is_mode_intrinsic(name: str) -> bool:
     return name in _MODE_INTRINSICS
 
 
-def flush_bits() -> int:
+def flush_bits(triple: str | None = None) -> int:
     """The mode bits that flush denormals: FTZ|DAZ in MXCSR, FZ in FPCR (0 elsewhere)."""
-    return {"x86": _X86_FTZ_DAZ, "arm": _ARM_FZ}.get(_arch(), 0)
+    return {"x86": _X86_FTZ_DAZ, "arm": _ARM_FZ}.get(_arch(triple), 0)
 
 
 def flush_denormals(b: ir.IRBuilder):
     """Turn on denormal flushing for this thread; returns the previous mode (for set_mode)."""
     saved = get_mode(b)
     if saved is not None:
-        set_mode(b, b.or_(saved, ir.Constant(I64, flush_bits())))
+        set_mode(b, b.or_(saved, ir.Constant(I64, flush_bits(b.module.triple))))
     return saved

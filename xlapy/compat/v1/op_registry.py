@@ -110,7 +110,7 @@ def op_has_lowering(op) -> bool:
     functions, every op of those functions has one too)."""
     d = get_op_def(op.type)
     if d.rng:  # drawn on the host, passed to the compiled cluster (jit/launch.HostRandom),
-        return d.extra.get("host_random", True)  # unless its inputs are data (samplers)
+        return d.extra.get("host_random", True)  # unless an op def opts out
     if d.lowering is None:
         return False
     check = d.extra.get("can_lower")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from xlapy.hlo.attributes import quote
 from xlapy.hlo.parser import _Parser
 
 _WS = re.compile(r"(?:\s+|//[^\n]*)+")
@@ -150,19 +151,4 @@ def mlir_unescape(s: str) -> str:
 
 def mlir_quote(s: str) -> str:
     """A string literal MLIR reads back as `s`."""
-    out = ['"']
-    for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 32:
-            out.append(f"\\{ord(ch):02X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return quote(s, "\\{:02X}")

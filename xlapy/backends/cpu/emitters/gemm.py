@@ -62,8 +62,14 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
 
 def swapped_for(plan: dict) -> bool:
     """Whether the own gemm computes C^T = B^T . A^T for this plan (few columns): its tiles
-    are then [col, col + cols) x [row, row + rows) of the dot's result."""
-    return gk.swaps(plan["t"], plan["m"], plan["n"], vector_bits())
+    are then [col, col + cols) x [row, row + rows) of the dot's result. Not when the kernel
+    runs the product as it is without packing (a thin C of more than one column with A's,
+    B's and C's rows contiguous: gemm_kernel.direct_call)."""
+    t, m, n = plan["t"], plan["m"], plan["n"]
+    if n > 1 and gk.direct_call(t, m, n, vector_bits(),
+                                plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"]):
+        return False
+    return gk.swaps(t, m, n, vector_bits())
 
 
 def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr,
@@ -79,8 +85,14 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     swap = swapped_for(plan)
     me = pe.me
     chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
-    rows, cols = (n, m) if swap else (m, n)
-    ws = me.scratch(b, pe.arena, gk.workspace_bytes(t, vector_bits(), rows, k, chunks, cols))
+    if swap:
+        dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
+    else:
+        dims, a_str, b_str, c_str = (m, n), sa, sb, sc
+    direct = gk.direct_call(t, dims[0], dims[1], vector_bits(),
+                            a_str[1] == 1 and b_str[1] == 1 and c_str[1] == 1)
+    ws = me.scratch(b, pe.arena, 0 if direct else gk.workspace_bytes(
+        t, vector_bits(), dims[0], k, chunks, dims[1]))
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
     name = f"xlapy_gemm_{t}"
     fn = pe.llmod.globals.get(name) or ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR]),
@@ -96,10 +108,6 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
             value = b.ptrtoint(value, T.I64)
         b.store(value, at)
 
-    if swap:
-        dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
-    else:
-        dims, a_str, b_str, c_str = (m, n), sa, sb, sc
     for slot, value in (("M", dims[0]), ("N", dims[1]), ("K", k), ("rsa", a_str[0]),
                         ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),
                         ("ldcin", c_str[0]), ("cscin", c_str[1]), ("ldc", c_str[0]),

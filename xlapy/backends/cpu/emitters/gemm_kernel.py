@@ -79,7 +79,7 @@ from xlapy.backends.cpu.emitters.kernel_abi import add_string_attribute
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
 from xlapy.backends.cpu.target import vector_bits
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 from xlapy.backends.llvm.types import splat
 
 I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
@@ -98,6 +98,7 @@ NV = 2           # vectors per micro-tile row
 KC = 256         # depth of a packed sliver
 MC = 192         # rows of A packed at a time
 NC = 1024        # columns of B packed at a time
+GV = 4           # vectors of C's columns per block of the direct phase (thin products)
 
 
 def lanes(t: str, vector_bits: int) -> int:
@@ -112,6 +113,19 @@ def swaps(t: str, m: int, n: int, vector_bits: int) -> bool:
     """Whether a call computes C^T = B^T . A^T instead (C has few columns, so the
     micro-tile's long side runs along M): fewer than two slivers of columns and more rows."""
     return n < 2 * NV * lanes(t, vector_bits) and m > n
+
+
+def direct_rows(vector_bits: int) -> int:
+    """Rows of C the direct phase computes at once: RD x GV accumulators plus GV vectors of
+    B and RD of A fit AVX-512's 32 registers with 4, 16-register targets with 2."""
+    return 4 if vector_bits >= 512 else 2
+
+
+def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool) -> bool:
+    """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
+    wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
+    rule, from the strides; A read down its columns would touch a cache line per element)."""
+    return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -131,8 +145,16 @@ def a_slice_bytes(t: str) -> int:
 def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: int) -> int:
     """Scratch one call needs, whichever way it splits (splits_rows): by columns, all of A
     packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
-    packed once, then each chunk's block of A."""
+    packed once, then each chunk's block of A. One chunk packs only as many columns of B
+    as there are (a 13 x 120 x 240 product needs about 130 KB rather than 1.1 MB); one
+    row (the matrix-vector phase) none."""
     es, kpad = _esize(t), _round_up(k, KC)
+    if m == 1:  # the matrix-vector phase packs nothing
+        return 0
+    if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns
+        nr = NV * lanes(t, vector_bits)
+        return 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
+            + _round_up(es * min(k, KC) * _round_up(min(n, NC), nr), 64) + 64
     by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) \
         + chunks * b_slice_bytes(t, vector_bits)
     by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
@@ -156,16 +178,19 @@ def build_ir(vector_bits: int, t: str) -> str:
     return str(m)
 
 
-def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None):
+def numpy_call(fn, a, b, c, alpha=1.0, beta=0.0, cin=None, chunks=1, bits=None, ws=None):
     """A zero-argument call of a loaded kernel `fn` (ctypes, one pointer argument) computing
-    c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks)."""
+    c = alpha * a @ b + beta * cin on NumPy arrays of any strides (tests, benchmarks), in
+    scratch `ws` (a uint8 array; default: a new one of workspace_bytes)."""
     import ctypes
     import numpy as np
     t = "f32" if a.dtype == np.float32 else "f64"
     cin = c if cin is None else cin
     es = a.itemsize
     m, k = a.shape
-    ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]), np.uint8)
+    if ws is None:
+        ws = np.empty(workspace_bytes(t, bits or vector_bits(), m, k, chunks, b.shape[1]),
+                      np.uint8)
     slots = (ctypes.c_int64 * len(ARGS))()
     vals = dict(M=m, N=b.shape[1], K=k, A=a.ctypes.data, rsa=a.strides[0] // es,
                 csa=a.strides[1] // es, B=b.ctypes.data, rsb=b.strides[0] // es,
@@ -215,6 +240,7 @@ class _Gemm:
         self.vty = ir.VectorType(self.fty, vl)
         self.nr = NV * vl
         self.bits = vector_bits
+        self.rd = direct_rows(vector_bits)
         self.esize = _esize(t)
         self.fmuladd = ir.Function(m, ir.FunctionType(self.vty, [self.vty] * 3),
                                    f"llvm.fmuladd.v{vl}{t}")
@@ -631,7 +657,143 @@ class _Gemm:
             return lo, self._min(b, b.add(lo, per), total)
         return span
 
+    # ---- thin products, without packing -----------------------------------------------------
+    def direct(self):
+        """direct(ctx, start, end), for direct_call products (one row, or C at most GV
+        vectors wide with A's, B's and C's rows contiguous): units [start, end) of (RD rows of C,
+        one block of GV vectors of columns), B and A read where they lie (packing, and
+        micro-tiles of MR x NR, would cost many times such a product). B with contiguous
+        rows: RD x GV vector accumulators take A[i, k] * B[k, block] for k = 0..K-1 (a
+        partial block: its whole vectors together, then the rest through masked loads and
+        stores; the rows left after the last whole RD one at a time); one row of A times B
+        with contiguous columns (x . W^T): a vector dot product per column, summed as a
+        tree; other strides: one element at a time. Sums over k run in order in each lane."""
+        fn, b, a, start, end = self._phase("direct")
+        f, vl, rd = self.fty, self.vl, self.rd
+        jb = GV * vl
+        scalar_fma = ir.Function(self.m, ir.FunctionType(f, [f, f, f]), f"llvm.fmuladd.{self.t}")
+        accs = [[entry_alloca(b, self.vty) for _ in range(GV)] for _ in range(rd)]
+        sacc = entry_alloca(b, f)
+        zero_v, zero = ir.Constant(self.vty, [0.0] * vl), ir.Constant(f, 0.0)
+        beta_nz = b.fcmp_unordered("!=", a["beta"], zero)
+        has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
+        one = c64(1)
+        rows_contig = b.and_(b.icmp_signed("==", a["csb"], one),
+                             b.and_(b.icmp_signed("==", a["csc"], one),
+                                    b.icmp_signed("==", a["cscin"], one)))
+        cols_contig = b.and_(b.icmp_signed("==", a["rsb"], one), b.icmp_signed("==", a["csa"], one))
+        k_whole = b.mul(b.sdiv(a["K"], c64(vl)), c64(vl))
+        va, vb = self._splat(b, a["alpha"]), self._splat(b, a["beta"])
+        iota = ir.Constant(ir.VectorType(I64, vl), list(range(vl)))
+
+        def by_rows(i0, nrows, jv, count, mask=None):
+            """C[i0 : i0 + nrows, jv : jv + count * VL] (`mask`: the lanes of one partial
+            vector)."""
+            def load(p):
+                if mask is None:
+                    return b.load(p, typ=self.vty, align=1)
+                return b.call(self._masked("load"), [p, ir.Constant(I32, 1), mask, zero_v])
+            rows = [b.add(i0, c64(r)) for r in range(nrows)]
+            for r in range(nrows):
+                for acc in accs[r][:count]:
+                    b.store(zero_v, acc)
+            with for_range(b, 0, a["K"], name="k") as k:
+                xs = [self._splat(b, b.load(self._at(b, a["A"], b.add(
+                    b.mul(row, a["rsa"]), b.mul(k, a["csa"]))), typ=f)) for row in rows]
+                brow = self._at(b, a["B"], b.add(b.mul(k, a["rsb"]), jv))
+                for v in range(count):
+                    bv = load(self._at(b, brow, c64(v * vl)))
+                    for r in range(nrows):
+                        acc = accs[r][v]
+                        b.store(b.call(self.fmuladd, [xs[r], bv, b.load(acc, typ=self.vty)]),
+                                acc)
+            for r, row in enumerate(rows):
+                for v in range(count):
+                    acc, col = accs[r][v], b.add(jv, c64(v * vl))
+                    value = b.fmul(va, b.load(acc, typ=self.vty))
+                    with b.if_then(beta_nz):
+                        old = load(self._at(b, a["Cin"], b.add(b.mul(row, a["ldcin"]), col)))
+                        b.store(b.fadd(value, b.fmul(vb, old)), acc)
+                    value = b.select(beta_nz, b.load(acc, typ=self.vty), value)
+                    dst = self._at(b, a["C"], b.add(b.mul(row, a["ldc"]), col))
+                    if mask is None:
+                        b.store(value, dst, align=1)
+                    else:
+                        b.call(self._masked("store"), [value, dst, ir.Constant(I32, 1), mask])
+
+        def block(i0, nrows, j0, w):
+            """C[i0 : i0 + nrows, j0 : j0 + w], w at most GV vectors, B's rows contiguous."""
+            with b.if_else(b.icmp_signed("==", w, c64(jb))) as (whole, part):
+                with whole:
+                    by_rows(i0, nrows, j0, GV)
+                with part:  # its whole vectors together, then the rest masked
+                    whole_vectors = b.sdiv(w, c64(vl))
+                    for count in range(1, GV):
+                        with b.if_then(b.icmp_signed("==", whole_vectors, c64(count))):
+                            by_rows(i0, nrows, j0, count)
+                    rest = b.add(j0, b.mul(whole_vectors, c64(vl)))
+                    lanes = b.sub(b.add(j0, w), rest)
+                    with b.if_then(b.icmp_signed(">", lanes, c64(0))):
+                        by_rows(i0, nrows, rest, 1, b.icmp_signed("<", iota, splat(b, lanes, vl)))
+
+        def tree_sum(v):
+            """The lanes of v added pairwise (halves, then quarters, ...)."""
+            n = vl
+            while n > 1:
+                n //= 2
+                lo = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, n), list(range(n))))
+                hi = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(I32, n),
+                                                        list(range(n, 2 * n))))
+                v = b.fadd(lo, hi)
+            return b.extract_element(v, ir.Constant(I32, 0))
+
+        def by_columns(j):
+            """C[0, j] from a dot product of A's one row with column j of B."""
+            col = self._at(b, a["B"], b.mul(j, a["csb"]))
+            b.store(zero, sacc)
+            with b.if_then(cols_contig):
+                b.store(zero_v, accs[0][0])
+                with for_range(b, 0, k_whole, vl, name="kv") as k:
+                    xv = b.load(self._at(b, a["A"], k), typ=self.vty, align=1)
+                    bv = b.load(self._at(b, col, k), typ=self.vty, align=1)
+                    b.store(b.call(self.fmuladd, [xv, bv, b.load(accs[0][0], typ=self.vty)]),
+                            accs[0][0])
+                b.store(tree_sum(b.load(accs[0][0], typ=self.vty)), sacc)
+            with for_range(b, b.select(cols_contig, k_whole, c64(0)), a["K"], name="ks") as k:
+                x = b.load(self._at(b, a["A"], b.mul(k, a["csa"])), typ=f)
+                y = b.load(self._at(b, col, b.mul(k, a["rsb"])), typ=f)
+                b.store(b.call(scalar_fma, [x, y, b.load(sacc, typ=f)]), sacc)
+            value = b.fmul(a["alpha"], b.load(sacc, typ=f))
+            with b.if_then(beta_nz):
+                old = b.load(self._at(b, a["Cin"], b.mul(j, a["cscin"])), typ=f)
+                b.store(b.fadd(value, b.fmul(a["beta"], old)), sacc)
+            value = b.select(beta_nz, b.load(sacc, typ=f), value)
+            b.store(value, self._at(b, a["C"], b.mul(j, a["csc"])))
+
+        col_blocks = b.sdiv(b.add(a["N"], c64(jb - 1)), c64(jb))
+        with for_range(b, start, end, name="unit") as unit:
+            i0 = b.mul(b.sdiv(unit, col_blocks), c64(rd))
+            j0 = b.mul(b.srem(unit, col_blocks), c64(jb))
+            nrows = self._min(b, b.sub(a["M"], i0), c64(rd))
+            w = self._min(b, b.sub(a["N"], j0), c64(jb))
+            with b.if_else(rows_contig) as (rows, columns):
+                with rows:
+                    with b.if_else(b.icmp_signed("==", nrows, c64(rd))) as (full, few):
+                        with full:
+                            block(i0, rd, j0, w)
+                        with few:
+                            with for_range(b, i0, b.add(i0, nrows), name="r") as r:
+                                block(r, 1, j0, w)
+                with columns:  # (one row: direct_call)
+                    with for_range(b, j0, b.add(j0, w), name="j") as j:
+                        by_columns(j)
+            with b.if_then(has_epi):
+                b.call(a["epi"], [a["epi_ctx"], i0, j0, nrows, w])
+        b.ret_void()
+        return fn
+
     def build(self):
+        direct = self.direct()
         micro, pack_a, pack_b, store = self.micro(), self.pack_a(), self.pack_b(), self.store_tile()
         # phase 1: pack all of A, panel by panel: [pc block][panel][k][MR]
         pack_all, b, a, start, end = self._phase("pack_all")
@@ -682,6 +844,26 @@ class _Gemm:
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
         n = b.load(b.gep(ctx, [c64(SLOT["N"])], source_etype=I64), typ=I64)
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
+        rows_contig = b.and_(b.and_(*(b.icmp_signed("==", b.load(b.gep(
+            ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
+            for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
+                ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
+                for name in ("cscin", "csa"))))
+        thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
+        direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
+        b.cbranch(b.or_(b.icmp_signed("==", m, c64(1)), thin), direct_blk, packed)  # direct_call
+        b.position_at_end(direct_blk)
+        units = b.mul(b.sdiv(b.add(m, c64(self.rd - 1)), c64(self.rd)),
+                      b.sdiv(b.add(n, c64(GV * self.vl - 1)), c64(GV * self.vl)))
+        grain = b.sdiv(b.add(units, b.sub(b.mul(chunks, c64(4)), c64(1))), b.mul(chunks,
+                                                                                   c64(4)))
+        with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
+            with par:
+                b.call(pool, [direct, ctx, units, grain])
+            with ser:
+                b.call(direct, [ctx, c64(0), units])
+        b.ret_void()
+        b.position_at_end(packed)
         with b.if_else(b.icmp_signed(">", chunks, c64(1))) as (par, ser):
             with par:
                 with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):  # splits_rows

@@ -12,34 +12,36 @@ The custom-calls jax emits for the cpu (lapack_?potrf_ffi and the other LAPACK t
 lapack_calls.py's. The LAPACK routines come from scipy (scipy.linalg.cython_lapack),
 registered with LLVM by name (xlapy_spotrf, xlapy_dpotrf) by runtime/blas.py when first
 needed, so cached object code links in any process.
+Self-contained (ahead-of-time) code cannot call them: it calls the module's own IR potrf of
+the same interface instead (potrf_ir.py).
 """
 
 from __future__ import annotations
 
-import re
-
 from llvmlite import ir
 
+from xlapy.backends.cpu.emitters import potrf_ir
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.emitters.routine import (Scratch, index_nest, load_at,
                                                  routine_function, store_at)
+from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca
 
 _POTRF = {"f32": "xlapy_spotrf", "f64": "xlapy_dpotrf"}
 
 
-def _uplo(instr) -> str:
-    m = re.search(r"uplo\s*=\s*(\d+)", str(instr.attrs.get("backend_config", "")))
-    return chr(int(m.group(1))) if m else "L"
-
-
-# ---- the cholesky opcode ---------------------------------------------------------------------
-
-def _potrf_function(pe, name: str) -> ir.Function:
+def _potrf_function(pe, dtype: str) -> ir.Function:
+    """potrf for "f32" or "f64": scipy's LAPACK (resolved when the JIT loads the code), or
+    in self-contained code the module's own (potrf_ir.py)."""
+    if self_contained():
+        return potrf_ir.potrf_function(pe.llmod, dtype)
+    name = _POTRF[dtype]
     return pe.llmod.globals.get(name) or ir.Function(
         pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), name)
 
+
+# ---- the cholesky opcode ---------------------------------------------------------------------
 
 @custom_emitter("cholesky")
 def emit_cholesky(pe, instr, dest, operands) -> bool:
@@ -49,7 +51,7 @@ def emit_cholesky(pe, instr, dest, operands) -> bool:
         return True
     wide = t.name == "f64"
     ct, esize = (T.F64, 8) if wide else (T.F32, 4)
-    potrf = _potrf_function(pe, _POTRF["f64" if wide else "f32"])
+    potrf = _potrf_function(pe, "f64" if wide else "f32")
     lower = bool(instr.attrs.get("lower", False))
 
     fn, b = routine_function(pe, f"cholesky.{instr.name}", 2)

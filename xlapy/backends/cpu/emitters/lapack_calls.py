@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.emitters import potrf_ir
 from xlapy.backends.cpu.emitters.registry import custom_call_target
 from xlapy.backends.cpu.emitters.routine import (Scratch, element_ptr, index_nest,
                                                  routine_function)
+from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca
@@ -82,8 +84,14 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
     nl = len(leaves)
     fn, b = routine_function(pe, f"lapack.{instr.name}", nl + len(op_shapes))
     outs, ins = fn.args[:nl], fn.args[nl:]
-    routine = pe.llmod.globals.get(f"xlapy_{p.routine}") or ir.Function(
-        pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * len(p.args)), f"xlapy_{p.routine}")
+    if not self_contained():
+        routine = pe.llmod.globals.get(f"xlapy_{p.routine}") or ir.Function(
+            pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * len(p.args)), f"xlapy_{p.routine}")
+    elif p.routine[1:] == "potrf":   # self-contained code has no LAPACK: the module's own
+        routine = potrf_ir.potrf_function(pe.llmod, "f32" if esize == 4 else "f64")
+    else:
+        raise lowering_error(instr, f"self-contained (ahead-of-time) code has no LAPACK: "
+                                    f"{p.routine} is available only to the JIT")
 
     scratch, released = {}, []
     for buf in p.bufs:

@@ -25,7 +25,10 @@ inplace.py). An array-shaped instruction that is a leaf of the root writes strai
 the caller's output, and so does the producer of its in-place operand when the output
 kernel is its only reader (a gemm writes the result its bias+relu epilogue then updates);
 other root leaves are copied there at the end. `while` keeps its state in two arena slots
-and swaps them each iteration (the body reads one and writes the other).
+and swaps them each iteration (the body reads one and writes the other); a state leaf the
+body passes through unchanged (weights a scan carries) or updates with a dynamic-update-
+slice has one slot only, which both sides of the swap point to, and a passed-through leaf
+that starts as a constant none: the loop reads the constant where it lies.
 
 Donation (the module's input_output_alias): an output may be written into a parameter's
 buffer when nothing reads the parameter after the output's first writer runs
@@ -118,6 +121,27 @@ def _single_buffer_leaves(body: Computation) -> set:
                 e.shape == e.operands[0].shape:
             out.add(k)
     return out
+
+
+def leaf_origins(instr: Instruction) -> list[tuple]:
+    """(instruction, its leaf index) holding each leaf of instr's value, looking through
+    tuple and get-tuple-element."""
+    if instr.opcode == "tuple":
+        return [x for o in instr.operands for x in leaf_origins(o)]
+    if instr.opcode == "get-tuple-element":
+        shapes = instr.operands[0].shape.tuple_shapes
+        start = sum(len(s.leaves()) for s in shapes[:instr.attrs["index"]])
+        return leaf_origins(instr.operands[0])[start:start + len(instr.shape.leaves())]
+    return [(instr, k) for k in range(len(instr.shape.leaves()))]
+
+
+def invariant_leaves(loop: Instruction) -> frozenset:
+    """The state leaves a while's body passes through unchanged (its root's leaf k is its
+    parameter's leaf k)."""
+    body = loop.attrs["body"]
+    param = body.parameters[0]
+    return frozenset(k for k, (i, j) in enumerate(leaf_origins(body.root))
+                     if i is param and j == k)
 
 
 def _requested_aliases(module) -> dict[int, int]:
@@ -333,8 +357,7 @@ class ProgramEmitter:
         defines = lambda i: i.opcode not in ALIAS_OPS and id(i) not in self.direct
 
         def size_of(i: Instruction) -> int:
-            size = tree_size(i.shape)
-            return 2 * size if i.opcode == "while" else size
+            return self._slots(i)[1] if i.opcode == "while" else tree_size(i.shape)
 
         n_param_leaves = 0
         self.param_leaf_start = []
@@ -616,23 +639,45 @@ class ProgramEmitter:
             b.branch(done)
         b.position_at_end(done)
 
+    def _slots(self, loop: Instruction) -> tuple[list, int]:
+        """Where each state leaf of a while lives: (first slot's offset, second slot's
+        offset), relative to the while's arena range, and the range's size. A leaf that
+        keeps one buffer (_single_buffer_leaves) has no second slot (None), and none at
+        all when the body passes it through and it starts as a constant: the loop reads
+        the constant where it lies (nothing writes it: the body's copy of a passed-through
+        leaf is skipped when source and destination are one buffer, and a while's buffer is
+        never shared in place, inplace_operands refusing tuple shapes)."""
+        one_buffer = _single_buffer_leaves(loop.attrs["body"])
+        constant = {k for k in one_buffer & invariant_leaves(loop)
+                    if leaf_origins(loop.operands[0])[k][0].opcode == "constant"}
+        slots, total = [], 0
+        for k, n in enumerate(leaf_sizes(loop.shape)):
+            room = _align(max(n, 1))
+            if k in constant:
+                slots.append((None, None))
+            elif k in one_buffer:
+                slots.append((total, None))
+                total += room
+            else:
+                slots.append((total, total + room))
+                total += 2 * room
+        return slots, total
+
     def _while(self, instr: Instruction):
         b = self.b
         shape = instr.shape
         sizes = leaf_sizes(shape)
         offset = self.assignment.offset(instr)
-        half = tree_size(shape)
-        a_leaves, b_leaves = [], []
-        off = offset
-        for n in sizes:
-            a_leaves.append(self.arena_ptr(off))
-            b_leaves.append(self.arena_ptr(off + half))
-            off += _align(max(n, 1))
+        slots, _ = self._slots(instr)
         init = flatten(self.vals[id(instr.operands[0])])
-        self.copy_tree(shape, a_leaves, init)
-        one_buffer = _single_buffer_leaves(instr.attrs["body"])
-        for k in one_buffer:   # the body passes it through or updates it in place
-            b_leaves[k] = a_leaves[k]
+        a_leaves, b_leaves = [], []
+        for k, (first, second) in enumerate(slots):
+            if first is None:
+                a_leaves.append(init[k])
+            else:
+                a_leaves.append(self.arena_ptr(offset + first))
+                self.memcpy(a_leaves[-1], init[k], sizes[k])
+            b_leaves.append(a_leaves[-1] if second is None else self.arena_ptr(offset + second))
         cur = self.table(a_leaves)
         nxt = self.table(b_leaves)
         pred_slot = self.alloca(T.I8)
@@ -650,8 +695,8 @@ class ProgramEmitter:
         b.position_at_end(body)
         b.call(body_fn, [cur, nxt, self.arena])
         for k in range(len(sizes)):
-            if k in one_buffer:
-                continue
+            if slots[k][1] is None:
+                continue  # (one buffer, or the constant)
             pc = b.gep(cur, [c64(k)], source_etype=T.PTR)
             pn = b.gep(nxt, [c64(k)], source_etype=T.PTR)
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)

@@ -6,6 +6,10 @@ and the passes that fuse around gemms ask about).
   own_gemm_for(plan)                  whether xlapy's own gemm (emitters/gemm_kernel.py)
                                       runs it, rather than BLAS
 
+Self-contained code (ahead-of-time objects, target.self_contained()) has no BLAS: every
+planned dot runs on xlapy's own gemm, and an empty contraction (K = 0, which only BLAS
+handles) is left to the elemental dot.
+
 Handled: f32 and f64 dots with at most one free dimension per operand and exactly one
 contracting dimension, any number of batch dimensions provided they are the most-major
 dimensions of each operand and of the output (in the same order). Each matrix may be
@@ -15,7 +19,7 @@ row- or column-major.
 from __future__ import annotations
 
 from xlapy.backends.cpu.options import gemm_choice
-from xlapy.backends.cpu.target import threads_available
+from xlapy.backends.cpu.target import self_contained, threads_available
 
 GEMM_TYPES = ("f32", "f64")
 OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
@@ -64,6 +68,8 @@ def plan_for(a: dict, lhs, rhs, out):
         return None
     m, k, lhs_rm = lm
     _, n, rhs_rm = rm
+    if k == 0 and self_contained():
+        return None
     batch = 1
     for d in lb:
         batch *= lhs.dims[d]
@@ -73,7 +79,7 @@ def plan_for(a: dict, lhs, rhs, out):
 def use_own_gemm(flops: int) -> bool:
     """Whether a gemm of `flops` (2 m n k) runs on xlapy's own kernel (options.gemm_choice)."""
     choice = gemm_choice()
-    if choice == "xlapy":
+    if choice == "xlapy" or self_contained():
         return True
     if choice == "blas":
         return False

@@ -54,16 +54,31 @@ def declare(module: ir.Module) -> ir.Function:
     return fn
 
 
-def _pause(b: ir.IRBuilder):
-    arch = platform.machine()
-    asm = "pause" if arch == "x86_64" else "yield" if arch in ("aarch64", "arm64") else ""
-    if asm:
-        b.asm(ir.FunctionType(VOID, []), asm, "", [], side_effect=True)
+def _machine(triple: str | None) -> str:
+    """The machine name of an LLVM triple (None: this host's)."""
+    return triple.split("-")[0] if triple else platform.machine()
 
 
-def _build_ir() -> str:
+def _pause(b: ir.IRBuilder, arch: str):
+    """The spin-wait hint (x86 PAUSE, AArch64 YIELD = HINT #1), through intrinsics rather
+    than inline assembly, which needs LLVM's assembly parser for the target (llvmlite only
+    initializes the host's)."""
+    m = b.module
+    if arch == "x86_64":
+        b.call(m.declare_intrinsic("llvm.x86.sse2.pause", (), ir.FunctionType(VOID, [])), [])
+    elif arch in ("aarch64", "arm64"):
+        hint = m.declare_intrinsic("llvm.aarch64.hint", (), ir.FunctionType(VOID, [I32]))
+        b.call(hint, [ir.Constant(I32, 1)])
+
+
+def build_ir(triple: str | None = None) -> str:
+    """The pool's module, for this host or for the machine of an LLVM triple (ahead-of-time
+    objects carry one; their workers are started with pthread_create from their own code)."""
     m = ir.Module("xlapy_threadpool")
-    sys_futex = SYS_FUTEX[platform.machine()]
+    arch = _machine(triple)
+    if triple:
+        m.triple = triple
+    sys_futex = SYS_FUTEX[arch]
 
     def glob(name, ty, init=0):
         g = ir.GlobalVariable(m, ty, name)
@@ -123,7 +138,7 @@ def _build_ir() -> str:
     b.position_at_end(claimed)
     # every chunk runs in the mode of the job's caller (denormal flushing: a value must not
     # depend on which thread computed it); read after the claim, like the job's other fields
-    if fpmode.supported():
+    if fpmode.supported(triple):
         fpmode.set_mode(b, b.load(g_fpmode, typ=I64))
     chunk = b.load(g_chunk, typ=I64)
     start = b.mul(idx, chunk)
@@ -140,26 +155,27 @@ def _build_ir() -> str:
     b.position_at_end(out)
     b.ret_void()
 
-    # worker(arg): wait for a new job, help with it, forever
+    # worker(index): wait for a new job, help with it when index < nworkers, forever
+    # (a worker beyond the count xlapy_pool_set_workers last set sits the jobs out)
     worker = ir.Function(m, ir.FunctionType(PTR, [PTR]), "xlapy_pool_worker")
     b = ir.IRBuilder(worker.append_basic_block("entry"))
     seen_slot = b.alloca(I32)
+    spin_i = b.alloca(I32)  # in the entry block: an alloca in the loop would grow the stack
     b.store(b.load_atomic(g_wake, sc, 4, typ=I32), seen_slot)
     top = worker.append_basic_block("top")
     b.branch(top)
     b.position_at_end(top)
     seen = b.load(seen_slot, typ=I32)
-    spin_i = b.alloca(I32)
     b.store(c32(0), spin_i)
-    spin, spin_body, sleep, go = (worker.append_basic_block(n) for n in
-                                  ("spin", "spin_body", "sleep", "go"))
+    spin, spin_body, sleep, go, help_ = (worker.append_basic_block(n) for n in
+                                         ("spin", "spin_body", "sleep", "go", "help"))
     b.branch(spin)
     b.position_at_end(spin)
     changed = b.icmp_unsigned("!=", b.load_atomic(g_wake, sc, 4, typ=I32), seen)
     i = b.load(spin_i, typ=I32)
     b.cbranch(changed, go, spin_body)
     b.position_at_end(spin_body)
-    _pause(b)
+    _pause(b, arch)
     b.store(b.add(i, c32(1)), spin_i)
     b.cbranch(b.icmp_signed("<", i, c32(SPINS)), spin, sleep)
     b.position_at_end(sleep)
@@ -167,6 +183,9 @@ def _build_ir() -> str:
     b.branch(spin)  # re-check (wakeups may be spurious)
     b.position_at_end(go)
     b.store(b.load_atomic(g_wake, sc, 4, typ=I32), seen_slot)
+    active = b.sext(b.load_atomic(g_nworkers, sc, 4, typ=I32), I64)
+    b.cbranch(b.icmp_signed("<", b.ptrtoint(worker.args[0], I64), active), help_, top)
+    b.position_at_end(help_)
     b.call(run, [b.lshr(b.load_atomic(claim, sc, 8, typ=I64), c64(32))])
     b.branch(top)
 
@@ -221,7 +240,7 @@ def _build_ir() -> str:
     b.store(b.add(jv, c32(1)), j)
     b.cbranch(b.icmp_signed("<", jv, c32(SPINS)), spin2, sleep2)
     b.position_at_end(spin2)
-    _pause(b)
+    _pause(b, arch)
     b.branch(wait)
     b.position_at_end(sleep2)
     futex(b, g_fin, _FUTEX_WAIT, c32(0))
@@ -241,7 +260,7 @@ def _build_ir() -> str:
 
 class _Pool:
     def __init__(self):
-        self.code = LoadedObject(cached_object(_build_ir, "threadpool"), provides=(SYMBOL,))
+        self.code = LoadedObject(cached_object(build_ir, "threadpool"), provides=(SYMBOL,))
         self.parallel_for = self.code.address("xlapy_parallel_for")
         self._set_workers = ctypes.CFUNCTYPE(None, ctypes.c_int32)(
             self.code.address("xlapy_pool_set_workers"))

@@ -54,35 +54,51 @@ class HostRandom:
     """The random ops of a cluster: their values are drawn on the host with the executor's
     kernel and generator (so compiled and executor runs draw the same numbers) and passed
     to the compiled program as arguments. Their inputs (shapes, ...) must be known when the
-    cluster is traced. `probe`: the first trace, which only records the ops and the shapes
-    of their values; afterwards `values` (traced arguments) stand for them, in order."""
+    cluster is traced, except for an op whose def has extra["host_split"] = (draw, finish):
+    draw(rng, **attrs) makes the random values without reading the inputs, and the program
+    computes the outputs as finish(xlapy.numpy, *inputs, drawn, **attrs) (the candidate
+    samplers: their true classes are data). `probe`: the first trace, which only records
+    the ops and the shapes of their values; afterwards `values` (traced arguments) stand
+    for them, in order."""
 
     def __init__(self):
         self.probe = True
-        self.ops: list = []      # (op, op def, concrete inputs, attrs)
+        self.ops: list = []      # (op, op def, concrete inputs, attrs, number of values)
         self.avals: list = []
         self.values: list = []
 
     def value(self, op, d, ins, attrs):
-        if any(isinstance(x, Tracer) for x in ins):
+        split = d.extra.get("host_split")
+        if split is None and any(isinstance(x, Tracer) for x in ins):
             from xlapy.errors import LoweringError
             raise LoweringError(f"random op {op.name}: its inputs (the shape) must be known "
                                 "when the cluster compiles")
         if self.probe:
-            sample = d.kernel(np, np.random.default_rng(0), *ins, **attrs)
+            rng = np.random.default_rng(0)
+            sample = split[0](rng, **attrs) if split else d.kernel(np, rng, *ins, **attrs)
             samples = sample if isinstance(sample, tuple) else (sample,)
-            self.ops.append((op, d, [np.asarray(x) for x in ins], attrs))
+            self.ops.append((op, d, None if split else [np.asarray(x) for x in ins], attrs,
+                             len(samples)))
             self.avals.extend(ShapedArray(np.shape(v), np.asarray(v).dtype) for v in samples)
-            return sample
-        k = len(self.values)
-        out = tuple(self.args[k:k + len(op.outputs)])
-        self.values.extend(out)
-        return out if len(op.outputs) > 1 else out[0]
+        else:
+            k = len(self.values)
+            n = self.ops[self.seen][4]
+            self.seen += 1
+            sample = tuple(self.args[k:k + n])
+            self.values.extend(sample)
+            if n == 1 and not split:
+                sample = sample[0]
+        if split:
+            import xlapy.numpy as xnp
+            return split[1](xnp, *ins, tuple(sample), **attrs)
+        return sample
 
     def draw(self, rng_for) -> list:
         vals = []
-        for op, d, ins, attrs in self.ops:
-            v = d.kernel(np, rng_for(op), *ins, **attrs)
+        for op, d, ins, attrs, _ in self.ops:
+            split = d.extra.get("host_split")
+            v = split[0](rng_for(op), **attrs) if split else \
+                d.kernel(np, rng_for(op), *ins, **attrs)
             vals.extend(v if isinstance(v, tuple) else (v,))
         return vals
 
@@ -107,6 +123,7 @@ def trace_function(cluster, read_vars: list, const_values: dict, host_random=Non
         if host_random is not None and not host_random.probe:
             host_random.args = list(flat[len(dyn) + len(read_vars):])
             host_random.values = []
+            host_random.seen = 0
         for op, d, attrs in steps:
             ins = []
             for i, t in enumerate(op.inputs):

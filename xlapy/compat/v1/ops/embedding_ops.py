@@ -7,7 +7,9 @@ mapped to its row: "mod" puts id i in shard i % n at row i // n, "div" gives eac
 contiguous range (the first `total % n` shards one row more), as TF's
 partition_strategy. Gathers differentiate densely (see gather_ops).
 
-The candidate samplers are random ops (executor, seeded like every TF random op):
+The candidate samplers are random ops (seeded like every TF random op; in a compiled
+cluster the classes are drawn on the host and the expected counts of the true classes are
+computed in the program):
 LogUniformCandidateSampler draws classes with P(c) = log((c + 2) / (c + 1)) / log(range + 1)
 (Zipf-like, for vocabularies sorted by frequency), by TF's inverse-CDF rule
 floor(exp(u * log(range + 1))) - 1; with unique=True it redraws until num_sampled distinct
@@ -143,20 +145,45 @@ def _sample(rng, kind, num_sampled, unique, range_max):
     return np.asarray(out, np.int64), tries
 
 
-def _expected(p, tries, num_sampled, unique):
+def _expected(m, p, tries, num_sampled, unique):
     if unique:
-        return -np.expm1(tries * np.log1p(-np.minimum(p, 1 - 1e-12)))
+        return -m.expm1(tries * m.log1p(-m.minimum(p, 1 - 1e-12)))
     return p * num_sampled
 
 
-def _sampler_kernel(kind):
-    def kernel(m, rng, true_classes, num_true=1, num_sampled=1, unique=True, range_max=1):
+def _sampler_draw(kind):
+    """The random part, which does not read the true classes: (sampled, the sampled
+    classes' expected counts, the number of draws made)."""
+    def draw(rng, num_true=1, num_sampled=1, unique=True, range_max=1):
         sampled, tries = _sample(rng, kind, num_sampled, unique, range_max)
-        prob = (lambda c: _log_uniform_p(c, range_max)) if kind == "log_uniform" else \
-            (lambda c: np.full(np.shape(c), 1.0 / range_max))
-        true_e = _expected(prob(true_classes), tries, num_sampled, unique)
-        samp_e = _expected(prob(sampled), tries, num_sampled, unique)
-        return sampled, true_e.astype(np.float32), samp_e.astype(np.float32)
+        p = _log_uniform_p(sampled, range_max) if kind == "log_uniform" else \
+            np.full(sampled.shape, 1.0 / range_max)
+        samp_e = _expected(np, p, float(tries), num_sampled, unique).astype(np.float32)
+        return sampled, samp_e, np.asarray(tries, np.float64)
+    return draw
+
+
+def _sampler_finish(kind):
+    """The outputs from the drawn values and the true classes, with array module m (NumPy
+    in the executor, xlapy.numpy in a compiled cluster): the true classes' expected counts
+    are a function of the classes and the number of draws."""
+    def finish(m, true_classes, drawn, num_true=1, num_sampled=1, unique=True, range_max=1):
+        sampled, samp_e, tries = drawn
+        c = m.asarray(true_classes).astype(np.float64)
+        if kind == "log_uniform":
+            p = (m.log(c + 2.0) - m.log(c + 1.0)) / math.log(range_max + 1.0)
+        else:
+            p = m.zeros_like(c) + 1.0 / range_max
+        true_e = _expected(m, p, tries, num_sampled, unique).astype(np.float32)
+        return sampled, true_e, samp_e
+    return finish
+
+
+def _sampler_kernel(kind):
+    draw, finish = _sampler_draw(kind), _sampler_finish(kind)
+
+    def kernel(m, rng, true_classes, **attrs):
+        return finish(np, true_classes, draw(rng, **attrs), **attrs)
     return kernel
 
 
@@ -165,9 +192,10 @@ for _t, _k in (("LogUniformCandidateSampler", "log_uniform"),
                ("UniformCandidateSampler", "uniform")):
     register_op(_t, infer=_sampler_infer, attrs=_SAMPLER_ATTRS, rng=True, lowering=None)(
         _sampler_kernel(_k))
+    # compiled: the host draws the classes (jit/launch.HostRandom), the cluster computes
+    # the true classes' expected counts, so the sampler joins its training step's cluster
+    get_op_def(_t).extra["host_split"] = (_sampler_draw(_k), _sampler_finish(_k))
 not_differentiable("LogUniformCandidateSampler", "UniformCandidateSampler")
-for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler"):
-    get_op_def(_t).extra["host_random"] = False   # reads the true classes: executor
 
 
 def _sampler(op_type, true_classes, num_true, num_sampled, unique, range_max, seed, name):
