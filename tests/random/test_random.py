@@ -255,18 +255,9 @@ def test_vmap_of_split_and_fold_in_with_typed_keys():
 
 
 @pytest.fixture
-def x64(monkeypatch):
-    """64-bit mode on both sides: JAX's flag, and xlapy's (read from xlapy.config, which
-    the x64 work provides; a stand-in module until then)."""
-    import sys
-    import types
-    try:
-        import xlapy.config as cfg
-    except ImportError:
-        cfg = types.ModuleType("xlapy.config")
-        monkeypatch.setitem(sys.modules, "xlapy.config", cfg)
-    monkeypatch.setattr(cfg, "x64_enabled", lambda: True, raising=False)
-    with jax.enable_x64():
+def x64():
+    """64-bit mode on both sides: jax_enable_x64 for JAX and for xlapy."""
+    with jax.enable_x64(), xp.enable_x64(True):
         yield
 
 
