@@ -133,7 +133,10 @@ def test_errors():
     from xlapy.errors import XlapyError
     with pytest.raises(XlapyError, match="linalg.inv: expects square matrices"):
         xnp.linalg.inv(np.ones((3, 4), np.float32))
-    with pytest.raises(XlapyError, match="differentiation of lu is not implemented"):
-        xp.grad(lambda x: xnp.linalg.det(x))(np.eye(3, dtype=np.float32))
+    with pytest.raises(XlapyError, match="full_matrices=True is implemented for square"):
+        xp.grad(lambda x: xnp.linalg.svd(x)[0].sum())(np.ones((3, 4), np.float32))
+    from xlapy.lax import lapack
+    with pytest.raises(XlapyError, match="differentiation of geqrf is not implemented"):
+        xp.grad(lambda x: lapack.geqrf_p.bind(x)[0].sum())(np.eye(3, dtype=np.float32))
     with pytest.raises(XlapyError, match="qr: mode must be"):
         xnp.linalg.qr(np.eye(3, dtype=np.float32), "bogus")

@@ -109,7 +109,7 @@ def test_escaped_tracer():
 
 # ---- unsupported functions and inputs --------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["fft", "histogram", "unique", "argwhere", "polyfit"])
+@pytest.mark.parametrize("name", ["fft", "polyfit", "piecewise", "busday_count"])
 def test_unsupported_numpy_function_is_named(name):
     with pytest.raises(XlapyError, match=rf"numpy\.{name} is not supported by xlapy\.numpy"):
         getattr(xnp, name)
@@ -128,8 +128,8 @@ def test_unsupported_dtypes():
 
 
 def test_data_dependent_shapes_are_refused():
-    with pytest.raises(XlapyError, match="where\\(condition, x, y\\)"):
-        xnp.where(np.ones(2) > 0)
+    with pytest.raises(XlapyError, match="size="):
+        _jit(lambda x: xnp.where(x > 0))(np.ones(2))
     with pytest.raises(XlapyError, match="static Python value"):
         _jit(lambda x, r: xnp.repeat(x, r))(np.ones(2), np.array([1, 2]))
     with pytest.raises(XlapyError, match="arange needs concrete"):

@@ -283,3 +283,19 @@ def test_missing_attribute():
 def test_functools_partial_is_a_leaf():
     p = functools.partial(max, 1)
     assert xtu.tree_leaves(p) == [p] and jtu.tree_leaves(p) == [p]
+
+
+_Reg = collections.namedtuple("_Reg", ["value", "meta"])
+xtu.register_pytree_node(_Reg, lambda r: ((r.value,), r.meta), lambda meta, c: _Reg(c[0], meta))
+
+
+def test_registered_namedtuple_uses_its_own_rule():
+    """A namedtuple registered as a node (as example_libraries' OptimizerState) flattens and
+    rebuilds by its registered functions, not as a plain namedtuple."""
+    r = _Reg(np.ones(2), "static")
+    leaves, d = xtu.tree_flatten(r)
+    assert len(leaves) == 1
+    back = xtu.tree_unflatten(d, [np.zeros(2)])
+    assert isinstance(back, _Reg) and back.meta == "static" and back.value.sum() == 0
+    out = xp.jit(lambda t: _Reg(t.value * 2, t.meta))(r)
+    assert out.meta == "static" and np.asarray(out.value).tolist() == [2.0, 2.0]

@@ -141,6 +141,7 @@ row("select", lambda L, N, p, x, y: L.select(p, x, y), [F((2, 3), "bool"), F(), 
 row("select_pred_only", lambda L, N, p, x, y: L.select(p, x, y), [F((2, 3), "bool"), F(), F()],
     in_axes=(0, None, None))
 row("convert", lambda L, N, x: L.convert_element_type(x, np.int32), [F((2, 3), "halves")])
+row("bitcast_convert", lambda L, N, x: L.bitcast_convert_type(x, np.uint32), [F((2, 3))])
 row("clamp", lambda L, N, lo, x, hi: L.clamp(lo, x, hi), [F(), F(), F()],
     in_axes=(None, 0, 1))
 row("stop_gradient", lambda L, N, x: L.stop_gradient(x) * 2, [F()], in_axes=1)

@@ -61,7 +61,6 @@ NOT_HERE: dict[str, dict[str, str]] = {
         "after-all": "tokens order side effects; no frontend primitive has side effects",
         "bitcast": "a layout-level reinterpretation inserted by passes; frontend arrays "
                    "have no layouts",
-        "bitcast-convert": "not exposed yet: xlapy.lax has no bitcast_convert_type",
         "call": "nested jit functions are inlined into the caller's graph",
         "copy": "frontend values are immutable: copies come from layout changes in passes",
         "count-leading-zeros": "not exposed yet: xlapy.lax has no clz",

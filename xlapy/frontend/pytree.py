@@ -296,9 +296,9 @@ class PyTreeDef:
             return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self.aux, kids)) + "}"
         if t is type(None):
             return "None"
-        name = (f"namedtuple[{t.__name__}]" if _is_namedtuple(t)
-                else getattr(t, "__name__", str(t)))
-        aux = "" if _is_namedtuple(t) else f"[{self.aux!r}]"
+        plain = _is_namedtuple(t) and t not in _REGISTRY
+        name = f"namedtuple[{t.__name__}]" if plain else getattr(t, "__name__", str(t))
+        aux = "" if plain else f"[{self.aux!r}]"
         return f"CustomNode({name}{aux}, [{', '.join(kids)}])"
 
     def __repr__(self):
@@ -363,7 +363,7 @@ def _build(d: PyTreeDef, it):
     if t is list:
         return [_build(c, it) for c in d.children_defs]
     children = [_build(c, it) for c in d.children_defs]
-    if _is_namedtuple(t):
+    if _is_namedtuple(t) and t not in _REGISTRY:  # (a registered namedtuple: its own rule)
         return t(*children)
     return _node_of(t).unflatten(d.aux, children)
 

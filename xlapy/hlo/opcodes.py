@@ -238,7 +238,8 @@ _ROWS = [
     OpInfo("select", 3, "elementwise", **_LOOP),
     OpInfo("clamp", 3, "elementwise", **_LOOP),
     OpInfo("convert", 1, "elementwise", flops="none", declared_shape=True, **_LOOP),
-    OpInfo("bitcast-convert", 1, "elementwise", flops="none", declared_shape=True),
+    OpInfo("bitcast-convert", 1, "elementwise", flops="none", declared_shape=True,
+           fusion="loop"),
     OpInfo("reduce-precision", 1, "elementwise", types=FLOAT, **_LOOP),
     # complex numbers: complex(re, im) -> c64/c128; real and imag of complex (or float) -> float
     OpInfo("complex", 2, "elementwise", types=FLOAT, **_LOOP),

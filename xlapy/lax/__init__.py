@@ -7,6 +7,7 @@ Complex numbers and Fourier transforms: complex, real, imag, conj, fft (FftType)
 Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax, pmin, ...
 """
 
+from xlapy.frontend.primitives.bitcast import bitcast_convert_type
 from xlapy.lax import linalg
 from xlapy.lax.collectives import (all_gather, axis_index, pmax, pmean, pmin, psum)
 from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop

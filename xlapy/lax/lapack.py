@@ -12,8 +12,9 @@ through scipy's LAPACK, as jaxlib does).
 
 Each: eager through the evaluator, abstract evaluation, lowering to its custom-call, a
 batching rule (batch dims lead: leading_batch_rule). f32 and f64 only (as the custom-calls).
-Differentiation: triangular_solve and eigh have VJP rules (xlapy/lax/linalg.py composes
-the others' users from them where it can); lu, geqrf, householder_product and svd have none.
+Differentiation: triangular_solve and eigh have VJP rules here; the JVP rules of all and
+the VJP rules of lu and svd are in xlapy/lax/lapack_ad.py (JAX's derivatives). geqrf and
+householder_product have none: QR is differentiated as a whole (xlapy/numpy/_qr.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the `cholesky` HLO opcode (lower=true): the cpu backend factors through LAPACK p
 evaluator (the interpreter, and eager mode through the opcode) through NumPy. As in
 JAX, the input is first symmetrized ((x + x^T) / 2); with symmetrize_input=False only its
 lower triangle is read. Floating-point types only (f16/bf16 are factored in f32).
-Differentiation is not implemented yet (it needs a triangular solve).
+Differentiable: JAX's rule, dL = L phi(L^-1 dx L^-T) (xlapy/lax/lapack_ad.py).
 """
 
 from __future__ import annotations
@@ -55,3 +55,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
         cholesky_aval(B.aval_of(x), True)  # the operand's errors before symmetrize's
         x = symmetrize(x)
     return bind(cholesky_p, x, lower=True)
+
+
+# the derivatives of cholesky and of the LAPACK primitives (registered on import)
+from xlapy.lax import lapack_ad as _lapack_ad  # noqa: E402,F401

@@ -39,9 +39,12 @@ from xlapy.numpy._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccos
                                  multiply, nan_to_num, negative, not_equal, positive, pow, power,
                                  rad2deg, radians, reciprocal, remainder, right_shift, rint,
                                  round, sign, signbit, sin, sinh, sqrt, square, subtract, tan,
-                                 tanh, true_divide, trunc, where)
+                                 tanh, true_divide, trunc)
 from xlapy.numpy._advanced import (at, cumprod, cumsum, einsum, tensordot, take, take_along_axis,
                                    sort, argsort, pad)
+from xlapy.numpy._extras import (argwhere, bincount, corrcoef, cov, digitize, flatnonzero,
+                                 histogram, interp, intersect1d, isin, isscalar, kron, nonzero,
+                                 polyval, searchsorted, setdiff1d, union1d, unique, where)
 from xlapy.numpy._vectorize import vectorize
 from xlapy.numpy._complex import (angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal,
                                   isrealobj, real)

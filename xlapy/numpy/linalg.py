@@ -4,10 +4,11 @@ does: the same routines, the same NaN masking of failed factorizations) and on
 xlapy.lax.linalg.cholesky.
 
 Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the
-default float type). Eager, under jit and under vmap. Differentiable: eigh/eigvalsh (and
-what is built from them), norm of vectors and ord='fro', multi_dot, matrix_power; the rest
-(solve, inv, det, slogdet, svd, qr, cholesky, lstsq, pinv) raise xlapy's "differentiation
-of <primitive> is not implemented" error.
+default float type). Eager, under jit and under vmap. Differentiable in forward and
+reverse mode, as JAX defines the derivatives (xlapy/lax/lapack_ad.py, and qr's custom_jvp
+in xlapy/numpy/_qr.py): solve, inv, det, slogdet, cholesky, eigh (distinct eigenvalues),
+svd (full_matrices=True only for square matrices, as in JAX), qr, and what is built from
+them (pinv, lstsq, norm).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from xlapy.numpy._core import asarray, cast, float_dtype_for, shape
 from xlapy.numpy._creation import eye, full_like, zeros_like
 from xlapy.numpy._linalg import matmul
 from xlapy.numpy._reductions import amax, sum
-from xlapy.numpy._shape_ops import diagonal, expand_dims, swapaxes, triu
+from xlapy.numpy._shape_ops import diagonal, expand_dims, swapaxes
 from xlapy.numpy._ufuncs import abs, log, sign, sqrt, where
 
 __all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power",
@@ -187,19 +188,9 @@ def qr(a, mode="reduced"):
     a = _float(a)
     if mode not in ("reduced", "complete", "r"):
         raise XlapyError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    m, n = shape(a)[-2:]
-    r, tau = L.geqrf_p.bind(a)
-    k = min(m, n)
-    r_out = triu(r[..., :k, :] if mode != "complete" else r)
-    if mode == "r":
-        return r_out
-    if mode == "complete" and m > n:
-        from xlapy.numpy._padding import pad
-        widths = [(0, 0)] * (len(shape(a)) - 1) + [(0, m - n)]
-        q = L.householder_product_p.bind(pad(r, widths), tau)
-    else:
-        q = L.householder_product_p.bind(r[..., :, :k], tau)
-    return q, r_out
+    from xlapy.numpy._qr import qr_factors   # a custom_jvp: JAX's derivative of QR
+    q, r = qr_factors(a, mode == "complete")
+    return r if mode == "r" else (q, r)
 
 
 # ---- built from the above ---------------------------------------------------------------------

@@ -4,9 +4,13 @@ Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers fir
 
   loop fusion      an operand (producer) is merged into its consumer's fused computation
                    when the producer is loop-fusible (elementwise, broadcast, reshape,
-                   transpose, slice, concatenate, pad, iota, convert, reverse, dynamic-slice,
-                   gather, bitcast, copy, small constants) and the consumer can take it
-                   (loop-fusible ops, reduce, reduce-window, and fusions of those);
+                   transpose, slice, concatenate, pad, iota, convert, bitcast-convert,
+                   reverse, dynamic-slice, gather, bitcast, copy, small constants) and the
+                   consumer can take it (loop-fusible ops, reduce, reduce-window, and
+                   fusions of those). A consumer tries the producers it exposes right away,
+                   latest in post order first, so a producer comes after the users it shares
+                   the consumer with: a DAG whose values have several users (a hash's
+                   rounds) fuses whole, each value once (_absorb);
   reduction-input  producers fuse into a reduce (the reduce becomes the fusion's root);
   multi-output     a reduce-rooted fusion that reads the result of another reduction with
                    the same output shape absorbs it as an extra output (softmax: row max and
@@ -32,6 +36,7 @@ on the fused instructions, and the fusion instruction takes its root's.
 
 from __future__ import annotations
 
+import heapq
 import logging
 
 from xlapy.hlo.ir import Computation, Instruction, Module
@@ -43,7 +48,7 @@ log = logging.getLogger("xlapy.passes.fusion")
 
 # LOOP_FUSIBLE (fusion="loop"), REDUCTIONS (fusion="input") and EXPENSIVE come from the
 # opcode table (xlapy/hlo/opcodes.py), imported above.
-MAX_FUSED_INSTRUCTIONS = 200
+MAX_FUSED_INSTRUCTIONS = 1000
 MAX_FUSED_CONSTANT_ELEMENTS = 1
 MAX_DUPLICATES = 3
 
@@ -218,20 +223,46 @@ class FusionPass:
         progress = True
         while progress:
             progress = False
-            for consumer in reversed(comp.post_order()):
+            order = comp.post_order()
+            position = {id(i): k for k, i in enumerate(order)}
+            for consumer in reversed(order):
                 if consumer.parent is not comp:
                     continue
                 ok, why = consumer_fusible(consumer)
                 if not ok:
                     continue
-                for producer in list(dict.fromkeys(consumer.operands)):
-                    if producer.parent is not comp or producer not in consumer.operands:
-                        continue
-                    fused, reason = self._should_fuse(consumer, producer)
-                    self._decide(consumer, producer, fused, reason)
-                    if fused:
-                        consumer = self._fuse(comp, consumer, producer)
-                        changed = progress = True
+                if self._absorb(comp, consumer, position):
+                    changed = progress = True
+        return changed
+
+    def _absorb(self, comp: Computation, consumer: Instruction, position: dict) -> bool:
+        """Fuse the consumer's producers into it, and the producers those expose, each tried
+        once, latest in post order first: a producer is then reached after those of its
+        users that the consumer absorbs, so a DAG whose values have several users (a hash's
+        rounds) is fused whole, each value once, instead of duplicated copies of shared
+        values piling up (or its middle parts becoming kernels of their own first)."""
+
+        changed = False
+        tried: set = set()
+        heap: list = []
+
+        def push(ops):
+            for o in dict.fromkeys(ops):
+                if id(o) not in tried:
+                    tried.add(id(o))
+                    heapq.heappush(heap, (-position.get(id(o), -1), len(tried), o))
+
+        push(consumer.operands)
+        while heap:
+            producer = heapq.heappop(heap)[2]
+            if producer.parent is not comp or producer not in consumer.operands:
+                continue
+            fused, reason = self._should_fuse(consumer, producer)
+            self._decide(consumer, producer, fused, reason)
+            if fused:
+                consumer = self._fuse(comp, consumer, producer)
+                changed = True
+                push(consumer.operands)
         return changed
 
     def _detach(self, comp: Computation, instr: Instruction) -> None:

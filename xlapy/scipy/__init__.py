@@ -1,4 +1,4 @@
-"""xlapy.scipy: jax.scipy's modules (linalg)."""
+"""xlapy.scipy: jax.scipy's modules (linalg, special, stats)."""
 
 
 def __getattr__(name):

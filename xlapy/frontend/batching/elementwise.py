@@ -1,4 +1,4 @@
-"""Batching rules of the elementwise primitives (primitives/basic.py and misc.py).
+"""Batching rules of the elementwise primitives (primitives/basic.py, misc.py, bitcast.py).
 
 Elementwise operands all have one shape, so a batched result needs every operand batched
 along the same axis. When the batched operands already agree on where their batch axis
@@ -10,7 +10,7 @@ as in the hand-batched program, where NumPy-style broadcasting does the same).
 from __future__ import annotations
 
 from xlapy.frontend.core import bind
-from xlapy.frontend.primitives import basic, complex as complex_prims, misc
+from xlapy.frontend.primitives import basic, bitcast, complex as complex_prims, misc
 from xlapy.frontend.batching.trace import (NOT_MAPPED, batch_size, broadcast_batch, moveaxis,
                                            shape_of)
 
@@ -49,7 +49,7 @@ ELEMENTWISE = (list(basic.UNARY.values()) + list(basic.BINARY.values())
                + list(basic.COMPARE.values())
                + [basic.select_p, basic.convert_p, misc.clamp_p, misc.stop_gradient_p,
                   complex_prims.real_p, complex_prims.imag_p, complex_prims.complex_p,
-                  complex_prims.conj_p])
+                  complex_prims.conj_p, bitcast.bitcast_convert_p])
 
 for _p in ELEMENTWISE:
     _p.def_batch(elementwise_rule(_p))

@@ -1,5 +1,5 @@
 """Primitive definitions. Importing this package registers them all."""
 
-from xlapy.frontend.primitives import (basic, collectives, complex, control, conv,
+from xlapy.frontend.primitives import (basic, bitcast, collectives, complex, control, conv,
                                        dynamic_slice, fft, indexing, misc, shapes, sorting,
                                        windowed)

@@ -158,10 +158,11 @@ def log_softmax(x, axis=-1):
     return B.sub(shifted, B.log(_sum_keep(B.exp(shifted), axes)))
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """log(sum(b * exp(a))) over axis, stable for large |a| (b defaults to 1)."""
-    if return_sign:
-        raise XlapyError("logsumexp(return_sign=True) is not supported by xlapy.nn")
+    if return_sign or where is not None:
+        from xlapy.scipy.special import logsumexp as lse
+        return lse(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign, where=where)
     a = _float(a)
     if b is not None:
         dt = xnp.result_type(a, b)
@@ -207,7 +208,21 @@ def one_hot(x, num_classes: int, dtype=np.float32, axis=-1):
     return cast(B.eq(lhs, rhs), dtype)
 
 
-__all__ = ["relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "silu", "swish",
+from xlapy.nn._extras import (dot_product_attention, identity, log1mexp,  # noqa: E402
+                              logmeanexp, mish, soft_sign, sparse_plus, sparse_sigmoid,
+                              squareplus, tanh)
+
+
+def __getattr__(name):
+    if name == "initializers":
+        import importlib
+        return importlib.import_module("xlapy.nn.initializers")
+    raise AttributeError(f"module 'xlapy.nn' has no attribute '{name}'")
+
+
+__all__ = ["identity", "tanh", "mish", "soft_sign", "squareplus", "sparse_plus",
+           "sparse_sigmoid", "log1mexp", "logmeanexp", "dot_product_attention",
+           "relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "silu", "swish",
            "hard_sigmoid", "hard_silu", "hard_swish", "softplus", "log_sigmoid", "elu", "selu",
            "celu", "gelu", "glu", "softmax", "log_softmax", "logsumexp", "standardize",
            "normalize", "one_hot"]

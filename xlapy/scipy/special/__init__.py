@@ -1,0 +1,16 @@
+"""xlapy.scipy.special: special functions as jax.scipy.special provides them: jittable,
+differentiable (through their approximations) and, outside jit, evaluated eagerly.
+Integer inputs become the default float type (float32 unless x64), as in JAX."""
+
+from xlapy.scipy.special._erf import erf, erfc, erfinv, log_ndtr, ndtr, ndtri
+from xlapy.scipy.special._gamma import (beta, betaln, digamma, factorial, gamma, gammaln,
+                                        gammasgn, multigammaln, polygamma, zeta)
+from xlapy.scipy.special._misc import (entr, expit, kl_div, log_softmax, logit, logsumexp,
+                                       rel_entr, softmax, xlog1py, xlogy)
+
+loggamma = gammaln  # real arguments
+
+__all__ = ["erf", "erfc", "erfinv", "log_ndtr", "ndtr", "ndtri", "beta", "betaln", "digamma",
+           "factorial", "gamma", "gammaln", "gammasgn", "loggamma", "multigammaln",
+           "polygamma", "zeta", "entr", "expit", "kl_div", "log_softmax", "logit", "logsumexp",
+           "rel_entr", "softmax", "xlog1py", "xlogy"]
