@@ -42,6 +42,7 @@ class Evaluator:
 
     def __init__(self, max_loop_iterations: int = 10_000_000):
         self.max_loop_iterations = max_loop_iterations
+        self.replica = None  # collectives.ReplicaContext: which device of several it is
 
     def call(self, comp: Computation, args: list):
         if len(args) != comp.num_parameters:
