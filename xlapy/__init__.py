@@ -13,6 +13,7 @@ _LAZY = {
     "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
     "vjp": ("xlapy.frontend.autodiff", "vjp"),
     "vmap": ("xlapy.frontend.vmap", "vmap"),
+    "pmap": ("xlapy.frontend.pmap", "pmap"),
     "enable_x64": ("xlapy.config", "enable_x64"),
     "jvp": ("xlapy.frontend.forward", "jvp"),
     "linearize": ("xlapy.frontend.forward", "linearize"),

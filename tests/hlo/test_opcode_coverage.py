@@ -45,7 +45,7 @@ from xlapy.hlo.shape_inference import SHAPE_RULES
 
 PLACES = ("shape rule", "interpreter rule", "cpu emitter", "builder method", "frontend")
 
-_NO_PMAP = "not exposed yet: the frontend has no pmap/axis_name collectives (issue 22)"
+_NO_PMAP = "not exposed yet: pmap lowers psum/pmax/pmin, all_gather, axis_index only"
 _NO_CPU_COLLECTIVES = "a collective: the cpu backend has no runtime for it yet (issue 22)"
 
 # opcode -> why it has no entry in that place's registry (per target for the backends)
@@ -69,12 +69,9 @@ NOT_HERE: dict[str, dict[str, str]] = {
     },
     "frontend": {
         "after-all": "tokens order side effects; no frontend primitive has side effects",
-        "all-reduce": _NO_PMAP,
-        "all-gather": _NO_PMAP,
         "reduce-scatter": _NO_PMAP,
         "all-to-all": _NO_PMAP,
         "collective-permute": _NO_PMAP,
-        "replica-id": _NO_PMAP,
         "partition-id": _NO_PMAP,
         "bitcast": "a layout-level reinterpretation inserted by passes; frontend arrays "
                    "have no layouts",
