@@ -33,7 +33,7 @@ _LAZY = {
         "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
         "local_device_count", "default_backend", "process_index", "process_count")},
 }
-_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed")
 
 
 def __getattr__(name):
