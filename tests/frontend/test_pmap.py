@@ -74,3 +74,17 @@ def test_errors():
     out = xp.pmap(lambda a: xp.vmap(lambda r: lax.psum(r, "v"), axis_name="v")(a),
                   axis_name="i")(X)
     np.testing.assert_array_equal(out, np.broadcast_to(X.sum(1)[:, None], X.shape))
+
+
+def test_traced_once_per_argument_structure():
+    traces = []
+
+    def f(x):
+        traces.append(x.shape)
+        return lax.psum(x, "i")
+    g = xp.pmap(f, axis_name="i")
+    g(X)
+    g(X + 1)
+    assert traces == [(3,)]
+    np.testing.assert_array_equal(g(X[:2, :2])[1], X[:2, :2].sum(0))
+    assert traces == [(3,), (2,)]

@@ -14,7 +14,8 @@ collective-permute and replica-id, and run on the reference interpreter:
     size local_device_count() == 1).
 
 The cpu backend has no collectives yet, so pmap runs on the interpreter (slow for large
-programs; the cpu lowering to MPI calls is not built).
+programs; the cpu lowering to MPI calls is not built). A call traces and lowers once per
+argument structure (shapes, dtypes, pytree) and replica count.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
     if backend not in (None, "interpreter", "cpu"):
         raise XlapyError(f"pmap: unknown backend {backend!r}")
     name = axis_name if axis_name is not None else object()
+    cache: dict = {}
 
     def mapped(*args, **kwargs):
         from xlapy.backends.interpreter import mpi  # the MPI runtime (optional mpi4py)
@@ -95,10 +97,14 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
             raise XlapyError(f"pmap under MPI: each process passes its own device's slice "
                              f"(leading size local_device_count() == 1), got {n}")
         avals = [ShapedArray(a.shape[1:], a.dtype) for a in arrays]
-        graph, consts, out_tree = _trace(fn, avals, in_tree, name, replicas)
-        with lowering_axes(name, replicas):
-            module, extra = lower_to_module(graph, consts, getattr(fn, "__name__", "fn"))
-        verify(module)
+        key = (in_tree, tuple((a.shape, str(a.dtype)) for a in avals), replicas)
+        if key not in cache:  # trace and lower once per argument structure
+            graph, consts, out_tree = _trace(fn, avals, in_tree, name, replicas)
+            with lowering_axes(name, replicas):
+                module, extra = lower_to_module(graph, consts, getattr(fn, "__name__", "fn"))
+            verify(module)
+            cache[key] = (module, extra, consts, out_tree)
+        module, extra, consts, out_tree = cache[key]
         more = [np.asarray(consts[i]) for i in extra]
         if comm is not None:
             ev = Evaluator()
