@@ -88,3 +88,31 @@ def test_traced_once_per_argument_structure():
     assert traces == [(3,)]
     np.testing.assert_array_equal(g(X[:2, :2])[1], X[:2, :2].sum(0))
     assert traces == [(3,), (2,)]
+
+
+RING = [(0, 1), (1, 2), (2, 3), (3, 0)]
+
+
+def _shifted(x, perm):
+    out = np.zeros_like(x)
+    for s, t in perm:
+        out[t] = x[s]
+    return out
+
+
+@pytest.mark.parametrize("perm", [RING, [(0, 2), (2, 0)]])
+def test_ppermute_in_pmap_and_vmap(perm):
+    f = lambda x: lax.ppermute(x, "i", perm)  # noqa: E731
+    np.testing.assert_array_equal(xp.pmap(f, axis_name="i")(X), _shifted(X, perm))
+    np.testing.assert_array_equal(xp.vmap(f, axis_name="i")(X), _shifted(X, perm))
+    # its gradient sends the cotangents back along the inverse pairs
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    g = xp.grad(lambda x: xp.numpy.sum(xp.vmap(f, axis_name="i")(x) * w))(X)
+    np.testing.assert_array_equal(g, _shifted(w, [(t, s) for s, t in perm]))
+
+
+def test_ppermute_errors():
+    with pytest.raises(XlapyError, match="repeats a target"):
+        lax.ppermute(X, "i", [(0, 1), (2, 1)])
+    with pytest.raises(XlapyError, match="beyond the axis size 4"):
+        xp.vmap(lambda x: lax.ppermute(x, "i", [(0, 5)]), axis_name="i")(X)

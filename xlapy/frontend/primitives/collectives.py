@@ -152,6 +152,11 @@ def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled):
                             replica_groups=_ALL)
 
 
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    _pmap_size(axis_name)
+    return ctx.b.op("collective-permute", x, source_target_pairs=ReplicaGroups(perm))
+
+
 def _collective(name, multiple_results=False):
     p = primitive(name, multiple_results=multiple_results)
     p.axis_trace = axis_owner
@@ -189,8 +194,16 @@ def _all_gather_aval(a, *, axis_name, axis, tiled):
     return ShapedArray(shape, a.dtype)
 
 
-__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "UnboundAxisError",
-           "axis_size"]
+# ppermute(x, perm): member t gets member s's x for each (s, t) in perm; zeros where no
+# member sends (a permutation of part of the members)
+ppermute_p = _collective("ppermute")
+ppermute_p.def_abstract_eval(lambda a, *, axis_name, perm: a)
+ppermute_p.def_lowering(_ppermute_lowering)
+ppermute_p.def_vjp(lambda ct, x, *, out, axis_name, perm: (
+    ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)),))
+
+__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
+           "UnboundAxisError", "axis_size"]
 
 
 # ---- VJPs (JAX's transposes, written with the collectives themselves) -------------------------
