@@ -102,7 +102,8 @@ def _shifted(x, perm):
 
 @pytest.mark.parametrize("perm", [RING, [(0, 2), (2, 0)]])
 def test_ppermute_in_pmap_and_vmap(perm):
-    f = lambda x: lax.ppermute(x, "i", perm)  # noqa: E731
+    def f(x):
+        return lax.ppermute(x, "i", perm)
     np.testing.assert_array_equal(xp.pmap(f, axis_name="i")(X), _shifted(X, perm))
     np.testing.assert_array_equal(xp.vmap(f, axis_name="i")(X), _shifted(X, perm))
     # its gradient sends the cotangents back along the inverse pairs
