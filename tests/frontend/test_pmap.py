@@ -117,3 +117,20 @@ def test_ppermute_errors():
         lax.ppermute(X, "i", [(0, 1), (2, 1)])
     with pytest.raises(XlapyError, match="beyond the axis size 4"):
         xp.vmap(lambda x: lax.ppermute(x, "i", [(0, 5)]), axis_name="i")(X)
+
+
+def test_psum_scatter_in_pmap_vmap_and_grad():
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    total = x.sum(0)
+    for mapper in (xp.pmap, xp.vmap):
+        tiled = mapper(lambda v: lax.psum_scatter(v, "i", tiled=True), axis_name="i")(x)
+        np.testing.assert_array_equal(tiled, total.reshape(4, 2))
+        y = x.reshape(4, 4, 2)
+        untiled = mapper(lambda v: lax.psum_scatter(v, "i"), axis_name="i")(y)
+        np.testing.assert_array_equal(untiled, y.sum(0))
+    w = np.arange(8, dtype=np.float32).reshape(4, 2)
+    g = xp.grad(lambda v: xp.numpy.sum(
+        xp.vmap(lambda r: lax.psum_scatter(r, "i", tiled=True), axis_name="i")(v) * w))(x)
+    np.testing.assert_array_equal(g, np.broadcast_to(w.reshape(-1), (4, 8)))
+    with pytest.raises(XlapyError, match="must equal the axis size 4"):
+        xp.vmap(lambda v: lax.psum_scatter(v, "i"), axis_name="i")(x)

@@ -8,6 +8,6 @@ Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax,
 
 from xlapy.lax import linalg
 from xlapy.lax.collectives import (all_gather, axis_index, pmax, pmean, pmin, ppermute,
-                                   psum)
+                                   psum, psum_scatter)
 from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop
 from xlapy.lax.ops import *  # noqa: F403

@@ -21,7 +21,7 @@ from xlapy.frontend.primitives import collectives as K
 from xlapy.frontend.primitives.collectives import UnboundAxisError
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
-           "ppermute", "UnboundAxisError"]
+           "ppermute", "psum_scatter", "UnboundAxisError"]
 
 
 def _names(axis_name) -> tuple:
@@ -106,3 +106,15 @@ def ppermute(x, axis_name, perm):
                              "negative index")
     return pytree.tree_map(
         lambda v: K.ppermute_p.bind(_leaf(v), axis_name=_names(axis_name), perm=pairs), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
+    """The sum over the members, member i keeping block i of dimension scatter_dimension
+    (untiled: that dimension has the axis size and is removed; tiled: it is divided)."""
+    def one(v):
+        v = _leaf(v)
+        nd = np.ndim(v) if not isinstance(v, Tracer) else v.ndim
+        sd = scatter_dimension + nd if scatter_dimension < 0 else scatter_dimension
+        return K.psum_scatter_p.bind(v, axis_name=_names(axis_name),
+                                     scatter_dimension=int(sd), tiled=bool(tiled))
+    return pytree.tree_map(one, x)

@@ -11,6 +11,7 @@ an inner vmap it passes through:
               to the batched values as they are (all_gather and axis_index adjust for the
               batch axis).
 ppermute's owner moves rows: member t gets row s for each (s, t), zeros where none is sent.
+psum_scatter's owner sums over the members and hands member i block i (own axis only).
 Multiple names ('i', 'j'): axis_index is i * size(j) + j, major to minor in the order given.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlapy.frontend.core import ShapedArray
 from xlapy.frontend.primitives import basic
 from xlapy.frontend.primitives import collectives as K
 from xlapy.frontend.primitives.shapes import (concatenate, iota, reduce_max, reduce_min,
@@ -114,3 +116,20 @@ def _ppermute(frame, vals, dims, axis_name, perm):
         else:
             rows.append(basic.full(one, 0, basic.aval_of(x).dtype))
     return concatenate(rows, 0), 0
+
+
+@K.psum_scatter_p.def_batch
+def _psum_scatter(frame, vals, dims, axis_name, scatter_dimension, tiled):
+    (x,), (d,) = vals, dims
+    if frame.name not in axis_name or len(axis_name) > 1:
+        raise K.XlapyError("psum_scatter inside a vmap over another axis, or over several "
+                           "axis names, is not supported")
+    n, sd = frame.size, scatter_dimension
+    member = [s for i, s in enumerate(shape_of(x)) if i != d]
+    K.psum_scatter_p.abstract_eval(ShapedArray(member, basic.aval_of(x).dtype),
+                                   axis_name=axis_name, scatter_dimension=sd, tiled=tiled)
+    total = _reduce_member("psum", x, d, n)         # the sum over the members, unbatched
+    shape = list(shape_of(total))
+    if tiled:                                       # split dimension sd into n blocks
+        total = reshape(total, shape[:sd] + [n, shape[sd] // n] + shape[sd + 1:])
+    return moveaxis(total, sd, 0), 0                # member i gets block i

@@ -157,6 +157,19 @@ def _ppermute_lowering(ctx, x, *, axis_name, perm):
     return ctx.b.op("collective-permute", x, source_target_pairs=ReplicaGroups(perm))
 
 
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, tiled):
+    n = _pmap_size(axis_name)
+    dims = list(x.shape.dims)
+    dims[scatter_dimension] //= n
+    comp = ctx.b.scalar_computation("add", x.shape.element_type)
+    out = ctx.b.reduce_scatter([x], Shape.array(x.shape.element_type, dims),
+                               scatter_dimension, comp, replica_groups=_ALL)
+    if not tiled:  # the scattered dimension (now 1) is removed
+        del dims[scatter_dimension]
+        out = ctx.b.reshape(out, dims)
+    return out
+
+
 def _collective(name, multiple_results=False):
     p = primitive(name, multiple_results=multiple_results)
     p.axis_trace = axis_owner
@@ -202,7 +215,39 @@ ppermute_p.def_lowering(_ppermute_lowering)
 ppermute_p.def_vjp(lambda ct, x, *, out, axis_name, perm: (
     ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)),))
 
-__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "ppermute_p",
+# psum_scatter(x): the sum over the members, split along scatter_dimension into one block
+# per member (member i gets block i; untiled, the dimension has the axis size and is removed)
+psum_scatter_p = _collective("psum_scatter")
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_aval(a, *, axis_name, scatter_dimension, tiled):
+    n = 1
+    for name in axis_name:
+        n *= axis_size(name)
+    d = scatter_dimension
+    if not 0 <= d < a.ndim:
+        raise XlapyError(f"psum_scatter: scatter_dimension {d} is out of range for {a}")
+    shape = list(a.shape)
+    if tiled and shape[d] % n:
+        raise XlapyError(f"psum_scatter: dimension {d} of {a} is not divisible by the axis "
+                         f"size {n}")
+    if not tiled and shape[d] != n:
+        raise XlapyError(f"psum_scatter: dimension {d} of {a} must equal the axis size {n} "
+                         "(or pass tiled=True)")
+    if tiled:
+        shape[d] //= n
+    else:
+        del shape[d]
+    return ShapedArray(shape, a.dtype)
+
+
+psum_scatter_p.def_lowering(_psum_scatter_lowering)
+psum_scatter_p.def_vjp(lambda ct, x, *, out, axis_name, scatter_dimension, tiled: (
+    all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled),))
+
+__all__ = ["psum_scatter_p", "psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p",
+           "ppermute_p",
            "UnboundAxisError", "axis_size"]
 
 
