@@ -70,3 +70,8 @@ class UnsupportedError(XlapyError, AttributeError):
 
 class XlapyWarning(UserWarning):
     """Something works but not as asked (e.g. a donated buffer that could not be reused)."""
+
+
+class ResourceExhaustedError(XlapyError):
+    """Not enough memory for what a program needs (XLA's RESOURCE_EXHAUSTED): the message
+    names the program, the buffer and its size."""

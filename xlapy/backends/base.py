@@ -14,6 +14,7 @@ count, shape or dtype raise InputError naming the parameter.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Callable, Sequence
 
 import numpy as np
@@ -88,6 +89,86 @@ def flatten(tree) -> list[np.ndarray]:
     if isinstance(tree, (tuple, list)):
         return [leaf for t in tree for leaf in flatten(t)]
     return [tree]
+
+
+# ---- caches that build each value once ---------------------------------------------------
+_once_lock = threading.Lock()  # guards every BuildOnce's tables (held only to look them up)
+
+
+def _new_once_lock_after_fork() -> None:
+    global _once_lock  # another thread may have held it at fork time
+    _once_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_once_lock_after_fork)
+
+
+class _Building:
+    __slots__ = ("done", "thread", "pid")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.thread = threading.get_ident()
+        self.pid = os.getpid()
+
+
+class BuildOnce:
+    """A cache whose values are built once per key, however many threads ask for one at the
+    same time: the first builds it, the others wait for it (a compiler's in-memory cache,
+    jit's traces). A build that fails is not remembered: a waiting thread then builds itself
+    (and most likely meets the same error). A build that asks for its own key again (a
+    function compiling itself) raises XlapyError instead of waiting for itself. A build under
+    way in the parent of a forked process is not waited for: the thread doing it does not
+    exist in the child."""
+
+    def __init__(self):
+        self._values: dict = {}
+        self._building: dict = {}
+        self._generation = 0
+
+    def get(self, key, default=None):
+        return self._values.get(key, default)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def put(self, key, value) -> None:
+        with _once_lock:
+            self._values[key] = value
+
+    def clear(self) -> None:
+        with _once_lock:
+            self._values.clear()
+            self._generation += 1  # a build under way now is not kept
+
+    def get_or_build(self, key, build: Callable[[], object], what: str = "this value"):
+        """(value, built): the cached value, or build()'s when this thread built it."""
+        while True:
+            with _once_lock:
+                value = self._values.get(key)
+                if value is not None:
+                    return value, False
+                b = self._building.get(key)
+                if b is None or b.pid != os.getpid():
+                    b = self._building[key] = _Building()
+                    generation = self._generation
+                    break
+            if b.thread == threading.get_ident():
+                raise XlapyError(f"building {what} needs {what} itself: a function that calls "
+                                 "itself with the same arguments while being traced or "
+                                 "compiled never finishes")
+            b.done.wait()
+        try:
+            value = build()
+            with _once_lock:
+                if generation == self._generation:
+                    self._values[key] = value
+            return value, True
+        finally:
+            with _once_lock:
+                if self._building.get(key) is b:
+                    del self._building[key]
+            b.done.set()
 
 
 class Compiler:

@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from xlapy.config import x64_enabled
-from xlapy.errors import XlapyError
+from xlapy.errors import ResourceExhaustedError, XlapyError
 from xlapy.frontend.dtypes import canonicalize_params, canonicalize_value
 
 
@@ -301,10 +301,17 @@ def bind(prim: Primitive, *args, **params):
                 return t.process_primitive(prim, list(args), params)
         if prim.impl is None:
             raise XlapyError(f"primitive {prim.name} cannot run eagerly")
+        result = None
         if prim.abstract_eval is not None:
             # the same shape/dtype checks as under jit, so eager and jit agree on errors
-            prim.abstract_eval(*[get_aval(a) for a in args], **params)
-        out = prim.impl(*args, **params)
+            result = prim.abstract_eval(*[get_aval(a) for a in args], **params)
+        try:
+            out = prim.impl(*args, **params)
+        except MemoryError:
+            what = f" {', '.join(map(str, result))}" if isinstance(result, (list, tuple)) \
+                else f" {result}" if result is not None else ""
+            raise ResourceExhaustedError(f"{prim.name}: not enough memory for its "
+                                         f"result{what}") from None
         if prim.multiple_results:
             return [_eager_out(o) for o in out]
         return _eager_out(out)

@@ -29,12 +29,14 @@ import functools
 import inspect
 import logging
 import os
+import sys
 import time
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
+from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.config import on_change, overrides_active, x64_enabled
@@ -137,7 +139,7 @@ class JitFunction:
         self.static_argnames = _as_tuple(static_argnames)
         self.donate_argnums = _as_tuple(donate_argnums)
         self.backend = backend
-        self._cache: dict = {}
+        self._cache = BuildOnce()
         # fast path for positional NumPy arrays: (shape, dtype) per argument -> entry
         self._fast: dict = _new_fast_path()
         self._fast_ok = not self.static_argnums and not self.static_argnames
@@ -271,8 +273,16 @@ class JitFunction:
             a, kw = self._rebuild(static, dyn_args, dyn_kwargs)
             return self.fun(*a, **kw)
 
-        graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
-        module, extra = lower_to_module(graph, consts, self.__name__)
+        try:
+            graph, consts, out_tree = make_graph(traced, avals, names, in_tree=in_tree)
+            module, extra = lower_to_module(graph, consts, self.__name__)
+        except RecursionError:
+            raise XlapyError(
+                f"jit({self.__name__}): tracing went deeper than Python's recursion limit "
+                f"({sys.getrecursionlimit()} frames): {self.__name__} calls itself without "
+                "end (a jitted function calling itself is traced again at every call, so "
+                "the recursion needs a base case decided by static arguments), or the "
+                "program is nested too deeply") from None
         if donated:
             _alias_donated(module, donated)
         extra_consts = [np.asarray(consts[i]) for i in extra]
@@ -304,10 +314,10 @@ class JitFunction:
         key = (in_tree, tuple((a.shape, a.dtype) for a in arrays), static, self.backend, weak,
                x64_enabled())
         entry = self._cache.get(key)
-        if entry is None:
-            entry = self._compile(key, arrays, in_tree, static,
-                                  self._arg_names(args, kwargs, static_nums),
-                                  self._donated_leaves(args, static_nums), weak)
+        if entry is None:  # (threads calling with one new signature at once trace it once)
+            entry, _ = self._cache.get_or_build(key, lambda: self._compile(
+                key, arrays, in_tree, static, self._arg_names(args, kwargs, static_nums),
+                self._donated_leaves(args, static_nums), weak), f"jit({self.__name__})")
         # the fast path skips canonicalization: only arguments it would not change (it is
         # emptied when the x64 option changes, and off while an enable_x64 block is open)
         if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
@@ -325,7 +335,6 @@ class JitFunction:
         compiled = lowered.compile()
         entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
                        lowered.module, lowered)
-        self._cache[key] = entry
         if _log_compiles():
             log.warning("compiling %s for %s in %.1f ms: %s", self.__name__,
                         ", ".join(f"{dtype_name(a.dtype)}{list(a.shape)}" for a in arrays),

@@ -308,23 +308,39 @@ class PyTreeDef:
 LEAF = PyTreeDef(None, None, ())
 
 
-def _flatten(t, leaves: list, is_leaf) -> PyTreeDef:
+# How deep a pytree may nest: each level takes Python stack frames to walk (and a list that
+# contains itself is found as one nested too deep).
+MAX_DEPTH = 256
+
+
+def _too_deep() -> PyTreeError:
+    return PyTreeError(f"a pytree nested more than {MAX_DEPTH} deep, or containing itself")
+
+
+def _flatten(t, leaves: list, is_leaf, depth: int = 0) -> PyTreeDef:
     if is_leaf is not None and is_leaf(t):
         leaves.append(t)
         return LEAF
     typ = type(t)
     if typ is tuple or typ is list:
-        return PyTreeDef(typ, None, tuple([_flatten(c, leaves, is_leaf) for c in t]))
+        if depth >= MAX_DEPTH:
+            raise _too_deep()
+        return PyTreeDef(typ, None, tuple([_flatten(c, leaves, is_leaf, depth + 1)
+                                           for c in t]))
     node = _node_of(typ)
     if node is None:
         leaves.append(t)
         return LEAF
+    if depth >= MAX_DEPTH:
+        raise _too_deep()
     children, aux = node.flatten(t)
-    return PyTreeDef(typ, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
+    return PyTreeDef(typ, aux, tuple([_flatten(c, leaves, is_leaf, depth + 1)
+                                      for c in children]))
 
 
 def flatten(tree, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
-    """(leaves in order, treedef). is_leaf(x) -> True stops the descent at x."""
+    """(leaves in order, treedef). is_leaf(x) -> True stops the descent at x. A tree nested
+    more than MAX_DEPTH deep raises PyTreeError."""
     leaves: list = []
     return leaves, _flatten(tree, leaves, is_leaf)
 
@@ -400,6 +416,8 @@ def flatten_with_path(tree, is_leaf: Callable | None = None):
         if node is None:
             out.append((path, t))
             return
+        if len(path) >= MAX_DEPTH:
+            raise _too_deep()
         children, aux = node.flatten(t)
         children = list(children)
         keys = node.keys(t, aux, len(children)) if node.keys else \

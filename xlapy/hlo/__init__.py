@@ -4,7 +4,7 @@ import pathlib as _pathlib
 
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Module, module_diff, modules_equal
 from xlapy.hlo.opcodes import OPCODES, OpInfo
-from xlapy.hlo.parser import parse, parse_file, parse_shape
+from xlapy.hlo.parser import parse, parse_file, parse_shape, read_text
 from xlapy.hlo.shapes import (BF16, F16, F32, F64, PRED, PRIMITIVE_TYPES, S8, S16, S32, S64,
                               TOKEN, U8, U16, U32, U64, Layout, PrimitiveType, Shape,
                               primitive_type, scalar)
@@ -25,8 +25,7 @@ def parse_module(text: str, filename: str = "<hlo>") -> Module:
 def parse_module_file(path) -> Module:
     """A .mlir file as StableHLO, a .hlo file as HLO, anything else by its content."""
     path = _pathlib.Path(path)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(path)
     if path.suffix == ".mlir":
         return parse_stablehlo(text, str(path))
     if path.suffix == ".hlo":

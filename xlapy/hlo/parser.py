@@ -30,7 +30,7 @@ from xlapy.hlo import attributes as A
 from xlapy.hlo.ir import ELIDED, Module
 from xlapy.hlo.literal import nan_with_payload
 from xlapy.hlo.opcodes import OPCODES
-from xlapy.hlo.shapes import PRIMITIVE_TYPES, Layout, Shape
+from xlapy.hlo.shapes import MAX_TUPLE_DEPTH, PRIMITIVE_TYPES, Layout, Shape, size_problem
 from xlapy.hlo.parser_build import Builder
 
 _WS = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)+", re.S)
@@ -159,11 +159,13 @@ class _Parser:
         return _unescape(m.group(0)[1:-1])
 
     # ---- shapes -------------------------------------------------------------------------
-    def shape(self) -> Shape:
+    def shape(self, depth: int = 0) -> Shape:
         self.skip_ws()
         start = self.pos
         if self.accept("("):
-            return Shape.tuple(self.items(self.shape, ")", "tuple shape"))
+            if depth >= MAX_TUPLE_DEPTH:
+                raise self.error(f"tuple shapes nested more than {MAX_TUPLE_DEPTH} deep", start)
+            return Shape.tuple(self.items(lambda: self.shape(depth + 1), ")", "tuple shape"))
         m = _TYPE.match(self.text, self.pos)
         if not m:
             raise self.error(f"expected a shape such as f32[2,3], found {self.describe_next()}")
@@ -203,7 +205,11 @@ class _Parser:
                                  f"the {len(dims)} dimensions of {t.name}{dims}", start)
             if dims or extra:
                 layout = Layout(tuple(m2t), extra)
-        return Shape(t, tuple(dims), layout)
+        shape = Shape(t, tuple(dims), layout)
+        problem = size_problem(shape)
+        if problem:
+            raise self.error(problem, start)
+        return shape
 
     def _balanced_end(self, pos: int, closer: str) -> int:
         """Index of the unmatched `closer` at nesting depth 0 from pos (strings skipped)."""
@@ -645,12 +651,31 @@ def parse(text: str, filename: str = "<hlo>") -> Module:
     """Parse HLO module text into a Module. Raises ParseError with line:column on bad input."""
     if not isinstance(text, str):
         raise TypeError(f"parse() takes HLO text (str), not {type(text).__name__}")
-    return _Parser(text, filename).module()
+    p = _Parser(text, filename)
+    try:
+        return p.module()
+    except RecursionError:  # (a guard: shapes and literals limit their own nesting)
+        raise p.error("nested too deeply to parse") from None
 
 
 def parse_file(path) -> Module:
-    with open(path, encoding="utf-8") as f:
-        return parse(f.read(), str(path))
+    return parse(read_text(path), str(path))
+
+
+def read_text(path) -> str:
+    """A module file's text, with universal newlines; ParseError naming the line and column
+    of the first byte that is not UTF-8."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        good = data[:e.start].decode("utf-8")
+        line = good.count("\n") + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ParseError(f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot start or continue "
+                         "a character", line, column, "", str(path)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # (as open() reads text)
 
 
 def parse_shape(text: str) -> Shape:

@@ -41,7 +41,7 @@ from xlapy.hlo import (shape_rules_collective, shape_rules_control,  # noqa: F40
 from xlapy.errors import ShapeError
 from xlapy.hlo.opcodes import NEEDS_DECLARED, OPCODES  # (the declared_shape column)
 from xlapy.hlo.shape_context import SHAPE_RULES, OpContext, fmt, shape_rule
-from xlapy.hlo.shapes import Shape
+from xlapy.hlo.shapes import Shape, size_problem
 
 # ---- entry points -----------------------------------------------------------------------
 
@@ -67,7 +67,11 @@ def infer_shape(opcode: str, operand_shapes: Sequence[Shape], attrs: dict | None
     if info.arity is not None and len(shapes) != info.arity:
         raise ShapeError(f"{opcode}: expects {info.arity} operand(s), got {len(shapes)}: "
                          f"{fmt(shapes)}")
-    return rule(OpContext(opcode, shapes, attrs, declared, literal))
+    result = rule(OpContext(opcode, shapes, attrs, declared, literal))
+    problem = size_problem(result)
+    if problem:
+        raise ShapeError(f"{opcode}: {problem}")
+    return result
 
 
 def infer_instruction_shape(instr) -> Shape:

@@ -252,3 +252,40 @@ def same_buffer_shape(a: Shape, b: Shape) -> bool:
     return (not a.is_tuple and not b.is_tuple and a.dims == b.dims
             and a.minor_to_major == b.minor_to_major
             and a.element_type.itemsize == b.element_type.itemsize)
+
+
+# ---- limits ------------------------------------------------------------------------------
+# The most dimensions an array may have: NumPy's limit, so every array of a program can
+# cross into and out of it.
+MAX_RANK = 64
+# The most bytes an array may take: 2^48, 256 TiB, beyond the address space a 64-bit CPU
+# gives a process (and so beyond any buffer, or any loop a program could finish: a fused
+# array is never allocated, but its elements are still computed one by one).
+MAX_ARRAY_BYTES = 1 << 48
+# How deep tuple shapes may nest (the code that walks shapes recurses).
+MAX_TUPLE_DEPTH = 64
+
+
+def size_problem(shape: Shape, depth: int = 0) -> str | None:
+    """Why no program can have an array of this shape (too many dimensions, too many bytes,
+    tuples nested too deep), or None when it is fine."""
+    if shape.is_tuple:
+        if depth >= MAX_TUPLE_DEPTH:
+            return f"tuple shapes are nested more than {MAX_TUPLE_DEPTH} deep"
+        for s in shape.tuple_shapes:
+            problem = size_problem(s, depth + 1)
+            if problem:
+                return problem
+        return None
+    if shape.rank > MAX_RANK:
+        return (f"an array of rank {shape.rank} ({shape.element_type}[...]): at most "
+                f"{MAX_RANK} dimensions are supported")
+    if shape.is_token:
+        return None
+    n = shape.element_type.itemsize
+    for d in shape.dims:
+        n *= d
+    if n > MAX_ARRAY_BYTES or any(d > MAX_ARRAY_BYTES for d in shape.dims):
+        return (f"{shape.to_string(print_layout=False)} would take {n} bytes, more than an "
+                f"array can (2^48 bytes, 256 TiB)")
+    return None

@@ -8,9 +8,12 @@ that "matches" means the same thing everywhere:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
+
+from xlapy.errors import ResourceExhaustedError
 
 # (rtol, atol) per element type name.
 TOLERANCES = {
@@ -96,12 +99,35 @@ def compare_outputs(expected: list, actual: list, rtol=None, atol=None) -> list[
 
 
 def random_inputs(shapes, seed: int = 0) -> list[np.ndarray]:
-    """Deterministic random arrays for parameter shapes (floats ~N(0,1), ints in [-8, 8))."""
+    """Deterministic random arrays for parameter shapes (floats ~N(0,1), ints in [-8, 8)).
+    Inputs that would take more than half this machine's memory raise ResourceExhaustedError
+    (making them would only swap)."""
+    need = sum(s.byte_size for s in shapes)
+    have = _physical_memory()
+    if have and need > have // 2:
+        raise ResourceExhaustedError(
+            f"random inputs for parameters {', '.join(str(s) for s in shapes)} would take "
+            f"{need} bytes, more than half this machine's memory ({have} bytes)")
+    try:
+        return _random_inputs(shapes, seed)
+    except MemoryError:
+        raise ResourceExhaustedError(f"not enough memory for random inputs of {need} bytes "
+                                     f"({', '.join(str(s) for s in shapes)})") from None
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def _random_inputs(shapes, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     out = []
     for s in shapes:
         if s.is_tuple:
-            out.append(tuple(random_inputs(s.tuple_shapes, int(rng.integers(1 << 30)))))
+            out.append(tuple(_random_inputs(s.tuple_shapes, int(rng.integers(1 << 30)))))
             continue
         t = s.element_type
         if t.is_pred:

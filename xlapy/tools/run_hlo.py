@@ -23,6 +23,8 @@ from __future__ import annotations
 import argparse
 import re
 import time
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -50,14 +52,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _load_inputs(path: str) -> list[np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+        if not (magic.startswith(b"PK") or magic == b"\x93NUMPY"):
+            raise ValueError("not an npz (zip) or npy file")
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):  # a .npy file: one input
+            return [loaded]
+        with loaded as z:
             keys = list(z.keys())
             def order(k):
                 m = re.fullmatch(r"arr_(\d+)", k)
                 return (0, int(m.group(1))) if m else (1, keys.index(k))
-            return [z[k] for k in sorted(keys, key=order)]
-    except (OSError, ValueError) as e:
-        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: {e}") from e
+            arrays = []
+            for k in sorted(keys, key=order):
+                a = z[k]
+                if not isinstance(a, np.ndarray):
+                    raise ValueError(f"member {k} is not a .npy array")
+                arrays.append(a)
+            return arrays
+    except MemoryError:
+        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: its arrays "
+                         "do not fit in memory") from None
+    # (what a file that is not a well-formed npz raises: zip, zlib, npy header errors)
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
+        raise SystemExit(f"xlapy run-hlo: error: cannot read inputs from {path}: "
+                         f"{str(e) or type(e).__name__}") from None
 
 
 def _group_for_parameters(arrays: list, shapes) -> list:

@@ -3,7 +3,6 @@ xlapy_launch instead of an entry function of their own (launch.py). Denormal flu
 under the launch: test_denormals.py."""
 
 import ctypes
-import pickle
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import pytest
 import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.backends.cpu import compiler as cpu_compiler
+from xlapy.backends.cpu import disk_cache
 from xlapy.backends.cpu.runtime import launch
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.backends.cpu.executable import CpuExecutable
@@ -72,10 +72,14 @@ def test_switched_off_gives_an_entry_and_the_same_result(monkeypatch):
     np.testing.assert_array_equal(exe.run(X), launched)
 
 
-def test_the_spec_survives_the_disk_cache_round_trip():
+def test_the_spec_survives_the_disk_cache_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLAPY_CACHE_DIR", str(tmp_path))
     module = _module(softmax, X)
     exe = _compile(module)
-    again = CpuExecutable(module, pickle.loads(pickle.dumps(exe.spec)))
+    disk_cache.store("k", exe.spec)
+    spec = disk_cache.load("k", module)
+    assert spec.launch == exe.spec.launch and spec.launch is not None
+    again = CpuExecutable(module, spec)
     np.testing.assert_array_equal(again.run(X), exe.run(X))
 
 

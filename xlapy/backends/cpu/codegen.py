@@ -18,14 +18,15 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import warnings
 
 import llvmlite.binding as llvm
 
-from xlapy.backends.cpu import parallel_compile
+from xlapy.backends.cpu import cache_file, parallel_compile
 from xlapy.backends.cpu.options import cache_dir, source_fingerprint
 from xlapy.backends.cpu.split import join_parts
 from xlapy.backends.cpu.target import RELOC, host, init_llvm, new_target_machine, target_machine
-from xlapy.errors import LoweringError
+from xlapy.errors import LoweringError, XlapyWarning
 
 LOOP_UNROLLING = False  # and the loop vectorizer's interleaving: see optimize()
 DIRECT_PIPELINE = True  # the short "direct" pipeline for vector code: see optimize()
@@ -39,13 +40,37 @@ def llvm_lock() -> threading.Lock:
     return _lock
 
 
-def _reset_lock_after_fork() -> None:
-    # a thread that held the lock at fork time does not exist in the child
+# Forking while another thread compiles. The child has only the forking thread: a lock some
+# other thread held at fork time stays held there forever. llvmlite takes its own lock around
+# every LLVM call, so a child forked during one could never call LLVM again (nor free an
+# engine), and LLVM's own state could be half updated. So the fork waits for the LLVM call in
+# progress to end, holding llvmlite's lock across the fork (the parent's compilation then
+# goes on; in the child it is simply gone), and xlapy's lock, held for a whole compilation,
+# is replaced in the child.
+_held_for_fork: list = []
+
+
+def _before_fork() -> None:
+    lock = parallel_compile.llvmlite_lock()
+    if lock is not None:
+        lock.acquire()
+        _held_for_fork.append(lock)
+
+
+def _after_fork_in_parent() -> None:
+    while _held_for_fork:
+        _held_for_fork.pop().release()
+
+
+def _after_fork_in_child() -> None:
     global _lock
     _lock = threading.Lock()
+    while _held_for_fork:  # (the forking thread is the child's own thread: it owns it)
+        _held_for_fork.pop().release()
 
 
-os.register_at_fork(after_in_child=_reset_lock_after_fork)
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_after_fork_in_child)
 
 
 def target_key() -> str:
@@ -76,7 +101,26 @@ def optimize(module_ref, pipeline: str = "O3", tm=None) -> None:
         raise ValueError(f"unknown LLVM pipeline {pipeline!r}; one of {PIPELINES}")
     pb = pass_builder(tm, pipeline)
     mpm = direct_passes() if pipeline == "direct" else pb.getModulePassManager()
-    mpm.run(module_ref, pb)
+    try:
+        mpm.run(module_ref, pb)
+    finally:
+        _free_pass_manager(mpm)
+
+
+def _free_pass_manager(mpm) -> None:
+    """Free a module pass manager now. llvmlite (0.44 to at least 0.50) never does:
+    ObjectRef's empty _dispose precedes NewPassManager's in ModulePassManager's method
+    order, so each optimize() leaked the whole pipeline with what its passes keep between
+    runs, about 140 KB of native memory per compiled program (tests/backends/cpu/
+    test_memory.py). A pass builder is not reused instead: llvmlite registers callbacks in
+    it on every run that are never removed, and each run then got slower."""
+    from llvmlite.binding import ffi  # (llvmlite's private classes, as parallel_compile)
+    from llvmlite.binding.newpassmanagers import NewPassManager
+    if type(mpm)._dispose is ffi.ObjectRef._dispose and not mpm.closed:
+        NewPassManager._dispose(mpm)
+        mpm.detach()
+    else:
+        mpm.close()
 
 
 def direct_passes():
@@ -135,6 +179,17 @@ def compile_to_object(text: str, dump=None, pipeline: str = "O3") -> bytes:
     return compile_objects([text], dump, [pipeline])[0]
 
 
+def _compile_in_own_context(text: str, pipeline: str, dump: bool):
+    """compile_one in a fresh LLVM context, closed after: types and constants LLVM makes
+    while optimizing live as long as their context (about 3 KB per program in the global
+    one, never freed)."""
+    ctx = llvm.create_context()
+    try:
+        return compile_one(text, target_machine(), pipeline, dump, ctx)
+    finally:
+        ctx.close()
+
+
 def compile_objects(texts: list[str], dump=None, pipelines: list[str] | None = None
                     ) -> list[bytes]:
     """Object code for each of several modules (the parts of one program, split.py), compiled
@@ -145,7 +200,7 @@ def compile_objects(texts: list[str], dump=None, pipelines: list[str] | None = N
     init_llvm()
     with _lock:
         if len(texts) == 1 or not parallel_compile.available():
-            results = [compile_one(t, target_machine(), p, dump is not None)
+            results = [_compile_in_own_context(t, p, dump is not None)
                        for t, p in zip(texts, pipelines)]
         else:
             results = parallel_compile.compile_all(texts, pipelines, dump is not None,
@@ -168,19 +223,22 @@ def cached_object(build, name: str, pipeline: str = "O3") -> bytes:
     root = cache_dir()
     data = f"{name}|{source_fingerprint()}|{target_key()}|pipeline={pipeline}"
     key = hashlib.sha256(data.encode()).hexdigest()
-    path = root / f"runtime-{key}.o" if root is not None else None
+    path = root / f"runtime-{key}.xlapy" if root is not None else None
     if path is not None:
         try:
-            return path.read_bytes()
+            found = cache_file.read(path, "cpu-runtime-object", key)
+            if found is not None and len(found[1]) == 1 and found[1][0]:
+                return found[1][0]
+        except cache_file.BadEntry as e:
+            warnings.warn(f"xlapy's disk cache: discarded {path}: {e}; compiling {name} "
+                          "again", XlapyWarning, stacklevel=2)
         except OSError:
             pass
     obj = compile_to_object(build(), pipeline=pipeline)
     if path is not None:
         try:
             root.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(obj)
-            os.replace(tmp, path)
+            cache_file.write(path, "cpu-runtime-object", key, {"name": name}, [obj])
         except OSError:
             pass
     return obj

@@ -17,7 +17,7 @@ import threading
 import time
 import warnings
 
-from xlapy.backends.base import Compiler
+from xlapy.backends.base import BuildOnce, Compiler
 from xlapy.backends.cpu import codegen, disk_cache, parallel_compile
 from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
 from xlapy.backends.cpu.emitters.program import ModuleEmitter
@@ -31,6 +31,7 @@ from xlapy.backends.llvm import elemental_reduce
 # (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
 from xlapy.backends.llvm import call_graph, loop_analysis
 from xlapy.errors import XlapyWarning
+from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
 from xlapy.hlo.verifier import verify
@@ -62,19 +63,23 @@ def codegen_split_count(fl) -> int:
 
 class CpuCompiler(Compiler):
     def __init__(self):
-        self._memory: dict[str, CpuExecutable] = {}
-        self._lock = threading.Lock()
+        # fingerprint -> CpuExecutable; threads asking for one key at once compile it once
+        self._memory = BuildOnce()
+        self._stats_lock = threading.Lock()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
 
     def clear_cache(self) -> None:
-        with self._lock:
-            self._memory.clear()
+        self._memory.clear()
 
     def fingerprint(self, module: Module, num_threads: int, threshold: int,
-                    profile: bool = False, ftz: bool = True) -> str:
+                    profile: bool = False, ftz: bool = True, fl=None) -> str:
+        """The cache key: the module's text, every option and flag that changes the code
+        made for it (`fl`: the Flags in effect, default the environment's), the target,
+        and xlapy's own sources."""
         h = hashlib.sha256()
         h.update(module.to_string(print_metadata=False).encode())
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
+        h.update(_code_flags(fl if fl is not None else flags()).encode())
         h.update(_codegen_switches().encode())
         h.update(source_fingerprint().encode())
         h.update(f"{codegen.target_key()}|blas{blas_int_bits()}|gemm={gemm_choice()}".encode())
@@ -87,26 +92,32 @@ class CpuCompiler(Compiler):
         dumper = Dumper(module, backend="cpu")
         profile = dumper.fl.xla_hlo_profile
         key = self.fingerprint(module, num_threads, parallel_threshold, profile,
-                               dumper.fl.xla_cpu_ftz)
-        if not dumper.active:  # dumps describe a compilation: never serve them from a cache
-            with self._lock:
-                exe = self._memory.get(key)
-                if exe is not None:
-                    self.stats["memory_hits"] += 1
-                    return exe
-            spec = disk_cache.load(key)
-        else:
+                               dumper.fl.xla_cpu_ftz, dumper.fl)
+
+        def build() -> CpuExecutable:
             spec = None
-        if spec is not None:
-            self.stats["disk_hits"] += 1
-        else:
-            spec = self._compile(module, num_threads, parallel_threshold, dumper, profile)
-            self.stats["compiles"] += 1
-            disk_cache.store(key, spec)
-        exe = CpuExecutable(module, spec)
-        with self._lock:
-            self._memory[key] = exe
+            if not dumper.active:  # dumps describe a compilation: never serve them a cache
+                spec = disk_cache.load(key, module)
+            if spec is not None:
+                self._count("disk_hits")
+            else:
+                spec = self._compile(module, num_threads, parallel_threshold, dumper, profile)
+                self._count("compiles")
+                disk_cache.store(key, spec)
+            return CpuExecutable(module, spec)
+
+        if dumper.active:
+            exe = build()
+            self._memory.put(key, exe)
+            return exe
+        exe, built = self._memory.get_or_build(key, build, f"module {module.name}")
+        if not built:
+            self._count("memory_hits")
         return exe
+
+    def _count(self, what: str) -> None:
+        with self._stats_lock:
+            self.stats[what] += 1
 
     def _compile(self, module: Module, num_threads: int, threshold: int, dumper,
                  profile: bool = False) -> ExecutableSpec:
@@ -158,6 +169,13 @@ def _launch_comment(launched) -> str:
             f"over [0, {launched.n}) in chunks of {launched.chunk} with pointers "
             f"{list(launched.sources)} ((0 param | 1 out | 2 arena, index | offset))"
             f"{', denormals flushed' if launched.flush_denormals else ''}\n")
+
+
+def _code_flags(fl) -> str:
+    """The XLAPY_FLAGS that change the code made (dump flags do not; profile and ftz are
+    keyed by compile())."""
+    return (f"disabled={','.join(sorted(set(fl.xla_disable_hlo_passes)))}|"
+            f"split={fl.xla_cpu_parallel_codegen_split_count}|")
 
 
 def _codegen_switches() -> str:

@@ -15,6 +15,7 @@ Arrays whose layout is not row-major cross the boundary physically transposed.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ from xlapy.backends.cpu.runtime import output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
-from xlapy.errors import XlapyError
+from xlapy.errors import ResourceExhaustedError, XlapyError
 from xlapy.hlo.ir import Module
 from xlapy.hlo.parser import parse
 from xlapy.hlo.shapes import Shape
@@ -58,6 +59,14 @@ def _major_to_minor(shape: Shape) -> list[int]:
     return list(reversed(shape.minor_to_major))
 
 
+def _physical_memory() -> int:
+    """Bytes of memory this machine has (0 when unknown)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 class CpuExecutable(Executable):
     def __init__(self, module: Module, spec: ExecutableSpec):
         super().__init__(module, "cpu")
@@ -75,7 +84,14 @@ class CpuExecutable(Executable):
         self._fn = _ENTRY(self._entry_addr)
         self._param_leaves = [leaf for s in spec.param_shapes for leaf in s.leaves()]
         self._out_leaves = spec.result_shape.leaves()
-        self._arena = self._new_arena()
+        # a run that needs more than the machine has fails up front (where memory is
+        # overcommitted, allocating it could succeed and the run then be killed)
+        need = sum(s.byte_size for s in self._out_leaves) + spec.arena_size
+        self._too_big = need > _physical_memory() > 0
+        try:
+            self._arena = self._new_arena()
+        except MemoryError:
+            raise self._out_of_memory() from None
         self._arena_ptr = self._arena.ctypes.data
         self._lock = threading.Lock()
         # Fast path: flat row-major parameters and results, through the native trampoline.
@@ -131,12 +147,22 @@ class CpuExecutable(Executable):
             "generated_code_size_in_bytes": sum(len(o) for o in self.spec.objects),
         }
 
+    def _out_of_memory(self) -> ResourceExhaustedError:
+        outs = sum(s.byte_size for s in self._out_leaves)
+        return ResourceExhaustedError(
+            f"not enough memory to run {self.module.name}: its outputs "
+            f"({', '.join(str(s) for s in self._out_leaves)}) take {outs} bytes and its "
+            f"scratch arena {self.spec.arena_size} bytes (this machine has "
+            f"{_physical_memory()} bytes)")
+
     def _new_arena(self):
         raw = np.empty(self.spec.arena_size + 64, dtype=np.uint8)
         offset = (-raw.ctypes.data) % 64
         return raw[offset:offset + self.spec.arena_size] if self.spec.arena_size else raw
 
     def run(self, *args):
+        if self._too_big:
+            raise self._out_of_memory()
         tramp = self._trampoline
         if tramp is not None and len(args) == len(self._fast_params):
             for a, (dims, dtype) in zip(args, self._fast_params):
@@ -152,17 +178,25 @@ class CpuExecutable(Executable):
                         outs = self._take_outputs(given)
                         tramp(args, outs, self._arena_ptr, self._entry_addr, self._desc_ptr)
                         self._remember(outs, given)
+                    except MemoryError:
+                        raise self._out_of_memory() from None
                     finally:
                         self._lock.release()
                 else:
-                    outs = tuple([given[k] if given and k in given else np.empty(dims, dtype)
-                                  for k, (dims, dtype) in enumerate(self._fast_outs)])
-                    tramp(args, outs, self._new_arena().ctypes.data, self._entry_addr,
-                          self._desc_ptr)
+                    try:
+                        outs = tuple([given[k] if given and k in given else np.empty(dims, dtype)
+                                      for k, (dims, dtype) in enumerate(self._fast_outs)])
+                        arena = self._new_arena()
+                    except MemoryError:
+                        raise self._out_of_memory() from None
+                    tramp(args, outs, arena.ctypes.data, self._entry_addr, self._desc_ptr)
                 if self._result_is_tuple:
                     return _unflatten(self.spec.result_shape, outs)
                 return outs[0]
-        return self._execute(self.check_arguments(args))
+        try:
+            return self._execute(self.check_arguments(args))
+        except MemoryError:
+            raise self._out_of_memory() from None
 
     __call__ = run
 

@@ -70,6 +70,20 @@ def available() -> bool:
     return _pass_through_lock() is not None
 
 
+def llvmlite_lock():
+    """The lock llvmlite holds around every LLVM call (codegen.py holds it across a fork),
+    or None for an llvmlite laid out otherwise."""
+    passing = _pass_through_lock()
+    if passing is not None:
+        return passing.inner
+    try:
+        from llvmlite.binding import ffi  # (its private lock: see _pass_through_lock)
+        inner = ffi.lib._lock._lock
+    except AttributeError:
+        return None
+    return inner if hasattr(inner, "acquire") and hasattr(inner, "release") else None
+
+
 # ---- helper threads ------------------------------------------------------------------------
 _helpers: list[queue.SimpleQueue] = []
 _helpers_lock = threading.Lock()

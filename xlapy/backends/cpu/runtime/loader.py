@@ -101,26 +101,15 @@ def _take_engine():
 
 
 def _forget_engines_after_fork() -> None:
-    # the helper thread did not survive the fork; it may have held this lock when it
-    # happened, and no other thread of the child can release it (codegen resets its own)
+    # the helper thread did not survive the fork, and it may have held this lock (or the
+    # future's own) when it happened; an engine it made is freed (no LLVM call was under way
+    # at the fork: codegen.py holds llvmlite's lock across it)
     global _spare, _spare_pool, _spare_lock
     _spare = _spare_pool = None
     _spare_lock = threading.Lock()
 
 
-def _finish_engine_before_fork() -> None:
-    # no LLVM work may be under way on the helper when the process forks: the child would
-    # inherit llvmlite's lock held by a thread it does not have
-    spare = _spare
-    if spare is not None:
-        try:
-            spare.exception(timeout=10)
-        except Exception:
-            pass
-
-
-os.register_at_fork(before=_finish_engine_before_fork,
-                    after_in_child=_forget_engines_after_fork)
+os.register_at_fork(after_in_child=_forget_engines_after_fork)
 
 
 class LoadedObject:
