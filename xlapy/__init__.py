@@ -13,6 +13,7 @@ _LAZY = {
     "value_and_grad": ("xlapy.frontend.autodiff", "value_and_grad"),
     "vjp": ("xlapy.frontend.autodiff", "vjp"),
     "vmap": ("xlapy.frontend.vmap", "vmap"),
+    "pmap": ("xlapy.frontend.pmap", "pmap"),
     "enable_x64": ("xlapy.config", "enable_x64"),
     "jvp": ("xlapy.frontend.forward", "jvp"),
     "linearize": ("xlapy.frontend.forward", "linearize"),
@@ -32,7 +33,7 @@ _LAZY = {
         "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
         "local_device_count", "default_backend", "process_index", "process_count")},
 }
-_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes")
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed")
 
 
 def __getattr__(name):

@@ -38,7 +38,8 @@ def test_every_primitive_has_a_batching_rule_or_a_reason():
 def _collectives(x):
     L = xlapy.lax
     return (L.psum(x, "i"), L.pmax(x, "i"), L.pmin(x, "i"), L.all_gather(x, "i"),
-            L.axis_index("i"))
+            L.axis_index("i"), L.ppermute(x, "i", [(0, 1), (1, 0)]),
+            L.psum_scatter(L.all_gather(x, "i"), "i"))
 
 
 def test_the_op_table_applies_every_batching_rule():

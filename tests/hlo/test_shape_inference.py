@@ -14,7 +14,8 @@ import pytest
 
 from xlapy.errors import ShapeError
 from xlapy.hlo import ELIDED, OPCODES, F32, S32, parse_shape
-from xlapy.hlo.attributes import ConvDimensionNumbers, PaddingConfig, SliceSpec, Window
+from xlapy.hlo.attributes import (ConvDimensionNumbers, PaddingConfig, ReplicaGroups, SliceSpec,
+                                  Window)
 from xlapy.hlo.builder import Builder
 from xlapy.hlo.shape_inference import SHAPE_RULES, infer_shape
 
@@ -27,6 +28,7 @@ def comp(params, fn, name="c"):
 
 
 ADD = comp(["f32[]", "f32[]"], lambda b, x, y: b.add(x, y))
+_RG = ReplicaGroups(((0, 1), (2, 3)))
 ADD_S32 = comp(["s32[]", "s32[]"], lambda b, x, y: b.add(x, y))
 GE = comp(["f32[]", "f32[]"], lambda b, x, y: b.compare(x, y, "GE"))
 LT2 = comp(["f32[]", "f32[]", "s32[]", "s32[]"], lambda b, x, y, i, j: b.compare(x, y, "LT"))
@@ -189,6 +191,18 @@ POSITIVE = [
     ("fusion", ["f32[2]", "f32[2]"], {"kind": "kLoop", "calls": FMA}, None, "f32[2]"),
     ("custom-call", ["f32[2]"], {"custom_call_target": "foo"}, "(f32[2], s8[7])",
      "(f32[2], s8[7])"),
+    # collectives (more in tests/hlo/test_collectives.py)
+    ("all-reduce", ["f32[2]", "f32[3]"], {"to_apply": ADD, "replica_groups": _RG}, None,
+     "(f32[2], f32[3])"),
+    ("all-gather", ["f32[2,3]"], {"dimensions": (1,), "replica_groups": _RG}, "f32[2,6]",
+     "f32[2,6]"),
+    ("reduce-scatter", ["f32[4]"], {"dimensions": (0,), "to_apply": ADD}, "f32[1]", "f32[1]"),
+    ("all-to-all", ["f32[4,2]"], {"dimensions": (0,), "replica_groups": _RG}, None,
+     "f32[4,2]"),
+    ("all-to-all", ["f32[3]", "f32[3]"], {"replica_groups": _RG}, None, "(f32[3], f32[3])"),
+    ("collective-permute", ["s32[3]"], {"source_target_pairs": _RG}, None, "s32[3]"),
+    ("replica-id", [], {}, None, "u32[]"),
+    ("partition-id", [], {}, None, "u32[]"),
 ]
 
 _LITERALS = {"constant": np.zeros(2, np.float32)}
@@ -564,6 +578,16 @@ NEGATIVE = [
     ("fusion", ["f32[2]"], {"kind": "kLoop", "calls": FMA}, None, r"is given 1 operand"),
     ("custom-call", [], {}, "f32[]", "missing required attribute custom_call_target="),
     ("custom-call", [], {"custom_call_target": "x"}, None, "declared shape"),
+    ("all-reduce", ["s32[2]"], {"to_apply": ADD}, None, r"init value is s32\[\]"),
+    ("all-gather", ["f32[2]"], {"dimensions": (0,), "replica_groups": _RG}, "f32[6]",
+     "which is 2 times its size"),
+    ("reduce-scatter", ["f32[4]"], {"dimensions": (1,), "to_apply": ADD}, "f32[1]",
+     "out of range"),
+    ("all-to-all", ["f32[3]"], {"dimensions": (0,), "replica_groups": _RG}, None,
+     "not divisible by the group size 2"),
+    ("collective-permute", ["f32[3]"], {}, None, "missing required attribute source_target"),
+    ("replica-id", ["f32[3]"], {}, None, r"expects 0 operand\(s\)"),
+    ("partition-id", ["f32[3]"], {}, None, r"expects 0 operand\(s\)"),
 ]
 
 

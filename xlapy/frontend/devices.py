@@ -91,11 +91,15 @@ def default_backend() -> str:
 
 
 def process_index() -> int:
-    return 0
+    """This process's rank in an MPI job (xlapy.distributed), else 0."""
+    from xlapy.backends.interpreter import mpi  # optional runtime: MPI only when launched so
+    return mpi.world().rank if mpi.launched_by_mpi() else 0
 
 
 def process_count() -> int:
-    return 1
+    """The number of processes of an MPI job (xlapy.distributed), else 1."""
+    from xlapy.backends.interpreter import mpi  # optional runtime: MPI only when launched so
+    return mpi.world().size if mpi.launched_by_mpi() else 1
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):

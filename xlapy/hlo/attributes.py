@@ -173,6 +173,45 @@ class ConvDimensionNumbers:
         return f"{lhs}_{rhs}->{out}"
 
 
+@dataclass(frozen=True)
+class ReplicaGroups:
+    """replica_groups= / source_target_pairs=: lists of device ids.
+
+    Two text forms: the explicit `{{0,1},{2,3}}` (`{}`: one group of every device) and the
+    iota form `[G,S]<=[d0,d1,...]` or `[G,S]<=[d0,d1,...]T(p0,p1,...)`: the ids 0..n-1
+    reshaped to the dims d, transposed by p, reshaped to G groups of S. `groups` holds the
+    ids either way; `iota` keeps the iota text so it prints back as parsed."""
+
+    groups: tuple[tuple[int, ...], ...]
+    iota: str | None = None
+
+    @staticmethod
+    def from_iota(group_dims, dims, perm=None) -> "ReplicaGroups":
+        """The iota form's groups; ValueError when the sizes do not agree."""
+        import numpy as np  # only the iota form needs it
+        dims, group_dims = tuple(dims), tuple(group_dims)
+        perm = tuple(perm) if perm is not None else tuple(range(len(dims)))
+        if len(group_dims) != 2:
+            raise ValueError(f"iota replica groups take [groups,size], got {list(group_dims)}")
+        if sorted(perm) != list(range(len(dims))):
+            raise ValueError(f"iota replica groups: T{perm} is not a permutation of "
+                             f"{len(dims)} dimensions")
+        n = int(np.prod(dims, dtype=np.int64))
+        if group_dims[0] * group_dims[1] != n:
+            raise ValueError(f"iota replica groups: {group_dims[0]}x{group_dims[1]} groups "
+                             f"but {n} ids in {list(dims)}")
+        ids = np.arange(n).reshape(dims).transpose(perm).reshape(group_dims)
+        text = (f"[{group_dims[0]},{group_dims[1]}]<=[{','.join(map(str, dims))}]"
+                + ("" if perm == tuple(range(len(dims)))
+                   else f"T({','.join(map(str, perm))})"))
+        return ReplicaGroups(tuple(tuple(int(v) for v in g) for g in ids), text)
+
+    def __str__(self) -> str:
+        if self.iota is not None:
+            return self.iota
+        return "{" + ",".join("{" + ",".join(map(str, g)) + "}" for g in self.groups) + "}"
+
+
 INT_LIST_ATTRS = (
     "dimensions", "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
     "rhs_batch_dims", "slice_sizes", "dynamic_slice_sizes", "offset_dims",
@@ -180,9 +219,11 @@ INT_LIST_ATTRS = (
     "start_indices_batching_dims", "update_window_dims", "inserted_window_dims",
     "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims",
 )
-INT_ATTRS = ("index", "iota_dimension", "feature_group_count", "batch_group_count",
+INT_ATTRS = ("channel_id", "index", "iota_dimension", "feature_group_count",
+             "batch_group_count",
              "index_vector_dim", "exponent_bits", "mantissa_bits", "k")
-BOOL_ATTRS = ("indices_are_sorted", "unique_indices", "is_stable", "largest",
+BOOL_ATTRS = ("use_global_device_ids", "constrain_layout", "indices_are_sorted",
+              "unique_indices", "is_stable", "largest",
               "custom_call_has_side_effect")
 IDENT_ATTRS = ("direction", "type", "kind", "api_version", "custom_call_schedule")
 STRING_ATTRS = ("custom_call_target", "opaque")
@@ -199,6 +240,7 @@ ATTRIBUTE_KINDS: dict[str, str] = {
     "branch_computations": "computations", "called_computations": "computations",
     "slice": "slice", "padding": "padding", "window": "window", "dim_labels": "dim_labels",
     "metadata": "metadata",
+    "replica_groups": "replica_groups", "source_target_pairs": "replica_groups",
     # Known, but kept verbatim: xlapy does not interpret them.
     "backend_config": "raw", "sharding": "raw", "frontend_attributes": "raw",
     "operand_precision": "raw", "precision_config": "raw", "algorithm": "raw",

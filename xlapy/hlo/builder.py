@@ -541,3 +541,17 @@ class Builder:
             attrs["called_computations"] = list(called_computations)
         attrs.update({k: A.Raw(str(v)) for k, v in raw.items()})
         return self._add("custom-call", self._list(operands), attrs, declared=shape)
+
+    # ---- collectives (all-reduce, all-to-all, collective-permute, replica-id: Builder.op) ---
+    def all_gather(self, operands, shape: Shape, dimension: int,
+                   **attrs) -> Instruction:
+        """all-gather with its declared result shape; attrs: replica_groups (a
+        ReplicaGroups), channel_id, use_global_device_ids."""
+        return self._add("all-gather", self._list(operands),
+                         {"dimensions": (int(dimension),), **attrs}, declared=shape)
+
+    def reduce_scatter(self, operands, shape: Shape, dimension: int, to_apply: Computation,
+                       **attrs) -> Instruction:
+        return self._add("reduce-scatter", self._list(operands),
+                         {"dimensions": (int(dimension),), "to_apply": to_apply, **attrs},
+                         declared=shape)

@@ -17,6 +17,7 @@ Categories:
   indexing           gather, scatter, dynamic-slice, dynamic-update-slice
   control            while, conditional, call, map, fusion, custom-call, sort
   structure          parameter, constant, iota, tuple, get-tuple-element, ...
+  collective         communication among replicas/partitions (all-reduce, all-gather, ...)
 
 Columns (OpInfo fields; the defaults are what most rows have):
   elementwise       every output element depends only on the same-index elements of the
@@ -172,6 +173,9 @@ def _binary(name: str, types: str, **facts) -> OpInfo:
 
 _FOLDING_MATERIALIZES = "its folded literal would be large where the instruction is small"
 
+_OTHER_REPLICAS = "its value depends on the other replicas' operands"
+_RENDEZVOUS = "each collective is one rendezvous of the replicas, matched by program order"
+
 _ROWS = [
     # structure
     OpInfo("parameter", 0, "structure", flops="none", no_kernel=True, declared_shape=True,
@@ -283,6 +287,23 @@ _ROWS = [
     OpInfo("fusion", None, "control", flops="called"),
     OpInfo("custom-call", None, "control", declared_shape=True,
            not_folded="its target is opaque to the evaluator"),
+    # collectives: values from other replicas/partitions (hlo/evaluator/collectives.py runs
+    # N replicas in one process); replica_groups, channel_id and use_global_device_ids are
+    # shared attributes (hlo/attributes.py)
+    OpInfo("all-reduce", None, "collective", flops="input", not_folded=_OTHER_REPLICAS,
+           never_merged=_RENDEZVOUS),
+    OpInfo("reduce-scatter", None, "collective", flops="input", declared_shape=True,
+           not_folded=_OTHER_REPLICAS, never_merged=_RENDEZVOUS),
+    OpInfo("all-gather", None, "collective", flops="none", declared_shape=True,
+           not_folded=_OTHER_REPLICAS, never_merged=_RENDEZVOUS),
+    OpInfo("all-to-all", None, "collective", flops="none", not_folded=_OTHER_REPLICAS,
+           never_merged=_RENDEZVOUS),
+    OpInfo("collective-permute", 1, "collective", flops="none", not_folded=_OTHER_REPLICAS,
+           never_merged=_RENDEZVOUS),
+    OpInfo("replica-id", 0, "collective", flops="none",
+           not_folded="its value differs per replica"),
+    OpInfo("partition-id", 0, "collective", flops="none",
+           not_folded="its value differs per partition"),
 ]
 
 OPCODES: dict[str, OpInfo] = {row.name: row for row in _ROWS}
@@ -320,6 +341,7 @@ NEEDS_DECLARED = opcodes_where(lambda r: r.declared_shape)
 NOT_FOLDED = opcodes_where(lambda r: r.not_folded is not None)
 NEVER_MERGED = opcodes_where(lambda r: r.never_merged is not None)
 VALUE_PRESERVING = opcodes_where(lambda r: r.value_preserving)
+COLLECTIVES = opcodes_where(lambda r: r.category == "collective")
 
 # Attribute names whose values name computations; the printer, parser and module-walking
 # code use this one list.

@@ -472,6 +472,30 @@ class _Parser:
         except ValueError as e:
             raise self.error(str(e), pos) from None
 
+    def attr_replica_groups(self):
+        """{{0,1},{2,3}}, {} or the iota form [G,S]<=[dims] with an optional T(perm)."""
+        self.skip_ws()
+        pos = self.pos
+        if self.accept("["):
+            group_dims = self.items(self.integer, "]", "iota replica group dimensions")
+            self.expect("<=", "in iota replica groups [G,S]<=[dims]")
+            self.expect("[")
+            dims = self.items(self.integer, "]", "iota dimensions")
+            perm = None
+            if self.accept("T"):
+                self.expect("(")
+                perm = self.items(self.integer, ")", "iota transpose")
+            try:
+                return A.ReplicaGroups.from_iota(group_dims, dims, perm)
+            except ValueError as e:
+                raise self.error(str(e), pos) from None
+        self.expect("{", "to open replica groups")
+
+        def group():
+            self.expect("{", "to open a replica group")
+            return tuple(self.items(self.integer, "}", "replica group"))
+        return A.ReplicaGroups(tuple(self.items(group, "}", "replica groups")))
+
     def attr_raw(self):
         return self.raw_value()
 

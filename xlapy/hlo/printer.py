@@ -29,7 +29,8 @@ def format_attr_value(value) -> str:
         return "{" + ", ".join("%" + c.name for c in value) + "}"
     if isinstance(value, tuple):
         return "{" + ",".join(map(str, value)) + "}"
-    if isinstance(value, (A.SliceSpec, A.PaddingConfig, A.Window, A.ConvDimensionNumbers)):
+    if isinstance(value, (A.SliceSpec, A.PaddingConfig, A.Window, A.ConvDimensionNumbers,
+                          A.ReplicaGroups)):
         return str(value)
     if isinstance(value, str):
         return value

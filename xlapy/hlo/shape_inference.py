@@ -35,8 +35,9 @@ from __future__ import annotations
 from typing import Sequence
 
 # The rule modules register their rules into SHAPE_RULES when imported.
-from xlapy.hlo import (shape_rules_control, shape_rules_data, shape_rules_elementwise,  # noqa: F401
-                       shape_rules_indexing, shape_rules_linalg, shape_rules_reduction)
+from xlapy.hlo import (shape_rules_collective, shape_rules_control,  # noqa: F401
+                       shape_rules_data, shape_rules_elementwise, shape_rules_indexing,
+                       shape_rules_linalg, shape_rules_reduction)
 from xlapy.errors import ShapeError
 from xlapy.hlo.opcodes import NEEDS_DECLARED, OPCODES  # (the declared_shape column)
 from xlapy.hlo.shape_context import SHAPE_RULES, OpContext, fmt, shape_rule

@@ -22,7 +22,8 @@ Checks, in order (the first violation is reported, quoting the instruction with 
                (layouts ignored) with the shape inferred by shape_inference.infer_shape,
                which also checks called computations' signatures against the call site
                (reducers take and return scalars, while's condition returns pred[],
-               branches take their operands, ...).
+               branches take their operands, ...); a collective's replica groups name
+               ids below the module's replica_count / num_partitions when it states them.
 
 The verifier never lets a non-xlapy exception escape: anything unexpected while checking an
 instruction is reported as a VerificationError about that instruction.
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 from xlapy.errors import ShapeError, VerificationError, XlapyError
 from xlapy.hlo.ir import Computation, Instruction, Module
-from xlapy.hlo.opcodes import OPCODES
+from xlapy.hlo.opcodes import COLLECTIVES, OPCODES
 from xlapy.hlo.shape_inference import fmt, infer_instruction_shape
 from xlapy.hlo.shapes import PrimitiveType, Shape
 from xlapy.hlo.aliasing import check_aliases
@@ -241,6 +242,35 @@ class _Verifier:
         if not inferred.compatible(instr.shape):
             raise self.error(comp, instr, f"the declared shape {fmt(instr.shape)} does not match "
                              f"the inferred shape {fmt(inferred)}", ShapeError)
+        if instr.opcode in COLLECTIVES:
+            self.device_ids(comp, instr)
+
+    def device_ids(self, comp: Computation, instr: Instruction) -> None:
+        """A collective's ids are below the module's replica_count x num_partitions (when
+        its header states them; else they are known only when it runs)."""
+        counts = {}
+        for key in ("replica_count", "num_partitions"):
+            text = str(self.module.attrs.get(key, "1"))
+            if not text.isdigit() or int(text) < 1:
+                raise self.error(comp, instr, f"module attribute {key}={text} is not a "
+                                 "positive integer")
+            counts[key] = int(text)
+        if not any(k in self.module.attrs for k in counts):
+            return
+        R, P = counts["replica_count"], counts["num_partitions"]
+        attrs = instr.attrs
+        if attrs.get("use_global_device_ids"):
+            n, what = R * P, "devices"
+        elif "channel_id" in attrs and instr.opcode in ("all-to-all", "collective-permute"):
+            n, what = P, "partitions"
+        else:
+            n, what = R, "replicas"
+        for key in ("replica_groups", "source_target_pairs"):
+            groups = getattr(attrs.get(key), "groups", ())
+            bad = sorted({i for g in groups for i in g if i >= n})
+            if bad:
+                raise self.error(comp, instr, f"{key} names id(s) {bad}, but the module has "
+                                 f"{n} {what} (replica_count={R}, num_partitions={P})")
 
     def shape_ok(self, comp: Computation, instr: Instruction, shape: Shape) -> None:
         """Element type, non-negative dims, and a layout that permutes the dimensions."""

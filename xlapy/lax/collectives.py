@@ -21,7 +21,7 @@ from xlapy.frontend.primitives import collectives as K
 from xlapy.frontend.primitives.collectives import UnboundAxisError
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
-           "UnboundAxisError"]
+           "ppermute", "psum_scatter", "UnboundAxisError"]
 
 
 def _names(axis_name) -> tuple:
@@ -92,4 +92,29 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
         ax = axis + nd + (0 if tiled else 1) if axis < 0 else axis
         return K.all_gather_p.bind(v, axis_name=_names(axis_name), axis=int(ax),
                                    tiled=bool(tiled))
+    return pytree.tree_map(one, x)
+
+
+def ppermute(x, axis_name, perm):
+    """Member t of the axis gets member s's x for each (s, t) in perm (a pytree); members
+    no pair sends to get zeros. Sources and targets must each be distinct."""
+    pairs = tuple((int(s), int(t)) for s, t in perm)
+    for k, what in ((0, "source"), (1, "target")):
+        ids = [p[k] for p in pairs]
+        if len(set(ids)) != len(ids) or min(ids, default=0) < 0:
+            raise XlapyError(f"ppermute: perm {list(perm)} repeats a {what} or has a "
+                             "negative index")
+    return pytree.tree_map(
+        lambda v: K.ppermute_p.bind(_leaf(v), axis_name=_names(axis_name), perm=pairs), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
+    """The sum over the members, member i keeping block i of dimension scatter_dimension
+    (untiled: that dimension has the axis size and is removed; tiled: it is divided)."""
+    def one(v):
+        v = _leaf(v)
+        nd = np.ndim(v) if not isinstance(v, Tracer) else v.ndim
+        sd = scatter_dimension + nd if scatter_dimension < 0 else scatter_dimension
+        return K.psum_scatter_p.bind(v, axis_name=_names(axis_name),
+                                     scatter_dimension=int(sd), tiled=bool(tiled))
     return pytree.tree_map(one, x)

@@ -10,6 +10,12 @@ leaves of the result in order. NumPy's npz format cannot hold bfloat16, so bf16 
 travel as their uint16 bit patterns both ways (a uint16 input for a bf16 parameter is
 reinterpreted; bf16 outputs are written as uint16). With --compare, the module also runs on
 BACKEND and the per-output max error is reported; a mismatch exits with status 1.
+
+Under mpirun (`mpirun -n N python -m xlapy run-hlo F.hlo ...`) process r runs as replica r
+of N on the interpreter (the only backend with collectives yet; a module with collectives
+runs there by default); each process takes the same inputs (`{rank}` in the --input path
+gives each its own) and writes OUT.npz with `{rank}` replaced (or `.rankR` added). A
+failing process aborts the whole job with its error.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ import zlib
 import numpy as np
 
 from xlapy.backends.base import flatten, get_platform
+from xlapy.backends.interpreter import mpi
+from xlapy.errors import XlapyError
+from xlapy.hlo.opcodes import COLLECTIVES
 from xlapy.tools.compare import compare_outputs, random_inputs
 
 
@@ -99,6 +108,28 @@ def _describe(arr) -> str:
 
 
 def run(args) -> int:
+    if not mpi.launched_by_mpi():
+        return _run(args, None)
+    comm = mpi.world()
+    try:
+        return _run(args, comm)
+    except (XlapyError, SystemExit) as e:
+        if comm.size == 1:
+            raise
+        mpi.abort(comm, str(e))
+        return 1
+
+
+def _by_rank(path: str, comm) -> str:
+    if comm is None:
+        return path
+    if "{rank}" in path:
+        return path.replace("{rank}", str(comm.rank))
+    stem = path[:-4] if path.endswith(".npz") else path
+    return f"{stem}.rank{comm.rank}.npz"
+
+
+def _run(args, comm) -> int:
     from xlapy.hlo import parse_module_file as parse_file
     try:
         module = parse_file(args.file)
@@ -106,26 +137,35 @@ def run(args) -> int:
         raise SystemExit(f"xlapy run-hlo: error: cannot read {args.file}: {e.strerror}") from e
     shapes = [p.shape for p in module.entry.parameters]
     if args.input:
-        inputs = _group_for_parameters(_load_inputs(args.input), shapes)
+        inputs = _group_for_parameters(_load_inputs(_by_rank(args.input, comm)), shapes)
     elif args.random_inputs or not shapes:
         inputs = random_inputs(shapes, args.seed)
     else:
         raise SystemExit("xlapy run-hlo: error: the module takes parameters: give --input "
                          "IN.npz or --random-inputs")
-    platform = get_platform(args.backend)
+    collective = any(i.opcode in COLLECTIVES for c in module.computations
+                     for i in c.instructions)
+    backend = args.backend or ("interpreter" if collective else None)
+    platform = get_platform(backend)
+    if comm is not None and platform.name != "interpreter":
+        raise SystemExit(f"xlapy run-hlo: error: under mpirun the replicas run on the "
+                         f"interpreter only (not {platform.name}): add --backend interpreter")
     t0 = time.perf_counter()
     exe = platform.compiler.compile(module)
+    if comm is not None:
+        mpi.attach(exe.evaluator, comm)
     t1 = time.perf_counter()
     result = flatten(exe.run(*inputs))
     t2 = time.perf_counter()
     if not args.quiet:
-        print(f"{module.name} on {platform.name}: compile {1e3 * (t1 - t0):.1f} ms, "
+        who = "" if comm is None else f"replica {comm.rank} of {comm.size}: "
+        print(f"{who}{module.name} on {platform.name}: compile {1e3 * (t1 - t0):.1f} ms, "
               f"run {1e3 * (t2 - t1):.1f} ms")
         for i, r in enumerate(result):
             print(f"  output {i}: {_describe(r)}")
     if args.output:
-        np.savez(args.output, *[r.view(np.uint16) if r.dtype.name == "bfloat16" else r
-                                for r in result])
+        np.savez(_by_rank(args.output, comm),
+                 *[r.view(np.uint16) if r.dtype.name == "bfloat16" else r for r in result])
     if args.compare:
         other = get_platform(args.compare)
         reference = flatten(other.compiler.compile(module).run(*inputs))

@@ -198,6 +198,10 @@ UNSUPPORTED: dict[str, str] = {
     "custom-call": "only the targets in xlapy/backends/cpu/custom_calls.py lower (tested by "
                    "test_cholesky.py and the corpus); test_ops_control.py checks that an "
                    "unknown target is a LoweringError",
+    **{op: "a collective: the cpu backend has no runtime for collectives yet (issue 22); "
+           "they run on the interpreter (tests/hlo/test_collectives.py)"
+       for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                  "collective-permute", "replica-id", "partition-id")},
 }
 
 

@@ -10,6 +10,8 @@ an inner vmap it passes through:
   pass-through  the collective is elementwise across this vmap's members: it is applied
               to the batched values as they are (all_gather and axis_index adjust for the
               batch axis).
+ppermute's owner moves rows: member t gets row s for each (s, t), zeros where none is sent.
+psum_scatter's owner sums over the members and hands member i block i (own axis only).
 Multiple names ('i', 'j'): axis_index is i * size(j) + j, major to minor in the order given.
 """
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlapy.frontend.core import ShapedArray
 from xlapy.frontend.primitives import basic
 from xlapy.frontend.primitives import collectives as K
-from xlapy.frontend.primitives.shapes import iota, reduce_max, reduce_min, reduce_sum, reshape
+from xlapy.frontend.primitives.shapes import (concatenate, iota, reduce_max, reduce_min,
+                                              reduce_sum, reshape, slice_)
 from xlapy.frontend.batching.trace import NOT_MAPPED, bdim_to_front, moveaxis, shape_of
 
 
@@ -88,3 +92,44 @@ def _all_gather(frame, vals, dims, axis_name, axis, tiled):
         s[axis:axis + 2] = [s[axis] * s[axis + 1]]
         x = reshape(x, s)
     return x, NOT_MAPPED
+
+
+@K.ppermute_p.def_batch
+def _ppermute(frame, vals, dims, axis_name, perm):
+    (x,), (d,) = vals, dims
+    if frame.name not in axis_name:
+        return K.ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    if len(axis_name) > 1:
+        raise K.XlapyError("ppermute over several axis names at once is not supported")
+    if any(i >= frame.size for p in perm for i in p):
+        raise K.XlapyError(f"ppermute: perm {list(perm)} names members beyond the axis "
+                           f"size {frame.size}")
+    x = bdim_to_front(x, d, frame.size)              # [n, ...]: member i's x at index i
+    shape = list(shape_of(x))
+    src = {t: s for s, t in perm}
+    one = [1] + shape[1:]
+    rows = []
+    for t in range(frame.size):
+        if t in src:
+            s = src[t]
+            rows.append(slice_(x, [s] + [0] * (len(shape) - 1), [s + 1] + shape[1:]))
+        else:
+            rows.append(basic.full(one, 0, basic.aval_of(x).dtype))
+    return concatenate(rows, 0), 0
+
+
+@K.psum_scatter_p.def_batch
+def _psum_scatter(frame, vals, dims, axis_name, scatter_dimension, tiled):
+    (x,), (d,) = vals, dims
+    if frame.name not in axis_name or len(axis_name) > 1:
+        raise K.XlapyError("psum_scatter inside a vmap over another axis, or over several "
+                           "axis names, is not supported")
+    n, sd = frame.size, scatter_dimension
+    member = [s for i, s in enumerate(shape_of(x)) if i != d]
+    K.psum_scatter_p.abstract_eval(ShapedArray(member, basic.aval_of(x).dtype),
+                                   axis_name=axis_name, scatter_dimension=sd, tiled=tiled)
+    total = _reduce_member("psum", x, d, n)         # the sum over the members, unbatched
+    shape = list(shape_of(total))
+    if tiled:                                       # split dimension sd into n blocks
+        total = reshape(total, shape[:sd] + [n, shape[sd] // n] + shape[sd + 1:])
+    return moveaxis(total, sd, 0), 0                # member i gets block i

@@ -1,6 +1,6 @@
 """JVP rules of primitives/collectives.py (inside the vmap that names the axis).
 
-  psum, all_gather  linear: the collective of the tangents
+  psum, all_gather, ppermute, psum_scatter  linear: the collective of the tangents
   pmax / pmin       the mean of the tangents of the members holding the extremum (as
                     reduce_max's rule; JAX has no rule for them)
   axis_index        an integer result: no rule needed
@@ -15,6 +15,8 @@ from xlapy.frontend.primitives.basic import convert, div, eq, mul
 
 linear(Co.psum_p)
 linear(Co.all_gather_p)
+linear(Co.ppermute_p)
+linear(Co.psum_scatter_p)
 
 
 def _chooser(prim):

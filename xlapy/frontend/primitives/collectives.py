@@ -11,8 +11,9 @@ Semantics over the members of the axis (per element):
     all_gather(x, axis, tiled)   every member's x stacked along `axis` (concatenated when
                 tiled), the same result for every member
     axis_index()    the member's position along the axis (int32)
-The vmap rules are in xlapy/frontend/batching/collectives.py. There is no lowering to HLO
-(no cross-device collectives yet): a collective only runs inside the vmap naming its axis.
+The vmap rules are in xlapy/frontend/batching/collectives.py. Over a pmap axis
+(frontend/pmap.py) they lower to HLO collectives (all-reduce, all-gather, replica-id) over
+every replica; over a vmap axis a collective only runs inside the vmap naming it.
 A loop or cond body using a collective makes the control-flow primitive itself go to the
 axis's vmap (graph_axis_owner), whose rule evaluates the collective while re-tracing the
 body, so no collective is left in a graph that reaches the lowering.
@@ -25,6 +26,8 @@ import numpy as np
 from xlapy.errors import LoweringError, XlapyError
 from xlapy.frontend.core import ShapedArray, active_traces, primitive
 from xlapy.frontend.graph import Graph
+from xlapy.hlo.attributes import ReplicaGroups
+from xlapy.hlo.shapes import S32, Shape
 
 
 class UnboundAxisError(XlapyError, NameError):
@@ -100,31 +103,93 @@ def _no_eager(*args, **params):
     raise XlapyError("internal error: a collective ran outside the vmap owning its axis")
 
 
-def _no_lowering(ctx, *args, axis_name, **params):
+# the pmap axes (name, size) whose program is being lowered (frontend/pmap.py): only their
+# collectives become HLO collectives
+LOWERING_AXES: list[tuple] = []
+
+
+def _pmap_size(axis_name) -> int:
+    """The device count of the pmap axis `axis_name` names while its program is lowered;
+    a LoweringError for any other axis (a vmap's collectives never reach the lowering)."""
+    sizes = [next((n for a, n in reversed(LOWERING_AXES) if a == name), None)
+             for name in axis_name]
+    if len(axis_name) == 1 and sizes[0] is not None:
+        return sizes[0]
     raise LoweringError(
-        f"a collective over axis {axis_name} reached the HLO lowering: collectives run only "
-        "inside the vmap that names the axis (a loop or cond body whose operands are all "
-        "unbatched keeps them unevaluated; pass a batched operand into it)")
+        f"a collective over axis {axis_name} reached the HLO lowering: collectives lower "
+        "only over one pmap axis; over a vmap axis they run only inside that vmap (a loop "
+        "or cond body whose operands are all unbatched keeps them unevaluated; pass a "
+        "batched operand into it)")
+
+
+_ALL = ReplicaGroups(())  # every replica (pmap's devices are the replicas)
+
+
+def _reducing(opcode):
+    def lower(ctx, *xs, axis_name):
+        _pmap_size(axis_name)
+        outs = []
+        for x in xs:
+            comp = ctx.b.scalar_computation(opcode, x.shape.element_type)
+            outs.append(ctx.b.op("all-reduce", x, replica_groups=_ALL, to_apply=comp))
+        return outs
+    return lower
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+    _pmap_size(axis_name)
+    return ctx.b.convert(ctx.b.op("replica-id"), S32)
+
+
+def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled):
+    n = _pmap_size(axis_name)
+    dims = list(x.shape.dims)
+    if not tiled:
+        dims.insert(axis, 1)
+        x = ctx.b.reshape(x, dims)
+    dims[axis] *= n
+    return ctx.b.all_gather([x], Shape.array(x.shape.element_type, dims), axis,
+                            replica_groups=_ALL)
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    _pmap_size(axis_name)
+    return ctx.b.op("collective-permute", x, source_target_pairs=ReplicaGroups(perm))
+
+
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, tiled):
+    n = _pmap_size(axis_name)
+    dims = list(x.shape.dims)
+    dims[scatter_dimension] //= n
+    comp = ctx.b.scalar_computation("add", x.shape.element_type)
+    out = ctx.b.reduce_scatter([x], Shape.array(x.shape.element_type, dims),
+                               scatter_dimension, comp, replica_groups=_ALL)
+    if not tiled:  # the scattered dimension (now 1) is removed
+        del dims[scatter_dimension]
+        out = ctx.b.reshape(out, dims)
+    return out
 
 
 def _collective(name, multiple_results=False):
     p = primitive(name, multiple_results=multiple_results)
     p.axis_trace = axis_owner
     p.def_impl(_no_eager)
-    p.def_lowering(_no_lowering)
     return p
 
 
 psum_p = _collective("psum", multiple_results=True)
 pmax_p = _collective("pmax", multiple_results=True)
 pmin_p = _collective("pmin", multiple_results=True)
-for _p in (psum_p, pmax_p, pmin_p):
+for _p, _op in ((psum_p, "add"), (pmax_p, "maximum"), (pmin_p, "minimum")):
     _p.def_abstract_eval(lambda *avals, axis_name: list(avals))
+    _p.def_lowering(_reducing(_op))
 
 axis_index_p = _collective("axis_index")
 axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
+axis_index_p.def_lowering(_axis_index_lowering)
 
 all_gather_p = _collective("all_gather")
+all_gather_p.def_lowering(_all_gather_lowering)
 
 
 @all_gather_p.def_abstract_eval
@@ -142,8 +207,48 @@ def _all_gather_aval(a, *, axis_name, axis, tiled):
     return ShapedArray(shape, a.dtype)
 
 
-__all__ = ["psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p", "UnboundAxisError",
-           "axis_size"]
+# ppermute(x, perm): member t gets member s's x for each (s, t) in perm; zeros where no
+# member sends (a permutation of part of the members)
+ppermute_p = _collective("ppermute")
+ppermute_p.def_abstract_eval(lambda a, *, axis_name, perm: a)
+ppermute_p.def_lowering(_ppermute_lowering)
+ppermute_p.def_vjp(lambda ct, x, *, out, axis_name, perm: (
+    ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((t, s) for s, t in perm)),))
+
+# psum_scatter(x): the sum over the members, split along scatter_dimension into one block
+# per member (member i gets block i; untiled, the dimension has the axis size and is removed)
+psum_scatter_p = _collective("psum_scatter")
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_aval(a, *, axis_name, scatter_dimension, tiled):
+    n = 1
+    for name in axis_name:
+        n *= axis_size(name)
+    d = scatter_dimension
+    if not 0 <= d < a.ndim:
+        raise XlapyError(f"psum_scatter: scatter_dimension {d} is out of range for {a}")
+    shape = list(a.shape)
+    if tiled and shape[d] % n:
+        raise XlapyError(f"psum_scatter: dimension {d} of {a} is not divisible by the axis "
+                         f"size {n}")
+    if not tiled and shape[d] != n:
+        raise XlapyError(f"psum_scatter: dimension {d} of {a} must equal the axis size {n} "
+                         "(or pass tiled=True)")
+    if tiled:
+        shape[d] //= n
+    else:
+        del shape[d]
+    return ShapedArray(shape, a.dtype)
+
+
+psum_scatter_p.def_lowering(_psum_scatter_lowering)
+psum_scatter_p.def_vjp(lambda ct, x, *, out, axis_name, scatter_dimension, tiled: (
+    all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled),))
+
+__all__ = ["psum_scatter_p", "psum_p", "pmax_p", "pmin_p", "axis_index_p", "all_gather_p",
+           "ppermute_p",
+           "UnboundAxisError", "axis_size"]
 
 
 # ---- VJPs (JAX's transposes, written with the collectives themselves) -------------------------

@@ -61,6 +61,7 @@ class Evaluator:
 
     def __init__(self, max_loop_iterations: int = 10_000_000, flush_denormals: bool = False):
         self.max_loop_iterations = max_loop_iterations
+        self.replica = None  # collectives.ReplicaContext: which device of several it is
         self.flush_denormals = flush_denormals
 
     def apply(self, rule, instr, operands: list):
