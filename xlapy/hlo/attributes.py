@@ -247,12 +247,12 @@ ATTRIBUTE_KINDS: dict[str, str] = {
     "result_accuracy": "raw", "output_to_operand_aliasing": "raw",
     "operand_layout_constraints": "raw", "control-predecessors": "raw", "statistics": "raw",
     "schedule": "raw", "distribution": "raw", "origin": "raw", "rng_algorithm": "raw",
-    # XLA attributes TensorFlow and JAX emit that describe replication, collectives and
-    # host transfers: valid, and meaningless on one CPU device
-    "parameter_replication": "raw", "replica_groups": "raw", "channel_id": "raw",
-    "use_global_device_ids": "raw", "constrain_layout": "raw", "is_host_transfer": "raw",
+    # XLA attributes TensorFlow and JAX emit that describe replication and host transfers:
+    # valid, and meaningless on one CPU device (the collectives' own attributes are typed
+    # above: replica_groups, source_target_pairs, channel_id, use_global_device_ids, ...)
+    "parameter_replication": "raw", "is_host_transfer": "raw",
     "infeed_config": "raw", "outfeed_config": "raw", "outfeed_shape": "raw",
-    "source_target_pairs": "raw", "original_value": "raw", "is_cross_program_prefetch": "raw",
+    "original_value": "raw", "is_cross_program_prefetch": "raw",
 }
 
 

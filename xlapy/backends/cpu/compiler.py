@@ -32,10 +32,11 @@ from xlapy.backends.cpu.target import threads_available
 from xlapy.backends.llvm import elemental_reduce
 # (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
 from xlapy.backends.llvm import call_graph, fpmode, loop_analysis
-from xlapy.errors import XlapyWarning
+from xlapy.errors import LoweringError, XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
+from xlapy.hlo.opcodes import COLLECTIVES
 from xlapy.hlo.printer import is_large_constant
 from xlapy.hlo.verifier import verify
 
@@ -62,6 +63,18 @@ def codegen_split_count(fl) -> int:
             n = os.cpu_count() or 1
         n = min(n, MAX_DEFAULT_PARTS)
     return max(1, n) if parallel_compile.available() else 1
+
+
+def _refuse_collectives(module: Module) -> None:
+    """Collectives run on the interpreter only (one process, or one replica per MPI
+    process): say so before emission rather than fail inside it."""
+    for instr in module.instructions():
+        if instr.opcode in COLLECTIVES:
+            raise LoweringError(
+                f"{instr.opcode} ({instr.name}): the cpu backend does not run collectives "
+                "yet; run the module on the interpreter (backend='interpreter', run-hlo "
+                "--backend interpreter, or mpirun -n N python -m xlapy run-hlo for one "
+                "replica per process)")
 
 
 class CpuCompiler(Compiler):
@@ -95,6 +108,7 @@ class CpuCompiler(Compiler):
     def compile(self, module: Module, num_threads: int | None = None,
                 parallel_threshold: int = 100_000) -> CpuExecutable:
         verify(module)
+        _refuse_collectives(module)
         num_threads = num_threads or default_num_threads()
         dumper = Dumper(module, backend="cpu")
         profile = dumper.fl.xla_hlo_profile
