@@ -33,7 +33,9 @@ _LAZY = {
         "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
         "local_device_count", "default_backend", "process_index", "process_count")},
 }
-_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed")
+# subpackages reachable as attributes after `import xlapy`, as jax.random etc. after `import jax`
+_MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed",
+            "random", "scipy", "example_libraries", "aot")
 
 
 def __getattr__(name):

@@ -67,6 +67,9 @@ CASES = {   # name: (xlapy function, jax function, arguments)
     "sp_svd": (xsl.svd, jsl.svd, (A[0],)),
     "sp_eigh": (xsl.eigh, jsl.eigh, (S[0],)),
     "sp_inv": (xsl.inv, jsl.inv, (A[0],)),
+    "sp_solve": (xsl.solve, jsl.solve, (A[0], B)),
+    "sp_solve_pos": (lambda s, b: xsl.solve(s, b, assume_a="pos"),
+                     lambda s, b: jsl.solve(s, b, assume_a="pos"), (S[0], B)),
     "sp_det": (xsl.det, jsl.det, (A[0],)),
 }
 

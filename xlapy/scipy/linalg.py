@@ -10,7 +10,7 @@ from xlapy.numpy._core import shape
 from xlapy.numpy._shape_ops import expand_dims, swapaxes, tril, triu
 
 __all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor",
-           "lu_solve", "qr", "solve_triangular", "svd"]
+           "lu_solve", "qr", "solve", "solve_triangular", "svd"]
 
 inv, det = _la.inv, _la.det
 
@@ -99,6 +99,18 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     if mode == "r":
         return (_la.qr(a, "complete")[1],)
     return _la.qr(a, "complete" if mode == "full" else "reduced")
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
+          check_finite=True, assume_a="gen"):
+    """a x = b. assume_a "pos" solves through the Cholesky factor of a's `lower` triangle;
+    "gen", "sym" and "her" through the LU factorization (as jax.scipy.linalg.solve)."""
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise XlapyError(f"scipy.linalg.solve: assume_a must be 'gen', 'sym', 'her' or 'pos', "
+                         f"got {assume_a!r}")
+    if assume_a == "pos":
+        return cho_solve(cho_factor(a, lower=lower), b)
+    return _la.solve(a, b)
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
