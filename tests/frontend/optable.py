@@ -534,7 +534,7 @@ row("meshgrid", xfn=lambda *xs, **k: xnp.meshgrid(*xs, **k),
     cases=[C((3,), (4,)), C((3,), (4,), indexing="ij"), C((2,), (3,), (4,))])
 
 # small functions and NumPy 2 names
-for _n in ("conj", "conjugate", "real", "imag"):
+for _n in ("conj", "conjugate", "real", "imag", "angle", "iscomplex", "isreal"):
     row(_n, cases=[C((2, 3)), C(())], dtypes=(np.int32, np.float32))
 row("matrix_transpose", cases=[C((2, 3)), C((4, 2, 3))])
 row("permute_dims", xfn=lambda x, **k: xnp.permute_dims(x, **k),
@@ -585,6 +585,9 @@ NOT_IN_TABLE = {
     "broadcast_shapes": "test_numpy_ops.py::test_metadata_functions",
     "issubdtype": "NumPy's own (dtype metadata)",
     "vectorize": "a function transformation (on vmap): test_vectorize.py",
+    # complex inputs of real/imag/angle/iscomplex/...: test_complex.py, against NumPy and JAX
+    "iscomplexobj": "dtype metadata: test_complex.py::test_arithmetic_methods_and_predicates",
+    "isrealobj": "dtype metadata: test_complex.py::test_arithmetic_methods_and_predicates",
     # size-dependent and extra functions (xlapy/numpy/_extras.py): test_numpy_extras.py,
     # against jax.numpy with size= under jit
     **{name: "test_numpy_extras.py" for name in (

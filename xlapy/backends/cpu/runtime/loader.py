@@ -11,11 +11,17 @@ libraries are built or imported only when needed:
   xlapy_spotrf / ...            LAPACK (blas.py)
   xlapy_parallel_for            xlapy's thread pool (threadpool.py)
   xlapy_gemm_f32 / _f64         xlapy's own gemm (emitters/gemm_kernel.py)
+  __truncdfhf2 / ...            the compiler runtime's half-precision conversions, which
+                                LLVM calls where the CPU has no instruction for them (f64 ->
+                                f16 without AVX512-FP16): libgcc's (below)
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
+import ctypes.util
+import functools
 import os
 import threading
 
@@ -40,6 +46,28 @@ def register_lazy(names, register) -> None:
             done.append(True)
     for name in names:
         LAZY_SYMBOLS[name] = once
+
+
+# ---- the compiler runtime ------------------------------------------------------------------
+# LLVM lowers some conversions to libgcc / compiler-rt routines. The Python process has
+# libgcc_s loaded, but not globally, so MCJIT would resolve them to nothing (a crash when
+# called): they are registered from libgcc_s by name instead.
+COMPILER_RUNTIME = ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2", "__extendhfdf2")
+
+
+def _register_compiler_runtime(name: str) -> None:
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("gcc_s") or "libgcc_s.so.1")
+        addr = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        raise LoweringError(f"the generated code calls the compiler runtime's {name}, which "
+                            "this system's libgcc_s does not provide (GCC 12 or newer has "
+                            "it)") from None
+    llvm.add_symbol(name, addr)
+
+
+for _name in COMPILER_RUNTIME:
+    register_lazy([_name], functools.partial(_register_compiler_runtime, _name))
 
 
 def _register_symbols_for(objs: list[bytes], provides: tuple) -> None:
