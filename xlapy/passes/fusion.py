@@ -315,12 +315,20 @@ class FusionPass:
         # Clone the producer (inlining its own fused computation if it is a fusion) into fc
         new_operands = list(fusion.operands)
         params = {k: fc.parameters[k] for k in idx}
+        n_before = len(fc.instructions)
         body_root = self._clone_into(fc, producer, fusion, new_operands)
         for _k, p in params.items():
             p.replace_all_uses_with(body_root)
-        # Remove those parameters and renumber
+        # Remove those parameters and renumber. One plain instruction replacing one
+        # parameter (a chain growing by one link) is placed and deduplicated locally;
+        # sorting and deduplicating the whole fused computation each time made absorbing n
+        # producers cost n * n.
+        local = producer.opcode != "fusion" and len(idx) == 1
         keep = [k for k in range(len(new_operands)) if k not in idx]
-        self._renumber(fc, fusion, new_operands, keep)
+        self._renumber(fc, fusion, new_operands, keep, dedupe=not local)
+        if local:
+            _place_before_users(fc, fc.instructions[n_before - 1:], body_root)
+            _dedupe_one(fc, body_root)
         if not producer.users and producer is not comp.root:
             self._detach(comp, producer)
         return fusion
@@ -589,6 +597,37 @@ def _key(i: Instruction):
                    tuple(id(x) for x in v) if isinstance(v, list) else v)
                   for k, v in i.attrs.items())
     return (i.opcode, i.shape, tuple(id(o) for o in i.operands), attrs, lit)
+
+
+def _place_before_users(fc: Computation, added: list, root: Instruction) -> None:
+    """Move the instructions just added at the end of fc (`added`: new parameters, then
+    `root`, whose operands are parameters) to right before root's first user."""
+    users = [u for u in root.users if u.parent is fc]
+    if not users:
+        return
+    del fc.instructions[len(fc.instructions) - len(added):]
+    at = min(fc.instructions.index(u) for u in users)   # (identity search at C speed)
+    fc.instructions[at:at] = added
+
+
+def _dedupe_one(fc: Computation, new: Instruction) -> None:
+    """Merge `new` into an identical instruction of fc, if there is one (local CSE for one
+    instruction: the candidates are the other users of its first operand)."""
+    if not new.operands:
+        return
+    key = _hashable_key(new)
+    if key is None:
+        return
+    for other in new.operands[0].users:
+        if other is not new and other.parent is fc and other.opcode == new.opcode \
+                and _hashable_key(other) == key:
+            new.replace_all_uses_with(other)
+            if fc.root is new:
+                fc.root = other
+            new.drop_operands()
+            fc.instructions.remove(new)
+            new.parent = None
+            return
 
 
 def _dedupe(fc: Computation) -> None:
