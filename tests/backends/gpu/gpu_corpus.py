@@ -2,14 +2,16 @@
 --import-mode=importlib). None of the gpu tests needs a GPU, except those in
 test_gpu_runtime.py that skip without one.
 - CORPUS, CASES, load_inputs: the tests/hlo corpus as tests/backends/cpu uses it
-- expects_unsupported(entry, filename): the modules with a custom call other than TopK
-  (Cholesky through LAPACK): the gpu backend refuses them with a clear LoweringError
+- refusal(entry, filename): what the gpu backend's clear LoweringError says for a module
+  it does not compile (a custom call other than TopK: Cholesky through LAPACK; the fft
+  opcode, not lowered for the gpu yet), else None
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
 
 from __future__ import annotations
 
 import json
+import re
 import os
 import pathlib
 import shutil
@@ -22,12 +24,16 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 CASES = [(e, f) for e in MANIFEST for key, f in e["files"].items() if f.endswith(".hlo")]
 FILES = [f for _, f in CASES]
 
-def expects_unsupported(entry, filename: str) -> bool:
-    """The module makes a custom call other than TopK: the gpu backend implements no other
-    (JAX's LAPACK targets, lapack_*_ffi, are XLA CPU-only anyway) and refuses the module
-    with a clear LoweringError."""
+def refusal(entry, filename: str) -> str | None:
+    """The words of the LoweringError the gpu backend refuses the module with: it makes a
+    custom call other than TopK (JAX's LAPACK targets, lapack_*_ffi, are XLA CPU-only
+    anyway), or it has an fft (no gpu lowering yet); None for a module it compiles."""
     text = (CORPUS / filename).read_text()
-    return "custom-call(" in text and 'custom_call_target="TopK"' not in text
+    if "custom-call(" in text and 'custom_call_target="TopK"' not in text:
+        return "unsupported custom-call target"
+    if re.search(r"\bfft\(", text):
+        return "the gpu backend has no lowering for fft yet"
+    return None
 
 
 def xla_outputs(entry) -> list:
