@@ -429,11 +429,6 @@ class FusionPass:
                         self._decide(c, p, False, "a column reduction: the consumer needs the "
                                                   "producer's finished sums for every row")
                         continue
-                    if _variadic_root(p) or _variadic_root(c):
-                        # a variadic reduce's outputs (argmax's values and indices) are no
-                        # tuple instruction: the merged root would take its operands instead
-                        self._decide(c, p, False, "a variadic reduce is not merged")
-                        continue
                     if any(o is not p and _reaches_any(p, o) for o in _real_operands(c, p)):
                         self._decide(c, p, False, "multi-output fusion would create a cycle")
                         continue
