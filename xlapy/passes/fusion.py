@@ -547,12 +547,6 @@ def _reduction_like(e: Instruction, depth: int = 8) -> bool:
                for o in e.operands)
 
 
-def _variadic_root(i: Instruction) -> bool:
-    """Is the fusion's root tuple-shaped without being a tuple (a variadic reduce)?"""
-    r = _root(i)
-    return r.shape.is_tuple and r.opcode != "tuple"
-
-
 def _root_elements(i: Instruction) -> list[Instruction]:
     r = _root(i)
     return list(r.operands) if r.opcode == "tuple" else [r]
