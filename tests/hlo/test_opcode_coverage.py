@@ -76,11 +76,9 @@ NOT_HERE: dict[str, dict[str, str]] = {
                    "have no layouts",
         "call": "nested jit functions are inlined into the caller's graph",
         "copy": "frontend values are immutable: copies come from layout changes in passes",
-        "count-leading-zeros": "not exposed yet: xlapy.lax has no clz",
         "fusion": "made by the fusion pass, never by a frontend",
         "map": "traced functions are lowered elementwise directly; map comes from imported "
                "HLO only",
-        "popcnt": "not exposed yet: xlapy.lax has no population_count",
         "reduce-precision": "not exposed yet: xlapy.lax has no reduce_precision",
         "topk": "not exposed yet: xlapy.lax has no top_k (xnp sorts fully)",
     },

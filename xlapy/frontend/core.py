@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from xlapy.frontend.array import as_result
 from xlapy.config import x64_enabled
 from xlapy.errors import ResourceExhaustedError, XlapyError
 from xlapy.frontend.dtypes import canonicalize_params, canonicalize_value
@@ -321,7 +322,7 @@ def bind(prim: Primitive, *args, **params):
 def _eager_out(o):
     if isinstance(o, np.generic):
         o = np.asarray(o)
-    return o if x64_enabled() else canonicalize_value(o)
+    return as_result(o if x64_enabled() else canonicalize_value(o))
 
 
 def get_aval(x) -> ShapedArray:

@@ -7,7 +7,8 @@ when its call returns. So device_put only canonicalizes dtypes (64-bit values be
 32-bit with jax_enable_x64 off, as JAX's device_put does) and block_until_ready returns
 its argument.
 
-Array: xlapy's results are numpy.ndarray, so xlapy.Array is an abstract base class with
+Array: xlapy's results are NumPy arrays (ArrayImpl, frontend/array.py, a numpy.ndarray
+subclass with jax.Array's methods), so xlapy.Array is an abstract base class with
 numpy.ndarray and xlapy's traced values registered as virtual subclasses:
 isinstance(xp.jit(f)(x), xp.Array) and isinstance(tracer, xp.Array) are True, as in JAX,
 and `x: xp.Array` annotations read as in JAX code. (A NumPy array made by NumPy itself is an
@@ -20,6 +21,7 @@ import abc
 
 import numpy as np
 
+from xlapy.frontend.array import as_result
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Tracer
@@ -115,7 +117,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
             raise XlapyError(f"device_put: {type(leaf).__name__} of dtype {arr.dtype} is not "
                              "an array xlapy can hold")
-        return canonicalize_value(arr)
+        return as_result(canonicalize_value(arr))
 
     return pytree.tree_map(put, x)
 

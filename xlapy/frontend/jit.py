@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xlapy.frontend.array import ARRAY_TYPES, ArrayImpl, as_result
 from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
@@ -291,15 +292,15 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         if self._fast_ok and not kwargs:
             for a in args:
-                if type(a) is not np.ndarray:
+                if type(a) not in ARRAY_TYPES:
                     break
             else:
                 entry = self._fast.get(tuple([(a.shape, a.dtype) for a in args]))
                 if entry is not None:
                     out = entry.executable.run(*args, *entry.extra_consts)
                     if entry.single_leaf:
-                        return out
-                    return pytree.unflatten(entry.out_tree, list(out))
+                        return out.view(ArrayImpl)
+                    return pytree.unflatten(entry.out_tree, [as_result(o) for o in out])
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
@@ -320,14 +321,14 @@ class JitFunction:
                 self._donated_leaves(args, static_nums), weak), f"jit({self.__name__})")
         # the fast path skips canonicalization: only arguments it would not change (it is
         # emptied when the x64 option changes, and off while an enable_x64 block is open)
-        if (self._fast_ok and not kwargs and all(type(a) is np.ndarray for a in args)
+        if (self._fast_ok and not kwargs and all(type(a) in ARRAY_TYPES for a in args)
                 and all(a is b for a, b in zip(arrays, args))
                 and in_tree == pytree.flatten((tuple(args), {}))[1]):
             self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
         out = entry.executable.run(*arrays, *entry.extra_consts)
         n = pytree.num_leaves(entry.out_tree)
         leaves = list(out) if n != 1 else [out]
-        return pytree.unflatten(entry.out_tree, leaves)
+        return pytree.unflatten(entry.out_tree, [as_result(o) for o in leaves])
 
     def _compile(self, key, arrays, in_tree, static, names, donated=(), weak=None) -> _Entry:
         t0 = time.perf_counter()

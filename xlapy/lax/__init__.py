@@ -2,6 +2,8 @@
 
 Control flow (xlapy.lax.control): fori_loop, while_loop, cond, switch, scan.
 Array operations (xlapy.lax.ops): dynamic slicing, convolution, windowed reductions, ...
+Sorting, scans, gather/scatter with dimension numbers, special functions
+(xlapy.lax.more_ops): sort, top_k, cumsum, associative_scan, map, gather, scatter_add, ...
 Linear algebra (xlapy.lax.linalg): cholesky.
 Complex numbers and Fourier transforms: complex, real, imag, conj, fft (FftType).
 Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax, pmin, ...
@@ -13,5 +15,6 @@ from xlapy.lax.collectives import (all_gather, axis_index, pmax, pmean, pmin, pp
                                    psum, psum_scatter)
 from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop
 from xlapy.lax.ops import *  # noqa: F403
+from xlapy.lax.more_ops import *  # noqa: F403
 from xlapy.frontend.primitives.complex import complex_ as complex, conj, imag, real
 from xlapy.lax.fft import FftType, fft

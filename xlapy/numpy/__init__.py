@@ -46,6 +46,9 @@ from xlapy.numpy._extras import (argwhere, bincount, corrcoef, cov, digitize, fl
                                  histogram, interp, intersect1d, isin, isscalar, kron, nonzero,
                                  polyval, searchsorted, setdiff1d, union1d, unique, where)
 from xlapy.numpy._vectorize import vectorize
+from xlapy.numpy._quantiles import (median, nanargmax, nanargmin, nancumprod, nancumsum,
+                                    nanmedian, nanpercentile, nanprod, nanquantile, nanstd,
+                                    nanvar, percentile, quantile)
 from xlapy.numpy._complex import (angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal,
                                   isrealobj, real)
 from xlapy.numpy import fft

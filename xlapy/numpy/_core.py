@@ -11,6 +11,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from xlapy.frontend.array import as_result
 from xlapy.errors import XlapyError
 from xlapy.config import x64_enabled
 from xlapy.frontend.core import Tracer, concrete_shape
@@ -53,7 +54,7 @@ def asarray(x, dtype=None, *, _where="asarray"):
     else:
         arr = np.asarray(x, dtype=dtype)
     check_dtype(arr.dtype)
-    return canonicalize_value(arr)
+    return as_result(canonicalize_value(arr))
 
 
 def _python_ints(x, arr):
@@ -150,10 +151,10 @@ def cast(x, dtype):
         return B.convert(x, dtype)
     arr = np.asarray(x)
     if arr.dtype == dtype:
-        return arr
+        return as_result(arr)
     if arr.ndim == 0 and isinstance(x, _PY_SCALARS):
         with np.errstate(over="ignore"):  # 1e300 as float16 is inf, as in NumPy
-            return np.asarray(x, dtype=dtype)  # a weak Python scalar takes the other type
+            return as_result(np.asarray(x, dtype=dtype))  # a weak Python scalar: other type
     return B.convert(canonicalize_value(arr), dtype)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlapy.frontend.array import as_result
 from xlapy.errors import XlapyError
 from xlapy.config import x64_enabled
 from xlapy.frontend.core import Tracer, TracerError, concrete_shape
@@ -88,7 +89,7 @@ def arange(start, stop=None, step=1, dtype=None):
         ref = ref.astype(canonicalize_dtype(ref.dtype))
     n = ref.shape[0]
     if n == 0:
-        return ref
+        return as_result(ref)
     dt = ref.dtype
     idx = S.iota(dt if dt.kind in "iuf" else np.int64, (n,), 0)
     if start == 0 and step == 1:
@@ -119,7 +120,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
         raise XlapyError("number of samples in linspace must be non-negative")
     dt = _default(dtype, "linspace")
     if num == 0:
-        return np.zeros((0,), dt)
+        return as_result(np.zeros((0,), dt))
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div else 0.0
     wide = np.float64 if x64_enabled() else np.float32
@@ -192,7 +193,7 @@ def array(obj, dtype=None, copy=True, ndmin=0):
     from xlapy.numpy._core import asarray
     x = asarray(obj, dtype, _where="array")
     if not isinstance(x, Tracer):
-        x = np.array(x, copy=True)
+        x = as_result(np.array(x, copy=True))
     s = _shape_of(x)
     if len(s) < ndmin:
         x = S.reshape(x, (1,) * (ndmin - len(s)) + tuple(s))

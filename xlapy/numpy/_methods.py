@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlapy.frontend.array import ArrayImpl
 from xlapy.frontend.core import Tracer
 
 
@@ -49,6 +50,7 @@ def _install():
     Tracer.T = property(lambda self: xnp.transpose(self))
     Tracer.mT = property(lambda self: xnp.swapaxes(self, -1, -2))
     Tracer.at = property(lambda self: xnp.at(self))
+    ArrayImpl.at = property(lambda self: xnp.at(self))
 
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):

@@ -168,7 +168,7 @@ class CpuExecutable(Executable):
         tramp = self._trampoline
         if tramp is not None and len(args) == len(self._fast_params):
             for a, (dims, dtype) in zip(args, self._fast_params):
-                if (type(a) is not np.ndarray or a.dtype != dtype or a.shape != dims
+                if (not isinstance(a, np.ndarray) or a.dtype != dtype or a.shape != dims
                         or not a.flags.c_contiguous):
                     break
             else:

@@ -149,6 +149,8 @@ erf_p = _unary("erf", "erf",                                                    
                vjp=lambda ct, x, out: mul(ct, mul(full_like(x, 2 / np.sqrt(np.pi)),   # * e^-x^2
                                                   exp(neg(mul(x, x))))))
 not_p = _unary("not", "not_")
+population_count_p = _unary("population_count", "popcnt", vjp=_zero_vjp)     # integers
+clz_p = _unary("clz", "count_leading_zeros", vjp=_zero_vjp)                     # integers
 is_finite_p = _unary("is_finite", "is_finite")
 
 
