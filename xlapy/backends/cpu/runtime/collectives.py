@@ -38,8 +38,10 @@ back to nearest even, as XLA:CPU reduces bf16 pairwise).
 Faults: each wrapper records which plan it is in (a busy word) while MPI runs. A watchdog
 thread (started with the first plan that talks to other processes) aborts the job with a
 message naming the instruction when one call has not returned within XLAPY_MPI_TIMEOUT
-seconds (60 by default). Before a program's first run the processes exchange its fingerprint
-(under the same timeout): processes running different programs are named.
+seconds (60 by default); Python's own blocking MPI calls here (communicator duplication and
+splits, the fingerprint exchange) are watched the same way. Before a program's first run
+the processes exchange its fingerprint (a hash of its optimized HLO): processes running
+different programs are named.
 """
 
 from __future__ import annotations
@@ -249,7 +251,9 @@ _lock = threading.Lock()
 
 def _world_dup():
     if "world" not in _comms:
-        _comms["world"] = _mpi().COMM_WORLD.Dup()
+        with guarded("duplicating COMM_WORLD for the compiled collectives: not every rank "
+                     "arrived"):
+            _comms["world"] = _mpi().COMM_WORLD.Dup()
     return _comms["world"]
 
 
@@ -262,7 +266,9 @@ def _comm_for(groups: tuple):
     if groups not in _comms:
         rank = world.rank
         color = next(i for i, g in enumerate(groups) if rank in g)
-        _comms[groups] = world.Split(color, groups[color].index(rank))
+        with guarded(f"splitting the processes into groups {list(map(list, groups))}: not "
+                     "every rank arrived"):
+            _comms[groups] = world.Split(color, groups[color].index(rank))
     return _comms[groups]
 
 
@@ -389,7 +395,7 @@ def fill_plans(descriptors: list, addresses: list[int], fingerprint: str) -> Non
             if w[SIZE] > 1:
                 _attach_mpi(d, w)
                 _watch()
-                _names[addr] = d["name"]
+                _names[addr] = f"{d['opcode']} {d['name']}"
             (ctypes.c_int64 * PLAN_WORDS).from_address(addr)[:] = w
 
 
@@ -402,27 +408,42 @@ def timeout() -> float:
 
 
 def _same_program(fingerprint: str) -> None:
-    world = _world_dup()
-    request = world.Ibarrier()
-    limit = timeout()
-    deadline = time.monotonic() + limit
-    while not request.Test():
-        if time.monotonic() > deadline:
-            abort(f"not every rank of {world.size} started a compiled program with "
-                  f"collectives within {limit:g} s (XLAPY_MPI_TIMEOUT): one died, raised or "
-                  "runs another program")
-        time.sleep(0.0005)
-    prints = world.allgather(fingerprint)
+    world = _mpi().COMM_WORLD
+    with guarded(f"before the first run of compiled program {fingerprint}: not every rank "
+                 f"of {world.size} arrived"):
+        prints = world.allgather(fingerprint)
     for r, f in enumerate(prints):
         if f != fingerprint:
             raise XlapyError(f"rank {world.rank} runs compiled program {fingerprint} but rank "
-                             f"{r} runs {f}: the processes run different programs or shapes")
+                             f"{r} runs {f}: the processes run different programs or shapes "
+                             "(the fingerprint is a hash of the optimized HLO)")
 
 
 # ---- the watchdog ----------------------------------------------------------------------------
 
 _names: dict = {}
 _watchdog: list = []
+
+
+_GUARD = 1   # the busy word while Python itself waits in MPI (never a plan's address)
+
+
+class guarded:
+    """Python's own blocking MPI calls (communicator splits, the fingerprint exchange) under
+    the watchdog: `what` is the message when they do not return within the timeout."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __enter__(self):
+        _watch()
+        _names[_GUARD] = self.what
+        _state[CALLS] += 1
+        _state[BUSY] = _GUARD
+
+    def __exit__(self, *exc):
+        _state[BUSY] = 0
+        return False
 
 
 def _watch() -> None:
@@ -442,8 +463,9 @@ def _watchdog_loop() -> None:
             continue
         if now[0] and time.monotonic() - since > timeout():
             name = _names.get(now[0] & ((1 << 64) - 1), "a collective")
-            abort(f"{name}: MPI did not complete within {timeout():g} s (XLAPY_MPI_TIMEOUT): "
-                  "another process died, raised or runs another program")
+            abort(f"{name}: MPI did not complete within {timeout():g} s "
+                  "(XLAPY_MPI_TIMEOUT): another process died, raised, hangs or runs another "
+                  "program")
 
 
 def abort(message: str, code: int = 1) -> None:

@@ -1,0 +1,200 @@
+"""Compiled collectives over MPI: `mpirun -n N python -m xlapy run-hlo` on the cpu backend
+(real 2- and 4-process jobs), every output equal to the in-process interpreter replicas
+(run_replicated); one process without MPI (identity semantics); the faults (a rank that
+hangs or dies, ranks running different programs); reducers the cpu cannot lower."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.errors import LoweringError
+from xlapy.hlo import parse
+from xlapy.hlo.evaluator import run_replicated
+
+MPIRUN = shutil.which("mpirun", path=str(Path(sys.executable).parent)) or shutil.which("mpirun")
+
+
+def _comp(name, t, op):
+    return (f"%{name} (a: {t}[], b: {t}[]) -> {t}[] {{\n  %a = {t}[] parameter(0)\n"
+            f"  %b = {t}[] parameter(1)\n  ROOT %r = {t}[] {op}(%a, %b)\n}}\n")
+
+
+def program(n: int) -> str:
+    """Every collective, f32/f64/s32/bf16, odd sizes, size 0, subset groups, on n replicas."""
+    half = ",".join("{" + ",".join(str(r) for r in range(n) if r % 2 == k) + "}"
+                    for k in range(min(n, 2)))
+    ring = ",".join(f"{{{r},{(r + 1) % n}}}" for r in range(n))
+    q = 8 // n
+    outs = [
+        ("f32[6,8]", "all-reduce(%x), replica_groups={}, to_apply=%add_f32"),
+        ("f32[5]", "all-reduce(%v), replica_groups={}, to_apply=%max_f32"),
+        ("f32[5]", "all-reduce(%v), replica_groups={}, to_apply=%min_f32"),
+        ("f64[5]", "all-reduce(%y), replica_groups={}, to_apply=%add_f64"),
+        ("s32[7]", "all-reduce(%z), replica_groups={}, to_apply=%max_s32"),
+        ("s32[7]", "all-reduce(%z), replica_groups={}, to_apply=%mul_s32"),
+        ("bf16[4,3]", "all-reduce(%w), replica_groups={}, to_apply=%add_bf16"),
+        ("bf16[4,3]", "all-reduce(%w), replica_groups={}, to_apply=%max_bf16"),
+        ("(f32[6,8], f32[5])", "all-reduce(%x, %v), replica_groups={}, to_apply=%add_f32"),
+        ("f32[6,8]", f"all-reduce(%x), replica_groups={{{half}}}, to_apply=%add_f32"),
+        ("f32[6,8]", "all-reduce(%x), replica_groups=[1," + str(n) + "]<=[" + str(n)
+         + "], channel_id=1, use_global_device_ids=true, to_apply=%add_f32"),
+        ("f32[0]", "all-reduce(%e), replica_groups={}, to_apply=%add_f32"),
+        (f"f32[6,{8 * n}]", "all-gather(%x), replica_groups={}, dimensions={1}"),
+        (f"s32[{7 * n}]", "all-gather(%z), replica_groups={}, dimensions={0}"),
+        (f"bf16[{4 * n},3]", "all-gather(%w), replica_groups={}, dimensions={0}"),
+        ("f32[0]", "all-gather(%e), replica_groups={}, dimensions={0}"),
+        (f"f32[6,{q}]", "reduce-scatter(%x), replica_groups={}, dimensions={1}, "
+                        "to_apply=%add_f32"),
+        (f"f32[{q},3]", "reduce-scatter(%u), replica_groups={}, dimensions={0}, "
+                        "to_apply=%add_f32"),
+        ("f32[6,8]", "all-to-all(%x), replica_groups={}, dimensions={1}"),
+        ("f32[8,3]", "all-to-all(%u), replica_groups={}, dimensions={0}"),
+        ("(" + ", ".join(["s32[7]"] * n) + ")",
+         "all-to-all(" + ", ".join(["%z"] * n) + "), replica_groups={}"),
+        ("s32[7]", f"collective-permute(%z), source_target_pairs={{{ring}}}"),
+        ("bf16[4,3]", "collective-permute(%w), source_target_pairs="
+                      + ("{{0,1}}" if n > 1 else "{}")),   # the others get zeros
+        ("u32[]", "replica-id()"),
+        ("u32[]", "partition-id()"),
+    ]
+    reducers = "".join(_comp(f"{op}_{t}", t, full) for t, ops in
+                       (("f32", ("add", "max", "min")), ("f64", ("add",)),
+                        ("s32", ("max", "mul")), ("bf16", ("add", "max")))
+                       for op in ops
+                       for full in [{"add": "add", "max": "maximum", "min": "minimum",
+                                     "mul": "multiply"}[op]])
+    body = "\n".join(f"  %o{i} = {s} {op}" for i, (s, op) in enumerate(outs))
+    root = ", ".join(s for s, _ in outs)
+    names = ", ".join(f"%o{i}" for i in range(len(outs)))
+    return (f"HloModule colls, replica_count={n}\n{reducers}\nENTRY %e (x: f32[6,8], "
+            "v: f32[5], y: f64[5], z: s32[7], w: bf16[4,3], e: f32[0], u: f32[8,3]) -> "
+            f"({root}) {{\n  %x = f32[6,8] parameter(0)\n  %v = f32[5] parameter(1)\n"
+            "  %y = f64[5] parameter(2)\n  %z = s32[7] parameter(3)\n"
+            "  %w = bf16[4,3] parameter(4)\n  %e = f32[0] parameter(5)\n"
+            f"  %u = f32[8,3] parameter(6)\n{body}\n  ROOT %t = ({root}) tuple({names})\n}}\n")
+
+
+def inputs(r: int) -> list:
+    """Replica r's arguments: integer-valued (sums exact in any order), NaN and signed
+    values for max/min."""
+    x = (np.arange(48, dtype=np.float32).reshape(6, 8) * (r + 1) - 7 * r)
+    v = np.array([1.5, -2.0, np.nan if r == 1 else 3.0, -0.0, 4.0 - r], np.float32)
+    y = np.arange(5, dtype=np.float64) / 4 + r
+    z = (np.arange(7, dtype=np.int32) - 3) * (r + 1) + 2 * r
+    w = (np.arange(12, dtype=np.float32).reshape(4, 3) - 5 + r).astype(ml_dtypes.bfloat16)
+    u = np.arange(24, dtype=np.float32).reshape(8, 3) + 100 * r
+    return [x, v, y, z, w, np.zeros(0, np.float32), u]
+
+
+def _save(path, arrays) -> None:
+    np.savez(path, *[a.view(np.uint16) if a.dtype == ml_dtypes.bfloat16 else a
+                     for a in arrays])
+
+
+def _mpirun(tmp: Path, ranks: list[list[str]], timeout=240, env=None, started=True):
+    if MPIRUN is None:
+        pytest.skip("no mpirun (pip install xlapy[distributed] brings Open MPI)")
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", **(env or {}))
+    cmd = [MPIRUN, "--oversubscribe"]
+    for i, argv in enumerate(ranks):
+        cmd += ([":"] if i else []) + ["-n", "1", sys.executable, *argv]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                       cwd=tmp, errors="replace")
+    if started and r.returncode and "xlapy" not in r.stdout + r.stderr:
+        pytest.skip(f"MPI could not start here: {(r.stderr or r.stdout)[-500:]}")
+    return r
+
+
+def _run_hlo(*argv) -> list[str]:
+    return ["-m", "xlapy", "run-hlo", *argv]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_compiled_collectives_match_the_interpreter(tmp_path, n):
+    text = program(n)
+    (tmp_path / "p.hlo").write_text(text)
+    args = [inputs(r) for r in range(n)]
+    for r in range(n):
+        _save(tmp_path / f"in{r}.npz", args[r])
+    res = _mpirun(tmp_path, [_run_hlo("p.hlo", "--input", "in{rank}.npz", "--output",
+                                      "out.npz", "--backend", "cpu")] * n)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    assert "on cpu" in res.stdout
+    want = run_replicated(parse(text), args, n)
+    for r in range(n):
+        got = np.load(tmp_path / f"out.rank{r}.npz")
+        leaves = flatten(want[r])
+        assert len(got.files) == len(leaves)
+        for k, w in enumerate(leaves):
+            w = np.asarray(w)
+            g = got[f"arr_{k}"]
+            if w.dtype == ml_dtypes.bfloat16:
+                g = g.view(ml_dtypes.bfloat16)
+            np.testing.assert_array_equal(g, w, err_msg=f"rank {r} output {k}")
+    nan_max = np.load(tmp_path / "out.rank0.npz")["arr_1"]
+    assert np.isnan(nan_max[2]) and nan_max[4] == 4.0   # NaN propagates, as XLA's maximum
+
+
+def test_one_process_without_mpi_is_the_identity():
+    text = program(1)
+    args = inputs(0)
+    got = flatten(get_platform("cpu").compiler.compile(parse(text)).run(*args))
+    want = flatten(run_replicated(parse(text), [args], 1)[0])
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=f"output {k}")
+
+
+def test_a_reducer_the_cpu_cannot_lower_is_named():
+    text = ("HloModule m\n" + _comp("sub", "f32", "subtract")
+            + "ENTRY %e (x: f32[4]) -> f32[4] {\n  %x = f32[4] parameter(0)\n"
+            "  ROOT %r = f32[4] all-reduce(%x), replica_groups={}, to_apply=%sub\n}\n")
+    with pytest.raises(LoweringError, match="reducer computation sub on f32"):
+        get_platform("cpu").compiler.compile(parse(text))
+
+
+ALLREDUCE = ("HloModule a\n" + _comp("add", "f32", "add")
+             + "ENTRY %e (x: f32[8]) -> f32[8] {\n  %x = f32[8] parameter(0)\n"
+             "  ROOT %r = f32[8] all-reduce(%x), replica_groups={}, to_apply=%add\n}\n")
+
+
+def test_processes_running_different_programs_are_named(tmp_path):
+    (tmp_path / "a.hlo").write_text(ALLREDUCE)
+    (tmp_path / "b.hlo").write_text(ALLREDUCE.replace("f32[8]", "f32[9]"))
+    res = _mpirun(tmp_path, [_run_hlo("a.hlo", "--random-inputs", "--quiet"),
+                             _run_hlo("b.hlo", "--random-inputs", "--quiet")])
+    assert res.returncode != 0
+    assert "the processes run different programs or shapes" in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("other", ["hang", "die"])
+def test_a_rank_that_hangs_or_dies_fails_the_job(tmp_path, other):
+    (tmp_path / "a.hlo").write_text(ALLREDUCE)
+    # rank 1 prepares the same program (fingerprint exchange, communicator), then never
+    # runs it: it sleeps, or exits abruptly; rank 0 waits inside MPI_Allreduce
+    code = ("import os, time; from xlapy.hlo import parse_module_file; "
+            "from xlapy.backends.base import get_platform; "
+            "exe = get_platform('cpu').compiler.compile(parse_module_file('a.hlo')); "
+            "exe._fill_plans(); "
+            + ("time.sleep(60)" if other == "hang" else "time.sleep(0.5); os._exit(3)"))
+    t0 = time.monotonic()
+    res = _mpirun(tmp_path, [_run_hlo("a.hlo", "--random-inputs", "--quiet"), ["-c", code]],
+                  timeout=60, env={"XLAPY_MPI_TIMEOUT": "3"}, started=other == "hang")
+    assert res.returncode != 0
+    assert time.monotonic() - t0 < 40   # (mpirun itself ends a job whose process died)
+    out = res.stdout + res.stderr
+    if other == "hang":
+        assert ("all-reduce r: MPI did not complete within 3 s (XLAPY_MPI_TIMEOUT)"
+                in out), out[-2000:]
