@@ -64,6 +64,8 @@ def program(n: int) -> str:
         ("s32[7]", f"collective-permute(%z), source_target_pairs={{{ring}}}"),
         ("bf16[4,3]", "collective-permute(%w), source_target_pairs="
                       + ("{{0,1}}" if n > 1 else "{}")),   # the others get zeros
+        ("f32[6,8]{0,1}", "all-reduce(%xt), replica_groups={}, to_apply=%add_f32"),
+        (f"f32[6,{8 * n}]{{0,1}}", "all-gather(%xt), replica_groups={}, dimensions={1}"),
         ("u32[]", "replica-id()"),
         ("u32[]", "partition-id()"),
     ]
@@ -81,7 +83,8 @@ def program(n: int) -> str:
             f"({root}) {{\n  %x = f32[6,8] parameter(0)\n  %v = f32[5] parameter(1)\n"
             "  %y = f64[5] parameter(2)\n  %z = s32[7] parameter(3)\n"
             "  %w = bf16[4,3] parameter(4)\n  %e = f32[0] parameter(5)\n"
-            f"  %u = f32[8,3] parameter(6)\n{body}\n  ROOT %t = ({root}) tuple({names})\n}}\n")
+            "  %u = f32[8,3] parameter(6)\n  %xt = f32[6,8]{0,1} copy(%x)\n"
+            f"{body}\n  ROOT %t = ({root}) tuple({names})\n}}\n")
 
 
 def inputs(r: int) -> list:
