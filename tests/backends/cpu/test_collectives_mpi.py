@@ -179,7 +179,9 @@ def test_processes_running_different_programs_are_named(tmp_path):
     res = _mpirun(tmp_path, [_run_hlo("a.hlo", "--random-inputs", "--quiet"),
                              _run_hlo("b.hlo", "--random-inputs", "--quiet")])
     assert res.returncode != 0
-    assert "the processes run different programs or shapes" in res.stdout + res.stderr
+    out = res.stdout + res.stderr
+    assert "the processes run different programs or shapes" in out, out[-2000:]
+    assert "runs compiled program a #" in out, out[-2000:]
 
 
 @pytest.mark.parametrize("other", ["hang", "die"])
@@ -201,3 +203,51 @@ def test_a_rank_that_hangs_or_dies_fails_the_job(tmp_path, other):
     if other == "hang":
         assert ("all-reduce r: MPI did not complete within 3 s (XLAPY_MPI_TIMEOUT)"
                 in out), out[-2000:]
+
+
+LOOP = """HloModule w, replica_count=2
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%body (p: (s32[], f32[3])) -> (s32[], f32[3]) {
+  %p = (s32[], f32[3]) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %x = f32[3] get-tuple-element(%p), index=1
+  %one = s32[] constant(1)
+  %i2 = s32[] add(%i, %one)
+  %r = f32[3] all-reduce(%x), replica_groups={}, to_apply=%add
+  %h = f32[3] constant({0.5, 0.5, 0.5})
+  %y = f32[3] multiply(%r, %h)
+  %e = f32[3] tanh(%y)
+  ROOT %t = (s32[], f32[3]) tuple(%i2, %e)
+}
+%cond (p: (s32[], f32[3])) -> pred[] {
+  %p = (s32[], f32[3]) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %n = s32[] constant(5)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %e (x: f32[3]) -> f32[3] {
+  %x = f32[3] parameter(0)
+  %z = s32[] constant(0)
+  %t = (s32[], f32[3]) tuple(%z, %x)
+  %w = (s32[], f32[3]) while(%t), condition=%cond, body=%body
+  ROOT %o = f32[3] get-tuple-element(%w), index=1
+}
+"""
+
+
+def test_an_all_reduce_inside_a_while_loop(tmp_path):
+    (tmp_path / "w.hlo").write_text(LOOP)
+    xs = [np.array([0.1, 0.2, -0.3], np.float32) * (r + 1) for r in range(2)]
+    for r, x in enumerate(xs):
+        np.savez(tmp_path / f"in{r}.npz", x)
+    res = _mpirun(tmp_path, [_run_hlo("w.hlo", "--input", "in{rank}.npz", "--output",
+                                      "out.npz", "--quiet")] * 2)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    want = run_replicated(parse(LOOP), [[x] for x in xs], 2)
+    for r in range(2):
+        np.testing.assert_allclose(np.load(tmp_path / f"out.rank{r}.npz")["arr_0"], want[r],
+                                   rtol=1e-6, err_msg=f"rank {r}")

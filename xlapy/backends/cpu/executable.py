@@ -172,7 +172,8 @@ class CpuExecutable(Executable):
         addrs = [self._code.engine.get_global_value_address(f"{collectives.PLAN_PREFIX}{k}")
                  for k in range(n)]
         collectives.fill_plans(self.spec.collectives, addrs,
-                               collectives.descriptor_fingerprint(self.spec.optimized_text))
+                               collectives.descriptor_fingerprint(self.module.name,
+                                                                  self.spec.optimized_text))
         self._plans_pending = False
 
     def run(self, *args):

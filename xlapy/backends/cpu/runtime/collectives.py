@@ -399,8 +399,10 @@ def fill_plans(descriptors: list, addresses: list[int], fingerprint: str) -> Non
             (ctypes.c_int64 * PLAN_WORDS).from_address(addr)[:] = w
 
 
-def descriptor_fingerprint(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def descriptor_fingerprint(name: str, text: str) -> str:
+    """How processes name a compiled program to each other: the module's name and a hash
+    of its optimized HLO."""
+    return f"{name} #{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
 def timeout() -> float:
