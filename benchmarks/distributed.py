@@ -70,7 +70,7 @@ def allreduce(args, comm) -> int:
     from xlapy.backends.interpreter import mpi
     from xlapy.hlo import parse
     from xlapy.hlo.evaluator import Evaluator
-    sizes = [1, 4] if args.quick else [int(s) for s in args.sizes_mb.split(",")]
+    sizes = [1, 4] if args.quick else [float(s) for s in args.sizes_mb.split(",")]
     rounds = 1 if args.quick else args.rounds
     if comm.rank == 0:
         print(f"{comm.size} processes, load average {os.getloadavg()[0]:.2f}; all-reduce "
@@ -79,7 +79,7 @@ def allreduce(args, comm) -> int:
               f"{'ratio':>6}" + (f" {'interp ms':>10}" if args.interpreter else ""))
     want = comm.size * (comm.size + 1) / 2
     for mb in sizes:
-        n = mb * (1 << 20) // 4
+        n = max(1, int(mb * (1 << 20)) // 4)
         x = np.full(n, comm.rank + 1, np.float32)
         y = np.empty_like(x)
         t_mpi = best(lambda x=x, y=y: comm.Allreduce(x, y, op=MPI.SUM), comm, rounds)
@@ -101,7 +101,7 @@ def allreduce(args, comm) -> int:
             return 1
         if comm.rank == 0:
             gb = mb / 1024
-            print(f"{mb:>5} {1e3 * t_mpi:>10.2f} {gb / t_mpi:>7.2f} {1e3 * t_x:>10.2f} "
+            print(f"{mb:>5g} {1e3 * t_mpi:>10.3f} {gb / t_mpi:>7.2f} {1e3 * t_x:>10.3f} "
                   f"{gb / t_x:>7.2f} {t_mpi / t_x:>6.2f}"
                   + (f" {1e3 * t_i:>10.2f}" if t_i is not None else ""))
         del out

@@ -30,7 +30,8 @@ def _comp(name, t, op):
 
 
 def program(n: int) -> str:
-    """Every collective, f32/f64/s32/bf16, odd sizes, size 0, subset groups, on n replicas."""
+    """Every collective, f32/f64/s32/bf16 (and pred/c64/f16 all-reduces), odd sizes, size 0,
+    subset and iota groups, a column-major layout, on n replicas."""
     half = ",".join("{" + ",".join(str(r) for r in range(n) if r % 2 == k) + "}"
                     for k in range(min(n, 2)))
     ring = ",".join(f"{{{r},{(r + 1) % n}}}" for r in range(n))
@@ -66,15 +67,22 @@ def program(n: int) -> str:
                       + ("{{0,1}}" if n > 1 else "{}")),   # the others get zeros
         ("f32[6,8]{0,1}", "all-reduce(%xt), replica_groups={}, to_apply=%add_f32"),
         (f"f32[6,{8 * n}]{{0,1}}", "all-gather(%xt), replica_groups={}, dimensions={1}"),
+        ("pred[7]", "all-reduce(%pz), replica_groups={}, to_apply=%and_pred"),
+        ("pred[7]", "all-reduce(%pz), replica_groups={}, to_apply=%or_pred"),
+        ("s32[7]", "all-reduce(%z), replica_groups={}, to_apply=%or_s32"),
+        ("c64[7]", "all-reduce(%cz), replica_groups={}, to_apply=%add_c64"),
+        ("f16[5]", "all-reduce(%hv), replica_groups={}, to_apply=%max_f16"),
+        ("f16[5]", "all-reduce(%hv), replica_groups={}, to_apply=%add_f16"),
         ("u32[]", "replica-id()"),
         ("u32[]", "partition-id()"),
     ]
     reducers = "".join(_comp(f"{op}_{t}", t, full) for t, ops in
                        (("f32", ("add", "max", "min")), ("f64", ("add",)),
-                        ("s32", ("max", "mul")), ("bf16", ("add", "max")))
+                        ("s32", ("max", "mul", "or")), ("bf16", ("add", "max")),
+                        ("pred", ("and", "or")), ("c64", ("add",)), ("f16", ("max", "add")))
                        for op in ops
                        for full in [{"add": "add", "max": "maximum", "min": "minimum",
-                                     "mul": "multiply"}[op]])
+                                     "mul": "multiply", "and": "and", "or": "or"}[op]])
     body = "\n".join(f"  %o{i} = {s} {op}" for i, (s, op) in enumerate(outs))
     root = ", ".join(s for s, _ in outs)
     names = ", ".join(f"%o{i}" for i in range(len(outs)))
@@ -84,6 +92,8 @@ def program(n: int) -> str:
             "  %y = f64[5] parameter(2)\n  %z = s32[7] parameter(3)\n"
             "  %w = bf16[4,3] parameter(4)\n  %e = f32[0] parameter(5)\n"
             "  %u = f32[8,3] parameter(6)\n  %xt = f32[6,8]{0,1} copy(%x)\n"
+            "  %pz = pred[7] convert(%z)\n  %cz = c64[7] convert(%z)\n"
+            "  %hv = f16[5] convert(%v)\n"
             f"{body}\n  ROOT %t = ({root}) tuple({names})\n}}\n")
 
 
