@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import output_pool
+from xlapy.backends.cpu.runtime import collectives, output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
@@ -167,7 +167,6 @@ class CpuExecutable(Executable):
     def _fill_plans(self) -> None:
         """Before the first run of a program with collectives: its plans (groups, MPI
         handles) for this process (runtime/collectives.py)."""
-        from xlapy.backends.cpu.runtime import collectives
         n = len(self.spec.collectives)
         addrs = [self._code.engine.get_global_value_address(f"{collectives.PLAN_PREFIX}{k}")
                  for k in range(n)]

@@ -62,7 +62,9 @@ from xlapy.backends.cpu.codegen import cached_object
 from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, for_range
-from xlapy.errors import XlapyError
+from xlapy.errors import EvaluationError, XlapyError
+from xlapy.hlo.evaluator import ReplicaContext
+from xlapy.hlo.shapes import PRIMITIVE_TYPES
 
 PLAN_WORDS = 16
 SIZE, INDEX, COMM, DTYPE, OP, PEER_TO, PEER_FROM, HAS_SOURCE, REPLICA, FN = range(10)
@@ -158,7 +160,6 @@ def _build_ir(bits: int) -> str:
         b.store(c64(0), busy)
         b.ret_void()
 
-    from xlapy.hlo.shapes import PRIMITIVE_TYPES
     for (op, t), sym in USER_OPS.items():
         # void op(ptr in, ptr inout, ptr len, ptr datatype): inout[i] = op(in[i], inout[i])
         fn = ir.Function(m, ir.FunctionType(T.VOID, [T.PTR] * 4), sym)
@@ -308,8 +309,6 @@ class _Groups:
 
 def plan_words(d: dict, rank: int, size: int) -> list[int]:
     """The plan of descriptor `d` for process `rank` of `size` (see the module docstring)."""
-    from xlapy.hlo.evaluator import ReplicaContext
-    from xlapy.errors import EvaluationError
     w = [0] * PLAN_WORDS
     w[REPLICA] = rank
     op = d["opcode"]
