@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from xlapy.backends.base import flatten, get_platform
-from xlapy.errors import LoweringError
+from xlapy.errors import LoweringError, XlapyError
 from xlapy.hlo import parse
 from xlapy.hlo.evaluator import run_replicated
 
@@ -176,6 +176,19 @@ def test_a_reducer_the_cpu_cannot_lower_is_named():
             "  ROOT %r = f32[4] all-reduce(%x), replica_groups={}, to_apply=%sub\n}\n")
     with pytest.raises(LoweringError, match="reducer computation sub on f32"):
         get_platform("cpu").compiler.compile(parse(text))
+
+
+def test_pred_add_is_refused_and_groups_beyond_the_job_are_named():
+    text = ("HloModule m\n" + _comp("addp", "pred", "add")
+            + "ENTRY %e (x: pred[4]) -> pred[4] {\n  %x = pred[4] parameter(0)\n"
+            "  ROOT %r = pred[4] all-reduce(%x), replica_groups={}, to_apply=%addp\n}\n")
+    with pytest.raises(LoweringError, match="reducer add on pred"):
+        get_platform("cpu").compiler.compile(parse(text))
+    exe = get_platform("cpu").compiler.compile(parse(ALLREDUCE.replace(
+        "replica_groups={}", "replica_groups={{0,1}}")))
+    with pytest.raises(XlapyError, match=r"r: replica id\(s\) \[1\] in its groups, but there "
+                                         r"are 1 replicas"):
+        exe.run(np.ones(8, np.float32))
 
 
 ALLREDUCE = ("HloModule a\n" + _comp("add", "f32", "add")
