@@ -73,6 +73,7 @@ def program(n: int) -> str:
         ("c64[7]", "all-reduce(%cz), replica_groups={}, to_apply=%add_c64"),
         ("f16[5]", "all-reduce(%hv), replica_groups={}, to_apply=%max_f16"),
         ("f16[5]", "all-reduce(%hv), replica_groups={}, to_apply=%add_f16"),
+        ("f32[6,8]", "negate(%ar)"),   # %ar may take %x2's buffer: MPI_IN_PLACE
         ("u32[]", "replica-id()"),
         ("u32[]", "partition-id()"),
     ]
@@ -93,7 +94,8 @@ def program(n: int) -> str:
             "  %w = bf16[4,3] parameter(4)\n  %e = f32[0] parameter(5)\n"
             "  %u = f32[8,3] parameter(6)\n  %xt = f32[6,8]{0,1} copy(%x)\n"
             "  %pz = pred[7] convert(%z)\n  %cz = c64[7] convert(%z)\n"
-            "  %hv = f16[5] convert(%v)\n"
+            "  %hv = f16[5] convert(%v)\n  %x2 = f32[6,8] add(%x, %x)\n"
+            "  %ar = f32[6,8] all-reduce(%x2), replica_groups={}, to_apply=%add_f32\n"
             f"{body}\n  ROOT %t = ({root}) tuple({names})\n}}\n")
 
 

@@ -1,8 +1,8 @@
 """The collectives on the cpu: calls into the MPI runtime (runtime/collectives.py) on the
 program's own buffers.
 
-  all-reduce          MPI_Allreduce(operand, result): no copy (an aliased result goes
-                      through a temporary)
+  all-reduce          MPI_Allreduce(operand, result): no copy; MPI_IN_PLACE when the
+                      result takes the operand's buffer (passes/inplace.py)
   all-gather dim d    MPI_Allgather straight into the result when the dims before d are all 1,
                       else into a temporary, then blocks copied into place
   reduce-scatter d    MPI_Reduce_scatter_block from the operand (blocks first packed by
@@ -239,9 +239,12 @@ def emit_collective(pe, instr, dest, operands) -> bool:
 
 
 def _all_reduce(b, plan, src, s_in, dst, s_out, instr):
+    """MPI_Allreduce(operand, result), or MPI_IN_PLACE when the result has the operand's
+    buffer (passes/inplace.py allows it)."""
     _check_count(instr, s_in.size)
-    _call_distinct(b, _declare(b.module, "xlapy_mpi_allreduce"), plan, src, dst,
-                   c64(s_in.size), s_in.byte_size)
+    same = b.icmp_unsigned("==", b.ptrtoint(src, T.I64), b.ptrtoint(dst, T.I64))
+    send = b.select(same, b.inttoptr(_word(b, plan, rt.IN_PLACE), T.PTR), src)
+    b.call(_declare(b.module, "xlapy_mpi_allreduce"), [plan, send, dst, c64(s_in.size)])
 
 
 def _all_gather(b, plan, src, s_in, dst, s_out, instr):

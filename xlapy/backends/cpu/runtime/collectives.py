@@ -15,6 +15,7 @@ ExecutableSpec stores):
              none), HAS_SOURCE 0 when nobody sends here (the result is zeros)
   REPLICA    this process's replica id (replica-id)
   FN         the address of the MPI function the call wrapper calls
+  IN_PLACE   MPI_IN_PLACE (an all-reduce whose result takes its operand's buffer sends it)
 
 The generated code calls small wrappers compiled from LLVM IR once per process (below):
 
@@ -67,7 +68,7 @@ from xlapy.hlo.evaluator import ReplicaContext
 from xlapy.hlo.shapes import PRIMITIVE_TYPES
 
 PLAN_WORDS = 16
-SIZE, INDEX, COMM, DTYPE, OP, PEER_TO, PEER_FROM, HAS_SOURCE, REPLICA, FN = range(10)
+SIZE, INDEX, COMM, DTYPE, OP, PEER_TO, PEER_FROM, HAS_SOURCE, REPLICA, FN, IN_PLACE = range(11)
 PLAN_PREFIX = "xlapy_mpi_plan."
 STATE_SYMBOL = "xlapy_mpi_state"
 BUSY, CALLS = 0, 1            # state words: the plan in MPI now (0: none), calls made
@@ -361,6 +362,7 @@ def _attach_mpi(d: dict, w: list[int]) -> None:
             "reduce-scatter": "reduce_scatter", "all-to-all": "alltoall",
             "collective-permute": "sendrecv"}[op]
     w[FN] = _fn_address(_MPI_FN[kind])
+    w[IN_PLACE] = int(MPI.IN_PLACE)
     if kind in ("allreduce", "reduce_scatter"):
         red, t = d["reducer"], d["dtype"]
         if (red, t) in USER_OPS:
