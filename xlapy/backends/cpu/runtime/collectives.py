@@ -37,9 +37,9 @@ compiled here (MPI_Op_create on an IR function that widens to f32, applies the o
 back to nearest even, as XLA:CPU reduces bf16 pairwise).
 
 Faults: each wrapper records which plan it is in (a busy word) while MPI runs. A watchdog
-thread (started with the first plan that talks to other processes) aborts the job with a
-message naming the instruction when one call has not returned within XLAPY_MPI_TIMEOUT
-seconds (60 by default); Python's own blocking MPI calls here (communicator duplication and
+thread (mpi_watchdog.py, started with the first plan that talks to other processes) aborts
+the job with a message naming the instruction when one call has not returned within
+XLAPY_MPI_TIMEOUT seconds (60 by default); Python's own blocking MPI calls here (communicator duplication and
 splits, the fingerprint exchange) are watched the same way. Before a program's first run
 the processes exchange its fingerprint (a hash of its optimized HLO): processes running
 different programs are named.
@@ -50,17 +50,16 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
-import json
 import os
-import sys
 import threading
-import time
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from xlapy.backends.cpu.codegen import cached_object
 from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
+from xlapy.backends.cpu.runtime.mpi_watchdog import (BUSY, CALLS, STATE_SYMBOL, guarded,
+                                                      names, watch)
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, for_range
 from xlapy.errors import EvaluationError, XlapyError
@@ -70,8 +69,6 @@ from xlapy.hlo.shapes import PRIMITIVE_TYPES
 PLAN_WORDS = 16
 SIZE, INDEX, COMM, DTYPE, OP, PEER_TO, PEER_FROM, HAS_SOURCE, REPLICA, FN, IN_PLACE = range(11)
 PLAN_PREFIX = "xlapy_mpi_plan."
-STATE_SYMBOL = "xlapy_mpi_state"
-BUSY, CALLS = 0, 1            # state words: the plan in MPI now (0: none), calls made
 WRAPPERS = ("allreduce", "allgather", "reduce_scatter", "alltoall", "sendrecv")
 _MPI_FN = {"allreduce": "MPI_Allreduce", "allgather": "MPI_Allgather",
            "reduce_scatter": "MPI_Reduce_scatter_block", "alltoall": "MPI_Alltoall",
@@ -86,9 +83,6 @@ _NATIVE_TYPES = {"f32": "FLOAT", "f64": "DOUBLE", "s8": "INT8_T", "s16": "INT16_
                  "u32": "UINT32_T", "u64": "UINT64_T", "c64": "C_FLOAT_COMPLEX",
                  "c128": "C_DOUBLE_COMPLEX", "pred": "C_BOOL"}
 _NATIVE_OPS = {"add": "SUM", "multiply": "PROD", "maximum": "MAX", "minimum": "MIN"}
-
-_state = (ctypes.c_int64 * 4)()
-llvm.add_symbol(STATE_SYMBOL, ctypes.addressof(_state))
 
 
 def reduction_supported(op: str | None, dtype: str) -> bool:
@@ -395,8 +389,8 @@ def fill_plans(descriptors: list, addresses: list[int], fingerprint: str) -> Non
             w = plan_words(d, rank, size)
             if w[SIZE] > 1:
                 _attach_mpi(d, w)
-                _watch()
-                _names[addr] = f"{d['opcode']} {d['name']}"
+                watch()
+                names[addr] = f"{d['opcode']} {d['name']}"
             (ctypes.c_int64 * PLAN_WORDS).from_address(addr)[:] = w
 
 
@@ -404,10 +398,6 @@ def descriptor_fingerprint(name: str, text: str) -> str:
     """How processes name a compiled program to each other: the module's name and a hash
     of its optimized HLO."""
     return f"{name} #{hashlib.sha256(text.encode()).hexdigest()[:12]}"
-
-
-def timeout() -> float:
-    return float(os.environ.get("XLAPY_MPI_TIMEOUT", 60))
 
 
 def _same_program(fingerprint: str) -> None:
@@ -420,65 +410,3 @@ def _same_program(fingerprint: str) -> None:
             raise XlapyError(f"rank {world.rank} runs compiled program {fingerprint} but rank "
                              f"{r} runs {f}: the processes run different programs or shapes "
                              "(the fingerprint is a hash of the optimized HLO)")
-
-
-# ---- the watchdog ----------------------------------------------------------------------------
-
-_names: dict = {}
-_watchdog: list = []
-
-
-_GUARD = 1   # the busy word while Python itself waits in MPI (never a plan's address)
-
-
-class guarded:
-    """Python's own blocking MPI calls (communicator splits, the fingerprint exchange) under
-    the watchdog: `what` is the message when they do not return within the timeout."""
-
-    def __init__(self, what: str):
-        self.what = what
-
-    def __enter__(self):
-        _watch()
-        _names[_GUARD] = self.what
-        _state[CALLS] += 1
-        _state[BUSY] = _GUARD
-
-    def __exit__(self, *exc):
-        _state[BUSY] = 0
-        return False
-
-
-def _watch() -> None:
-    if not _watchdog:
-        t = threading.Thread(target=_watchdog_loop, name="xlapy-mpi-watchdog", daemon=True)
-        _watchdog.append(t)
-        t.start()
-
-
-def _watchdog_loop() -> None:
-    seen, since = (0, 0), time.monotonic()
-    while True:
-        time.sleep(0.1)
-        now = (_state[BUSY], _state[CALLS])
-        if now != seen:
-            seen, since = now, time.monotonic()
-            continue
-        if now[0] and time.monotonic() - since > timeout():
-            name = _names.get(now[0] & ((1 << 64) - 1), "a collective")
-            abort(f"{name}: MPI did not complete within {timeout():g} s "
-                  "(XLAPY_MPI_TIMEOUT): another process died, raised, hangs or runs another "
-                  "program")
-
-
-def abort(message: str, code: int = 1) -> None:
-    MPI = _mpi()
-    rank = MPI.COMM_WORLD.rank if MPI is not None else 0
-    print(f"xlapy: rank {rank}: {message}", file=sys.stderr, flush=True)
-    if MPI is not None:
-        MPI.COMM_WORLD.Abort(code)
-    os._exit(code)
-
-
-def descriptors_json(descriptors: list) -> str:
-    return json.dumps(descriptors, sort_keys=True)
