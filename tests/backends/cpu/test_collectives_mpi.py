@@ -276,3 +276,30 @@ def test_an_all_reduce_inside_a_while_loop(tmp_path):
     for r in range(2):
         np.testing.assert_allclose(np.load(tmp_path / f"out.rank{r}.npz")["arr_0"], want[r],
                                    rtol=1e-6, err_msg=f"rank {r}")
+
+
+PMAP = """
+import numpy as np, xlapy as xp
+from xlapy import lax
+xp.distributed.initialize()
+r, n = xp.process_index(), xp.process_count()
+
+def f(x):
+    return (lax.psum(x, "i"), lax.pmax(x, "i"), lax.all_gather(x, "i"),
+            lax.ppermute(x, "i", [(k, (k + 1) % n) for k in range(n)]), lax.axis_index("i"))
+
+x = (np.arange(6, dtype=np.float32).reshape(1, 2, 3) + 10 * r)
+cpu = xp.pmap(f, axis_name="i")(x)
+ref = xp.pmap(f, axis_name="i", backend="interpreter")(x)
+for a, b in zip(cpu, ref):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+assert float(cpu[0][0, 0, 0]) == sum(10 * k for k in range(n)) and int(cpu[4][0]) == r
+print("rank", r, "ok")
+"""
+
+
+def test_pmap_under_mpi_compiled_equals_interpreter(tmp_path):
+    (tmp_path / "p.py").write_text(PMAP)
+    res = _mpirun(tmp_path, [["p.py"]] * 2)
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    assert "rank 0 ok" in res.stdout and "rank 1 ok" in res.stdout
