@@ -166,14 +166,18 @@ class CpuExecutable(Executable):
 
     def _fill_plans(self) -> None:
         """Before the first run of a program with collectives: its plans (groups, MPI
-        handles) for this process (runtime/collectives.py)."""
-        n = len(self.spec.collectives)
-        addrs = [self._code.engine.get_global_value_address(f"{collectives.PLAN_PREFIX}{k}")
-                 for k in range(n)]
-        collectives.fill_plans(self.spec.collectives, addrs,
-                               collectives.descriptor_fingerprint(self.module.name,
-                                                                  self.spec.optimized_text))
-        self._plans_pending = False
+        handles) for this process (runtime/collectives.py), once even when several threads
+        make the first call."""
+        with collectives.plans_lock:
+            if not self._plans_pending:
+                return
+            n = len(self.spec.collectives)
+            addrs = [self._code.engine.get_global_value_address(
+                f"{collectives.PLAN_PREFIX}{k}") for k in range(n)]
+            collectives.fill_plans(self.spec.collectives, addrs,
+                                   collectives.descriptor_fingerprint(
+                                       self.module.name, self.spec.optimized_text))
+            self._plans_pending = False
 
     def run(self, *args):
         if self._plans_pending:

@@ -34,15 +34,17 @@ Reductions: add, multiply, maximum, minimum (and/or on pred and integers) on the
 reduces natively with MPI's own ops, except float maximum/minimum (MPI's MAX/MIN do not
 propagate NaN as XLA does) and bf16/f16 (MPI has no such types): those use user ops
 compiled here (MPI_Op_create on an IR function that widens to f32, applies the op, rounds
-back to nearest even, as XLA:CPU reduces bf16 pairwise).
+back to nearest even: one bf16 rounding per pairwise step; MPI picks the pairing, so for
+more than two processes a sum may round differently from the interpreter's, which adds in
+group order, and so may f32/f64 sums with MPI's own SUM).
 
 Faults: each wrapper records which plan it is in (a busy word) while MPI runs. A watchdog
 thread (mpi_watchdog.py, started with the first plan that talks to other processes) aborts
 the job with a message naming the instruction when one call has not returned within
-XLAPY_MPI_TIMEOUT seconds (60 by default); Python's own blocking MPI calls here (communicator duplication and
-splits, the fingerprint exchange) are watched the same way. Before a program's first run
-the processes exchange its fingerprint (a hash of its optimized HLO): processes running
-different programs are named.
+XLAPY_MPI_TIMEOUT seconds (60 by default); Python's own blocking MPI calls here
+(communicator duplication and splits, the fingerprint exchange) are watched the same way.
+Before a program's first run the processes exchange its fingerprint (the module's name and
+a hash of its optimized HLO): processes running different programs are named.
 """
 
 from __future__ import annotations
@@ -243,6 +245,7 @@ def _fn_address(name: str) -> int:
 _comms: dict = {}
 _user_ops: dict = {}
 _lock = threading.Lock()
+plans_lock = threading.Lock()   # held by an executable filling its plans (executable.py)
 
 
 def _world_dup():
