@@ -303,3 +303,13 @@ def test_pmap_under_mpi_compiled_equals_interpreter(tmp_path):
     res = _mpirun(tmp_path, [["p.py"]] * 2)
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     assert "rank 0 ok" in res.stdout and "rank 1 ok" in res.stdout
+
+
+def test_processes_of_one_mpi_job_share_the_cores(monkeypatch):
+    from xlapy.backends.cpu.options import default_num_threads
+    monkeypatch.delenv("XLAPY_NUM_THREADS", raising=False)
+    monkeypatch.delenv("MPI_LOCALNRANKS", raising=False)
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
+    assert default_num_threads() == max(1, (os.cpu_count() or 1) // 2)
+    monkeypatch.setenv("XLAPY_NUM_THREADS", "3")
+    assert default_num_threads() == 3
