@@ -1,24 +1,35 @@
-"""All-reduce across MPI processes: xlapy's path against mpi4py's Allreduce on NumPy arrays.
+"""Collectives across MPI processes: xlapy's compiled all-reduce against mpi4py's Allreduce,
+and a data-parallel MLP step on N processes.
 
     mpirun -n 2 .venv/bin/python benchmarks/distributed.py [--quick] [--sizes-mb 1,4,16,64]
+                                                           [--interpreter]
+    mpirun -n 1 .venv/bin/python benchmarks/distributed.py --dp     # then -n 2: the same
+    mpirun -n 2 .venv/bin/python benchmarks/distributed.py --dp     # global batch, split
 
 (as root add OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; on fewer cores than
-processes, --oversubscribe). For each size, rank 0 prints the best of five times of:
+processes, --oversubscribe). Rank 0 prints; every time is the best of --rounds (5) after a
+warm-up, between barriers.
 
-  mpi4py      comm.Allreduce(x, y, op=SUM) on float32 NumPy arrays (buffers, no pickling)
-  xlapy       one all-reduce instruction run by the interpreter with the MPI rendezvous
-              (backends/interpreter/mpi.py: Ibarrier + a pickled allgather of the operands,
-              then the reduction in NumPy) - the reference path, the only one built so far
-  bandwidth   bytes / time for each, and the ratio xlapy / mpi4py
+All-reduce (sum of float32 arrays of each size):
+  mpi4py      comm.Allreduce(x, y, op=SUM) on NumPy arrays (buffers, no pickling)
+  xlapy       one all-reduce instruction compiled by the cpu backend and run through the
+              executable (argument checks, output buffer, MPI_Allreduce on the program's
+              buffers: backends/cpu/runtime/collectives.py)
+  ratio       mpi4py time / xlapy time (the issue's target: >= 0.9 from 1 to 64 MB)
+  --interpreter adds the reference interpreter's MPI path (backends/interpreter/mpi.py)
 
-The issue's target (>= 0.9x mpi4py) is for the cpu path that hands arena buffers to MPI,
-which is not built: this script measures how far the reference path is from it. It is
-timed only on a quiet machine; --quick runs 1 MB and 4 MB once to check that it works.
+--dp: one SGD step of an MLP (784-512-512-10, tanh, global batch --batch, each process its
+batch / N rows), the gradient averaged with lax.pmean, through xp.pmap (compiled). Reports
+the step time, and the same step without the pmean (each process alone) to give the
+communication share: (step - local step) / step (the all-reduces plus waiting for the
+slowest process). Each process runs the same code; compare -n 1 with -n 2.
+--quick runs the smallest sizes once to check that the script works.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 import time
@@ -41,6 +52,7 @@ ENTRY %e (x: f32[{n}]) -> f32[{n}] {
 
 
 def best(fn, comm, rounds):
+    fn()   # warm-up (first-touch of buffers, MPI's connection set-up)
     times = []
     for _ in range(rounds):
         comm.Barrier()
@@ -51,43 +63,112 @@ def best(fn, comm, rounds):
     return min(times)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--sizes-mb", default="1,4,16,64")
-    args = ap.parse_args()
+def allreduce(args, comm) -> int:
     from mpi4py import MPI
 
+    from xlapy.backends.base import get_platform
     from xlapy.backends.interpreter import mpi
     from xlapy.hlo import parse
     from xlapy.hlo.evaluator import Evaluator
-    comm = MPI.COMM_WORLD
-    sizes = [1, 4] if args.quick else [int(s) for s in args.sizes_mb.split(",")]
-    rounds = 1 if args.quick else 5
+    sizes = [1, 4] if args.quick else [float(s) for s in args.sizes_mb.split(",")]
+    rounds = 1 if args.quick else args.rounds
     if comm.rank == 0:
-        print(f"{comm.size} processes; all-reduce (sum) of float32 arrays, best of {rounds}")
+        print(f"{comm.size} processes, load average {os.getloadavg()[0]:.2f}; all-reduce "
+              f"(sum) of float32 arrays, best of {rounds}")
         print(f"{'MB':>5} {'mpi4py ms':>10} {'GB/s':>7} {'xlapy ms':>10} {'GB/s':>7} "
-              f"{'ratio':>6}")
-    out: dict = {}
+              f"{'ratio':>6}" + (f" {'interp ms':>10}" if args.interpreter else ""))
+    want = comm.size * (comm.size + 1) / 2
     for mb in sizes:
-        n = mb * (1 << 20) // 4
+        n = max(1, int(mb * (1 << 20)) // 4)
         x = np.full(n, comm.rank + 1, np.float32)
         y = np.empty_like(x)
         t_mpi = best(lambda x=x, y=y: comm.Allreduce(x, y, op=MPI.SUM), comm, rounds)
         module = parse(HLO.replace("{n}", str(n)))
-        ev = Evaluator()
-        mpi.attach(ev, comm)
-        t_x = best(lambda x=x, ev=ev, m=module: out.__setitem__("r", ev.evaluate(m, [x])),
-                   comm, rounds)
-        want = comm.size * (comm.size + 1) / 2
-        if not (np.all(y == want) and np.all(out["r"] == want)):
+        exe = get_platform("cpu").compiler.compile(module)
+        out: dict = {}
+        t_x = best(lambda exe=exe, x=x, out=out: out.__setitem__("r", exe.run(x)), comm,
+                   rounds)
+        ok = np.all(y == want) and np.all(out["r"] == want)
+        t_i = None
+        if args.interpreter:
+            ev = Evaluator()
+            mpi.attach(ev, comm)
+            t_i = best(lambda ev=ev, m=module, x=x, out=out:
+                       out.__setitem__("i", ev.evaluate(m, [x])), comm, rounds)
+            ok = ok and np.all(out["i"] == want)
+        if not ok:
             print(f"rank {comm.rank}: wrong all-reduce result", file=sys.stderr)
             return 1
         if comm.rank == 0:
             gb = mb / 1024
-            print(f"{mb:>5} {1e3 * t_mpi:>10.2f} {gb / t_mpi:>7.2f} {1e3 * t_x:>10.2f} "
-                  f"{gb / t_x:>7.2f} {t_mpi / t_x:>6.2f}")
+            print(f"{mb:>5g} {1e3 * t_mpi:>10.3f} {gb / t_mpi:>7.2f} {1e3 * t_x:>10.3f} "
+                  f"{gb / t_x:>7.2f} {t_mpi / t_x:>6.2f}"
+                  + (f" {1e3 * t_i:>10.2f}" if t_i is not None else ""))
+        del out
     return 0
+
+
+def dp_step(args, comm) -> int:
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    from xlapy import lax
+    from xlapy.tree_util import tree_map
+    size, rank = comm.size, comm.rank
+    batch = 32 if args.quick else args.batch
+    dims = (784, 64, 10) if args.quick else (784, 512, 512, 10)
+    if batch % size:
+        raise SystemExit(f"--batch {batch} does not split over {size} processes")
+    rng = np.random.default_rng(0)
+    params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32),
+               np.zeros(b, np.float32)) for a, b in zip(dims[:-1], dims[1:])]
+
+    def loss(p, x, y):
+        h = x
+        for i, (w, b) in enumerate(p):
+            h = h @ w + b
+            if i < len(p) - 1:
+                h = xnp.tanh(h)
+        return xnp.mean((h - y) ** 2)
+
+    def step(p, x, y, reduce=True):
+        g = xp.grad(loss)(p, x, y)
+        if reduce:
+            g = lax.pmean(g, "b")
+        return tree_map(lambda w, gw: w - 0.01 * gw, p, g)
+
+    x = rng.standard_normal((batch, dims[0])).astype(np.float32)
+    y = rng.standard_normal((batch, dims[-1])).astype(np.float32)
+    shard = slice(rank * batch // size, (rank + 1) * batch // size)
+    p1 = tree_map(lambda v: v[None], params)
+    xs, ys = x[shard][None], y[shard][None]
+    full = xp.pmap(step, axis_name="b")
+    local = xp.pmap(lambda p, x, y: step(p, x, y, reduce=False), axis_name="b")
+    rounds = 1 if args.quick else args.rounds
+    reps = 1 if args.quick else 10
+    t_full = best(lambda: [full(p1, xs, ys) for _ in range(reps)], comm, rounds) / reps
+    t_local = best(lambda: [local(p1, xs, ys) for _ in range(reps)], comm, rounds) / reps
+    n_params = sum(w.size + b.size for w, b in params)
+    if rank == 0:
+        print(f"{size} process(es), load average {os.getloadavg()[0]:.2f}: MLP "
+              f"{'-'.join(map(str, dims))} ({n_params * 4 / 2**20:.1f} MB of gradients), "
+              f"global batch {batch} ({batch // size} per process)")
+        print(f"  step {1e3 * t_full:.2f} ms, without the pmean {1e3 * t_local:.2f} ms, "
+              f"communication share {max(0.0, (t_full - t_local) / t_full):.0%}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sizes-mb", default="1,4,16,64")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--interpreter", action="store_true")
+    ap.add_argument("--dp", action="store_true")
+    ap.add_argument("--batch", type=int, default=256)
+    args = ap.parse_args()
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    return dp_step(args, comm) if args.dp else allreduce(args, comm)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-"""`mpirun -n N python -m xlapy run-hlo`: real 2- and 4-process MPI jobs, each process one
-replica on the interpreter, checked against the in-process replicas (run_replicated); and
-the faults: processes at different instructions, a process that never arrives."""
+"""`mpirun -n N python -m xlapy run-hlo --backend interpreter`: real 2- and 4-process MPI
+jobs, each process one replica on the interpreter, checked against the in-process replicas
+(run_replicated); and the faults: processes at different instructions, a process that never
+arrives. (The cpu backend's compiled collectives: tests/backends/cpu/test_collectives_mpi.py.)"""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def test_replicas_as_processes_match_the_interpreter(tmp_path, n):
     for r, x in enumerate(xs):
         np.savez(tmp_path / f"in{r}.npz", x)
     res = _mpirun(n, [["p.hlo", "--input", "in{rank}.npz", "--output", "out.npz",
-                       "--quiet"]], tmp_path)
+                       "--quiet", "--backend", "interpreter"]], tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     want = run_replicated(parse(text), [[x] for x in xs], n)
     for r in range(n):
@@ -90,8 +91,9 @@ def test_processes_at_different_instructions_are_named(tmp_path):
                             "%r = f32[8] collective-permute(%x), source_target_pairs={{0,1}}")
     assert other != PROGRAM
     (tmp_path / "b.hlo").write_text(other)
-    res = _mpirun(2, [["a.hlo", "--random-inputs", "--quiet"],
-                      ["b.hlo", "--random-inputs", "--quiet"]], tmp_path)
+    res = _mpirun(2, [["a.hlo", "--random-inputs", "--quiet", "--backend", "interpreter"],
+                      ["b.hlo", "--random-inputs", "--quiet", "--backend", "interpreter"]],
+                  tmp_path)
     assert res.returncode != 0
     out = res.stdout + res.stderr
     assert "is at all-reduce r ((8,))" in out and "collective-permute r ((8,))" in out, out
@@ -101,7 +103,7 @@ def test_a_process_that_never_arrives_fails_the_others(tmp_path):
     (tmp_path / "a.hlo").write_text(PROGRAM)
     (tmp_path / "quiet.hlo").write_text(
         "HloModule q\nENTRY %e (x: f32[8]) -> f32[8] {\n  ROOT %x = f32[8] parameter(0)\n}\n")
-    res = _mpirun(2, [["a.hlo", "--random-inputs", "--quiet"],
+    res = _mpirun(2, [["a.hlo", "--random-inputs", "--quiet", "--backend", "interpreter"],
                       ["quiet.hlo", "--random-inputs", "--quiet", "--backend", "interpreter"]],
                   tmp_path, env={"XLAPY_MPI_TIMEOUT": "3"})
     assert res.returncode != 0

@@ -13,8 +13,10 @@ collective-permute and replica-id, and run on the reference interpreter:
   - under mpirun, process r is replica r of the job and passes its own slice (leading
     size local_device_count() == 1).
 
-The cpu backend has no collectives yet, so pmap runs on the interpreter (slow for large
-programs; the cpu lowering to MPI calls is not built). A call traces and lowers once per
+Under mpirun (and for one device without it) the module is compiled by the cpu backend,
+whose collectives call MPI on the program's buffers (backends/cpu/runtime/collectives.py);
+backend="interpreter" runs it on the reference interpreter instead. Several simulated
+devices in one process always run on the interpreter. A call traces and lowers once per
 argument structure (shapes, dtypes, pytree) and replica count.
 """
 
@@ -69,6 +71,25 @@ def _trace(fn, avals, in_tree, name, size):
     return graph, trace.const_values, out_tree
 
 
+def _run_one(module, args: list, comm, backend, cache: dict, key):
+    """This process's replica: compiled by the cpu backend (its collectives call MPI on the
+    program's buffers; backend=None or "cpu"), or on the interpreter with the MPI rendezvous
+    (backend="interpreter"). Without an MPI job the one replica's collectives are the
+    identity."""
+    if backend == "interpreter":
+        from xlapy.backends.interpreter import mpi
+        ev = Evaluator()
+        if comm is not None:
+            mpi.attach(ev, comm)
+        with np.errstate(all="ignore"):
+            return ev.evaluate(module, args)
+    exe = cache.get(("cpu", key))
+    if exe is None:
+        from xlapy.backends.base import get_platform
+        exe = cache[("cpu", key)] = get_platform("cpu").compiler.compile(module)
+    return exe.run(*args)
+
+
 def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None):
     """Map `fn` over the leading axis of its arguments, one device per index, with the
@@ -106,11 +127,8 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
             cache[key] = (module, extra, consts, out_tree)
         module, extra, consts, out_tree = cache[key]
         more = [np.asarray(consts[i]) for i in extra]
-        if comm is not None:
-            ev = Evaluator()
-            mpi.attach(ev, comm)
-            with np.errstate(all="ignore"):
-                outs = [ev.evaluate(module, [a[0] for a in arrays] + more)]
+        if comm is not None or (n == 1 and backend != "interpreter"):
+            outs = [_run_one(module, [a[0] for a in arrays] + more, comm, backend, cache, key)]
         else:
             outs = run_replicated(module, [[a[d] for a in arrays] + more for d in range(n)],
                                   n)

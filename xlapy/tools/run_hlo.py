@@ -12,10 +12,11 @@ reinterpreted; bf16 outputs are written as uint16). With --compare, the module a
 BACKEND and the per-output max error is reported; a mismatch exits with status 1.
 
 Under mpirun (`mpirun -n N python -m xlapy run-hlo F.hlo ...`) process r runs as replica r
-of N on the interpreter (the only backend with collectives yet; a module with collectives
-runs there by default); each process takes the same inputs (`{rank}` in the --input path
-gives each its own) and writes OUT.npz with `{rank}` replaced (or `.rankR` added). A
-failing process aborts the whole job with its error.
+of N, on the cpu backend by default (its collectives call MPI on the compiled program's
+buffers, backends/cpu/runtime/collectives.py) or with --backend interpreter on the reference
+interpreter (backends/interpreter/mpi.py); each process takes the same inputs (`{rank}` in
+the --input path gives each its own) and writes OUT.npz with `{rank}` replaced (or `.rankR`
+added). A failing process aborts the whole job with its error.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import numpy as np
 from xlapy.backends.base import flatten, get_platform
 from xlapy.backends.interpreter import mpi
 from xlapy.errors import XlapyError
-from xlapy.hlo.opcodes import COLLECTIVES
 from xlapy.tools.compare import compare_outputs, random_inputs
 
 
@@ -143,16 +143,14 @@ def _run(args, comm) -> int:
     else:
         raise SystemExit("xlapy run-hlo: error: the module takes parameters: give --input "
                          "IN.npz or --random-inputs")
-    collective = any(i.opcode in COLLECTIVES for c in module.computations
-                     for i in c.instructions)
-    backend = args.backend or ("interpreter" if collective else None)
-    platform = get_platform(backend)
-    if comm is not None and platform.name != "interpreter":
-        raise SystemExit(f"xlapy run-hlo: error: under mpirun the replicas run on the "
-                         f"interpreter only (not {platform.name}): add --backend interpreter")
+    platform = get_platform(args.backend)
+    if comm is not None and platform.name not in ("interpreter", "cpu"):
+        raise SystemExit(f"xlapy run-hlo: error: under mpirun the replicas run on the cpu "
+                         f"backend or the interpreter (not {platform.name}): add --backend "
+                         "cpu or --backend interpreter")
     t0 = time.perf_counter()
     exe = platform.compiler.compile(module)
-    if comm is not None:
+    if comm is not None and platform.name == "interpreter":
         mpi.attach(exe.evaluator, comm)
     t1 = time.perf_counter()
     result = flatten(exe.run(*inputs))

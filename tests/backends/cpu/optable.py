@@ -192,16 +192,16 @@ ELSEWHERE: dict[str, str] = {
     "real": "test_complex.py",
     "imag": "test_complex.py",
     "fft": "test_fft.py (native fft routine: every fft type, many lengths, 1-3 dims)",
+    **{op: "test_collectives_mpi.py (MPI calls: 2- and 4-process jobs against the "
+           "interpreter's replicas, one process as the identity)"
+       for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                  "collective-permute", "replica-id", "partition-id")},
 }
 
 UNSUPPORTED: dict[str, str] = {
     "custom-call": "only the targets in xlapy/backends/cpu/custom_calls.py lower (tested by "
                    "test_cholesky.py and the corpus); test_ops_control.py checks that an "
                    "unknown target is a LoweringError",
-    **{op: "a collective: the cpu backend has no runtime for collectives yet (issue 22); "
-           "they run on the interpreter (tests/hlo/test_collectives.py)"
-       for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
-                  "collective-permute", "replica-id", "partition-id")},
 }
 
 

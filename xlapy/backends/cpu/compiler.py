@@ -32,7 +32,7 @@ from xlapy.backends.cpu.target import threads_available
 from xlapy.backends.llvm import elemental_reduce
 # (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
 from xlapy.backends.llvm import call_graph, fpmode, loop_analysis
-from xlapy.errors import LoweringError, XlapyWarning
+from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
@@ -63,18 +63,6 @@ def codegen_split_count(fl) -> int:
             n = os.cpu_count() or 1
         n = min(n, MAX_DEFAULT_PARTS)
     return max(1, n) if parallel_compile.available() else 1
-
-
-def _refuse_collectives(module: Module) -> None:
-    """Collectives run on the interpreter only (one process, or one replica per MPI
-    process): say so before emission rather than fail inside it."""
-    for instr in module.instructions():
-        if instr.opcode in COLLECTIVES:
-            raise LoweringError(
-                f"{instr.opcode} ({instr.name}): the cpu backend does not run collectives "
-                "yet; run the module on the interpreter (backend='interpreter', run-hlo "
-                "--backend interpreter, or mpirun -n N python -m xlapy run-hlo for one "
-                "replica per process)")
 
 
 class CpuCompiler(Compiler):
@@ -108,7 +96,6 @@ class CpuCompiler(Compiler):
     def compile(self, module: Module, num_threads: int | None = None,
                 parallel_threshold: int = 100_000) -> CpuExecutable:
         verify(module)
-        _refuse_collectives(module)
         num_threads = num_threads or default_num_threads()
         dumper = Dumper(module, backend="cpu")
         profile = dumper.fl.xla_hlo_profile
@@ -143,7 +130,8 @@ class CpuCompiler(Compiler):
     def _compile(self, module: Module, num_threads: int, threshold: int, dumper,
                  profile: bool = False) -> ExecutableSpec:
         t0 = time.perf_counter()
-        parts = 1 if profile else codegen_split_count(dumper.fl)
+        # (profile builds and collectives' plans keep mutable globals: one part)
+        parts = 1 if profile or _has_collectives(module) else codegen_split_count(dumper.fl)
         parallel_compile.wake(parts - 1)  # the helper threads start while Python works
         dumper.module(module, "before_optimizations")
         observers = dumper.observers()
@@ -178,10 +166,15 @@ class CpuCompiler(Compiler):
         spec.profile_labels = emitter.profile_labels
         spec.launch = launched
         spec.aliases = dict(emitter.aliases)
+        spec.collectives = getattr(emitter, "collectives", None)
         _warn_unused_donations(emitter)
         spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,
                                 "llvm_optimize_and_codegen": t3 - t2}
         return spec
+
+
+def _has_collectives(module: Module) -> bool:
+    return any(i.opcode in COLLECTIVES for i in module.instructions())
 
 
 def _launch_comment(launched) -> str:

@@ -74,6 +74,7 @@ def _encode(spec: ExecutableSpec) -> dict:
             "wrapper": launch.wrapper, "n": launch.n, "chunk": launch.chunk,
             "flush_denormals": launch.flush_denormals,
             "sources": [list(s) for s in launch.sources]},
+        "collectives": spec.collectives,   # plain JSON: the collectives' plan descriptors
     }
 
 
@@ -139,6 +140,12 @@ def _decode(meta: dict, objects: list[bytes], module: Module) -> ExecutableSpec:
     launch = _field(meta, "launch", (dict,), optional=True)
     if launch is not None:
         spec.launch = _launch(launch, n_params, n_outs, arena)
+    colls = _field(meta, "collectives", (list,), optional=True)
+    if colls is not None:
+        if not all(type(d) is dict and type(d.get("opcode")) is str
+                   and type(d.get("name")) is str for d in colls):
+            raise cache_file.BadEntry("bad collective descriptors")
+        spec.collectives = colls
     return spec
 
 

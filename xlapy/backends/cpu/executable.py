@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import output_pool
+from xlapy.backends.cpu.runtime import collectives, output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
@@ -48,6 +48,7 @@ class ExecutableSpec:
     compile_seconds: dict | None = None  # time per compilation phase
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
     launch: object = None        # launch.Launch: no entry function, xlapy_launch runs it
+    collectives: list | None = None  # descriptors of the collectives' plans (MPI calls)
 
     @staticmethod
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
@@ -75,6 +76,7 @@ class CpuExecutable(Executable):
         self.spec = spec
         main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
         self._code = LoadedObject(spec.objects, symbols=(main,))
+        self._plans_pending = bool(spec.collectives)
         if spec.launch is not None:
             self._entry_addr = launcher_address()
             self._desc = np.array(spec.launch.descriptor(self._code.address(main)),
@@ -162,7 +164,24 @@ class CpuExecutable(Executable):
         offset = (-raw.ctypes.data) % 64
         return raw[offset:offset + self.spec.arena_size] if self.spec.arena_size else raw
 
+    def _fill_plans(self) -> None:
+        """Before the first run of a program with collectives: its plans (groups, MPI
+        handles) for this process (runtime/collectives.py), once even when several threads
+        make the first call."""
+        with collectives.plans_lock:
+            if not self._plans_pending:
+                return
+            n = len(self.spec.collectives)
+            addrs = [self._code.engine.get_global_value_address(
+                f"{collectives.PLAN_PREFIX}{k}") for k in range(n)]
+            collectives.fill_plans(self.spec.collectives, addrs,
+                                   collectives.descriptor_fingerprint(
+                                       self.module.name, self.spec.optimized_text))
+            self._plans_pending = False
+
     def run(self, *args):
+        if self._plans_pending:
+            self._fill_plans()
         if self._too_big:
             raise self._out_of_memory()
         tramp = self._trampoline
@@ -233,6 +252,8 @@ class CpuExecutable(Executable):
                 output_pool.keep(o)
 
     def _execute(self, args: list):
+        if self._plans_pending:
+            self._fill_plans()
         leaves = []
         for a in args:
             if isinstance(a, tuple):

@@ -26,7 +26,12 @@ def default_num_threads() -> int:
             raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, "
                              f"got '{value}'") from None
         return max(n, 1)
-    return os.cpu_count() or 1
+    n = os.cpu_count() or 1
+    # processes of one MPI job on this machine share its cores (mpirun sets these)
+    local = os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE") or os.environ.get("MPI_LOCALNRANKS")
+    if local and local.isdigit() and int(local) > 1:
+        n = max(1, n // int(local))
+    return n
 
 
 def gemm_choice() -> str:

@@ -10,11 +10,12 @@
   sort.py, scatter.py, select_and_scatter.py, lapack.py (the cholesky opcode),
   lapack_calls.py (JAX's LAPACK custom-calls), fft.py (the fft opcode)   (routine.py:
                    their helpers)
+  collectives.py            the collectives as MPI calls (runtime/collectives.py)
   dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
 
 Importing this package registers every dedicated emitter.
 """
 
-from xlapy.backends.cpu.emitters import (conv, dynamic_update_slice, fft, gemm, gemm_epilogue,
-                                         gemm_update, lapack, lapack_calls, scatter,
+from xlapy.backends.cpu.emitters import (collectives, conv, dynamic_update_slice, fft, gemm,
+                                         gemm_epilogue, gemm_update, lapack, lapack_calls, scatter,
                                          select_and_scatter, sort)

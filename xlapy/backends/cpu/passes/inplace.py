@@ -14,7 +14,9 @@ never reads another position of it afterwards. That holds for:
   - xlapy's gemm-update custom-call (out = W + alpha * A.B), for W: the gemm reads and
     writes W in place with beta = 1;
   - dynamic-update-slice, for its operand: its emitter (dynamic_update_slice.py) then
-    writes only the update.
+    writes only the update;
+  - an all-reduce of one operand: its emitter (emitters/collectives.py) then passes
+    MPI_IN_PLACE to MPI_Allreduce.
 
 The kernel then reads that operand through its output pointer (backends/llvm/loop_kernel.py), so the
 generated code never has two `noalias` pointers to one buffer.
@@ -59,6 +61,9 @@ def inplace_operands(instr: Instruction) -> list[int]:
         return []
     if instr.opcode == "dynamic-update-slice":  # dynamic_update_slice.py writes the update only
         return [0] if same_buffer_shape(instr.operands[0].shape, out) else []
+    if instr.opcode == "all-reduce":   # MPI_Allreduce(MPI_IN_PLACE, ...): collectives.py
+        ops = instr.operands
+        return [0] if len(ops) == 1 and same_buffer_shape(ops[0].shape, out) else []
     if instr.opcode in ELEMENTWISE:
         if instr.opcode == "copy":
             return []
