@@ -46,6 +46,18 @@ from xlapy.numpy._extras import (argwhere, bincount, corrcoef, cov, digitize, fl
                                  histogram, interp, intersect1d, isin, isscalar, kron, nonzero,
                                  polyval, searchsorted, setdiff1d, union1d, unique, where)
 from xlapy.numpy._vectorize import vectorize
+from xlapy.numpy._index_tricks import (diag_indices, diag_indices_from, fill_diagonal, index_exp,
+                                       indices, ix_, mgrid, ogrid, ravel_multi_index, s_,
+                                       tril_indices, tril_indices_from, triu_indices,
+                                       triu_indices_from, unravel_index)
+from xlapy.numpy._more_functions import (append, apply_along_axis, block, cross,
+                                         cumulative_prod, cumulative_sum, delete, euler_gamma,
+                                         fabs, frexp, fromfunction, gcd, i0, insert, lcm, ldexp,
+                                         matvec, modf, polyadd, polyder, polyint, polymul,
+                                         polysub, rollaxis, select, sinc, unstack, vecdot,
+                                         vecmat)
+from xlapy.numpy._signals import (bartlett, blackman, convolve, correlate, ediff1d, geomspace,
+                                  gradient, hamming, hanning, kaiser, trapezoid, unwrap, vander)
 from xlapy.numpy._quantiles import (median, nanargmax, nanargmin, nancumprod, nancumsum,
                                     nanmedian, nanpercentile, nanprod, nanquantile, nanstd,
                                     nanvar, percentile, quantile)
@@ -69,6 +81,9 @@ generic, number, integer, signedinteger, unsignedinteger, inexact, floating = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.inexact,
     _np.floating)
 complexfloating = _np.complexfloating
+# NumPy's aliases (canonicalized on use as every dtype: 64-bit ones become 32-bit unless x64)
+single, double, csingle, cdouble = _np.float32, _np.float64, _np.complex64, _np.complex128
+int_, uint, float_, complex_ = _np.int64, _np.uint64, _np.float64, _np.complex128
 iinfo, finfo, issubdtype, promote_types, can_cast = (_np.iinfo, _np.finfo, _np.issubdtype,
                                                      _np.promote_types, _np.can_cast)
 ndarray = _np.ndarray
