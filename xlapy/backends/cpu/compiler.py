@@ -153,6 +153,7 @@ class CpuCompiler(Compiler):
         emitter = ModuleEmitter(optimized, num_threads, threshold,
                                 use_threads=threads_available(), profile=profile,
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
+        emitter.llmod.external_constants = {}  # large constants stay out of the IR
         emitter.emit("xlapy_entry")
         if dumper.fl.xla_cpu_ftz and fpmode.flush_bits():
             fpmode.declare_flushing(emitter.llmod)  # LLVM optimizes for the mode it runs in
@@ -177,6 +178,7 @@ class CpuCompiler(Compiler):
         spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
         spec.launch = launched
+        spec.constants = emitter.llmod.external_constants
         spec.aliases = dict(emitter.aliases)
         _warn_unused_donations(emitter)
         spec.compile_seconds = {"hlo_passes": t1 - t0, "llvm_ir_emission": t2 - t1,

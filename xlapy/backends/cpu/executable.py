@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import output_pool
+from xlapy.backends.cpu.runtime import constants, output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
@@ -48,6 +48,8 @@ class ExecutableSpec:
     compile_seconds: dict | None = None  # time per compilation phase
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
     launch: object = None        # launch.Launch: no entry function, xlapy_launch runs it
+    constants: dict | None = None  # external constant symbol -> its bytes (an array or
+                                 # bytes; the large constants, kept out of the object code)
 
     @staticmethod
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
@@ -74,6 +76,7 @@ class CpuExecutable(Executable):
         super().__init__(module, "cpu")
         self.spec = spec
         main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
+        self._constants = constants.hold(spec.constants)  # (before the code that reads them)
         self._code = LoadedObject(spec.objects, symbols=(main,))
         if spec.launch is not None:
             self._entry_addr = launcher_address()
