@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -20,7 +21,8 @@ from xlapy.hlo import parse
 from xlapy.hlo.literal import format_literal
 from xlapy.hlo.parser import parse_shape
 
-K, N, M = 128, 160, 20_000   # w: 80 KB, c: 80 KB, mask: 20 KB (stays inside the code)
+K, N, M = 128, 160, 40_000   # w: f32 80 KB, c: bf16 80 KB, mask: 40 KB (inside the code)
+BF16 = ml_dtypes.bfloat16
 
 
 def _lit(arr, t):
@@ -30,15 +32,16 @@ def _lit(arr, t):
 def _module(seed=0, name="big"):
     rng = np.random.default_rng(seed)
     w = rng.standard_normal((K, N)).astype(np.float32)
-    c = rng.standard_normal(M).astype(np.float32)
+    c = rng.standard_normal(M).astype(BF16)
     mask = rng.random(M) < 0.5
     text = (f"HloModule {name}\n\nENTRY main {{\n"
             f"  x = f32[4,{K}] parameter(0)\n  y = f32[{M}] parameter(1)\n"
             f"  w = f32[{K},{N}] constant({_lit(w, 'f32')})\n"
-            f"  c = f32[{M}] constant({_lit(c, 'f32')})\n"
+            f"  c = bf16[{M}] constant({_lit(c, 'bf16')})\n"
             f"  m = pred[{M}] constant({_lit(mask, 'pred')})\n"
             f"  d = f32[4,{N}] dot(x, w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n"
-            f"  e = f32[{M}] multiply(y, c)\n  s = f32[{M}] select(m, e, y)\n"
+            f"  yb = bf16[{M}] convert(y)\n  eb = bf16[{M}] multiply(yb, c)\n"
+            f"  e = f32[{M}] convert(eb)\n  s = f32[{M}] select(m, e, y)\n"
             f"  ROOT r = (f32[4,{N}], f32[{M}]) tuple(d, s)\n}}\n")
     return text, w, c, mask
 
@@ -49,7 +52,8 @@ def _check(exe, w, c, mask, seed=1):
     y = rng.standard_normal(M).astype(np.float32)
     d, s = exe.run(x, y)
     np.testing.assert_allclose(d, x @ w, rtol=1e-4, atol=1e-4)
-    np.testing.assert_array_equal(s, np.where(mask, y * c, y))
+    e = (y.astype(BF16).astype(np.float32) * c.astype(np.float32)).astype(BF16)
+    np.testing.assert_array_equal(s, np.where(mask, e.astype(np.float32), y))
 
 
 @pytest.fixture
@@ -63,7 +67,7 @@ def test_large_constants_are_external_and_correct(no_cache):
     exe = CpuCompiler().compile(parse(text))
     _check(exe, w, c, mask)
     consts = exe.spec.constants
-    assert sorted(np.asarray(d).nbytes for d in consts.values()) == [M * 4, K * N * 4]
+    assert sorted(np.asarray(d).nbytes for d in consts.values()) == [M * 2, K * N * 4]
     assert all(n.startswith(EXTERNAL_CONSTANT_PREFIX) for n in consts)
     code = b"".join(exe.spec.objects)
     assert w.tobytes()[:256] not in code and c.tobytes()[:256] not in code

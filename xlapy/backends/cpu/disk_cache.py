@@ -22,6 +22,7 @@ from xlapy.backends.cpu import cache_file
 from xlapy.backends.cpu.executable import ExecutableSpec
 from xlapy.backends.cpu.options import cache_dir
 from xlapy.backends.llvm.elemental import EXTERNAL_CONSTANT_PREFIX, external_constant_symbol
+from xlapy.backends.cpu.runtime.constants import as_bytes
 from xlapy.backends.cpu.runtime.launch import ARENA, MAX_POINTERS, OUT, PARAM, Launch
 from xlapy.errors import XlapyError, XlapyWarning
 from xlapy.hlo.ir import Module
@@ -60,7 +61,7 @@ def store(key: str, spec: ExecutableSpec) -> None:
         root.mkdir(parents=True, exist_ok=True)
         consts = spec.constants or {}
         cache_file.write(root / f"{key}.xlapy", KIND, key, _encode(spec),
-                         list(spec.objects) + [memoryview(d).cast("B") for d in consts.values()])
+                         list(spec.objects) + [as_bytes(d) for d in consts.values()])
     except OSError:
         pass  # a read-only or full cache directory only costs a recompile
 

@@ -220,7 +220,8 @@ EXTERNAL_CONSTANT_PREFIX = "xlapy_const_"
 
 def external_constant_symbol(data: np.ndarray) -> str:
     """The symbol of an external constant with these bytes (contiguous data)."""
-    digest = hashlib.blake2b(memoryview(data).cast("B"), digest_size=16).hexdigest()
+    raw = data.reshape(-1).view(np.uint8)   # (bf16 and other NumPy extension types have
+    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()   # no buffer format)
     return EXTERNAL_CONSTANT_PREFIX + digest
 
 

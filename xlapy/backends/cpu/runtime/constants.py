@@ -19,15 +19,21 @@ import weakref
 import llvmlite.binding as llvm
 import numpy as np
 
-from xlapy.errors import LoweringError
 
 ALIGN = 64
 _live: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # symbol -> buffer
 _lock = threading.Lock()
 
 
+def as_bytes(data) -> np.ndarray:
+    """The bytes of an array (any NumPy dtype, bf16 included) or bytes object, as uint8."""
+    if isinstance(data, np.ndarray):
+        return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    return np.frombuffer(data, dtype=np.uint8)
+
+
 def _aligned_copy(data) -> np.ndarray:
-    raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    raw = as_bytes(data)
     block = np.empty(raw.size + ALIGN, dtype=np.uint8)
     start = -block.ctypes.data % ALIGN
     buf = block[start:start + raw.size]
@@ -44,8 +50,6 @@ def hold(constants: dict | None) -> list:
             buf = _live.get(symbol)
             if buf is None:
                 buf = _aligned_copy(data)
-                if buf.size != memoryview(data).nbytes:
-                    raise LoweringError(f"constant {symbol}: its data has the wrong size")
                 llvm.add_symbol(symbol, buf.ctypes.data)
                 _live[symbol] = buf
         held.append(buf)
