@@ -184,6 +184,26 @@ def line(row: dict) -> str:
             f"check {row['check']}")
 
 
+def warm_up() -> None:
+    """Each system's one-time start-up before the first model: XLA's CPU client; xlapy's
+    runtime and gemm kernels of every type (built once per process, loaded from the disk
+    cache in normal use; the cache is off here, so that the models compile)."""
+    from xlapy.backends.base import get_platform
+    from xlapy.hlo import parse
+    lines = ["HloModule warm_up", "", "ENTRY main {", "  p = f32[96,96] parameter(0)"]
+    for t in ("f32", "bf16", "f16", "f64"):
+        lines += [f"  c_{t} = {t}[96,96] convert(p)",
+                  f"  d_{t} = {t}[96,96] dot(c_{t}, c_{t}), lhs_contracting_dims={{1}}, "
+                  "rhs_contracting_dims={0}",
+                  f"  r_{t} = f32[96,96] convert(d_{t})"]
+    lines += ["  ROOT t = (f32[96,96], f32[96,96], f32[96,96], f32[96,96]) "
+              "tuple(r_f32, r_bf16, r_f16, r_f64)", "}", ""]
+    text = "\n".join(lines)
+    x = np.ones((96, 96), np.float32)
+    get_platform("cpu").compiler.compile(parse(text)).run(x)
+    xla_hlo.run(xla_hlo.compile(xla_hlo.parse(text)), xla_hlo.put([x]))
+
+
 def find_modules(paths: list[str]) -> list[pathlib.Path]:
     found = []
     for p in map(pathlib.Path, paths or [cache_dir()]):
@@ -206,6 +226,7 @@ def main(argv=None) -> int:
         print(f"no exported modules found (looked in {', '.join(args.paths) or cache_dir()}); "
               "copy XLA's xla/backends/cpu/benchmarks/hlo/*.hlo there to run them")
         return 0
+    warm_up()
     failed = 0
     for path in modules:
         try:
