@@ -116,3 +116,18 @@ def test_split_module_parts_share_the_constants(monkeypatch):
     exe = CpuCompiler().compile(parse(text))
     assert len(exe.spec.objects) > 1
     _check(exe, w, c, mask)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_dumps_elide_large_constants_unless_asked(tmp_path, monkeypatch, large):
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_dump_to={tmp_path} --xla_dump_hlo_pass_re=cse"
+                       + (" --xla_dump_large_constants" if large else ""))
+    text, w, c, mask = _module(seed=5, name="dumped_big")
+    _check(CpuCompiler().compile(parse(text)), w, c, mask)
+    dumps = [p for p in tmp_path.glob("*dumped_big*.txt")]
+    assert any("after_" in p.name for p in dumps) and any("before_opt" in p.name for p in dumps)
+    value = format_literal(w[:1, :1], parse_shape("f32[1,1]"))[3:-3]   # w[0, 0] as printed
+    for p in dumps:
+        body = p.read_text()
+        assert ("{...}" in body) != large and (f"{{{value}," in body) == large, p.name
