@@ -350,7 +350,7 @@ _ASCII_HEADER = sys.getsizeof("") - 1 if sys.implementation.name == "cpython" el
 
 def _address(text: str):
     """The address of the text's characters when they are stored one byte each, or None."""
-    if _ASCII_HEADER is not None and text.isascii() and text:
+    if _ASCII_HEADER is not None and type(text) is str and text.isascii() and text:
         addr = id(text) + _ASCII_HEADER
         probe = text[:16]
         if ctypes.string_at(addr, len(probe)) == probe.encode():
