@@ -97,7 +97,7 @@ class CpuCompiler(Compiler):
         h.update(module.to_string(print_metadata=False, print_large_constants=False).encode())
         for instr in module.instructions():
             if is_large_constant(instr):
-                h.update(np.ascontiguousarray(instr.literal).tobytes())
+                h.update(np.ascontiguousarray(instr.literal).reshape(-1).view(np.uint8))
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
         h.update(_code_flags(fl if fl is not None else flags()).encode())
         h.update(_codegen_switches().encode())

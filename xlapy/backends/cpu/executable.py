@@ -77,6 +77,8 @@ class CpuExecutable(Executable):
         self.spec = spec
         main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
         self._constants = constants.hold(spec.constants)  # (before the code that reads them)
+        if spec.constants:   # the spec keeps the held copies, not a second one of the bytes
+            spec.constants = dict(zip(spec.constants, self._constants))
         self._code = LoadedObject(spec.objects, symbols=(main,))
         if spec.launch is not None:
             self._entry_addr = launcher_address()
