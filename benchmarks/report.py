@@ -52,7 +52,8 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     models = [r for r in results if r.get("suite") == "models"]
-    results = [r for r in results if r.get("suite") != "models"]
+    big = [r for r in results if r.get("suite") == "big_constants"]
+    results = [r for r in results if r.get("suite") not in ("models", "big_constants")]
     for r in results:
         t = r["times"]
         cells = [r["name"], r.get("issue", "")]
@@ -88,9 +89,33 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
             lines.append("| " + " | ".join(cells) + " |")
     if models:
         lines += _model_table(models, limits)
+    if big:
+        lines += _big_constants_table(big)
     lines += ["", "![time relative to JAX](benchmarks.svg)", ""]
     (out / "benchmarks.md").write_text("\n".join(lines))
     (out / "benchmarks.svg").write_text(_svg(results))
+
+
+def _big_constants_table(rows: list) -> list:
+    """Big programs (benchmarks/big_constants.py): parse, compile, first run against XLA."""
+    out = ["", "## Big programs: constants (issue 17)", "",
+           "`benchmarks/big_constants.py` (`make bench` runs the 1M-value row; the script "
+           "takes 10M too): an HLO module whose weights are f32 literals, parsed, compiled "
+           "and run once by xlapy and by XLA (jaxlib on the same text), the best of 2 "
+           "rounds, results compared. Literal reader: xlapy's scanner alone on the largest "
+           "literal.", "",
+           "| module | MB of text | parse xlapy / XLA | compile xlapy / XLA | "
+           "first run xlapy / XLA | parse + compile xlapy/XLA | literal reader |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        xp, xl = r["times"]["xlapy"], r["times"]["xla"]
+        ratio = (xp["parse"] + xp["compile"]) / (xl["parse"] + xl["compile"])
+        out.append(f"| {r['name']} | {r['text_MB']:.0f} | "
+                   + " | ".join(f"{fmt_time(xp[k]).strip()} / {fmt_time(xl[k]).strip()}"
+                                for k in ("parse", "compile", "first run"))
+                   + f" | {ratio:.2f} | {r['scan_values_per_s'] / 1e6:.1f} M values/s "
+                   f"({r.get('scan_values_per_cpu_s', 0) / 1e6:.1f} per CPU s) |")
+    return out
 
 
 def _model_table(rows: list, limits: dict) -> list:

@@ -254,6 +254,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(HERE.parent / "docs"), help="where to write results")
     ap.add_argument("--no-models", action="store_true",
                     help="skip the model-class suite (benchmarks/models.py)")
+    ap.add_argument("--no-big-constants", action="store_true",
+                    help="skip the big-constants rows (benchmarks/big_constants.py)")
     ap.add_argument("--busy", action="store_true",
                     help="run everything beside a CPU-bound neighbour process (busy.py)")
     args = ap.parse_args(argv)
@@ -313,6 +315,12 @@ def _main(args) -> int:
         only = args.only.split(",") if args.only else None
         rows = build_rows(args.quick, not args.no_torch, only)
         results += run_rows(rows, 0.5 if args.quick else 1.5, run_times, resets)
+    if not args.no_big_constants and (not args.only or "constant" in args.only):
+        import big_constants
+        for row in big_constants.rows((200_000 if args.quick else 1_000_000,)):
+            row["suite"] = "big_constants"
+            results.append(row)
+            print(big_constants.line(row))
     limits["busy"] = bool(args.busy)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,9 @@ class Flags:
     xla_dump_hlo_as_dot: bool = False
     xla_dump_hlo_as_html: bool = False
     xla_dump_hlo_pass_re: str | None = None
+    # dumps print literals of more than printer.LARGE_CONSTANT elements as {...}, as XLA's
+    # (a model's weights printed value by value cost a minute per dump)
+    xla_dump_large_constants: bool = False
     xla_disable_hlo_passes: list[str] = field(default_factory=list)
     xla_generate_hlo_graph: str | None = None
     xla_hlo_profile: bool = False

@@ -12,6 +12,9 @@
                                 the first one)
   --xla_generate_hlo_graph=RE   one Graphviz file per pass for modules whose name matches
                                 RE (the older TensorFlow flag)
+  --xla_dump_large_constants    print every literal in the text dumps (by default, as XLA,
+                                literals of more than printer.LARGE_CONSTANT elements are
+                                {...}: a model's weights take a minute to print)
 
 The cpu backend's LLVM IR (before/after optimization) and assembly are written next to
 these files, by the compiler (see backends/cpu/compiler.py).
@@ -19,6 +22,7 @@ these files, by the compiler (see backends/cpu/compiler.py).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import pathlib
 import re
@@ -74,7 +78,9 @@ class Dumper:
         if not self.enabled:
             return
         for fmt in self.formats():
-            self._write(f"{self.prefix}.{stage}.{fmt}", render(module, fmt, f"{self.name} {stage}"))
+            self._write(f"{self.prefix}.{stage}.{fmt}",
+                        render(module, fmt, f"{self.name} {stage}",
+                               large_constants=self.fl.xla_dump_large_constants))
 
     def raw(self, suffix: str, text: str) -> None:
         if self.enabled:
@@ -84,7 +90,9 @@ class Dumper:
         """The pipeline observers these flags need (see passes/pipeline.py)."""
         out = []
         if self.pass_re:
-            out.append(self.text_observer)
+            observer = functools.partial(self.text_observer)
+            observer.print_large_constants = self.fl.xla_dump_large_constants
+            out.append(observer)
         if self.graphs:
             out.append(self.graph_observer)
         return out
@@ -115,9 +123,10 @@ class Dumper:
         return f"{self.prefix}.{self._step:04d}.{self.backend}.after_{_safe(pass_name)}"
 
 
-def render(module: Module, fmt: str, title: str | None = None) -> str:
+def render(module: Module, fmt: str, title: str | None = None,
+           large_constants: bool = True) -> str:
     if fmt == "txt":
-        return module.to_string()
+        return module.to_string(print_large_constants=large_constants)
     if fmt == "dot":
         return module_to_dot(module, title)
     if fmt == "html":

@@ -19,6 +19,7 @@ xlapy does not know are kept verbatim (Raw) with a warning.
 
 from __future__ import annotations
 
+import bisect
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ import numpy as np
 
 from xlapy.errors import ParseError
 from xlapy.hlo import attributes as A
+from xlapy.hlo import literal_scan
 from xlapy.hlo.ir import ELIDED, Module
 from xlapy.hlo.literal import nan_with_payload
 from xlapy.hlo.opcodes import OPCODES
@@ -79,6 +81,8 @@ class _Parser:
         self.text = text
         self.filename = filename
         self.pos = 0
+        self._newlines: list[int] | None = None  # offsets of every '\n', built on first use
+        self.literal_values = 0   # values of the literals read by a fast path so far
 
     # ---- errors and positions -------------------------------------------------------------
     def error(self, message: str, pos: int | None = None) -> ParseError:
@@ -91,8 +95,17 @@ class _Parser:
         return ParseError(message, line, pos - start + 1, self.text[start:end], self.filename)
 
     def line_col(self, pos: int) -> tuple[int, int]:
-        line = self.text.count("\n", 0, pos) + 1
-        return line, pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        # every instruction records its position: a search of a newline index, not a count
+        # from the text's start (quadratic in a module with megabytes of literal text)
+        if self._newlines is None:
+            nl, find, k = [], self.text.find, self.text.find("\n")
+            while k >= 0:
+                nl.append(k)
+                k = find("\n", k + 1)
+            self._newlines = nl
+        line = bisect.bisect_left(self._newlines, pos)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, pos - start + 1
 
     def describe_next(self) -> str:
         self.skip_ws()
@@ -565,32 +578,41 @@ class _Parser:
         return _make_array(flat, t, shape.dims)
 
     def _fast_literal(self, shape: Shape):
-        """A large numeric literal parsed by NumPy (a real model's weights are millions of
-        values): the literal's text runs to the constant's ')'; its braces and commas must
-        be exactly those of the shape (the skeleton), and NumPy must read every value.
-        None (the element-by-element path then parses it, with its precise errors) for
-        anything else: small literals, pred, u64, NaN payloads, a malformed literal."""
+        """A large numeric literal read at machine speed (a real model's weights are millions
+        of values): by the compiled scanner (literal_scan.py) once the module's literals
+        reach NATIVE_LITERAL_MIN values (before that, compiling the scanner would cost more
+        than it saves), else by NumPy: the literal's text runs to the constant's ')', its
+        braces and commas must be exactly those of the shape (the skeleton), and NumPy must
+        read every value. None (the element-by-element path then parses it, with its
+        precise errors) for anything else: small literals, pred, NaN payloads, a malformed
+        literal."""
         t = shape.element_type
-        if shape.size < FAST_LITERAL_MIN or t.is_pred or t.name == "u64" \
-                or not (t.is_float or t.is_integer):
+        if shape.size < FAST_LITERAL_MIN or t.is_pred or not (t.is_float or t.is_integer):
             return None
-        start = self.pos
-        end = self.text.find(")", start)
-        if end < 0:
-            return None
-        span = self.text[start:end]
-        if span.translate(_SKELETON) != _skeleton(shape.dims) or "nan" in span:
-            return None
-        body = span.translate(_SEPARATORS)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            try:
-                arr = np.fromstring(body, dtype=np.float64 if t.is_float else np.int64,
-                                    sep=" ")
-            except (ValueError, DeprecationWarning):
+        self.literal_values += shape.size
+        if self.literal_values >= NATIVE_LITERAL_MIN:
+            scanned = literal_scan.scan(self.text, self.pos, shape.dims, not t.is_float)
+            if scanned is None:
                 return None
-        if arr.size != shape.size:
-            return None
+            arr, end = scanned
+        else:
+            if t.name == "u64":
+                return None
+            end = self.text.find(")", self.pos)
+            if end < 0:
+                return None
+            span = self.text[self.pos:end]
+            if span.translate(_SKELETON) != _skeleton(shape.dims) or "nan" in span:
+                return None
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    arr = np.fromstring(span.translate(_SEPARATORS), sep=" ",
+                                        dtype=np.float64 if t.is_float else np.int64)
+                except (ValueError, DeprecationWarning):
+                    return None
+            if arr.size != shape.size:
+                return None
         if not t.is_float:
             info = np.iinfo(t.np_dtype)
             if arr.min() < info.min or arr.max() > info.max:
@@ -662,7 +684,8 @@ class _Parser:
         return v
 
 
-FAST_LITERAL_MIN = 64   # literals with at least this many values try NumPy's parser
+FAST_LITERAL_MIN = 64   # literals with at least this many values try the fast readers
+NATIVE_LITERAL_MIN = 1 << 16   # ... the compiled scanner, from this many values in a module
 _SKELETON = str.maketrans("", "", "".join(chr(c) for c in range(128) if chr(c) not in "{},"))
 _SEPARATORS = str.maketrans("{},", "   ")
 

@@ -125,7 +125,10 @@ class Pipeline:
             return p._run_with(module, opts)
         before = module.clone() if opts.verify else None
         text_observers = [o for o in opts.observers if not getattr(o, "wants_module", False)]
-        before_text = module.to_string() if text_observers else None
+        # (large literals as {...} unless an observer asks for them: a model's weights
+        # printed value by value for every pass would take minutes)
+        full = any(getattr(o, "print_large_constants", False) for o in text_observers)
+        before_text = module.to_string(print_large_constants=full) if text_observers else None
         start = time.perf_counter()
         changed = bool(p.run(module))
         elapsed = time.perf_counter() - start
@@ -140,8 +143,8 @@ class Pipeline:
                     raise PassError(f"pass {name} returned False (no change) but changed "
                                     f"module {module.name}: {diff}")
         if opts.observers:
-            after_text = (module.to_string() if changed else before_text) if text_observers \
-                else None
+            after_text = (module.to_string(print_large_constants=full) if changed
+                          else before_text) if text_observers else None
             for observer in opts.observers:
                 if getattr(observer, "wants_module", False):
                     observer(name, module, changed)

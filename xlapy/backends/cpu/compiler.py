@@ -85,7 +85,7 @@ class CpuCompiler(Compiler):
         h.update(module.to_string(print_metadata=False, print_large_constants=False).encode())
         for instr in module.instructions():
             if is_large_constant(instr):
-                h.update(np.ascontiguousarray(instr.literal).tobytes())
+                h.update(np.ascontiguousarray(instr.literal).reshape(-1).view(np.uint8))
         h.update(f"|{num_threads}|{threshold}|{profile}|ftz={ftz}|{CODEGEN_VERSION}|".encode())
         h.update(_code_flags(fl if fl is not None else flags()).encode())
         h.update(_codegen_switches().encode())
@@ -141,6 +141,7 @@ class CpuCompiler(Compiler):
         emitter = ModuleEmitter(optimized, num_threads, threshold,
                                 use_threads=threads_available(), profile=profile,
                                 flush_denormals=dumper.fl.xla_cpu_ftz)
+        emitter.llmod.external_constants = {}  # large constants stay out of the IR
         emitter.emit("xlapy_entry")
         if dumper.fl.xla_cpu_ftz and fpmode.flush_bits():
             fpmode.declare_flushing(emitter.llmod)  # LLVM optimizes for the mode it runs in
@@ -165,6 +166,7 @@ class CpuCompiler(Compiler):
         spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
         spec.launch = launched
+        spec.constants = emitter.llmod.external_constants
         spec.aliases = dict(emitter.aliases)
         spec.collectives = getattr(emitter, "collectives", None)
         _warn_unused_donations(emitter)

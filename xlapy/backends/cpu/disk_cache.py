@@ -13,11 +13,16 @@ written to a temporary file and renamed into place, so a reader sees a whole ent
 
 from __future__ import annotations
 
+import re
 import warnings
+
+import numpy as np
 
 from xlapy.backends.cpu import cache_file
 from xlapy.backends.cpu.executable import ExecutableSpec
 from xlapy.backends.cpu.options import cache_dir
+from xlapy.backends.llvm.elemental import EXTERNAL_CONSTANT_PREFIX, external_constant_symbol
+from xlapy.backends.cpu.runtime.constants import as_bytes
 from xlapy.backends.cpu.runtime.launch import ARENA, MAX_POINTERS, OUT, PARAM, Launch
 from xlapy.errors import XlapyError, XlapyWarning
 from xlapy.hlo.ir import Module
@@ -25,6 +30,7 @@ from xlapy.hlo.parser import parse_shape
 
 KIND = "cpu-program"
 MAX_ARENA = 1 << 46
+_CONSTANT_SYMBOL = re.compile(re.escape(EXTERNAL_CONSTANT_PREFIX) + "[0-9a-f]{32}")
 
 
 def load(key: str, module: Module) -> ExecutableSpec | None:
@@ -53,7 +59,9 @@ def store(key: str, spec: ExecutableSpec) -> None:
         return
     try:
         root.mkdir(parents=True, exist_ok=True)
-        cache_file.write(root / f"{key}.xlapy", KIND, key, _encode(spec), list(spec.objects))
+        consts = spec.constants or {}
+        cache_file.write(root / f"{key}.xlapy", KIND, key, _encode(spec),
+                         list(spec.objects) + [as_bytes(d) for d in consts.values()])
     except OSError:
         pass  # a read-only or full cache directory only costs a recompile
 
@@ -70,6 +78,7 @@ def _encode(spec: ExecutableSpec) -> dict:
                            else [list(x) for x in spec.profile_labels]),
         "compile_seconds": spec.compile_seconds,
         "aliases": None if spec.aliases is None else sorted(spec.aliases.items()),
+        "constants": list(spec.constants or ()),  # their bytes: the blobs after the objects
         "launch": None if launch is None else {
             "wrapper": launch.wrapper, "n": launch.n, "chunk": launch.chunk,
             "flush_denormals": launch.flush_denormals,
@@ -113,6 +122,15 @@ def _decode(meta: dict, objects: list[bytes], module: Module) -> ExecutableSpec:
             s.compatible(p.shape) for s, p in zip(params, entry.parameters)) \
             or not result.compatible(entry.root.shape):
         raise cache_file.BadEntry(f"its shapes are not those of module {module.name}")
+    symbols = _field(meta, "constants", (list,), optional=True) or []
+    if len(symbols) >= len(objects) or not all(
+            type(n) is str and _CONSTANT_SYMBOL.fullmatch(n) for n in symbols):
+        raise cache_file.BadEntry("bad constants")
+    constants = dict(zip(symbols, objects[len(objects) - len(symbols):]))
+    objects = objects[:len(objects) - len(symbols)]
+    if any(external_constant_symbol(np.frombuffer(d, np.uint8)) != n
+           for n, d in constants.items()):
+        raise cache_file.BadEntry("a constant's bytes are not those its name hashes")
     n_params = sum(len(s.leaves()) for s in params)
     n_outs = len(result.leaves())
     if not objects or not all(objects):
@@ -131,6 +149,7 @@ def _decode(meta: dict, objects: list[bytes], module: Module) -> ExecutableSpec:
     if seconds is not None and not all(type(v) in (int, float) for v in seconds.values()):
         raise cache_file.BadEntry("bad compile times")
     spec.compile_seconds = seconds
+    spec.constants = constants or None
     aliases = _field(meta, "aliases", (list,), optional=True)
     if aliases is not None:
         if not all(type(a) is list and len(a) == 2 for a in aliases):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import collectives, output_pool
+from xlapy.backends.cpu.runtime import collectives, constants, output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
@@ -49,6 +49,8 @@ class ExecutableSpec:
     aliases: dict | None = None  # output leaf -> donated parameter leaf it is written into
     launch: object = None        # launch.Launch: no entry function, xlapy_launch runs it
     collectives: list | None = None  # descriptors of the collectives' plans (MPI calls)
+    constants: dict | None = None  # external constant symbol -> its bytes (an array or
+                                 # bytes; the large constants, kept out of the object code)
 
     @staticmethod
     def for_module(module: Module, objects: list, arena_size: int) -> "ExecutableSpec":
@@ -75,6 +77,9 @@ class CpuExecutable(Executable):
         super().__init__(module, "cpu")
         self.spec = spec
         main = spec.launch.wrapper if spec.launch is not None else spec.entry_symbol
+        self._constants = constants.hold(spec.constants)  # (before the code that reads them)
+        if spec.constants:   # the spec keeps the held copies, not a second one of the bytes
+            spec.constants = dict(zip(spec.constants, self._constants))
         self._code = LoadedObject(spec.objects, symbols=(main,))
         self._plans_pending = bool(spec.collectives)
         if spec.launch is not None:

@@ -25,7 +25,8 @@ Algorithm:
   24.5 ms against 21.8 unsplit and the x + 1 of the call-overhead row (34 lines) 16.8
   against 11.1, while the MLP step (1419 lines) took 137 ms against 175 unsplit.
 - Each part's text holds its functions, copies of the alwaysinline helpers and constant
-  globals they reference (private copies per part), declarations of everything else they
+  globals they reference (private copies per part; large constants are external
+  declarations, elemental.literal_global), declarations of everything else they
   reference, and all module metadata. A function referenced from another part gets external
   linkage; all parts load into one engine, whose linker resolves those names among its own
   objects first.
@@ -93,7 +94,8 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
     values = dict(llmod.globals)
     fns = {n: v for n, v in values.items() if isinstance(v, ir.Function) and v.blocks}
     gvars = {n: v for n, v in values.items() if isinstance(v, ir.GlobalVariable)}
-    if any(not (g.global_constant and g.linkage in ("private", "internal"))
+    if any(not (g.global_constant and (g.linkage in ("private", "internal")
+                                       or g.initializer is None))  # (external constants)
            for g in gvars.values()):
         return [str(llmod)]
     text = {n: str(f) for n, f in fns.items()}

@@ -23,6 +23,7 @@ are dropped when the loop ends.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from typing import Callable
 
 import numpy as np
@@ -208,13 +209,40 @@ class ElementalEmitter:
         return g
 
 
+# A constant of at least this many bytes stays out of the LLVM module when the module has an
+# `external_constants` dict (the cpu compiler's): it is declared as an external symbol named
+# for a hash of its bytes and its data goes into that dict (symbol -> array), which the
+# executable keeps and points the symbol at. LLVM then neither parses nor copies the bytes
+# (a model's weights are tens of MB: as an IR initializer they cost more than the code).
+EXTERNAL_CONSTANT_BYTES = 1 << 16
+EXTERNAL_CONSTANT_PREFIX = "xlapy_const_"
+
+
+def external_constant_symbol(data: np.ndarray) -> str:
+    """The symbol of an external constant with these bytes (contiguous data)."""
+    raw = data.reshape(-1).view(np.uint8)   # (bf16 and other NumPy extension types have
+    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()   # no buffer format)
+    return EXTERNAL_CONSTANT_PREFIX + digest
+
+
 def literal_global(module: ir.Module, literal, shape: Shape, name: str) -> ir.GlobalVariable:
-    """A private constant global with the literal's bytes in storage form, physical order."""
+    """A private constant global with the literal's bytes in storage form, physical order
+    (or, for a large one in a module with external_constants, an external declaration)."""
     arr = np.asarray(literal)
     # physical order: transpose logical dims to major-to-minor order
     order = list(reversed(shape.minor_to_major))
     phys = np.ascontiguousarray(np.transpose(arr, order) if arr.ndim else arr)
     data = phys.astype(np.uint8) if shape.element_type.is_pred else phys
+    external = getattr(module, "external_constants", None)
+    if external is not None and data.nbytes >= EXTERNAL_CONSTANT_BYTES:
+        symbol = external_constant_symbol(data)
+        g = module.globals.get(symbol)
+        if g is None:
+            g = ir.GlobalVariable(module, ir.ArrayType(T.I8, data.nbytes), symbol)
+            g.global_constant = True
+            g.align = 64
+            external[symbol] = data
+        return g
     raw = bytearray(data.tobytes())
     ty = ir.ArrayType(T.I8, len(raw))
     name = module.get_unique_name(name)

@@ -50,7 +50,11 @@ MIN_ELEMENTS = 1 << 16   # smaller results: a separate (or consumer-fused) kerne
 
 def _gemm_plan(d: Instruction):
     if d.opcode == "convolution" and d.shape.size >= MIN_ELEMENTS:
-        # a convolution computed by one gemm whose tiles are the result's (conv_plan.py)
+        # a convolution computed by one gemm whose tiles are the result's (conv_plan.py);
+        # not bf16 / f16 ones (as dots): their tiles are f32 sums, rounded after the gemm,
+        # and an epilogue on them computed wrong results (TF's mixed-precision MobileNet)
+        if d.shape.element_type.name not in ("f32", "f64"):
+            return None
         plan = conv_plan(d)
         if plan is None or not plan.epilogue_ok or depthwise_plan(d) or filter_grad_plan(d):
             return None
