@@ -47,7 +47,6 @@ PLACES = ("shape rule", "interpreter rule", "cpu emitter", "builder method", "fr
 
 _NO_PMAP = ("not exposed yet: pmap lowers psum/pmax/pmin, all_gather, ppermute, "
             "psum_scatter and axis_index only")
-_NO_CPU_COLLECTIVES = "a collective: the cpu backend has no runtime for it yet (issue 22)"
 
 # opcode -> why it has no entry in that place's registry (per target for the backends)
 NOT_HERE: dict[str, dict[str, str]] = {
@@ -60,13 +59,6 @@ NOT_HERE: dict[str, dict[str, str]] = {
         "after-all": "a token: program.py emits nothing for it",
         "while": "program.py emits the loop itself (ProgramEmitter._while)",
         "conditional": "program.py emits the branches itself (ProgramEmitter._conditional)",
-        "all-reduce": _NO_CPU_COLLECTIVES,
-        "all-gather": _NO_CPU_COLLECTIVES,
-        "reduce-scatter": _NO_CPU_COLLECTIVES,
-        "all-to-all": _NO_CPU_COLLECTIVES,
-        "collective-permute": _NO_CPU_COLLECTIVES,
-        "replica-id": _NO_CPU_COLLECTIVES,
-        "partition-id": _NO_CPU_COLLECTIVES,
     },
     "frontend": {
         "after-all": "tokens order side effects; no frontend primitive has side effects",
