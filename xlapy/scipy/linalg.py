@@ -8,9 +8,10 @@ from xlapy.lax import lapack as L
 from xlapy.numpy import linalg as _la
 from xlapy.numpy._core import shape
 from xlapy.numpy._shape_ops import expand_dims, swapaxes, tril, triu
+from xlapy.scipy._expm import expm
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor",
-           "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
+           "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
 
 inv, det = _la.inv, _la.det
 
