@@ -35,7 +35,7 @@ _LAZY = {
 }
 # subpackages reachable as attributes after `import xlapy`, as jax.random etc. after `import jax`
 _MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed",
-            "random", "scipy", "example_libraries", "aot")
+            "random", "scipy", "example_libraries", "aot", "image")
 
 
 def __getattr__(name):
