@@ -98,10 +98,11 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
             else n  # one process: as many simulated devices as the mapped size
         if n > available or (devices is not None and n != len(devices)):
             have = len(devices) if devices is not None else available
-            raise pmap_axes.PmapError(
-                f"pmap: the mapped axis has size {n}, but only {have} local devices are "
-                f"available{' (given by devices=)' if devices is not None else ''}"
-                f"{'; under MPI each process passes its own device slice (size 1)' if comm is not None else ''}")
+            why = (" (given by devices=)" if devices is not None else
+                   "; under MPI each process passes its own device's slice (size 1)"
+                   if comm is not None else "")
+            raise pmap_axes.PmapError(f"pmap: the mapped axis has size {n}, but only {have} "
+                                      f"local devices are available{why}")
         avals = [ShapedArray(a.shape[1:] if m else a.shape, a.dtype)
                  for a, m in zip(arrays, call.mapped)]
         key = (in_tree, tuple((a.shape, str(a.dtype)) for a in avals), tuple(call.mapped),
