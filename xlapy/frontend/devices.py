@@ -4,8 +4,8 @@ default_backend, device_put, block_until_ready, Array.
 xlapy runs on the host: one CPU device per process (the compiled code uses every core
 through its own thread pool), arrays are NumPy arrays in host memory and every
 computation has finished when its call returns. So device_put only canonicalizes dtypes
-(64-bit values become 32-bit with jax_enable_x64 off, as JAX's device_put does) and block_until_ready returns
-its argument.
+(64-bit values become 32-bit with jax_enable_x64 off, as JAX's device_put does) and
+block_until_ready returns its argument.
 
 Array: xlapy's results are numpy.ndarray, so xlapy.Array is an abstract base class with
 numpy.ndarray and xlapy's traced values registered as virtual subclasses:
