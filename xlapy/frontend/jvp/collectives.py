@@ -11,12 +11,14 @@ from __future__ import annotations
 from xlapy.frontend.core import bind
 from xlapy.frontend.jvp.rules import instantiate, linear
 from xlapy.frontend.primitives import collectives as Co
+from xlapy.frontend.primitives.all_to_all import all_to_all_p
 from xlapy.frontend.primitives.basic import convert, div, eq, mul
 
 linear(Co.psum_p)
 linear(Co.all_gather_p)
 linear(Co.ppermute_p)
 linear(Co.psum_scatter_p)
+linear(all_to_all_p)
 
 
 def _chooser(prim):
