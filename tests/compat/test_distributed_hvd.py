@@ -4,7 +4,6 @@ and a real 2-process MPI job whose averaged gradients equal the full-batch ones.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +20,6 @@ from xlapy.hlo.evaluator import run_replicated
 
 from tests.compat.conftest import jit_config
 
-ROOT = Path(__file__).resolve().parents[2]
 
 MODEL = """
 import numpy as np
