@@ -2,4 +2,4 @@
 
 from xlapy.frontend.primitives import (all_to_all, basic, bitcast, collectives, complex,
                                        control, conv, dynamic_slice, fft, indexing, misc,
-                                       shapes, sorting, windowed)
+                                       process_collectives, shapes, sorting, windowed)

@@ -44,8 +44,8 @@ def rank() -> int:
 
 
 def _local_comm():
-    from xlapy.compat.v1.distributed.ops import _comm
-    comm = _comm()
+    from xlapy.frontend.primitives.process_collectives import job
+    comm = job()
     if comm is None:
         return None
     from mpi4py import MPI  # there is a job, so mpi4py is there

@@ -21,44 +21,19 @@ import numpy as np
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
 from xlapy.compat.v1.ops._common import make, same_as_input, tensor
-from xlapy.frontend.core import ShapedArray, primitive
-from xlapy.hlo.attributes import ReplicaGroups
+from xlapy.frontend.primitives.process_collectives import (job, mpi_reduce,
+                                                          process_allreduce_p, rendezvous)
+
+_seq = itertools.count(1 << 40)  # broadcasts' sequence numbers (a name in messages only)
 
 REDUCE_OPS = ("sum", "average", "min", "max", "product")
 _HLO = {"sum": "add", "average": "add", "min": "minimum", "max": "maximum",
         "product": "multiply"}
-_NUMPY = {"add": np.add, "minimum": np.minimum, "maximum": np.maximum, "multiply": np.multiply}
-
-
-def _comm():
-    from xlapy.backends.interpreter import mpi
-    return mpi.world() if mpi.launched_by_mpi() else None
 
 
 def job_size() -> int:
-    c = _comm()
+    c = job()
     return 1 if c is None else c.size
-
-
-_rendezvous: dict = {}
-_seq = itertools.count()
-
-
-def _mpi_reduce(x: np.ndarray, kind: str) -> np.ndarray:
-    """x reduced over the job's processes with the HLO reducer `kind`."""
-    comm = _comm()
-    if comm is None or comm.size == 1:
-        return np.array(x, copy=True)
-    from xlapy.backends.interpreter.mpi import MpiRendezvous
-    rv = _rendezvous.setdefault(id(comm), MpiRendezvous(comm))
-    seq = next(_seq)
-    what = f"allreduce #{seq} ({kind}) of {x.dtype}{list(x.shape)}"
-    out = rv.allreduce(seq, what, [x], kind)
-    if out is not None:
-        return out[0]
-    got = rv.exchange(comm.rank, seq, what, x)  # max/min (NaN as XLA), other dtypes
-    with np.errstate(all="ignore"):
-        return _NUMPY[kind].reduce([np.asarray(got[r]) for r in range(comm.size)])
 
 
 def _average(m, total, n: int):
@@ -77,21 +52,9 @@ def _check(reduce_op: str) -> str:
     return reduce_op
 
 
-# the frontend primitive the XLA lowering binds: an all-reduce over every replica
-process_allreduce_p = primitive("process_allreduce")
-process_allreduce_p.def_abstract_eval(lambda a, *, kind: ShapedArray(a.shape, a.dtype))
-process_allreduce_p.def_impl(lambda x, *, kind: _mpi_reduce(np.asarray(x), kind))
-
-
-@process_allreduce_p.def_lowering
-def _lower(ctx, x, *, kind):
-    comp = ctx.b.scalar_computation(kind, x.shape.element_type)
-    return ctx.b.op("all-reduce", x, replica_groups=ReplicaGroups(()), to_apply=comp)
-
-
 def _allreduce_kernel(m, x, reduce_op="average"):
     kind = _HLO[_check(reduce_op)]
-    total = _mpi_reduce(np.asarray(x), kind)
+    total = mpi_reduce(np.asarray(x), kind)
     return _average(m, total, job_size()) if reduce_op == "average" else total
 
 
@@ -115,14 +78,13 @@ def _allreduce_grad(op, grad):
 
 
 def _broadcast_kernel(m, x, root_rank=0):
-    comm = _comm()
+    comm = job()
     if comm is None or comm.size == 1:
         return np.array(x, copy=True)
     if not 0 <= root_rank < comm.size:
         raise InvalidArgumentError(f"broadcast: root_rank {root_rank} is not a rank of the "
                                    f"job of {comm.size} processes")
-    from xlapy.backends.interpreter.mpi import MpiRendezvous
-    rv = _rendezvous.setdefault(id(comm), MpiRendezvous(comm))
+    rv = rendezvous(comm)
     seq = next(_seq)
     x = np.asarray(x)
     got = rv.exchange(comm.rank, seq, f"broadcast #{seq} of {x.dtype}{list(x.shape)}",
