@@ -76,11 +76,12 @@ print("ok", r)
 """
 
 
-def test_pmap_axes_under_mpi(tmp_path):
+@pytest.mark.parametrize("n", [2, 4])
+def test_pmap_axes_under_mpi(tmp_path, n):
     (tmp_path / "axes.py").write_text(AXES)
-    r = _mpirun(2, ["axes.py"], tmp_path)
+    r = _mpirun(n, ["axes.py"], tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert sorted(r.stdout.split("\n")[:2]) == ["ok 0", "ok 1"]
+    assert sorted(r.stdout.split("\n")[:n]) == [f"ok {i}" for i in range(n)]
 
 
 FAILING = """
