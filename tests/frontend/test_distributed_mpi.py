@@ -16,7 +16,7 @@ import xlapy as xp
 from xlapy.errors import XlapyError
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "distributed" / "dp_mlp.py"
+EXAMPLES = ROOT / "examples" / "distributed"
 
 
 def _mpirun(n, argv, tmp, env=None, timeout=240):
@@ -35,16 +35,53 @@ def _mpirun(n, argv, tmp, env=None, timeout=240):
     return r
 
 
-def test_data_parallel_mlp_on_two_processes_equals_one(tmp_path):
-    one = subprocess.run([sys.executable, str(EXAMPLE), "--steps", "3", "--out", "one.npz"],
+@pytest.mark.parametrize("example", ["dp_mlp.py", "dp_cnn.py"])
+def test_data_parallel_training_on_two_processes_equals_one(tmp_path, example):
+    # 2 processes with batch B/2 each take the same steps as 1 with batch B (up to the
+    # reassociation of the gradient's sums)
+    path = str(EXAMPLES / example)
+    one = subprocess.run([sys.executable, path, "--steps", "3", "--out", "one.npz"],
                          capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert one.returncode == 0, one.stderr[-2000:]
-    two = _mpirun(2, [str(EXAMPLE), "--steps", "3", "--out", "two.npz"], tmp_path)
+    two = _mpirun(2, [path, "--steps", "3", "--out", "two.npz"], tmp_path)
     assert two.returncode == 0, two.stderr[-3000:]
     assert two.stdout.splitlines() == one.stdout.splitlines()  # the same losses, printed once
     a, b = np.load(tmp_path / "one.npz"), np.load(tmp_path / "two.npz")
+    assert sorted(a) == sorted(b) and len(a) >= 4
     for k in a:
         np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+AXES = """
+import numpy as np, xlapy as xp
+from xlapy import lax
+from xlapy.frontend.pmap_axes import PmapError
+xp.distributed.initialize()
+r, n = xp.process_index(), xp.process_count()
+assert xp.local_device_count() == 1 and xp.device_count() == n
+assert [d.process_index for d in xp.devices()] == list(range(n))
+assert xp.local_devices() == [xp.devices()[r]]
+w = np.arange(3, dtype=np.float32)           # broadcast: the same on every process
+x = np.full((3, 1), r + 1, np.float32)       # mapped along axis 1 (this process's slice)
+out = xp.pmap(lambda a, b, k: lax.psum(a * b, "i") * k, "i", in_axes=(1, None),
+              static_broadcasted_argnums=2, out_axes=None)(x, w, 2)
+np.testing.assert_array_equal(out, 2 * w * n * (n + 1) / 2)
+try:
+    xp.pmap(lambda a: a, "i")(np.ones((2, 3), np.float32))
+except PmapError as e:
+    assert "only 1 local devices" in str(e), e
+else:
+    raise AssertionError("a leading axis of 2 on one local device must fail")
+print("ok", r)
+"""
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_pmap_axes_under_mpi(tmp_path, n):
+    (tmp_path / "axes.py").write_text(AXES)
+    r = _mpirun(n, ["axes.py"], tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert sorted(r.stdout.split("\n")[:n]) == [f"ok {i}" for i in range(n)]
 
 
 FAILING = """

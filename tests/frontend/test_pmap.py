@@ -66,7 +66,7 @@ def test_data_parallel_gradient_is_the_full_batch_gradient():
 
 
 def test_errors():
-    with pytest.raises(XlapyError, match="leading sizes differ"):
+    with pytest.raises(XlapyError, match="inconsistent sizes for array axes to be mapped"):
         xp.pmap(lambda a, b: a + b, axis_name="i")(X, X[:2])
     with pytest.raises(NameError, match="unbound axis name: 'j'"):
         xp.pmap(lambda a: lax.psum(a, "j"), axis_name="i")(X)

@@ -14,6 +14,7 @@ import xlapy.nn  # every module that defines primitives
 import xlapy.numpy
 from xlapy.frontend import batching
 from xlapy.frontend.core import PRIMITIVES, ShapedArray
+from xlapy.frontend.primitives.process_collectives import process_allreduce_p
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.vmap import vmap
 
@@ -39,7 +40,9 @@ def _collectives(x):
     L = xlapy.lax
     return (L.psum(x, "i"), L.pmax(x, "i"), L.pmin(x, "i"), L.all_gather(x, "i"),
             L.axis_index("i"), L.ppermute(x, "i", [(0, 1), (1, 0)]),
-            L.psum_scatter(L.all_gather(x, "i"), "i"))
+            L.psum_scatter(L.all_gather(x, "i"), "i"),
+            L.all_to_all(L.all_gather(x, "i"), "i", 0, 0),
+            process_allreduce_p.bind(x, kind="add"))
 
 
 def test_the_op_table_applies_every_batching_rule():

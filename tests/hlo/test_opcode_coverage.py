@@ -45,8 +45,8 @@ from xlapy.hlo.shape_inference import SHAPE_RULES
 
 PLACES = ("shape rule", "interpreter rule", "cpu emitter", "builder method", "frontend")
 
-_NO_PMAP = ("not exposed yet: pmap lowers psum/pmax/pmin, all_gather, ppermute, "
-            "psum_scatter and axis_index only")
+_NO_PMAP = ("pmap's devices are replicas (axis_index lowers to replica-id); partitions "
+            "come only from imported HLO or StableHLO")
 
 # opcode -> why it has no entry in that place's registry (per target for the backends)
 NOT_HERE: dict[str, dict[str, str]] = {
@@ -62,7 +62,6 @@ NOT_HERE: dict[str, dict[str, str]] = {
     },
     "frontend": {
         "after-all": "tokens order side effects; no frontend primitive has side effects",
-        "all-to-all": _NO_PMAP,
         "partition-id": _NO_PMAP,
         "bitcast": "a layout-level reinterpretation inserted by passes; frontend arrays "
                    "have no layouts",

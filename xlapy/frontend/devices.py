@@ -1,11 +1,11 @@
 """Devices and arrays, as JAX names them: devices, local_devices, device_count,
 default_backend, device_put, block_until_ready, Array.
 
-xlapy runs on the host: one CPU device (the compiled code uses every core through its own
-thread pool), arrays are NumPy arrays in host memory and every computation has finished
-when its call returns. So device_put only canonicalizes dtypes (64-bit values become
-32-bit with jax_enable_x64 off, as JAX's device_put does) and block_until_ready returns
-its argument.
+xlapy runs on the host: one CPU device per process (the compiled code uses every core
+through its own thread pool), arrays are NumPy arrays in host memory and every
+computation has finished when its call returns. So device_put only canonicalizes dtypes
+(64-bit values become 32-bit with jax_enable_x64 off, as JAX's device_put does) and
+block_until_ready returns its argument.
 
 Array: xlapy's results are NumPy arrays (ArrayImpl, frontend/array.py, a numpy.ndarray
 subclass with jax.Array's methods), so xlapy.Array is an abstract base class with
@@ -18,6 +18,8 @@ xlapy.Array too: there is no separate device array type.)
 from __future__ import annotations
 
 import abc
+import os
+import re
 
 import numpy as np
 
@@ -37,15 +39,19 @@ Array.register(Tracer)
 
 
 class CpuDevice:
-    """The host CPU, xlapy's one device."""
+    """A host CPU device: xlapy's one device per process (or one of the devices that
+    --xla_force_host_platform_device_count in XLA_FLAGS simulates, as JAX's host platform)."""
 
     platform = "cpu"
     device_kind = "cpu"
-    process_index = 0
-    host_id = 0
 
-    def __init__(self, id: int = 0):
+    def __init__(self, id: int = 0, process_index: int = 0):
         self.id = id
+        self.process_index = process_index
+
+    @property
+    def host_id(self) -> int:
+        return self.process_index
 
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
@@ -67,25 +73,52 @@ def _check_backend(backend):
                          "(both run on the host CPU)")
 
 
-def devices(backend=None) -> list:
-    """[CpuDevice(id=0)]."""
+def forced_host_device_count() -> int | None:
+    """The device count XLA_FLAGS=--xla_force_host_platform_device_count=N asks for (as
+    JAX's host platform reads it), or None."""
+    m = re.search(r"--xla_force_host_platform_device_count=(\S+)",
+                  os.environ.get("XLA_FLAGS", ""))
+    if m is None:
+        return None
+    try:
+        n = int(m.group(1))
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise XlapyError(f"XLA_FLAGS: --xla_force_host_platform_device_count needs a "
+                         f"positive integer, got {m.group(1)!r}")
+    return n
+
+
+def local_device_count(backend=None) -> int:
+    """1 per process (the compiled code uses every core), or the forced host count."""
     _check_backend(backend)
-    return [_CPU]
+    if process_count() > 1:
+        return 1
+    return forced_host_device_count() or 1
+
+
+def devices(backend=None) -> list:
+    """Every process's devices: [CpuDevice(id=0)] in one process; under an MPI job of N
+    processes, N devices, device r on process r."""
+    _check_backend(backend)
+    n = process_count()
+    if n > 1:
+        return [CpuDevice(r, r) for r in range(n)]
+    forced = forced_host_device_count()
+    return [CpuDevice(i) for i in range(forced)] if forced else [_CPU]
 
 
 def local_devices(process_index=None, backend=None) -> list:
+    """The devices of process `process_index` (this one by default)."""
     _check_backend(backend)
-    return [_CPU]
+    me = process_index if process_index is not None else globals()["process_index"]()
+    return [d for d in devices() if d.process_index == me]
 
 
 def device_count(backend=None) -> int:
     _check_backend(backend)
-    return 1
-
-
-def local_device_count(backend=None) -> int:
-    _check_backend(backend)
-    return 1
+    return len(devices())
 
 
 def default_backend() -> str:

@@ -91,12 +91,18 @@ def _run_one(module, args: list, comm, backend, cache: dict, key):
 
 
 def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None):
-    """Map `fn` over the leading axis of its arguments, one device per index, with the
-    collectives of xlapy.lax over `axis_name` (see the module docstring)."""
-    if in_axes != 0 or out_axes != 0 or static_broadcasted_argnums or devices is not None:
-        raise XlapyError("pmap: only in_axes=0, out_axes=0 and no static_broadcasted_argnums "
-                         "or devices are supported")
+         devices=None, backend=None, axis_size=None, donate_argnums=(),
+         global_arg_shapes=None):
+    """Map `fn` over an axis of its arguments, one device per index, with the collectives
+    of xlapy.lax over `axis_name` (see the module docstring; the axes as jax.pmap takes
+    them: frontend/pmap_axes.py). donate_argnums is accepted and has no effect (the
+    arguments are host arrays)."""
+    from xlapy.frontend import pmap_axes
+    in_axes = pmap_axes.check_spec(in_axes, "in_axes")
+    out_axes = pmap_axes.check_spec(out_axes, "out_axes")
+    static_nums = pmap_axes.static_argnums(static_broadcasted_argnums)
+    if global_arg_shapes is not None:
+        raise XlapyError("pmap: global_arg_shapes is not supported (JAX removed it too)")
     if backend not in (None, "interpreter", "cpu"):
         raise XlapyError(f"pmap: unknown backend {backend!r}")
     name = axis_name if axis_name is not None else object()
@@ -104,23 +110,27 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
 
     def mapped(*args, **kwargs):
         from xlapy.backends.interpreter import mpi  # the MPI runtime (optional mpi4py)
-        flat, in_tree = pytree.flatten((args, kwargs))
-        arrays = [np.asarray(a) for a in flat]
-        if not arrays or any(a.ndim == 0 for a in arrays):
-            raise XlapyError("pmap: every argument needs a leading device axis")
-        sizes = {a.shape[0] for a in arrays}
-        if len(sizes) != 1:
-            raise XlapyError(f"pmap: the arguments' leading sizes differ: {sorted(sizes)}")
-        n = sizes.pop()
+        from xlapy.frontend.devices import forced_host_device_count, local_device_count
+        call = pmap_axes.prepare(args, kwargs, in_axes, static_nums, axis_size)
+        arrays, in_tree, n = call.leaves, call.in_tree, call.size
         comm = mpi.world() if mpi.launched_by_mpi() else None
         replicas = comm.size if comm is not None else n
-        if comm is not None and n != 1:
-            raise XlapyError(f"pmap under MPI: each process passes its own device's slice "
-                             f"(leading size local_device_count() == 1), got {n}")
-        avals = [ShapedArray(a.shape[1:], a.dtype) for a in arrays]
-        key = (in_tree, tuple((a.shape, str(a.dtype)) for a in avals), replicas)
+        available = local_device_count() if comm is not None or forced_host_device_count() \
+            else n  # one process: as many simulated devices as the mapped size
+        if n > available or (devices is not None and n != len(devices)):
+            have = len(devices) if devices is not None else available
+            why = (" (given by devices=)" if devices is not None else
+                   "; under MPI each process passes its own device's slice (size 1)"
+                   if comm is not None else "")
+            raise pmap_axes.PmapError(f"pmap: the mapped axis has size {n}, but only {have} "
+                                      f"local devices are available{why}")
+        avals = [ShapedArray(a.shape[1:] if m else a.shape, a.dtype)
+                 for a, m in zip(arrays, call.mapped)]
+        key = (in_tree, tuple((a.shape, str(a.dtype)) for a in avals), tuple(call.mapped),
+               call.static, replicas)
         if key not in cache:  # trace and lower once per argument structure
-            graph, consts, out_tree = _trace(fn, avals, in_tree, name, replicas)
+            body = pmap_axes.with_static(fn, call.static)
+            graph, consts, out_tree = _trace(body, avals, in_tree, name, replicas)
             with lowering_axes(name, replicas):
                 module, extra = lower_to_module(graph, consts, getattr(fn, "__name__", "fn"))
             verify(module)
@@ -128,14 +138,11 @@ def pmap(fn, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnum
         module, extra, consts, out_tree = cache[key]
         more = [np.asarray(consts[i]) for i in extra]
         if comm is not None or (n == 1 and backend != "interpreter"):
-            outs = [_run_one(module, [a[0] for a in arrays] + more, comm, backend, cache, key)]
+            outs = [_run_one(module, call.device_args(0) + more, comm, backend, cache, key)]
         else:
-            outs = run_replicated(module, [[a[d] for a in arrays] + more for d in range(n)],
-                                  n)
+            outs = run_replicated(module, [call.device_args(d) + more for d in range(n)], n)
         leaves = [list(o) if isinstance(o, tuple) else [o] for o in outs]
-        stacked = [np.stack([np.asarray(leaves[d][k]) for d in range(len(outs))])
-                   for k in range(len(leaves[0]))]
-        return pytree.unflatten(out_tree, stacked)
+        return pmap_axes.place_outputs(out_tree, leaves, out_axes)
 
     mapped.__name__ = f"pmap({getattr(fn, '__name__', 'fn')})"
     return mapped

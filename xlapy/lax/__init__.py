@@ -11,8 +11,8 @@ Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax,
 
 from xlapy.frontend.primitives.bitcast import bitcast_convert_type
 from xlapy.lax import linalg
-from xlapy.lax.collectives import (all_gather, axis_index, pmax, pmean, pmin, ppermute,
-                                   psum, psum_scatter)
+from xlapy.lax.collectives import (all_gather, all_to_all, axis_index, pmax, pmean, pmin,
+                                   ppermute, pswapaxes, psum, psum_scatter)
 from xlapy.lax.control import cond, fori_loop, scan, switch, while_loop
 from xlapy.lax.ops import *  # noqa: F403
 from xlapy.lax.more_ops import *  # noqa: F403

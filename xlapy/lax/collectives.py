@@ -18,10 +18,11 @@ from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Tracer
 from xlapy.frontend.primitives import collectives as K
+from xlapy.frontend.primitives.all_to_all import all_to_all_p
 from xlapy.frontend.primitives.collectives import UnboundAxisError
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
-           "ppermute", "psum_scatter", "UnboundAxisError"]
+           "ppermute", "psum_scatter", "all_to_all", "pswapaxes", "UnboundAxisError"]
 
 
 def _names(axis_name) -> tuple:
@@ -118,3 +119,27 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = Fals
         return K.psum_scatter_p.bind(v, axis_name=_names(axis_name),
                                      scatter_dimension=int(sd), tiled=bool(tiled))
     return pytree.tree_map(one, x)
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+    """Member j gets block j of every member's x (a pytree), member i's block at position i
+    of concat_axis (untiled: x.shape[split_axis] is the axis size and that axis is replaced
+    by a new one at concat_axis; tiled: split_axis is divided, concat_axis multiplied)."""
+    if axis_index_groups is not None:
+        raise XlapyError("all_to_all: axis_index_groups is not supported")
+
+    def one(v):
+        v = _leaf(v)
+        nd = np.ndim(v) if not isinstance(v, Tracer) else v.ndim
+        s = split_axis + nd if split_axis < 0 else split_axis
+        c = concat_axis + nd if concat_axis < 0 else concat_axis
+        return all_to_all_p.bind(v, axis_name=_names(axis_name), split_axis=int(s),
+                                 concat_axis=int(c), tiled=bool(tiled))
+    return pytree.tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+    """Swap the named axis with positional axis `axis` (x.shape[axis] is the axis size):
+    all_to_all with split_axis = concat_axis = axis."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)

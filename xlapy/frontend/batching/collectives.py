@@ -21,6 +21,7 @@ import numpy as np
 
 from xlapy.frontend.core import ShapedArray
 from xlapy.frontend.primitives import basic
+from xlapy.frontend.primitives import all_to_all as A
 from xlapy.frontend.primitives import collectives as K
 from xlapy.frontend.primitives.shapes import (concatenate, iota, reduce_max, reduce_min,
                                               reduce_sum, reshape, slice_)
@@ -133,3 +134,28 @@ def _psum_scatter(frame, vals, dims, axis_name, scatter_dimension, tiled):
     if tiled:                                       # split dimension sd into n blocks
         total = reshape(total, shape[:sd] + [n, shape[sd] // n] + shape[sd + 1:])
     return moveaxis(total, sd, 0), 0                # member i gets block i
+
+
+@A.all_to_all_p.def_batch
+def _all_to_all(frame, vals, dims, axis_name, split_axis, concat_axis, tiled):
+    (x,), (d,) = vals, dims
+    if frame.name not in axis_name:   # pass-through: the batch axis rides in front
+        x = moveaxis(x, d, 0)
+        return A.all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
+                                   concat_axis=concat_axis + 1, tiled=tiled), 0
+    if len(axis_name) > 1:
+        raise K.XlapyError("all_to_all over several axis names at once is not supported")
+    n = frame.size
+    x = bdim_to_front(x, d, frame.size)              # [n_i, ...]: member i's x at index i
+    A.out_shape(list(shape_of(x))[1:], n, split_axis, concat_axis, tiled)  # checks
+    s = split_axis + 1
+    if tiled:                                        # split axis as (n_j blocks, block)
+        shape = list(shape_of(x))
+        x = reshape(x, shape[:s] + [n, shape[s] // n] + shape[s + 1:])
+    x = moveaxis(x, s, 0)                            # [n_j, n_i, ...]: member j's blocks
+    x = moveaxis(x, 1, 1 + concat_axis)              # member i's block at concat_axis
+    if tiled:
+        shape = list(shape_of(x))
+        c = 1 + concat_axis
+        x = reshape(x, shape[:c] + [shape[c] * shape[c + 1]] + shape[c + 2:])
+    return x, 0

@@ -11,12 +11,23 @@ from __future__ import annotations
 from xlapy.frontend.core import bind
 from xlapy.frontend.jvp.rules import instantiate, linear
 from xlapy.frontend.primitives import collectives as Co
+from xlapy.frontend.primitives.all_to_all import all_to_all_p
+from xlapy.frontend.primitives.process_collectives import process_allreduce_p
 from xlapy.frontend.primitives.basic import convert, div, eq, mul
 
 linear(Co.psum_p)
 linear(Co.all_gather_p)
 linear(Co.ppermute_p)
 linear(Co.psum_scatter_p)
+linear(all_to_all_p)
+_process_sum = linear(process_allreduce_p)
+
+
+@process_allreduce_p.def_jvp
+def _process_allreduce_jvp(primals, tangents, *, kind):
+    if kind != "add":  # (compat's gradient of allreduce allows only sum and average)
+        raise Co.XlapyError(f"process_allreduce with the {kind} reducer has no JVP rule")
+    return _process_sum(primals, tangents, kind=kind)
 
 
 def _chooser(prim):

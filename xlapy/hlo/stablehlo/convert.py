@@ -96,6 +96,12 @@ class Converter:
         for c in order:
             mod.add_computation(c, entry=c is entry)
         self._aliases(mod, self.funcs[entry_name])
+        counts = {key: str(getattr(v, "value", v)) for mlir_key, key in
+                  (("mhlo.num_replicas", "replica_count"),
+                   ("mhlo.num_partitions", "num_partitions"))
+                  if (v := self.module_op.attrs.get(mlir_key)) is not None}
+        if any(v != "1" for v in counts.values()):  # the collectives' device counts
+            mod.attrs.update(counts)
         verify(mod)
         return mod
 

@@ -19,6 +19,7 @@ from typing import Callable
 
 from xlapy.hlo.stablehlo import chlo, pretty
 from xlapy.hlo.stablehlo import print_rules as P
+from xlapy.hlo.stablehlo import rules_collective as K
 from xlapy.hlo.stablehlo import rules_control as C
 from xlapy.hlo.stablehlo import rules_data as R
 
@@ -50,7 +51,7 @@ def _kw(**keys):
 
 
 _DYNAMIC = "xlapy compiles static shapes only"
-_COLLECTIVE = "xlapy runs programs on one device (no collectives)"
+_COLLECTIVE = "xlapy has no collective-broadcast"
 _IO = "xlapy has no host transfers or channels"
 _QUANT = "xlapy has no quantized types"
 _NO_OP = "xlapy has no such HLO operation yet"
@@ -213,10 +214,15 @@ ROWS: list[Row] = [
                   "stablehlo.dynamic_reshape stablehlo.real_dynamic_slice "
                   "stablehlo.set_dimension_size stablehlo.compute_reshape_shape "
                   "stablehlo.cstr_reshapable", _DYNAMIC),
-    *_unsupported("stablehlo.all_reduce stablehlo.all_gather stablehlo.all_to_all "
-                  "stablehlo.reduce_scatter stablehlo.collective_permute "
-                  "stablehlo.collective_broadcast stablehlo.partition_id stablehlo.replica_id",
-                  _COLLECTIVE),
+    # ---- collectives (rules_collective.py; they print back as HLO text only) --------------
+    Row("stablehlo.all_reduce", "all-reduce", None, K.all_reduce),
+    Row("stablehlo.all_gather", "all-gather", None, K.all_gather),
+    Row("stablehlo.reduce_scatter", "reduce-scatter", None, K.reduce_scatter),
+    Row("stablehlo.all_to_all", "all-to-all", None, K.all_to_all),
+    Row("stablehlo.collective_permute", "collective-permute", None, K.collective_permute),
+    Row("stablehlo.replica_id", "replica-id", SAME, K.replica_id),
+    Row("stablehlo.partition_id", "partition-id", SAME, K.partition_id),
+    *_unsupported("stablehlo.collective_broadcast", _COLLECTIVE),
     *_unsupported("stablehlo.infeed stablehlo.outfeed stablehlo.send stablehlo.recv", _IO),
     *_unsupported("stablehlo.uniform_quantize stablehlo.uniform_dequantize", _QUANT),
     *_unsupported("stablehlo.triangular_solve stablehlo.rng "
