@@ -33,6 +33,7 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "examples" / "tf1"))   # the tutorials' _common.py
 
 
 def _example(name):
