@@ -17,6 +17,7 @@ import time
 import types
 
 MODULE_ENV = "XLAPY_TF1_MODULE"
+WARMUP_STEPS = 2   # timed apart: the executor's first run, then XLA's compilation
 
 
 def load_tf():
@@ -57,9 +58,10 @@ def session_config(tf, xla: bool):
 
 def train(sess, fetches, steps: int, next_feed, after_step=None) -> dict:
     """Run `fetches` (the training op, then the loss) `steps` times, feeding next_feed(step);
-    after_step(step, feed, loss, seconds) follows each step. Returns the losses, the first
-    step's time (with XLA it compiles), the mean time of the others, the total, and the
-    cluster summary of the step (xlapy only; empty under TensorFlow)."""
+    after_step(step, feed, loss, seconds) follows each step. Returns the losses, the time of
+    the first two steps ("first": with XLA's lazy compilation the first runs on the executor
+    and the second compiles), the mean time of the others, the total, and the cluster
+    summary of the step (xlapy only; empty under TensorFlow)."""
     first = rest = 0.0
     losses, summary = [], ""
     for step in range(steps):
@@ -68,15 +70,16 @@ def train(sess, fetches, steps: int, next_feed, after_step=None) -> dict:
         loss = sess.run(fetches, feed)[1]
         elapsed = time.perf_counter() - start
         losses.append(float(loss))
-        if step == 0:
-            first = elapsed
-            if hasattr(sess, "cluster_summary"):
+        if step < WARMUP_STEPS:
+            first += elapsed
+            if step == 0 and hasattr(sess, "cluster_summary"):
                 summary = sess.cluster_summary(fetches, feed)
         else:
             rest += elapsed
         if after_step is not None:
             after_step(step, feed, loss, elapsed)
-    return {"losses": losses, "first": first, "per_step": rest / max(steps - 1, 1),
+    return {"losses": losses, "first": first,
+            "per_step": rest / max(steps - WARMUP_STEPS, 1),
             "total": first + rest, "cluster_summary": summary}
 
 
@@ -88,8 +91,8 @@ def run_modes(flags, run_training, describe) -> int:
         [("XLA" if flags.xla else "no XLA", flags.xla)]
     for name, xla in modes:
         r = results[name] = run_training(xla)
-        print(f"[{name}] {len(r['losses'])} steps in {r['total']:.2f} s (first step "
-              f"{r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e3:.3f} ms/step); "
+        print(f"[{name}] {len(r['losses'])} steps in {r['total']:.2f} s (first two "
+              f"steps {r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e3:.3f} ms/step); "
               f"{describe(r)}")
         if xla and r["cluster_summary"]:
             print(r["cluster_summary"])
@@ -98,6 +101,19 @@ def run_modes(flags, run_training, describe) -> int:
         print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step, "
               f"{a['total'] / b['total']:.2f}x for the whole loop with compilation")
     return 0
+
+
+def accuracy_line(r: dict) -> str:
+    return f"test accuracy {r['test_accuracy']:.4f}"
+
+
+def add_mnist_flags(parser, steps: int, batch_size: int, learning_rate: float):
+    """The MNIST tutorials' data directory, loop length, batch size and learning rate."""
+    parser.add_argument("--data_dir", type=str, default="/tmp/tensorflow/mnist/input_data",
+                        help="Directory with the MNIST IDX files (optional)")
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--batch_size", type=int, default=batch_size)
+    parser.add_argument("--learning_rate", type=float, default=learning_rate)
 
 
 def add_mode_flags(parser):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from _common import add_mode_flags, load_tf, run_modes, session_config, train
+from _common import (accuracy_line, add_mnist_flags, add_mode_flags, load_tf, run_modes,
+                     session_config, train)
 
 from xlapy.compat.v1.examples.tutorials.mnist import input_data
 
@@ -113,17 +114,12 @@ def run_training(xla: bool) -> dict:
 
 
 def main(_):
-    return run_modes(FLAGS, run_training,
-                     lambda r: f"test accuracy {r['test_accuracy']:.4f}")
+    return run_modes(FLAGS, run_training, accuracy_line)
 
 
 def parse_flags(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data_dir", type=str, default="/tmp/tensorflow/mnist/input_data",
-                        help="Directory with the MNIST IDX files (optional)")
-    parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--batch_size", type=int, default=50)
-    parser.add_argument("--learning_rate", type=float, default=1e-4)
+    add_mnist_flags(parser, steps=2000, batch_size=50, learning_rate=1e-4)
     parser.add_argument("--eval_every", type=int, default=100)
     parser.add_argument("--conv1", type=int, default=32, help="Feature maps of conv1")
     parser.add_argument("--conv2", type=int, default=64, help="Feature maps of conv2")

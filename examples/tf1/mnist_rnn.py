@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from _common import add_mode_flags, load_tf, run_modes, session_config, train
+from _common import (accuracy_line, add_mnist_flags, add_mode_flags, load_tf, run_modes,
+                     session_config, train)
 
 from xlapy.compat.v1.examples.tutorials.mnist import input_data
 
@@ -83,17 +84,12 @@ def run_training(xla: bool) -> dict:
 
 
 def main(_):
-    return run_modes(FLAGS, run_training,
-                     lambda r: f"test accuracy {r['test_accuracy']:.4f}")
+    return run_modes(FLAGS, run_training, accuracy_line)
 
 
 def parse_flags(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data_dir", type=str, default="/tmp/tensorflow/mnist/input_data",
-                        help="Directory with the MNIST IDX files (optional)")
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--batch_size", type=int, default=128)
-    parser.add_argument("--learning_rate", type=float, default=0.001)
+    add_mnist_flags(parser, steps=1000, batch_size=128, learning_rate=0.001)
     parser.add_argument("--num_hidden", type=int, default=128, help="LSTM units")
     parser.add_argument("--display_step", type=int, default=200)
     add_mode_flags(parser)
