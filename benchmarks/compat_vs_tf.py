@@ -46,7 +46,7 @@ EXAMPLES = HERE.parent / "examples" / "tf1"
 # name, the score's key in run_training's result, flags (--steps scales the step flag)
 TUTORIALS = {
     "fully_connected_feed": ("test", "--max_steps", 2000, []),
-    "mnist_deep": ("test_accuracy", "--steps", 500, ["--eval_every", "100000"]),
+    "mnist_deep": ("test_accuracy", "--steps", 300, ["--eval_every", "100000"]),
     "mnist_rnn": ("test_accuracy", "--steps", 500, ["--display_step", "100000"]),
     "word2vec_basic": ("agreement", "--steps", 3000, ["--eval_every", "100000"]),
 }
