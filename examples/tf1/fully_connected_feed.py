@@ -19,10 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
-import xlapy.compat.v1 as tf
-from xlapy.compat.v1.examples.tutorials.mnist import input_data, mnist
+from _common import add_mode_flags, load_tf, mnist_library, run_modes, session_config, train
+
+from xlapy.compat.v1.examples.tutorials.mnist import input_data
+
+tf = load_tf()   # xlapy.compat.v1 (or TensorFlow's, see _common.py)
+mnist = mnist_library(tf)
 
 FLAGS = None
 
@@ -68,24 +71,15 @@ def run_training(xla: bool, log_dir: str) -> dict:
         init = tf.global_variables_initializer()
         saver = tf.train.Saver()
 
-        config = tf.ConfigProto()
-        if xla:
-            config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
-        sess = tf.Session(config=config)
+        sess = tf.Session(config=session_config(tf, xla))
         summary_writer = tf.summary.FileWriter(log_dir, sess.graph)
         sess.run(init)
+        r = {"log_dir": log_dir}
 
-        first = rest = 0.0
-        for step in range(FLAGS.max_steps):
-            start_time = time.perf_counter()
-            feed_dict = fill_feed_dict(data_sets.train, images_placeholder, labels_placeholder)
-            _, loss_value = sess.run([train_op, loss], feed_dict=feed_dict)
-            duration = time.perf_counter() - start_time
-            if step == 0:
-                first = duration
-                cluster_summary = sess.cluster_summary([train_op, loss], feed_dict)
-            else:
-                rest += duration
+        def next_feed(step):
+            return fill_feed_dict(data_sets.train, images_placeholder, labels_placeholder)
+
+        def report(step, feed_dict, loss_value, duration):
             if step % 100 == 0:
                 print(f"Step {step}: loss = {loss_value:.2f} ({duration * 1e3:.3f} ms)")
                 summary_str = sess.run(summary, feed_dict=feed_dict)
@@ -94,43 +88,32 @@ def run_training(xla: bool, log_dir: str) -> dict:
             if (step + 1) % 1000 == 0 or (step + 1) == FLAGS.max_steps:
                 checkpoint_file = os.path.join(log_dir, "model.ckpt")
                 saver.save(sess, checkpoint_file, global_step=step)
-                print("Training Data Eval:")
-                train_p = do_eval(sess, eval_correct, images_placeholder, labels_placeholder,
-                                  data_sets.train)
-                print("Validation Data Eval:")
-                val_p = do_eval(sess, eval_correct, images_placeholder, labels_placeholder,
-                                data_sets.validation)
-                print("Test Data Eval:")
-                test_p = do_eval(sess, eval_correct, images_placeholder, labels_placeholder,
-                                 data_sets.test)
+                for name, data_set in (("train", data_sets.train),
+                                       ("validation", data_sets.validation),
+                                       ("test", data_sets.test)):
+                    print(f"{name.capitalize()} Data Eval:")
+                    r[name] = do_eval(sess, eval_correct, images_placeholder,
+                                      labels_placeholder, data_set)
+
+        r.update(train(sess, [train_op, loss], FLAGS.max_steps, next_feed, report))
         summary_writer.close()
         sess.close()
-    return {"train": train_p, "validation": val_p, "test": test_p, "loss": float(loss_value),
-            "first": first, "per_step": rest / max(FLAGS.max_steps - 1, 1),
-            "total": first + rest, "cluster_summary": cluster_summary,
-            "checkpoint": tf.train.latest_checkpoint(log_dir), "log_dir": log_dir}
+    r["loss"] = r["losses"][-1]
+    r["checkpoint"] = tf.train.latest_checkpoint(log_dir)
+    return r
 
 
 def main(_):
-    results = {}
-    modes = [("no XLA", False), ("XLA", True)] if FLAGS.compare else \
-        [("XLA" if FLAGS.xla else "no XLA", FLAGS.xla)]
-    for name, xla in modes:
-        log_dir = os.path.join(FLAGS.log_dir, name.replace(" ", "_"))
+    def run_training_in(xla):
+        log_dir = os.path.join(FLAGS.log_dir, "XLA" if xla else "no_XLA")
         if tf.gfile.Exists(log_dir):
             tf.gfile.DeleteRecursively(log_dir)
         tf.gfile.MakeDirs(log_dir)
-        r = results[name] = run_training(xla, log_dir)
-        print(f"[{name}] {FLAGS.max_steps} steps in {r['total']:.2f} s (first step "
-              f"{r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e6:.0f} us/step); test "
-              f"precision {r['test']:.4f}; summaries and checkpoints in {log_dir}")
-        if xla:
-            print(r["cluster_summary"])
-    if FLAGS.compare:
-        a, b = results["no XLA"], results["XLA"]
-        print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step, "
-              f"{a['total'] / b['total']:.2f}x for the whole loop with compilation")
-    return 0
+        return run_training(xla, log_dir)
+
+    return run_modes(FLAGS, run_training_in,
+                     lambda r: f"test precision {r['test']:.4f}; summaries and checkpoints "
+                               f"in {r['log_dir']}")
 
 
 def parse_flags(argv):
@@ -144,9 +127,7 @@ def parse_flags(argv):
                         default="/tmp/tensorflow/mnist/input_data")
     parser.add_argument("--log_dir", type=str, default="/tmp/xlapy/fully_connected_feed")
     parser.add_argument("--fake_data", action="store_true")
-    parser.add_argument("--xla", action="store_true", help="Turn XLA JIT compilation on")
-    parser.add_argument("--compare", action="store_true", help="Train without and with XLA")
-    parser.add_argument("--seed", type=int, default=1)
+    add_mode_flags(parser)
     return parser.parse_known_args(argv)
 
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import xlapy.compat.v1 as tf
+from _common import (accuracy_line, add_mnist_flags, add_mode_flags, load_tf, run_modes,
+                     session_config, train)
+
 from xlapy.compat.v1.examples.tutorials.mnist import input_data
+
+tf = load_tf()   # xlapy.compat.v1 (or TensorFlow's, see _common.py)
 
 FLAGS = None
 
@@ -91,69 +94,37 @@ def run_training(xla: bool) -> dict:
                                          tf.float32)
             accuracy = tf.reduce_mean(correct_prediction)
 
-        config = tf.ConfigProto()
-        if xla:
-            config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
-        with tf.Session(config=config) as sess:
+        with tf.Session(config=session_config(tf, xla)) as sess:
             sess.run(tf.global_variables_initializer())
-            first = rest = 0.0
-            losses = []
-            for i in range(FLAGS.steps):
+
+            def next_feed(i):   # the training accuracy is shown before the step
                 batch = mnist.train.next_batch(FLAGS.batch_size)
                 if i % FLAGS.eval_every == 0:
                     train_accuracy = sess.run(accuracy, {x: batch[0], y_: batch[1],
                                                          keep_prob: 1.0})
                     print(f"step {i}, training accuracy {train_accuracy:g}")
-                feed = {x: batch[0], y_: batch[1], keep_prob: 0.5}
-                start = time.perf_counter()
-                _, loss = sess.run([train_step, cross_entropy], feed)
-                elapsed = time.perf_counter() - start
-                losses.append(float(loss))
-                if i == 0:
-                    first = elapsed
-                    summary = sess.cluster_summary([train_step, cross_entropy], feed)
-                else:
-                    rest += elapsed
-            test_accuracy = float(sess.run(accuracy, {x: mnist.test.images,
-                                                      y_: mnist.test.labels, keep_prob: 1.0}))
-            print(f"test accuracy {test_accuracy:g}")
-    return {"test_accuracy": test_accuracy, "losses": losses, "first": first,
-            "per_step": rest / max(FLAGS.steps - 1, 1), "total": first + rest,
-            "cluster_summary": summary}
+                return {x: batch[0], y_: batch[1], keep_prob: 0.5}
+
+            r = train(sess, [train_step, cross_entropy], FLAGS.steps, next_feed)
+            r["test_accuracy"] = float(sess.run(accuracy, {x: mnist.test.images,
+                                                           y_: mnist.test.labels,
+                                                           keep_prob: 1.0}))
+            print(f"test accuracy {r['test_accuracy']:g}")
+    return r
 
 
 def main(_):
-    results = {}
-    modes = [("no XLA", False), ("XLA", True)] if FLAGS.compare else \
-        [("XLA" if FLAGS.xla else "no XLA", FLAGS.xla)]
-    for name, xla in modes:
-        r = results[name] = run_training(xla)
-        print(f"[{name}] {FLAGS.steps} steps of batch {FLAGS.batch_size} in {r['total']:.2f} s "
-              f"(first step {r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e3:.2f} "
-              f"ms/step); test accuracy {r['test_accuracy']:.4f}")
-        if xla:
-            print(r["cluster_summary"])
-    if FLAGS.compare:
-        a, b = results["no XLA"], results["XLA"]
-        print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step, "
-              f"{a['total'] / b['total']:.2f}x for the whole loop with compilation")
-    return 0
+    return run_modes(FLAGS, run_training, accuracy_line)
 
 
 def parse_flags(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data_dir", type=str, default="/tmp/tensorflow/mnist/input_data",
-                        help="Directory with the MNIST IDX files (optional)")
-    parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--batch_size", type=int, default=50)
-    parser.add_argument("--learning_rate", type=float, default=1e-4)
+    add_mnist_flags(parser, steps=2000, batch_size=50, learning_rate=1e-4)
     parser.add_argument("--eval_every", type=int, default=100)
     parser.add_argument("--conv1", type=int, default=32, help="Feature maps of conv1")
     parser.add_argument("--conv2", type=int, default=64, help="Feature maps of conv2")
     parser.add_argument("--fc", type=int, default=1024, help="Units of the first fc layer")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--xla", action="store_true", help="Turn XLA JIT compilation on")
-    parser.add_argument("--compare", action="store_true", help="Train without and with XLA")
+    add_mode_flags(parser)
     return parser.parse_known_args(argv)
 
 

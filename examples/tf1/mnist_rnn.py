@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import xlapy.compat.v1 as tf
+from _common import (accuracy_line, add_mnist_flags, add_mode_flags, load_tf, run_modes,
+                     session_config, train)
+
 from xlapy.compat.v1.examples.tutorials.mnist import input_data
+
+tf = load_tf()   # xlapy.compat.v1 (or TensorFlow's, see _common.py)
 
 FLAGS = None
 
@@ -59,68 +62,37 @@ def run_training(xla: bool) -> dict:
         accuracy = tf.reduce_mean(tf.cast(correct_pred, tf.float32))
         init = tf.global_variables_initializer()
 
-        config = tf.ConfigProto()
-        if xla:
-            config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
-        with tf.Session(config=config) as sess:
+        with tf.Session(config=session_config(tf, xla)) as sess:
             sess.run(init)
-            first = rest = 0.0
-            losses = []
-            for step in range(FLAGS.steps):
+
+            def next_feed(step):
                 batch_x, batch_y = mnist.train.next_batch(FLAGS.batch_size)
-                batch_x = batch_x.reshape((FLAGS.batch_size, TIMESTEPS, NUM_INPUT))
-                feed = {X: batch_x, Y: batch_y}
-                start = time.perf_counter()
-                _, loss = sess.run([train_op, loss_op], feed)
-                elapsed = time.perf_counter() - start
-                losses.append(float(loss))
-                if step == 0:
-                    first = elapsed
-                    summary = sess.cluster_summary([train_op, loss_op], feed)
-                else:
-                    rest += elapsed
+                return {X: batch_x.reshape((-1, TIMESTEPS, NUM_INPUT)), Y: batch_y}
+
+            def report(step, feed, loss, seconds):
                 if step % FLAGS.display_step == 0 or step == FLAGS.steps - 1:
                     acc = sess.run(accuracy, feed)
                     print(f"Step {step}, Minibatch Loss= {loss:.4f}, Training Accuracy= "
                           f"{acc:.3f}")
+
+            r = train(sess, [train_op, loss_op], FLAGS.steps, next_feed, report)
             test_data = mnist.test.images.reshape((-1, TIMESTEPS, NUM_INPUT))
-            test_accuracy = float(sess.run(accuracy, {X: test_data, Y: mnist.test.labels}))
-            print(f"Testing Accuracy: {test_accuracy:g}")
-    return {"test_accuracy": test_accuracy, "losses": losses, "first": first,
-            "per_step": rest / max(FLAGS.steps - 1, 1), "total": first + rest,
-            "cluster_summary": summary}
+            r["test_accuracy"] = float(sess.run(accuracy, {X: test_data,
+                                                           Y: mnist.test.labels}))
+            print(f"Testing Accuracy: {r['test_accuracy']:g}")
+    return r
 
 
 def main(_):
-    results = {}
-    modes = [("no XLA", False), ("XLA", True)] if FLAGS.compare else \
-        [("XLA" if FLAGS.xla else "no XLA", FLAGS.xla)]
-    for name, xla in modes:
-        r = results[name] = run_training(xla)
-        print(f"[{name}] {FLAGS.steps} steps of batch {FLAGS.batch_size} in {r['total']:.2f} s "
-              f"(first step {r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e3:.2f} "
-              f"ms/step); test accuracy {r['test_accuracy']:.4f}")
-        if xla:
-            print(r["cluster_summary"])
-    if FLAGS.compare:
-        a, b = results["no XLA"], results["XLA"]
-        print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step, "
-              f"{a['total'] / b['total']:.2f}x for the whole loop with compilation")
-    return 0
+    return run_modes(FLAGS, run_training, accuracy_line)
 
 
 def parse_flags(argv):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data_dir", type=str, default="/tmp/tensorflow/mnist/input_data",
-                        help="Directory with the MNIST IDX files (optional)")
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--batch_size", type=int, default=128)
-    parser.add_argument("--learning_rate", type=float, default=0.001)
+    add_mnist_flags(parser, steps=1000, batch_size=128, learning_rate=0.001)
     parser.add_argument("--num_hidden", type=int, default=128, help="LSTM units")
     parser.add_argument("--display_step", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--xla", action="store_true", help="Turn XLA JIT compilation on")
-    parser.add_argument("--compare", action="store_true", help="Train without and with XLA")
+    add_mode_flags(parser)
     return parser.parse_known_args(argv)
 
 

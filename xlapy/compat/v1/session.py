@@ -35,7 +35,7 @@ from xlapy.compat.v1.framework import (Graph, Operation, Tensor, get_default_gra
                                        gpu_present, is_gpu_device, is_xla_device)
 from xlapy.compat.v1.jit.build_xla_ops import XlaLaunch, build_xla_ops
 from xlapy.compat.v1.jit.encapsulate import encapsulate
-from xlapy.compat.v1.jit.flags import tf_xla_flags
+from xlapy.compat.v1.jit.flags import lazy_compilation, tf_xla_flags
 from xlapy.compat.v1.jit.launch import CompiledCluster
 from xlapy.compat.v1.jit.mark_for_compilation import mark_for_compilation
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
@@ -426,7 +426,7 @@ class Session:
                     c, self._vars, fl.strict, must, fl.xla_flags,
                     partial(self._fallback_steps, c, slot, fed),
                     os.environ.get("TF_DUMP_GRAPH_PREFIX") if fl.clustering_debug else None,
-                    rng_for=self._rng_for)
+                    rng_for=self._rng_for, lazy=lazy_compilation(fl))
                 plan.clusters.append(cc)
                 step = _cluster_step(cc, [slot[t] for t in c.inputs],
                                      [slot[t] for t in c.outputs])

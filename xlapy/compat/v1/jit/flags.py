@@ -8,6 +8,11 @@
   --tf_xla_max_cluster_size=N  never grow a cluster beyond N ops
   --tf_xla_clustering_debug    log the cluster summary of every new execution plan
   --tf_xla_cpu_global_jit      accepted (auto-jit always applies to this CPU runtime)
+  --tf_xla_enable_lazy_compilation=B
+                               on (the default, as TF's): an auto-clustered cluster runs its
+                               first execution of a signature on the executor and compiles
+                               on the second (LAZY_THRESHOLD), so a cluster run only once
+                               (an evaluation at the end) is never compiled
   --tf_xla_strict              xlapy: raise instead of leaving out an op that cannot compile
                                or falling back when a cluster fails to compile
   --xla_*                      passed to the compiler as XLAPY_FLAGS (dumps: --xla_dump_to,
@@ -33,6 +38,7 @@ class TfXlaFlags:
     clustering_debug: bool = False
     cpu_global_jit: bool = False
     strict: bool = False
+    lazy_compilation: bool | None = None   # None: LAZY_DEFAULT
     xla_flags: tuple = field(default_factory=tuple)
 
 
@@ -40,7 +46,20 @@ _BOOL = {"": True, "1": True, "true": True, "0": False, "false": False}
 _NAMES = {"tf_xla_auto_jit": "auto_jit", "tf_xla_min_cluster_size": "min_cluster_size",
           "tf_xla_max_cluster_size": "max_cluster_size",
           "tf_xla_clustering_debug": "clustering_debug",
-          "tf_xla_cpu_global_jit": "cpu_global_jit", "tf_xla_strict": "strict"}
+          "tf_xla_cpu_global_jit": "cpu_global_jit", "tf_xla_strict": "strict",
+          "tf_xla_enable_lazy_compilation": "lazy_compilation"}
+_BOOLEANS = ("clustering_debug", "cpu_global_jit", "strict", "lazy_compilation")
+
+# Lazy compilation (TF's DeviceCompilationProfiler in lazy mode): a cluster compiles a
+# signature once it has been asked to run it LAZY_THRESHOLD times; before, its ops run on
+# the executor. LAZY_DEFAULT applies when TF_XLA_FLAGS does not say (tests/compat turns
+# it off, so that a test's first run checks the compiled code).
+LAZY_THRESHOLD = 2
+LAZY_DEFAULT = True
+
+
+def lazy_compilation(flags: TfXlaFlags) -> bool:
+    return LAZY_DEFAULT if flags.lazy_compilation is None else flags.lazy_compilation
 
 
 def parse(text: str) -> TfXlaFlags:
@@ -58,7 +77,7 @@ def parse(text: str) -> TfXlaFlags:
                                        f"{', '.join('--' + n for n in _NAMES)} and --xla_* "
                                        "(passed to the compiler)")
         key = _NAMES[name]
-        if key in ("clustering_debug", "cpu_global_jit", "strict"):
+        if key in _BOOLEANS:
             if value.lower() not in _BOOL:
                 raise InvalidArgumentError(f"TF_XLA_FLAGS: --{name} takes true or false, got "
                                            f"'{value}'")

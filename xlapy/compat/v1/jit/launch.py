@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError, OpError)
+from xlapy.compat.v1.jit.flags import LAZY_THRESHOLD
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
 from xlapy.frontend.core import ShapedArray, Tracer
 
@@ -168,7 +169,7 @@ class CompiledCluster:
     the cluster's ops, used when compilation fails and the cluster may fall back."""
 
     def __init__(self, cluster, store: dict, strict: bool, must_compile: bool, xla_flags: tuple,
-                 fallback, debug_dir: str | None = None, rng_for=None):
+                 fallback, debug_dir: str | None = None, rng_for=None, lazy: bool = False):
         self.cluster = cluster
         self.store = store
         self.strict = strict
@@ -176,6 +177,7 @@ class CompiledCluster:
         self.xla_flags = xla_flags
         self._fallback_factory = fallback
         self._fallback = None
+        self._executor_steps = None
         self.debug_dir = debug_dir
         self.read_vars = _variables_read_first(cluster)
         self.read_names = [v.name for v in self.read_vars]
@@ -183,6 +185,9 @@ class CompiledCluster:
         self.const_idx = sorted(cluster.const_inputs)
         self.dyn_idx = [i for i in range(len(cluster.inputs)) if i not in cluster.const_inputs]
         self.cache: dict = {}
+        # lazy compilation (flags.LAZY_THRESHOLD): runs asked for per uncompiled signature
+        self.lazy = lazy and not must_compile
+        self.requests: dict = {}
         self.compiles = 0
         self.last_compile: tuple | None = None  # (start, end) seconds, of the current run
         self.modules: list = []  # HLO text of each compiled signature
@@ -208,6 +213,11 @@ class CompiledCluster:
         if self.const_idx:
             key += tuple(np.asarray(args[i]).tobytes() for i in self.const_idx)
         entry = self.cache.get(key)
+        if entry is None and self.lazy:
+            seen = self.requests[key] = self.requests.get(key, 0) + 1
+            if seen < LAZY_THRESHOLD:  # not yet worth compiling: the executor runs it
+                self._run_executor(vals)
+                return
         if entry is None:
             entry = self._compile(key, args, dyn, var_vals)
             if entry is None:  # fell back
@@ -228,6 +238,14 @@ class CompiledCluster:
     def _run_fallback(self, vals) -> None:
         with np.errstate(all="ignore"):
             for step in self._fallback:
+                step(vals)
+
+    def _run_executor(self, vals) -> None:
+        """The cluster's ops on the executor, this once (lazy compilation)."""
+        if self._executor_steps is None:
+            self._executor_steps = self._fallback_factory()
+        with np.errstate(all="ignore"):
+            for step in self._executor_steps:
                 step(vals)
 
     # ---- compiling ---------------------------------------------------------------------------
