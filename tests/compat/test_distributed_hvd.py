@@ -42,6 +42,8 @@ def model(batch):
 JOB = MODEL + """
 import sys
 from tests.compat.conftest import jit_config
+from xlapy.compat.v1.jit import flags
+flags.LAZY_DEFAULT = False  # the one step run compiles (lazy compilation would run it eagerly)
 hvd.init()
 r, n = hvd.rank(), hvd.size()
 x, y, w, b, loss, xs, ys = model(8)
