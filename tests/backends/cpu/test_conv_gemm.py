@@ -249,3 +249,85 @@ def test_single_input_feature(cpu_check):
                if i.opcode == "convolution")
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
+
+
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Convolutions run a few rows of the patch matrix at a time (conv.emit_conv_blocked),
+    the blocks split across threads even when small, compiled afresh (no cached objects)."""
+    from xlapy.backends.cpu.emitters import conv
+    monkeypatch.setattr(conv, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(conv, "BLOCK_ROW_UNIT", 5)       # odd: blocks end mid-tile
+    monkeypatch.setattr(conv, "GEMM_PARALLEL_FLOPS", 0)
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    return conv
+
+
+def test_row_blocks(cpu_check, tiny_blocks):
+    """The blocked path on random convolutions (f32), the model forms (f32 and bf16, some
+    with f32 results) against the interpreter."""
+    rng = np.random.default_rng(300)
+    cases = []
+    while len(cases) < 30:
+        c = _case(rng)
+        if c is not None:
+            cases.append(c)
+    m, args = _module(cases + list(_MODEL_FORMS), seed=3)
+    blocked = [p for p in _plans(m.text()) if p is not None and tiny_blocks.blocked_rows(p)]
+    assert len(blocked) >= 12
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
+    rng = np.random.default_rng(301)
+    m = O.ModuleText(name="conv_blocks_bf16")
+    args = []
+    for k, (ld, ll, rd, rl, od, ol, window, labels, extra) in enumerate(_MODEL_FORMS[:6]):
+        out_t = "f32" if k % 2 else "bf16"
+        pl = m.param(O.ShapeCase("", ld, ll).text("bf16"))
+        pr = m.param(O.ShapeCase("", rd, rl).text("bf16"))
+        args += [rng.integers(-2, 3, ld).astype(O.DTYPE["bf16"]),
+                 rng.integers(-2, 3, rd).astype(O.DTYPE["bf16"])]
+        m.op(O.ShapeCase("", od, ol).text(out_t),
+             f"convolution({pl}, {pr}), window={{{window}}}, dim_labels={labels}{extra}",
+             f"conv bf16->{out_t} {labels}{extra} {window}")
+    assert sum(bool(tiny_blocks.blocked_rows(p)) for p in _plans(m.text())) >= 2
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, O.EXACT)
+
+
+def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
+    """Bias, batch-norm scale and shift, relu, relu6 and a residual add fused onto the
+    tiles of a blocked convolution (the tile rows moved by each block's first row), and
+    the gradients through it, against JAX."""
+    import jax
+    import jax.numpy as jnp
+
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    from xlapy.backends.cpu.passes import gemm_epilogue
+    monkeypatch.setattr(gemm_epilogue, "MIN_ELEMENTS", 1)   # small results fused too
+
+    def block(xnp_, lax):
+        def f(w, s, t, x):
+            y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            h = xnp_.maximum(y * s + t, 0.0)
+            z = lax.conv_general_dilated(h, w, (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            return xnp_.minimum(xnp_.maximum(z + t + x, 0.0), 6.0)
+        return f
+
+    rng = np.random.default_rng(302)
+    args = [rng.standard_normal((3, 3, 6, 6)).astype(np.float32) * 0.3,
+            rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32),
+            rng.standard_normal((2, 5, 7, 6)).astype(np.float32)]
+    xf, jf = block(xnp, xp.lax), block(jnp, jax.lax)
+    text = xp.jit(xf).lower(*args).compile().as_text()
+    assert text.count("kind=kOutput") == 2 and "_epilogue" in text
+    np.testing.assert_allclose(xp.jit(xf)(*args), jax.jit(jf)(*args), rtol=1e-4, atol=1e-4)
+
+    def loss(f, np_):
+        return lambda *a: np_.sum(np_.square(f(*a)))
+    got = xp.jit(xp.grad(loss(xf, xnp), argnums=(0, 3)))(*args)
+    want = jax.jit(jax.grad(loss(jf, jnp), argnums=(0, 3)))(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)

@@ -15,17 +15,21 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
-from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, workspace_bytes
+from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 GEMM_PARALLEL_FLOPS = 1 << 22   # smaller gemms run on the calling thread (as gemm.py)
 IM2COL_PARALLEL_ELEMENTS = 1 << 15
+# a row block of the patch matrix built at a time (blocked_rows): small enough to stay in
+# the core's L2 cache beside the kernel matrix while the gemm reads it
+BLOCK_BYTES = 384 << 10
+BLOCK_ROW_UNIT = 48     # block rows: a multiple of the micro-tiles' (12) and direct rows (4)
 
 
 def _esize(t: str) -> int:
@@ -54,6 +58,10 @@ def swapped_for(plan) -> bool:
 
 
 def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
+    rows_blk = blocked_rows(plan)
+    if rows_blk:
+        emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epilogue)
+        return
     b, me = pe.b, pe.me
     t, es = plan.t, _esize(plan.t)
     ec = _esize(gk.compute_type(t))   # C's elements: the sums' type
@@ -151,10 +159,159 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
         with for_range(b, 0, plan.groups, name="conv.group") as g:
             group_body(g)
     if narrow:
-        with for_range(b, 0, out.size, name="conv.round") as i:
-            x = b.load(b.gep(out_ptr, [i], source_etype=T.F32), typ=T.F32)
-            b.store(T.from_float(b, x, out.element_type),
-                    b.gep(final, [i], source_etype=T.storage_type(out.element_type)))
+        _round(b, out, out_ptr, final)
+
+
+def blocked_rows(plan) -> int:
+    """Rows of the patch matrix A per block when the convolution runs a block at a time
+    (emit_conv_blocked), else 0: A materialized row-major ([M, K], each of its lines part of
+    one row), no outer row loops, and more rows than one block holds."""
+    if plan.a_view or not plan.a_rows_first or plan.outer or _pdims(plan)[-1][0] != "c":
+        return 0
+    rows = BLOCK_BYTES // (plan.k * _esize(plan.t))
+    rows = max(rows // BLOCK_ROW_UNIT, 1) * BLOCK_ROW_UNIT
+    return rows if plan.m > rows else 0
+
+
+def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epilogue) -> None:
+    """The convolution as gemms of `rows_blk` rows of the output each: a block of the patch
+    matrix is built in a slice of the scratch space (it stays in the core's cache) and
+    multiplied at once, so the whole patch matrix is never written to memory and read back.
+    The blocks are split across the pool's threads (`chunks` contiguous ranges, each with
+    its own slice); the epilogue, if any, runs on each finished tile as in one gemm."""
+    b, me = pe.b, pe.me
+    t, es = plan.t, _esize(plan.t)
+    ec = _esize(gk.compute_type(t))
+    out, rhs = instr.shape, instr.operands[1].shape
+    dn = instr.attrs["dim_labels"]
+    narrow = out.element_type.name != gk.compute_type(t)
+    c_bytes = _align(out.size * ec) if narrow else 0
+    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    n_blocks = -(-plan.m // rows_blk)
+    flops = 2 * plan.m * plan.n * plan.k
+    chunks = min(me.num_threads, n_blocks) \
+        if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
+    swap = gk.swaps(t, rows_blk, plan.n, vector_bits())
+    ws_bytes = 0
+    for mb in {rows_blk, plan.m - (n_blocks - 1) * rows_blk}:
+        rows, cols = (plan.n, mb) if swap else (mb, plan.n)
+        ws_bytes = max(ws_bytes, gk.workspace_bytes(t, vector_bits(), rows, plan.k, 1, cols))
+    a_bytes = _align(rows_blk * plan.k * es)
+    slice_bytes = a_bytes + _align(ws_bytes)
+    scratch = me.scratch(b, pe.arena, c_bytes + bc_bytes + chunks * slice_bytes)
+    if narrow:
+        final, out_ptr = out_ptr, scratch
+    bc_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
+    slices = b.gep(scratch, [c64(c_bytes + bc_bytes)], source_etype=T.I8)
+    if not plan.b_strides:
+        b.call(_pack_kernel_fn(pe, instr, plan),
+               [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    fn = _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, epilogue)
+    ost, rst = _strides(out), _strides(rhs)
+
+    def group_body(g):
+        c_g = b.gep(out_ptr, [b.mul(g, c64(plan.n * ost[dn.output_feature] * ec))],
+                    source_etype=T.I8)
+        if plan.b_strides:
+            b_g = b.gep(rhs_ptr, [b.mul(g, c64(plan.n * rst[dn.kernel_output_feature] * es))],
+                        source_etype=T.I8)
+        else:
+            b_g = b.gep(bc_buf, [b.mul(g, c64(plan.k * plan.n * es))], source_etype=T.I8)
+        ctx = pe.table([lhs_ptr, c_g, b_g, slices, b.inttoptr(g, T.PTR),
+                        epilogue[1] if epilogue else ir.Constant(T.PTR, None)])
+        if chunks > 1:
+            b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(chunks), c64(1)])
+        else:
+            b.call(fn, [ctx, c64(0), c64(1)])
+
+    if plan.groups == 1:
+        group_body(c64(0))
+    else:
+        with for_range(b, 0, plan.groups, name="conv.group") as g:
+            group_body(g)
+    if narrow:
+        _round(b, out, out_ptr, final)
+
+
+def _round(b, out, sums, final) -> None:
+    """The bf16 / f16 result: the f32 sums (laid out as the result) rounded once."""
+    with for_range(b, 0, out.size, name="conv.round") as i:
+        x = b.load(b.gep(sums, [i], source_etype=T.F32), typ=T.F32)
+        b.store(T.from_float(b, x, out.element_type),
+                b.gep(final, [i], source_etype=T.storage_type(out.element_type)))
+
+
+def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, epilogue):
+    """fn(ctx = [lhs, C of the group, B of the group, slices, g, epilogue ctx], u0, u1):
+    the row blocks of units (thread shares) [u0, u1), unit u in slice u."""
+    fn, b = _new_fn(pe, f"conv.blocks.{instr.name}")
+    ctx, u0, u1 = fn.args
+    lhs_ptr, c_g, b_g, slices, gp, ectx = _ptrs(b, ctx, 6)
+    t, es = plan.t, _esize(plan.t)
+    ec = _esize(gk.compute_type(t))
+    im2col = _im2col_fn(pe, instr, plan)
+    lines_per_row = _im2col_lines(plan) // plan.m
+    n_blocks = -(-plan.m // rows_blk)
+    per = -(-n_blocks // chunks)
+    ictx = entry_alloca(b, T.PTR, c64(3))
+    b.store(lhs_ptr, b.gep(ictx, [c64(0)], source_etype=T.PTR))
+    b.store(gp, b.gep(ictx, [c64(2)], source_etype=T.PTR))
+    epi = None
+    if epilogue:
+        wctx = entry_alloca(b, T.PTR, c64(2))
+        b.store(ectx, b.gep(wctx, [c64(0)], source_etype=T.PTR))
+        epi = (_offset_epilogue(pe, instr, plan, epilogue[0], swap), wctx)
+    slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
+    gemm = OwnGemm(b, slots, t, rows_blk, plan.n, plan.k, (plan.k, 1),
+                   plan.b_strides or (plan.n, 1), plan.c_strides, c64(0), 1, epi)
+    assert gemm.swap == swap
+    with for_range(b, u0, u1, name="unit") as u:
+        a_buf = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
+        put(b, slots, "ws", b.gep(a_buf, [c64(a_bytes)], source_etype=T.I8))
+        blk0 = _umin(b, b.mul(u, c64(per)), c64(n_blocks))
+        blk1 = _umin(b, b.add(blk0, c64(per)), c64(n_blocks))
+        with for_range(b, blk0, blk1, name="block") as blk:
+            r0 = b.mul(blk, c64(rows_blk))
+            mb = _umin(b, c64(rows_blk), b.sub(c64(plan.m), r0))
+            # A's row r is at a_buf + (r - r0) * K: the block's rows of the patch matrix
+            origin = b.gep(a_buf, [b.sub(c64(0), b.mul(r0, c64(plan.k * es)))],
+                           source_etype=T.I8)
+            b.store(origin, b.gep(ictx, [c64(1)], source_etype=T.PTR))
+            b.call(im2col, [ictx, b.mul(r0, c64(lines_per_row)),
+                            b.mul(b.add(r0, mb), c64(lines_per_row))])
+            put(b, slots, "N" if swap else "M", mb)
+            if epi is not None:
+                b.store(b.inttoptr(r0, T.PTR), b.gep(wctx, [c64(1)], source_etype=T.PTR))
+            c_blk = b.gep(c_g, [b.mul(r0, c64(plan.c_strides[0] * ec))], source_etype=T.I8)
+            gemm.call(b, a_buf, b_g, c_blk)
+    b.ret_void()
+    return fn
+
+
+def _umin(b, x, y):
+    return b.select(b.icmp_unsigned("<", x, y), x, y)
+
+
+def _offset_epilogue(pe, instr, plan, inner, swap) -> ir.Function:
+    """epi(wctx = [inner's ctx, row offset], row, col, rows, cols): `inner` on the tile of
+    the whole result: a block gemm's tile (transposed when it computes C^T: `swap`) moved
+    by the block's first row, in the orientation of the whole convolution's gemm, which
+    `inner` was built for (swapped_for(plan): the block's may differ)."""
+    fn = ir.Function(pe.llmod, gk.EPILOGUE_TYPE, pe.me.unique(f"conv.epi_block.{instr.name}"))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    wctx, row, col, rows, cols = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ictx, off = _ptrs(b, wctx, 2)
+    off = b.ptrtoint(off, T.I64)
+    if swap:   # the block's gemm computed C^T: its tile as (output rows, features)
+        row, col, rows, cols = col, row, cols, rows
+    row = b.add(row, off)
+    if swapped_for(plan):   # inner takes the whole convolution's gemm's orientation
+        row, col, rows, cols = col, row, cols, rows
+    b.call(inner, [ictx, row, col, rows, cols])
+    b.ret_void()
+    return fn
 
 
 def _strides(shape) -> list[int]:
