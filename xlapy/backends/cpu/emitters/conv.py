@@ -7,6 +7,14 @@ dims are not adjacent in memory), and xlapy's gemm (gemm_kernel.py) computes C =
 straight into the output, whose row dims the plan collapsed (more-major row dims that do
 not collapse are looped over, a gemm each). A gemm epilogue fusion around a convolution
 (passes/gemm_epilogue.py) hands emit_conv_gemm the epilogue to run on each finished tile.
+
+A row-major patch matrix larger than BLOCK_BYTES is never built whole (emit_conv_blocked):
+each thread builds a block of its rows in its slice of the scratch space, where it stays
+in the L2 cache, and multiplies it at once. Measured (one thread, CPU time, loaded 2-core
+Zen 4 machine, conv + bias + relu): the deep-MNIST CNN's 50x14x14x32 5x5 -> 64 layer
+12.3 ms -> 10.5 ms (JAX 10.5), the ResNet block's 16x32x32x64 3x3 -> 64 14.1 -> 12.0
+(JAX 13.0); 95-100 GFLOP/s, against the machine's 98-102 for a 1536^3 gemm (xlapy's and
+OpenBLAS's alike). The block size (96 KB to 768 KB) made no measurable difference.
 """
 
 from __future__ import annotations
@@ -14,7 +22,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
+from xlapy.backends.cpu.emitters.conv_depthwise import (emit_depthwise, emit_filter_grad,
+                                                         window_position)
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
@@ -153,11 +162,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
             with for_range(b, 0, n_outer, name="conv.outer") as o:
                 one_gemm(o)
 
-    if plan.groups == 1:
-        group_body(c64(0))
-    else:
-        with for_range(b, 0, plan.groups, name="conv.group") as g:
-            group_body(g)
+    _each_group(b, plan, group_body)
     if narrow:
         _round(b, out, out_ptr, final)
 
@@ -224,13 +229,18 @@ def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epil
         else:
             b.call(fn, [ctx, c64(0), c64(1)])
 
-    if plan.groups == 1:
-        group_body(c64(0))
-    else:
-        with for_range(b, 0, plan.groups, name="conv.group") as g:
-            group_body(g)
+    _each_group(b, plan, group_body)
     if narrow:
         _round(b, out, out_ptr, final)
+
+
+def _each_group(b, plan, body) -> None:
+    """body(g) for each group g (an i64), in a loop when there are several."""
+    if plan.groups == 1:
+        body(c64(0))
+    else:
+        with for_range(b, 0, plan.groups, name="conv.group") as g:
+            body(g)
 
 
 def _round(b, out, sums, final) -> None:
@@ -439,7 +449,7 @@ def _im2col_fn(pe, instr, plan) -> ir.Function:
             if inner[1] == "s" and inner[2] == s:
                 inner_s = s
                 continue
-            pos, valid = _position(b, w, s, value(("r", "s", s), c64(0)),
+            pos, valid = window_position(b, w, s, value(("r", "s", s), c64(0)),
                                    value(("c", "s", s), c64(0)),
                                    lhs.dims[dn.input_spatial[s]])
             ok = b.and_(ok, valid)
@@ -465,7 +475,7 @@ def _im2col_fn(pe, instr, plan) -> ir.Function:
             with for_range(b, 0, n_inner, name="e") as e:
                 o = e if inner[0] == "r" else (c64(0) if o_fixed is None else o_fixed)
                 c = e if inner[0] == "c" else (c64(0) if c_fixed is None else c_fixed)
-                pos, valid = _position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
+                pos, valid = window_position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
                 valid = b.and_(valid, ok)
                 at = b.add(base, b.mul(b.select(valid, pos, c64(0)),
                                        c64(lst[dn.input_spatial[s]])))
@@ -474,19 +484,3 @@ def _im2col_fn(pe, instr, plan) -> ir.Function:
                 b.store(b.select(valid, x, zero), b.gep(dst_line, [e], source_etype=fty))
     b.ret_void()
     return fn
-
-
-def _position(b, w, s, o, c, size):
-    """(lhs position, in bounds and not in a dilation hole) of output position o and
-    kernel position c (reversed when the window says so) along spatial dim s."""
-    k = b.sub(c64(w.size[s] - 1), c) if w.rhs_reversal[s] else c
-    pos = b.add(b.mul(o, c64(w.stride[s])), b.mul(k, c64(w.rhs_dilate[s])))
-    pos = b.sub(pos, c64(w.pad_low[s]))
-    ok = ir.Constant(T.I1, 1)
-    dil = w.lhs_dilate[s]
-    if dil != 1:
-        ok = b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0))
-        pos = b.sdiv(pos, c64(dil))
-    ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-    ok = b.and_(ok, b.icmp_signed("<", pos, c64(size)))
-    return pos, ok

@@ -53,17 +53,8 @@ def _kernel(pe, instr, plan) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): the output pixels [start, end), row-major
     over the output's batch and spatial dims in its memory order."""
     groups, mult = plan
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(f"conv.depthwise.{instr.name}"))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx, start, end = fn.args
-    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
-                           for j in range(3))
-    a = instr.attrs
-    dn, w = a["dim_labels"], a["window"]
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = _kernel_fn(pe, f"conv.depthwise.{instr.name}")
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
     fty = T.value_type(out.element_type)
@@ -112,23 +103,7 @@ def _kernel(pe, instr, plan) -> ir.Function:
         def tap(ks, rk_off, f, acc):
             """acc + lhs . rhs at window position ks (constants, or i64 values) for
             features f (vector or lane)."""
-            ok = ir.Constant(T.I1, 1)
-            off = lhs_base
-            for s in range(nsp):
-                k = ks[s]
-                if w.rhs_reversal[s]:
-                    k = b.sub(c64(w.size[s] - 1), k if not isinstance(k, int) else c64(k))
-                kv = c64(k) if isinstance(k, int) else k
-                pos = b.add(b.mul(o_sp[s], c64(w.stride[s])), b.mul(kv, c64(w.rhs_dilate[s])))
-                pos = b.sub(pos, c64(w.pad_low[s]))
-                if w.lhs_dilate[s] != 1:
-                    ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(w.lhs_dilate[s])),
-                                                  c64(0)))
-                    pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
-                ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-                ok = b.and_(ok, b.icmp_signed("<", pos, c64(lhs.dims[dn.input_spatial[s]])))
-                off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
-                                       c64(ls[dn.input_spatial[s]])))
+            off, ok = lhs_offset(b, instr, o_sp, ks, lhs_base)
             feat = f if mult == 1 else b.udiv(f, c64(mult))
             xp = b.gep(lhs_p, [b.add(off, feat)], source_etype=fty)
             wp = b.gep(rhs_p, [b.add(rk_off, f)], source_etype=fty)
@@ -204,17 +179,9 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): channel units [start, end) (a vector of vl
     channels each, then the last channels one at a time): every output position's sum
     over the lhs features and the window, accumulated in registers."""
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(f"conv.depthwise_filter.{instr.name}"))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx, start, end = fn.args
-    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
-                           for j in range(3))
-    a = instr.attrs
-    dn, w = a["dim_labels"], a["window"]
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = _kernel_fn(
+        pe, f"conv.depthwise_filter.{instr.name}")
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
     fty = T.value_type(out.element_type)
@@ -250,21 +217,7 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
                     roff = b.add(roff, b.mul(ks[s], c64(rs[dn.kernel_spatial[s]])))
                 y = b.load(b.gep(rhs_p, [roff], source_etype=fty), typ=ty, align=1)
                 for slot, o in zip(slots, positions):
-                    ok = ir.Constant(T.I1, 1)
-                    off = lbase
-                    for s in range(nsp):
-                        k = b.sub(c64(w.size[s] - 1), ks[s]) if w.rhs_reversal[s] else ks[s]
-                        pos = b.add(c64(o[s] * w.stride[s] - w.pad_low[s]),
-                                    b.mul(k, c64(w.rhs_dilate[s])))
-                        if w.lhs_dilate[s] != 1:
-                            ok = b.and_(ok, b.icmp_signed(
-                                "==", b.srem(pos, c64(w.lhs_dilate[s])), c64(0)))
-                            pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
-                        ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-                        ok = b.and_(ok, b.icmp_signed("<", pos,
-                                                      c64(lhs.dims[dn.input_spatial[s]])))
-                        off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
-                                               c64(ls[dn.input_spatial[s]])))
+                    off, ok = lhs_offset(b, instr, o, ks, lbase)
                     with b.if_then(ok):
                         x = b.load(b.gep(lhs_p, [off], source_etype=fty), typ=ty, align=1)
                         b.store(b.call(fma, [x, y, b.load(slot, typ=ty)]), slot)
@@ -282,3 +235,52 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
                 block(b.add(c64(vec_units * vl), b.sub(u, c64(vec_units))), fty, 1)
     b.ret_void()
     return fn
+
+
+def _kernel_fn(pe, name: str):
+    """(fn, builder, (start, end), (lhs, rhs, out)) of a kernel fn(ctx = [lhs, rhs, out],
+    start, end) for the thread pool."""
+    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
+                     pe.me.unique(name))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ctx, start, end = fn.args
+    ptrs = tuple(b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR) for j in range(3))
+    return fn, b, (start, end), ptrs
+
+
+def window_position(b, w, s, o, k, size):
+    """(lhs position, in bounds and not in a dilation hole) of output position o and
+    kernel position k (i64 values or ints; reversed when the window says so) along
+    spatial dim s, of `size` lhs positions."""
+    o = c64(o) if isinstance(o, int) else o
+    k = c64(k) if isinstance(k, int) else k
+    if w.rhs_reversal[s]:
+        k = b.sub(c64(w.size[s] - 1), k)
+    pos = b.add(b.mul(o, c64(w.stride[s])), b.mul(k, c64(w.rhs_dilate[s])))
+    pos = b.sub(pos, c64(w.pad_low[s]))
+    ok = ir.Constant(T.I1, 1)
+    dil = w.lhs_dilate[s]
+    if dil != 1:
+        ok = b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0))
+        pos = b.sdiv(pos, c64(dil))
+    ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+    ok = b.and_(ok, b.icmp_signed("<", pos, c64(size)))
+    return pos, ok
+
+
+def lhs_offset(b, instr, o_sp, ks, base):
+    """(element offset, valid) in the lhs of the convolution instr of output spatial
+    position o_sp and window position ks (one entry per spatial dim), from `base` (the
+    batch's and feature's part); the offset leaves out the dims outside the lhs."""
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    lhs = instr.operands[0].shape
+    ls = strides_of(lhs)
+    ok, off = ir.Constant(T.I1, 1), base
+    for s in range(len(dn.output_spatial)):
+        pos, valid = window_position(b, w, s, o_sp[s], ks[s], lhs.dims[dn.input_spatial[s]])
+        ok = b.and_(ok, valid)
+        off = b.add(off, b.mul(b.select(ok, pos, c64(0)), c64(ls[dn.input_spatial[s]])))
+    return off, ok

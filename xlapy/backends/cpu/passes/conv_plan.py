@@ -217,19 +217,23 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
 MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
 
 
+def _direct_candidate(instr) -> bool:
+    """A convolution the direct kernels could take: f32 / f64 throughout, nothing empty."""
+    if instr.opcode != "convolution":
+        return False
+    shapes = (instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+    t = instr.shape.element_type.name
+    return t in ("f32", "f64") and all(s.element_type.name == t and s.size for s in shapes)
+
+
 def depthwise_plan(instr):
     """(groups, channel multiplier) when instr is a depthwise convolution the direct kernel
     (emitters/conv_depthwise.py) computes, else None: feature groups of one input feature,
     or a single input feature (a grayscale image's first layer: multiplier = features)."""
-    if instr.opcode != "convolution":
+    if not _direct_candidate(instr):
         return None
     a = instr.attrs
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
     dn = a["dim_labels"]
     g = a.get("feature_group_count", 1)
     if a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
@@ -246,15 +250,10 @@ def depthwise_plan(instr):
 def filter_grad_plan(instr):
     """The depthwise filter gradient (batch groups of one lhs batch element and one output
     feature each, as jax.grad emits): the channel count, else None."""
-    if instr.opcode != "convolution":
+    if not _direct_candidate(instr):
         return None
     a = instr.attrs
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
     dn = a["dim_labels"]
     g = a.get("batch_group_count", 1)
     if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
