@@ -331,3 +331,36 @@ def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
     want = jax.jit(jax.grad(loss(jf, jnp), argnums=(0, 3)))(*args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+
+
+def test_row_blocks_epilogue_transposed(cpu_check, tiny_blocks, monkeypatch):
+    """A blocked convolution whose result has its features outermost: the whole
+    convolution's gemm computes C^T (its epilogue takes transposed tiles) while each
+    block's gemm does not; the wrapper turns each block's tiles around."""
+    from xlapy.backends.cpu.passes import gemm_epilogue
+    monkeypatch.setattr(gemm_epilogue, "MIN_ELEMENTS", 1)
+    text = """HloModule conv_epilogue_transposed
+ENTRY e {
+  %a = f32[2,5,7,6]{3,2,1,0} parameter(0)
+  %w = f32[3,3,6,6]{3,2,1,0} parameter(1)
+  %t = f32[6] parameter(2)
+  %c = f32[2,5,7,6]{2,1,0,3} convolution(%a, %w), window={size=3x3 pad=1_1x1_1},
+    dim_labels=b01f_01io->b01f
+  %bt = f32[2,5,7,6]{2,1,0,3} broadcast(%t), dimensions={3}
+  %s = f32[2,5,7,6]{2,1,0,3} add(%c, %bt)
+  %zero = f32[] constant(0)
+  %z = f32[2,5,7,6]{2,1,0,3} broadcast(%zero), dimensions={}
+  ROOT %r = f32[2,5,7,6]{2,1,0,3} maximum(%s, %z)
+}"""
+    plan = _plans(text)[0]
+    rows = tiny_blocks.blocked_rows(plan)
+    assert rows and tiny_blocks.swapped_for(plan) and not tiny_blocks._swaps(plan, rows, 1)
+    rng = np.random.default_rng(303)
+    args = [rng.standard_normal((2, 5, 7, 6)).astype(np.float32),
+            rng.standard_normal((3, 3, 6, 6)).astype(np.float32),
+            rng.standard_normal(6).astype(np.float32)]
+    from xlapy.backends.base import get_platform
+    exe = get_platform("cpu").compiler.compile(parse(text))
+    assert "kind=kOutput" in exe.optimized_module.to_string()
+    got, want = cpu_check.run(text, *args)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)

@@ -63,7 +63,19 @@ def emit_conv(pe, instr, dest, operands) -> bool:
 def swapped_for(plan) -> bool:
     """Whether the gemm computes C^T = B^T . A^T (few output features): its epilogue tiles
     are then transposed (as gemm.swapped_for)."""
-    return gk.swaps(plan.t, plan.m, plan.n, vector_bits())
+    return _swaps(plan, plan.m, _a_strides(plan)[1])
+
+
+def _swaps(plan, m: int, csa: int) -> bool:
+    """gemm_kernel.swaps for a gemm of m rows, except where the kernel runs it without
+    packing (its direct phase: A's, B's and C's rows contiguous and C thin; as
+    gemm.swapped_for): the input gradient's 50x14x14x64 5x5 -> 32 took 26.9 ms swapped,
+    10.4 ms direct (one thread)."""
+    if plan.n > 1 and gk.direct_call(plan.t, m, plan.n, vector_bits(),
+                                     csa == 1 and plan.c_strides[1] == 1
+                                     and (plan.b_strides or (0, 1))[1] == 1):
+        return False
+    return gk.swaps(plan.t, m, plan.n, vector_bits())
 
 
 def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
@@ -83,7 +95,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
     flops = 2 * plan.m * plan.n * plan.k
     chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
-    ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks)
+    ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks, swapped_for(plan))
     scratch = me.scratch(b, pe.arena, c_bytes + a_bytes + bc_bytes + ws_bytes)
     if narrow:
         # bf16 / f16 results: the f32 sums in scratch laid out as the result, rounded at the end
@@ -98,7 +110,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
     gemm = OwnGemm(b, pe.alloca(T.I64, c64(len(gk.ARGS))), t, plan.m, plan.n, plan.k,
                    _a_strides(plan), plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks,
-                   epilogue)
+                   epilogue, swap=swapped_for(plan))
 
     ost = _strides(out)
     rst = _strides(rhs)
@@ -196,7 +208,7 @@ def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epil
     flops = 2 * plan.m * plan.n * plan.k
     chunks = min(me.num_threads, n_blocks) \
         if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
-    swap = gk.swaps(t, rows_blk, plan.n, vector_bits())
+    swap = _swaps(plan, rows_blk, 1)   # a block of A: row-major
     ws_bytes = 0
     for mb in {rows_blk, plan.m - (n_blocks - 1) * rows_blk}:
         rows, cols = (plan.n, mb) if swap else (mb, plan.n)
@@ -273,8 +285,7 @@ def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, ep
         epi = (_offset_epilogue(pe, instr, plan, epilogue[0], swap), wctx)
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
     gemm = OwnGemm(b, slots, t, rows_blk, plan.n, plan.k, (plan.k, 1),
-                   plan.b_strides or (plan.n, 1), plan.c_strides, c64(0), 1, epi)
-    assert gemm.swap == swap
+                   plan.b_strides or (plan.n, 1), plan.c_strides, c64(0), 1, epi, swap=swap)
     with for_range(b, u0, u1, name="unit") as u:
         a_buf = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
         put(b, slots, "ws", b.gep(a_buf, [c64(a_bytes)], source_etype=T.I8))
