@@ -28,6 +28,7 @@ from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one thread
 UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
+PARTIAL_SUMS = 4            # an unrolled window's taps summed in this many chains
 
 
 def emit_depthwise(pe, instr, dest, operands) -> bool:
@@ -100,32 +101,44 @@ def _kernel(pe, instr, plan) -> ir.Function:
         lhs_base = b.mul(idx[dn.output_batch], c64(ls[dn.input_batch]))
         o_sp = [idx[dn.output_spatial[s]] for s in range(nsp)]
 
-        def tap(ks, rk_off, f, acc):
+        def tap(ks, rk_off, f, acc, checked):
             """acc + lhs . rhs at window position ks (constants, or i64 values) for
-            features f (vector or lane)."""
-            off, ok = lhs_offset(b, instr, o_sp, ks, lhs_base)
+            features f (vector or lane); `checked`: skipped where the position is in the
+            padding or a dilation hole (else the pixel's window is inside the lhs)."""
+            off, ok = lhs_offset(b, instr, o_sp, ks, lhs_base, checked)
             feat = f if mult == 1 else b.udiv(f, c64(mult))
             xp = b.gep(lhs_p, [b.add(off, feat)], source_etype=fty)
             wp = b.gep(rhs_p, [b.add(rk_off, f)], source_etype=fty)
-            cur = b.block
-            with b.if_then(ok):
+
+            def product():
                 if vl > 1 and mult != 1:
                     x = T.splat(b, b.load(xp, typ=fty), vl)
                 else:
                     x = b.load(xp, typ=vty, align=1)
                 y = b.load(wp, typ=vty, align=1)
-                new = b.call(fma, [x, y, acc])
+                return b.call(fma, [x, y, acc])
+            if not checked:
+                return product()
+            cur = b.block
+            with b.if_then(ok):
+                new = product()
                 inner = b.block
             phi = b.phi(vty)
             phi.add_incoming(acc, cur)
             phi.add_incoming(new, inner)
             return phi
 
-        def features(f):
+        def features(f, checked):
             acc = zero
             if windows is not None:
-                for off, ks in windows:
-                    acc = tap(ks, c64(off), f, acc)
+                # PARTIAL_SUMS chains of multiply-adds (one would wait on each one's latency)
+                accs = [zero] * min(PARTIAL_SUMS, len(windows))
+                for j, (off, ks) in enumerate(windows):
+                    accs[j % len(accs)] = tap(ks, c64(off), f, accs[j % len(accs)], checked)
+                while len(accs) > 1:
+                    accs = [b.fadd(accs[i], accs[i + 1]) if i + 1 < len(accs) else accs[i]
+                            for i in range(0, len(accs), 2)]
+                acc = accs[0]
             else:
                 slot = entry_alloca(b, vty)
                 b.store(acc, slot)
@@ -136,22 +149,35 @@ def _kernel(pe, instr, plan) -> ir.Function:
                         r = b.udiv(r, c64(w.size[s]))
                         ks.insert(0, k)
                         koff = b.add(koff, b.mul(k, c64(rs[dn.kernel_spatial[s]])))
-                    b.store(tap(ks, koff, f, b.load(slot, typ=vty)), slot)
+                    b.store(tap(ks, koff, f, b.load(slot, typ=vty), checked), slot)
                 acc = b.load(slot, typ=vty)
             b.store(acc, b.gep(out_p, [b.add(out_base, f)], source_etype=fty), align=1)
 
-        whole = n_feat // vl * vl
-        if whole:
-            with for_range(b, 0, whole, vl, name="f") as f:
-                features(f)
-        if whole < n_feat:
-            # the last features one lane at a time
-            saved = (vl, vty, zero)
-            vl, vty, zero = 1, fty, ir.Constant(fty, 0.0)
-            fma = T.intrinsic(pe.llmod, "llvm.fmuladd", fty, 3)
-            with for_range(b, whole, n_feat, name="fr") as f:
-                features(f)
-            vl, vty, zero = saved
+        def all_features(checked):
+            nonlocal vl, vty, zero, fma
+            whole = n_feat // vl * vl
+            if whole:
+                with for_range(b, 0, whole, vl, name="f") as f:
+                    features(f, checked)
+            if whole < n_feat:
+                # the last features one lane at a time
+                saved = (vl, vty, zero, fma)
+                vl, vty, zero = 1, fty, ir.Constant(fty, 0.0)
+                fma = T.intrinsic(pe.llmod, "llvm.fmuladd", fty, 3)
+                with for_range(b, whole, n_feat, name="fr") as f:
+                    features(f, checked)
+                vl, vty, zero, fma = saved
+
+        # pixels whose whole window is inside the lhs take taps without bounds checks
+        inside = window_inside(b, instr, o_sp)
+        if inside is None:
+            all_features(True)
+        else:
+            with b.if_else(inside) as (interior, edge):
+                with interior:
+                    all_features(False)
+                with edge:
+                    all_features(True)
     b.ret_void()
     return fn
 
@@ -271,16 +297,35 @@ def window_position(b, w, s, o, k, size):
     return pos, ok
 
 
-def lhs_offset(b, instr, o_sp, ks, base):
+def lhs_offset(b, instr, o_sp, ks, base, checked: bool = True):
     """(element offset, valid) in the lhs of the convolution instr of output spatial
     position o_sp and window position ks (one entry per spatial dim), from `base` (the
-    batch's and feature's part); the offset leaves out the dims outside the lhs."""
+    batch's and feature's part); the offset leaves out the dims outside the lhs. Not
+    `checked` (the position is known to be inside): (offset, None)."""
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs = instr.operands[0].shape
     ls = strides_of(lhs)
     ok, off = ir.Constant(T.I1, 1), base
     for s in range(len(dn.output_spatial)):
         pos, valid = window_position(b, w, s, o_sp[s], ks[s], lhs.dims[dn.input_spatial[s]])
-        ok = b.and_(ok, valid)
-        off = b.add(off, b.mul(b.select(ok, pos, c64(0)), c64(ls[dn.input_spatial[s]])))
-    return off, ok
+        if checked:
+            ok = b.and_(ok, valid)
+            pos = b.select(ok, pos, c64(0))
+        off = b.add(off, b.mul(pos, c64(ls[dn.input_spatial[s]])))
+    return off, (ok if checked else None)
+
+
+def window_inside(b, instr, o_sp):
+    """An i1: the whole window of output spatial position o_sp is inside the lhs (no
+    padding; None when lhs dilation leaves holes anyway)."""
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    lhs = instr.operands[0].shape
+    if any(d != 1 for d in w.lhs_dilate):
+        return None
+    ok = ir.Constant(T.I1, 1)
+    for s in range(len(dn.output_spatial)):
+        first = b.sub(b.mul(o_sp[s], c64(w.stride[s])), c64(w.pad_low[s]))
+        last = b.add(first, c64((w.size[s] - 1) * w.rhs_dilate[s]))
+        ok = b.and_(ok, b.icmp_signed(">=", first, c64(0)))
+        ok = b.and_(ok, b.icmp_signed("<", last, c64(lhs.dims[dn.input_spatial[s]])))
+    return ok
