@@ -364,3 +364,27 @@ ENTRY e {
     assert "kind=kOutput" in exe.optimized_module.to_string()
     got, want = cpu_check.run(text, *args)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_one_output_feature(cpu_check, t):
+    """One output feature on the direct kernel (conv_one_output.py): lhs features below,
+    at and above a vector (tail lanes), strides, padding (negative too), lhs and rhs
+    dilation, kernel reversal, 1-D to 3-D, interior and edge pixels."""
+    from xlapy.backends.cpu.passes.conv_plan import one_output_plan
+    cases = [((3, 12, 11, 32), None, (5, 5, 1, 32), None, (3, 12, 11, 1), None,
+              "size=5x5 pad=2_2x2_2 rhs_reversal=1x1", "b01f_01oi->b01f", ""),
+             ((2, 9, 8, 19), None, (3, 2, 19, 1), None, (2, 5, 3, 1), None,
+              "size=3x2 stride=2x2 pad=1_1x0_-1", "b01f_01io->b01f", ""),
+             ((2, 7, 37), None, (3, 1, 37), None, (2, 4, 1), None,
+              "size=3 pad=2_0 lhs_dilate=2 stride=3 rhs_dilate=2", "b0f_0oi->b0f", ""),
+             ((1, 4, 5, 6, 5), None, (2, 2, 2, 1, 5), None, (1, 5, 6, 7, 1), None,
+              "size=2x2x2 pad=1_1x1_1x1_1", "b012f_012oi->b012f", ""),
+             ((2, 6, 6, 3), None, (3, 3, 1, 3), None, (2, 1, 6, 6), None,
+              "size=3x3 pad=1_1x1_1", "b01f_01oi->bf01", "")]
+    m, args = _module(cases, t=t, seed=13)
+    mod = parse(m.text())
+    assert all(one_output_plan(i) is not None for i in mod.entry.instructions
+               if i.opcode == "convolution")
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-5, 1e-5))

@@ -24,6 +24,7 @@ from llvmlite import ir
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.conv_depthwise import (emit_depthwise, emit_filter_grad,
                                                          window_position)
+from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
@@ -51,7 +52,8 @@ def _align(n: int) -> int:
 
 @custom_emitter("convolution")
 def emit_conv(pe, instr, dest, operands) -> bool:
-    if emit_depthwise(pe, instr, dest, operands) or emit_filter_grad(pe, instr, dest, operands):
+    if emit_depthwise(pe, instr, dest, operands) or emit_filter_grad(pe, instr, dest, operands) \
+            or emit_one_output(pe, instr, dest, operands):
         return True
     plan = conv_plan(instr)
     if plan is None:

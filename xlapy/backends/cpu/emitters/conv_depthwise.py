@@ -54,7 +54,7 @@ def _kernel(pe, instr, plan) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): the output pixels [start, end), row-major
     over the output's batch and spatial dims in its memory order."""
     groups, mult = plan
-    fn, b, (start, end), (lhs_p, rhs_p, out_p) = _kernel_fn(pe, f"conv.depthwise.{instr.name}")
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(pe, f"conv.depthwise.{instr.name}")
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
@@ -205,7 +205,7 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): channel units [start, end) (a vector of vl
     channels each, then the last channels one at a time): every output position's sum
     over the lhs features and the window, accumulated in registers."""
-    fn, b, (start, end), (lhs_p, rhs_p, out_p) = _kernel_fn(
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(
         pe, f"conv.depthwise_filter.{instr.name}")
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
@@ -263,7 +263,7 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
     return fn
 
 
-def _kernel_fn(pe, name: str):
+def kernel_fn(pe, name: str):
     """(fn, builder, (start, end), (lhs, rhs, out)) of a kernel fn(ctx = [lhs, rhs, out],
     start, end) for the thread pool."""
     fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),

@@ -265,3 +265,31 @@ def filter_grad_plan(instr):
             or rs[dn.kernel_output_feature] != 1 or os_[dn.output_feature] != 1:
         return None
     return g
+
+
+MAX_ONE_OUTPUT_WINDOW = 64     # window positions of a one-output-feature kernel (unrolled)
+MAX_ONE_OUTPUT_FEATURES = 256  # lhs features it reads per position (unrolled vectors)
+
+
+def one_output_plan(instr):
+    """The lhs feature count when instr has a single output feature and the direct kernel
+    (emitters/conv_one_output.py) computes it: no groups, the lhs's and the kernel's input
+    features innermost (the input gradient of a one-feature image's first layer, as
+    jax.grad emits for NHWC / HWIO), else None."""
+    if not _direct_candidate(instr):
+        return None
+    a = instr.attrs
+    lhs, rhs = instr.operands[0].shape, instr.operands[1].shape
+    dn, w = a["dim_labels"], a["window"]
+    if a.get("feature_group_count", 1) != 1 or a.get("batch_group_count", 1) != 1 \
+            or rhs.dims[dn.kernel_output_feature] != 1:
+        return None
+    c = lhs.dims[dn.input_feature]
+    n_win = 1
+    for size in w.size:
+        n_win *= size
+    if c < 2 or c > MAX_ONE_OUTPUT_FEATURES or n_win > MAX_ONE_OUTPUT_WINDOW \
+            or strides_of(lhs)[dn.input_feature] != 1 \
+            or strides_of(rhs)[dn.kernel_input_feature] != 1:
+        return None
+    return c
