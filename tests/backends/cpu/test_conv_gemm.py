@@ -253,18 +253,20 @@ def test_single_input_feature(cpu_check):
 
 @pytest.fixture
 def tiny_blocks(monkeypatch):
-    """Convolutions run a few rows of the patch matrix at a time (conv.emit_conv_blocked),
-    the blocks split across threads even when small, compiled afresh (no cached objects)."""
+    """Convolutions run a few rows (conv.emit_conv_blocked) or contracting positions
+    (conv.emit_conv_depth_blocked) of the patch matrix at a time, on threads even when
+    small, compiled afresh (no cached objects)."""
     from xlapy.backends.cpu.emitters import conv
     monkeypatch.setattr(conv, "BLOCK_BYTES", 1)
     monkeypatch.setattr(conv, "BLOCK_ROW_UNIT", 5)       # odd: blocks end mid-tile
     monkeypatch.setattr(conv, "GEMM_PARALLEL_FLOPS", 0)
+    monkeypatch.setattr(conv, "IM2COL_PARALLEL_ELEMENTS", 0)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     return conv
 
 
 def test_row_blocks(cpu_check, tiny_blocks):
-    """The blocked path on random convolutions (f32), the model forms (f32 and bf16, some
+    """The blocked paths on random convolutions (f32), the model forms (f32 and bf16, some
     with f32 results) against the interpreter."""
     rng = np.random.default_rng(300)
     cases = []
@@ -273,8 +275,9 @@ def test_row_blocks(cpu_check, tiny_blocks):
         if c is not None:
             cases.append(c)
     m, args = _module(cases + list(_MODEL_FORMS), seed=3)
-    blocked = [p for p in _plans(m.text()) if p is not None and tiny_blocks.blocked_rows(p)]
-    assert len(blocked) >= 12
+    plans = [p for p in _plans(m.text()) if p is not None]
+    assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 12
+    assert sum(bool(tiny_blocks.blocked_depth(p)) for p in plans) >= 6
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
     rng = np.random.default_rng(301)
@@ -290,6 +293,7 @@ def test_row_blocks(cpu_check, tiny_blocks):
              f"convolution({pl}, {pr}), window={{{window}}}, dim_labels={labels}{extra}",
              f"conv bf16->{out_t} {labels}{extra} {window}")
     assert sum(bool(tiny_blocks.blocked_rows(p)) for p in _plans(m.text())) >= 2
+    assert sum(bool(tiny_blocks.blocked_depth(p)) for p in _plans(m.text())) >= 1
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, O.EXACT)
 
@@ -297,7 +301,8 @@ def test_row_blocks(cpu_check, tiny_blocks):
 def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
     """Bias, batch-norm scale and shift, relu, relu6 and a residual add fused onto the
     tiles of a blocked convolution (the tile rows moved by each block's first row), and
-    the gradients through it, against JAX."""
+    the gradients through it (a depth-blocked filter gradient's epilogue on its last
+    block's tiles), against JAX."""
     import jax
     import jax.numpy as jnp
 
@@ -327,7 +332,13 @@ def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
 
     def loss(f, np_):
         return lambda *a: np_.sum(np_.square(f(*a)))
-    got = xp.jit(xp.grad(loss(xf, xnp), argnums=(0, 3)))(*args)
+    grad = xp.jit(xp.grad(loss(xf, xnp), argnums=(0, 3)))
+    fused = [(tiny_blocks.blocked_rows(p), tiny_blocks.blocked_depth(p))
+             for c in parse(grad.lower(*args).compile().as_text()).computations
+             if c.name.endswith("_epilogue")
+             for p in map(conv_plan, (i for i in c.instructions if i.opcode == "convolution"))]
+    assert any(r for r, _ in fused) and any(d for _, d in fused)   # both blocked forms
+    got = grad(*args)
     want = jax.jit(jax.grad(loss(jf, jnp), argnums=(0, 3)))(*args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)

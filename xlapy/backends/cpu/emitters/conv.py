@@ -85,6 +85,11 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     if rows_blk:
         emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epilogue)
         return
+    depth_blk = blocked_depth(plan)
+    if depth_blk:
+        emit_conv_depth_blocked(pe, instr, plan, depth_blk, out_ptr, lhs_ptr, rhs_ptr,
+                                epilogue)
+        return
     b, me = pe.b, pe.me
     t, es = plan.t, _esize(plan.t)
     ec = _esize(gk.compute_type(t))   # C's elements: the sums' type
@@ -263,6 +268,112 @@ def _round(b, out, sums, final) -> None:
         x = b.load(b.gep(sums, [i], source_etype=T.F32), typ=T.F32)
         b.store(T.from_float(b, x, out.element_type),
                 b.gep(final, [i], source_etype=T.storage_type(out.element_type)))
+
+
+def blocked_depth(plan) -> int:
+    """Contracting positions of the patch matrix per block when the convolution runs a
+    depth block at a time (emit_conv_depth_blocked), else 0: A materialized column-major
+    ([K, M], its lines each part of one column: a filter gradient, whose innermost lhs
+    dim is a row dim), no outer row loops, and more columns than one block holds."""
+    if plan.a_view or plan.a_rows_first or plan.outer or _pdims(plan)[-1][0] != "r":
+        return 0
+    cols = BLOCK_BYTES // (plan.m * _esize(plan.t))
+    cols = max(cols // BLOCK_ROW_UNIT, 1) * BLOCK_ROW_UNIT
+    return cols if plan.k > cols else 0
+
+
+def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
+                            epilogue) -> None:
+    """The convolution as a sum of gemms over blocks of `depth` contracting positions:
+    each block of the column-major patch matrix is built (on the pool) in the scratch
+    space, where it stays in cache, and multiplied into C (C += A_blk . B_blk after the
+    first block); the epilogue, if any, runs on the tiles of the last block's gemm."""
+    b, me = pe.b, pe.me
+    t, es = plan.t, _esize(plan.t)
+    ec = _esize(gk.compute_type(t))
+    out, rhs = instr.shape, instr.operands[1].shape
+    dn = instr.attrs["dim_labels"]
+    narrow = out.element_type.name != gk.compute_type(t)
+    c_bytes = _align(out.size * ec) if narrow else 0
+    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    a_bytes = _align(depth * plan.m * es)
+    flops = 2 * plan.m * plan.n * depth
+    chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
+    swap = swapped_for(plan)
+    ws_bytes = workspace_bytes(t, plan.m, plan.n, depth, chunks, swap)
+    scratch = me.scratch(b, pe.arena, c_bytes + bc_bytes + a_bytes + ws_bytes)
+    if narrow:
+        final, out_ptr = out_ptr, scratch
+    bc_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
+    a_buf = b.gep(scratch, [c64(c_bytes + bc_bytes)], source_etype=T.I8)
+    ws = b.gep(scratch, [c64(c_bytes + bc_bytes + a_bytes)], source_etype=T.I8)
+    if not plan.b_strides:
+        b.call(_pack_kernel_fn(pe, instr, plan),
+               [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    rsb = plan.b_strides[0] if plan.b_strides else plan.n
+    im2col = _im2col_fn(pe, instr, plan)
+    lines_per_k = _im2col_lines(plan) // plan.k
+    n_blocks = -(-plan.k // depth)
+    slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
+    gemm = OwnGemm(b, slots, t, plan.m, plan.n, depth, _a_strides(plan),
+                   plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks, epilogue,
+                   swap=swap)
+    ost, rst = _strides(out), _strides(rhs)
+    ictx = pe.table([lhs_ptr, a_buf, ir.Constant(T.PTR, None)])
+    pool = threadpool.declare(pe.llmod)
+    shifted = None   # the block's lines on the pool: im2col on [lo + start, lo + end)
+    if me.use_threads and depth * plan.m >= IM2COL_PARALLEL_ELEMENTS \
+            and depth * lines_per_k >= 2:
+        shifted = _shifted_lines_fn(pe, instr, im2col)
+        sctx = pe.table([ictx, ir.Constant(T.PTR, None)])
+
+    def group_body(g):
+        c_g = b.gep(out_ptr, [b.mul(g, c64(plan.n * ost[dn.output_feature] * ec))],
+                    source_etype=T.I8)
+        if plan.b_strides:
+            b_g = b.gep(rhs_ptr, [b.mul(g, c64(plan.n * rst[dn.kernel_output_feature] * es))],
+                        source_etype=T.I8)
+        else:
+            b_g = b.gep(bc_buf, [b.mul(g, c64(plan.k * plan.n * es))], source_etype=T.I8)
+        b.store(b.inttoptr(g, T.PTR), b.gep(ictx, [c64(2)], source_etype=T.PTR))
+        with for_range(b, 0, n_blocks, name="conv.depth") as blk:
+            k0 = b.mul(blk, c64(depth))
+            kb = _umin(b, c64(depth), b.sub(c64(plan.k), k0))
+            # A^T's row k is at a_buf + (k - k0) * M: the block's columns of A
+            origin = b.gep(a_buf, [b.sub(c64(0), b.mul(k0, c64(plan.m * es)))],
+                           source_etype=T.I8)
+            b.store(origin, b.gep(ictx, [c64(1)], source_etype=T.PTR))
+            lo, hi = b.mul(k0, c64(lines_per_k)), b.mul(b.add(k0, kb), c64(lines_per_k))
+            if shifted is not None:
+                b.store(b.inttoptr(lo, T.PTR), b.gep(sctx, [c64(1)], source_etype=T.PTR))
+                grain = max(depth * lines_per_k // (4 * me.num_threads), 1)
+                b.call(pool, [shifted, sctx, b.sub(hi, lo), c64(grain)])
+            else:
+                b.call(im2col, [ictx, lo, hi])
+            first = b.icmp_unsigned("==", blk, c64(0))
+            last = b.icmp_unsigned("==", blk, c64(n_blocks - 1))
+            put(b, slots, "K", kb)
+            put(b, slots, "beta", b.select(first, c64(0), b.bitcast(
+                ir.Constant(T.F64, 1.0), T.I64)))
+            if epilogue:
+                put(b, slots, "epi", b.select(last, b.ptrtoint(epilogue[0], T.I64), c64(0)))
+            gemm.call(b, a_buf, b.gep(b_g, [b.mul(k0, c64(rsb * es))], source_etype=T.I8),
+                      c_g)
+
+    _each_group(b, plan, group_body)
+    if narrow:
+        _round(b, out, out_ptr, final)
+
+
+def _shifted_lines_fn(pe, instr, im2col) -> ir.Function:
+    """fn(ctx = [im2col's ctx, lo], start, end): im2col(ctx[0], lo + start, lo + end)."""
+    fn, b = _new_fn(pe, f"conv.im2col_block.{instr.name}")
+    ctx, start, end = fn.args
+    ictx, lo = _ptrs(b, ctx, 2)
+    lo = b.ptrtoint(lo, T.I64)
+    b.call(im2col, [ictx, b.add(lo, start), b.add(lo, end)])
+    b.ret_void()
+    return fn
 
 
 def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, epilogue):
