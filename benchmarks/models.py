@@ -139,11 +139,11 @@ def run_rows(rows, budget: float, run_times, resets: dict, out=print):
         out(line(row))
         if r.get("hlo") and "convolution(" in r["hlo"]:
             # each convolution alone, against the machine's gemm rate in this run
+            # (the gemm rate measured again for each row: a spell of load shifts both)
             import conv_rates
-            rates = conv_rates.gemm_rates()
-            if not any(x.get("gemm_rates") for x in results):
-                out("  " + conv_rates.gemm_line(rates))
-                row["gemm_rates"] = rates
+            rates = conv_rates.gemm_rates(min(budget, 0.5))
+            out("  " + conv_rates.gemm_line(rates))
+            row["gemm_rates"] = rates
             row["convs"] = []
             for text, conv in conv_rates.rate_lines(r["hlo"], min(budget, 0.5), rates):
                 out(text)
