@@ -96,24 +96,12 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     a = instr.attrs
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     dn = a["dim_labels"]
-    narrow = out.element_type.name != gk.compute_type(t)
-    c_bytes = _align(out.size * ec) if narrow else 0
     a_bytes = 0 if plan.a_view else _align(plan.m_total * plan.k * es)
-    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
     flops = 2 * plan.m * plan.n * plan.k
     chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
     ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks, swapped_for(plan))
-    scratch = me.scratch(b, pe.arena, c_bytes + a_bytes + bc_bytes + ws_bytes)
-    if narrow:
-        # bf16 / f16 results: the f32 sums in scratch laid out as the result, rounded at the end
-        final, out_ptr = out_ptr, scratch
-    a_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
-    bc_buf = b.gep(scratch, [c64(c_bytes + a_bytes)], source_etype=T.I8)
-    ws = b.gep(scratch, [c64(c_bytes + a_bytes + bc_bytes)], source_etype=T.I8)
-
-    if not plan.b_strides:
-        fn = _pack_kernel_fn(pe, instr, plan)
-        b.call(fn, [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    out_ptr, final, bc_buf, (a_buf, ws) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
+                                                   [a_bytes, ws_bytes])
     im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
     gemm = OwnGemm(b, pe.alloca(T.I64, c64(len(gk.ARGS))), t, plan.m, plan.n, plan.k,
                    _a_strides(plan), plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks,
@@ -182,7 +170,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
                 one_gemm(o)
 
     _each_group(b, plan, group_body)
-    if narrow:
+    if final is not None:
         _round(b, out, out_ptr, final)
 
 
@@ -205,12 +193,7 @@ def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epil
     its own slice); the epilogue, if any, runs on each finished tile as in one gemm."""
     b, me = pe.b, pe.me
     t, es = plan.t, _esize(plan.t)
-    ec = _esize(gk.compute_type(t))
-    out, rhs = instr.shape, instr.operands[1].shape
-    dn = instr.attrs["dim_labels"]
-    narrow = out.element_type.name != gk.compute_type(t)
-    c_bytes = _align(out.size * ec) if narrow else 0
-    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    out = instr.shape
     n_blocks = -(-plan.m // rows_blk)
     flops = 2 * plan.m * plan.n * plan.k
     chunks = min(me.num_threads, n_blocks) \
@@ -222,25 +205,12 @@ def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epil
         ws_bytes = max(ws_bytes, gk.workspace_bytes(t, vector_bits(), rows, plan.k, 1, cols))
     a_bytes = _align(rows_blk * plan.k * es)
     slice_bytes = a_bytes + _align(ws_bytes)
-    scratch = me.scratch(b, pe.arena, c_bytes + bc_bytes + chunks * slice_bytes)
-    if narrow:
-        final, out_ptr = out_ptr, scratch
-    bc_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
-    slices = b.gep(scratch, [c64(c_bytes + bc_bytes)], source_etype=T.I8)
-    if not plan.b_strides:
-        b.call(_pack_kernel_fn(pe, instr, plan),
-               [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    out_ptr, final, bc_buf, (slices,) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
+                                                 [chunks * slice_bytes])
     fn = _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, epilogue)
-    ost, rst = _strides(out), _strides(rhs)
 
     def group_body(g):
-        c_g = b.gep(out_ptr, [b.mul(g, c64(plan.n * ost[dn.output_feature] * ec))],
-                    source_etype=T.I8)
-        if plan.b_strides:
-            b_g = b.gep(rhs_ptr, [b.mul(g, c64(plan.n * rst[dn.kernel_output_feature] * es))],
-                        source_etype=T.I8)
-        else:
-            b_g = b.gep(bc_buf, [b.mul(g, c64(plan.k * plan.n * es))], source_etype=T.I8)
+        c_g, b_g = _group_operands(b, instr, plan, g, out_ptr, rhs_ptr, bc_buf)
         ctx = pe.table([lhs_ptr, c_g, b_g, slices, b.inttoptr(g, T.PTR),
                         epilogue[1] if epilogue else ir.Constant(T.PTR, None)])
         if chunks > 1:
@@ -249,8 +219,47 @@ def emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epil
             b.call(fn, [ctx, c64(0), c64(1)])
 
     _each_group(b, plan, group_body)
-    if narrow:
+    if final is not None:
         _round(b, out, out_ptr, final)
+
+
+def _scratch(pe, instr, plan, out_ptr, rhs_ptr, sizes):
+    """(C, the bf16 / f16 result or None, the kernel copied as [K, N] (when not read in
+    place), regions of the byte sizes given) in the scratch space: a narrow result's f32
+    sums first, laid out as the result and rounded at the end (_round)."""
+    b, es = pe.b, _esize(plan.t)
+    out = instr.shape
+    narrow = out.element_type.name != gk.compute_type(plan.t)
+    c_bytes = _align(out.size * _esize(gk.compute_type(plan.t))) if narrow else 0
+    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    scratch = pe.me.scratch(b, pe.arena, c_bytes + bc_bytes + sum(map(_align, sizes)))
+    final = None
+    if narrow:
+        final, out_ptr = out_ptr, scratch
+    bc_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
+    regions, at = [], c_bytes + bc_bytes
+    for size in sizes:
+        regions.append(b.gep(scratch, [c64(at)], source_etype=T.I8))
+        at += _align(size)
+    if not plan.b_strides:
+        b.call(_pack_kernel_fn(pe, instr, plan),
+               [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    return out_ptr, final, bc_buf, regions
+
+
+def _group_operands(b, instr, plan, g, out_ptr, rhs_ptr, bc_buf):
+    """(C, B) of group g (an i64): its output features, and its kernel matrix."""
+    dn = instr.attrs["dim_labels"]
+    es, ec = _esize(plan.t), _esize(gk.compute_type(plan.t))
+    c_g = b.gep(out_ptr, [b.mul(g, c64(plan.n * _strides(instr.shape)[dn.output_feature]
+                                       * ec))], source_etype=T.I8)
+    if plan.b_strides:
+        rst = _strides(instr.operands[1].shape)
+        b_g = b.gep(rhs_ptr, [b.mul(g, c64(plan.n * rst[dn.kernel_output_feature] * es))],
+                    source_etype=T.I8)
+    else:
+        b_g = b.gep(bc_buf, [b.mul(g, c64(plan.k * plan.n * es))], source_etype=T.I8)
+    return c_g, b_g
 
 
 def _each_group(b, plan, body) -> None:
@@ -290,26 +299,14 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
     first block); the epilogue, if any, runs on the tiles of the last block's gemm."""
     b, me = pe.b, pe.me
     t, es = plan.t, _esize(plan.t)
-    ec = _esize(gk.compute_type(t))
-    out, rhs = instr.shape, instr.operands[1].shape
-    dn = instr.attrs["dim_labels"]
-    narrow = out.element_type.name != gk.compute_type(t)
-    c_bytes = _align(out.size * ec) if narrow else 0
-    bc_bytes = 0 if plan.b_strides else _align(plan.groups * plan.k * plan.n * es)
+    out = instr.shape
     a_bytes = _align(depth * plan.m * es)
     flops = 2 * plan.m * plan.n * depth
     chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
     swap = swapped_for(plan)
     ws_bytes = workspace_bytes(t, plan.m, plan.n, depth, chunks, swap)
-    scratch = me.scratch(b, pe.arena, c_bytes + bc_bytes + a_bytes + ws_bytes)
-    if narrow:
-        final, out_ptr = out_ptr, scratch
-    bc_buf = b.gep(scratch, [c64(c_bytes)], source_etype=T.I8)
-    a_buf = b.gep(scratch, [c64(c_bytes + bc_bytes)], source_etype=T.I8)
-    ws = b.gep(scratch, [c64(c_bytes + bc_bytes + a_bytes)], source_etype=T.I8)
-    if not plan.b_strides:
-        b.call(_pack_kernel_fn(pe, instr, plan),
-               [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
+    out_ptr, final, bc_buf, (a_buf, ws) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
+                                                   [a_bytes, ws_bytes])
     rsb = plan.b_strides[0] if plan.b_strides else plan.n
     im2col = _im2col_fn(pe, instr, plan)
     lines_per_k = _im2col_lines(plan) // plan.k
@@ -318,7 +315,6 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
     gemm = OwnGemm(b, slots, t, plan.m, plan.n, depth, _a_strides(plan),
                    plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks, epilogue,
                    swap=swap)
-    ost, rst = _strides(out), _strides(rhs)
     ictx = pe.table([lhs_ptr, a_buf, ir.Constant(T.PTR, None)])
     pool = threadpool.declare(pe.llmod)
     shifted = None   # the block's lines on the pool: im2col on [lo + start, lo + end)
@@ -328,13 +324,7 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
         sctx = pe.table([ictx, ir.Constant(T.PTR, None)])
 
     def group_body(g):
-        c_g = b.gep(out_ptr, [b.mul(g, c64(plan.n * ost[dn.output_feature] * ec))],
-                    source_etype=T.I8)
-        if plan.b_strides:
-            b_g = b.gep(rhs_ptr, [b.mul(g, c64(plan.n * rst[dn.kernel_output_feature] * es))],
-                        source_etype=T.I8)
-        else:
-            b_g = b.gep(bc_buf, [b.mul(g, c64(plan.k * plan.n * es))], source_etype=T.I8)
+        c_g, b_g = _group_operands(b, instr, plan, g, out_ptr, rhs_ptr, bc_buf)
         b.store(b.inttoptr(g, T.PTR), b.gep(ictx, [c64(2)], source_etype=T.PTR))
         with for_range(b, 0, n_blocks, name="conv.depth") as blk:
             k0 = b.mul(blk, c64(depth))
@@ -361,7 +351,7 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
                       c_g)
 
     _each_group(b, plan, group_body)
-    if narrow:
+    if final is not None:
         _round(b, out, out_ptr, final)
 
 

@@ -57,8 +57,8 @@ def _kernel(pe, instr, plan) -> ir.Function:
     groups, mult = plan
     fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(pe, f"conv.depthwise.{instr.name}")
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    rhs, out = instr.operands[1].shape, instr.shape
+    rs = strides_of(rhs)
     fty = T.value_type(out.element_type)
     nsp = len(dn.output_spatial)
     n_feat = out.dims[dn.output_feature]
@@ -92,15 +92,7 @@ def _kernel(pe, instr, plan) -> ir.Function:
     windows = window_positions() if n_win <= UNROLL_WINDOW else None
 
     with for_range(b, start, end, name="px") as p:
-        idx, rem = {}, p
-        for d in reversed(pix):
-            idx[d] = b.urem(rem, c64(out.dims[d]))
-            rem = b.udiv(rem, c64(out.dims[d]))
-        out_base = c64(0)
-        for d in pix:
-            out_base = b.add(out_base, b.mul(idx[d], c64(os_[d])))
-        lhs_base = b.mul(idx[dn.output_batch], c64(ls[dn.input_batch]))
-        o_sp = [idx[dn.output_spatial[s]] for s in range(nsp)]
+        out_base, lhs_base, o_sp = pixel_coords(b, instr, pix, p)
 
         def tap(ks, rk_off, f, accs, checked):
             """accs + lhs . rhs at window position ks (constants, or i64 values) for the
@@ -191,16 +183,7 @@ def _kernel(pe, instr, plan) -> ir.Function:
                     features(f, checked, 1)
                 vl, vty, zero, fma = saved
 
-        # pixels whose whole window is inside the lhs take taps without bounds checks
-        inside = window_inside(b, instr, o_sp)
-        if inside is None:
-            all_features(True)
-        else:
-            with b.if_else(inside) as (interior, edge):
-                with interior:
-                    all_features(False)
-                with edge:
-                    all_features(True)
+        by_window(b, instr, o_sp, all_features)
     b.ret_void()
     return fn
 
@@ -314,6 +297,22 @@ def kernel_fn(pe, name: str):
     return fn, b, (start, end), ptrs
 
 
+def pixel_coords(b, instr, pix, p):
+    """(output offset, lhs offset of its batch, output spatial positions) of pixel p, the
+    row-major index over the output dims `pix` (major -> minor)."""
+    dn, out = instr.attrs["dim_labels"], instr.shape
+    os_, ls = strides_of(out), strides_of(instr.operands[0].shape)
+    idx, rem = {}, p
+    for d in reversed(pix):
+        idx[d] = b.urem(rem, c64(out.dims[d]))
+        rem = b.udiv(rem, c64(out.dims[d]))
+    off = c64(0)
+    for d in pix:
+        off = b.add(off, b.mul(idx[d], c64(os_[d])))
+    return (off, b.mul(idx[dn.output_batch], c64(ls[dn.input_batch])),
+            [idx[dn.output_spatial[s]] for s in range(len(dn.output_spatial))])
+
+
 def window_position(b, w, s, o, k, size):
     """(lhs position, in bounds and not in a dilation hole) of output position o and
     kernel position k (i64 values or ints; reversed when the window says so) along
@@ -350,6 +349,20 @@ def lhs_offset(b, instr, o_sp, ks, base, checked: bool = True):
             pos = b.select(ok, pos, c64(0))
         off = b.add(off, b.mul(pos, c64(ls[dn.input_spatial[s]])))
     return off, (ok if checked else None)
+
+
+def by_window(b, instr, o_sp, emit) -> None:
+    """emit(checked): emit(False) for pixels whose whole window is inside the lhs (taps
+    without bounds checks), emit(True) for the others."""
+    inside = window_inside(b, instr, o_sp)
+    if inside is None:
+        emit(True)
+        return
+    with b.if_else(inside) as (interior, edge):
+        with interior:
+            emit(False)
+        with edge:
+            emit(True)
 
 
 def window_inside(b, instr, o_sp):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.conv_depthwise import (PARALLEL_WORK, PARTIAL_SUMS,
-                                                         kernel_fn, lhs_offset,
-                                                         window_inside)
+                                                         by_window, kernel_fn, lhs_offset,
+                                                         pixel_coords)
 from xlapy.backends.cpu.passes.conv_plan import one_output_plan, strides_of
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
@@ -45,8 +45,8 @@ def _kernel(pe, instr, n_in: int) -> ir.Function:
     fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(
         pe, f"conv.one_output.{instr.name}")
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    rhs, out = instr.operands[1].shape, instr.shape
+    rs = strides_of(rhs)
     fty = T.value_type(out.element_type)
     nsp = len(dn.output_spatial)
     vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
@@ -66,15 +66,7 @@ def _kernel(pe, instr, n_in: int) -> ir.Function:
     pix = list(reversed(out.minor_to_major))
 
     with for_range(b, start, end, name="px") as p:
-        idx, rem = {}, p
-        for d in reversed(pix):
-            idx[d] = b.urem(rem, c64(out.dims[d]))
-            rem = b.udiv(rem, c64(out.dims[d]))
-        out_off = c64(0)
-        for d in pix:
-            out_off = b.add(out_off, b.mul(idx[d], c64(os_[d])))
-        lhs_base = b.mul(idx[dn.output_batch], c64(ls[dn.input_batch]))
-        o_sp = [idx[dn.output_spatial[s]] for s in range(nsp)]
+        out_off, lhs_base, o_sp = pixel_coords(b, instr, pix, p)
 
         def pixel(checked):
             accs = [vzero] * PARTIAL_SUMS
@@ -111,15 +103,7 @@ def _kernel(pe, instr, n_in: int) -> ir.Function:
             total = b.fadd(b.extract_element(v, ir.Constant(ir.IntType(32), 0)), tail)
             b.store(total, b.gep(out_p, [out_off], source_etype=fty))
 
-        inside = window_inside(b, instr, o_sp)
-        if inside is None:
-            pixel(True)
-        else:
-            with b.if_else(inside) as (interior, edge):
-                with interior:
-                    pixel(False)
-                with edge:
-                    pixel(True)
+        by_window(b, instr, o_sp, pixel)
     b.ret_void()
     return fn
 

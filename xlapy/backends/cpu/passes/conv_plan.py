@@ -217,24 +217,26 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
 MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
 
 
-def _direct_candidate(instr) -> bool:
-    """A convolution the direct kernels could take: f32 / f64 throughout, nothing empty."""
+def _direct_operands(instr):
+    """(attrs, lhs, rhs, out shapes, dim labels) of a convolution the direct kernels could
+    take (f32 / f64 throughout, nothing empty), else None."""
     if instr.opcode != "convolution":
-        return False
+        return None
     shapes = (instr.operands[0].shape, instr.operands[1].shape, instr.shape)
     t = instr.shape.element_type.name
-    return t in ("f32", "f64") and all(s.element_type.name == t and s.size for s in shapes)
+    if t not in ("f32", "f64") or any(s.element_type.name != t or not s.size for s in shapes):
+        return None
+    return (instr.attrs,) + shapes + (instr.attrs["dim_labels"],)
 
 
 def depthwise_plan(instr):
     """(groups, channel multiplier) when instr is a depthwise convolution the direct kernel
     (emitters/conv_depthwise.py) computes, else None: feature groups of one input feature,
     or a single input feature (a grayscale image's first layer: multiplier = features)."""
-    if not _direct_candidate(instr):
+    got = _direct_operands(instr)
+    if got is None:
         return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    dn = a["dim_labels"]
+    a, lhs, rhs, out, dn = got
     g = a.get("feature_group_count", 1)
     if a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
         return None
@@ -250,11 +252,10 @@ def depthwise_plan(instr):
 def filter_grad_plan(instr):
     """The depthwise filter gradient (batch groups of one lhs batch element and one output
     feature each, as jax.grad emits): the channel count, else None."""
-    if not _direct_candidate(instr):
+    got = _direct_operands(instr)
+    if got is None:
         return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    dn = a["dim_labels"]
+    a, lhs, rhs, out, dn = got
     g = a.get("batch_group_count", 1)
     if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
             or rhs.dims[dn.kernel_output_feature] != g or lhs.dims[dn.input_batch] != g:
@@ -276,11 +277,11 @@ def one_output_plan(instr):
     (emitters/conv_one_output.py) computes it: no groups, the lhs's and the kernel's input
     features innermost (the input gradient of a one-feature image's first layer, as
     jax.grad emits for NHWC / HWIO), else None."""
-    if not _direct_candidate(instr):
+    got = _direct_operands(instr)
+    if got is None:
         return None
-    a = instr.attrs
-    lhs, rhs = instr.operands[0].shape, instr.operands[1].shape
-    dn, w = a["dim_labels"], a["window"]
+    a, lhs, rhs, _, dn = got
+    w = a["window"]
     if a.get("feature_group_count", 1) != 1 or a.get("batch_group_count", 1) != 1 \
             or rhs.dims[dn.kernel_output_feature] != 1:
         return None
