@@ -10,8 +10,10 @@ measurement (trace + compile + run, median of five cold calls as in run.py), and
 results are checked against JAX's (xlapy and torch alike) after the timing, so that the
 first call is a real one. `make bench` runs this suite after the main rows
 (benchmarks/run.py); alone it prints its rows. Each conv-bearing row also prints how many
-GFLOP/s its convolutions and dots reach (the flops counted from the HLO JAX lowers), to set
-beside the machine's gemm rate measured in the same run. --busy runs everything beside a
+GFLOP/s its convolutions and dots reach (the flops counted from the HLO JAX lowers), and
+under it a line per distinct convolution of the row (benchmarks/conv_rates.py): timed
+alone in xlapy and JAX, its GFLOP/s as a fraction of the machine's gemm rate (a square f32
+gemm, xlapy's own and OpenBLAS's) measured in the same run. --busy runs everything beside a
 CPU-bound neighbour process (benchmarks/busy.py).
 """
 
@@ -104,7 +106,7 @@ def build_rows(quick: bool = False, with_torch: bool = True, only=None):
             if tmods is not None and name in tmods:
                 fns.update(tmods[name](form, params, inputs))
             rows.append(dict(name=title, model=name, form=form, fns=fns, jitted=jf,
-                             jargs=(jp, ji)))
+                             jargs=(jp, ji), hlo=xf.lower(params, inputs).as_text()))
     return rows
 
 
@@ -135,6 +137,17 @@ def run_rows(rows, budget: float, run_times, resets: dict, out=print):
             row["flops"] = flops
         results.append(row)
         out(line(row))
+        if r.get("hlo") and "convolution(" in r["hlo"]:
+            # each convolution alone, against the machine's gemm rate in this run
+            # (the gemm rate measured again for each row: a spell of load shifts both)
+            import conv_rates
+            rates = conv_rates.gemm_rates(min(budget, 0.5))
+            out("  " + conv_rates.gemm_line(rates))
+            row["gemm_rates"] = rates
+            row["convs"] = []
+            for text, conv in conv_rates.rate_lines(r["hlo"], min(budget, 0.5), rates):
+                out(text)
+                row["convs"].append(conv)
     return results
 
 

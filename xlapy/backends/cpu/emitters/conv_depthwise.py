@@ -28,6 +28,8 @@ from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one thread
 UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
+PARTIAL_SUMS = 4            # an unrolled window's taps summed in this many chains
+VECTORS_AT_ONCE = 4         # feature vectors a pixel's unrolled taps compute together
 
 
 def emit_depthwise(pe, instr, dest, operands) -> bool:
@@ -53,19 +55,10 @@ def _kernel(pe, instr, plan) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): the output pixels [start, end), row-major
     over the output's batch and spatial dims in its memory order."""
     groups, mult = plan
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(f"conv.depthwise.{instr.name}"))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx, start, end = fn.args
-    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
-                           for j in range(3))
-    a = instr.attrs
-    dn, w = a["dim_labels"], a["window"]
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(pe, f"conv.depthwise.{instr.name}")
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    rhs, out = instr.operands[1].shape, instr.shape
+    rs = strides_of(rhs)
     fty = T.value_type(out.element_type)
     nsp = len(dn.output_spatial)
     n_feat = out.dims[dn.output_feature]
@@ -99,61 +92,67 @@ def _kernel(pe, instr, plan) -> ir.Function:
     windows = window_positions() if n_win <= UNROLL_WINDOW else None
 
     with for_range(b, start, end, name="px") as p:
-        idx, rem = {}, p
-        for d in reversed(pix):
-            idx[d] = b.urem(rem, c64(out.dims[d]))
-            rem = b.udiv(rem, c64(out.dims[d]))
-        out_base = c64(0)
-        for d in pix:
-            out_base = b.add(out_base, b.mul(idx[d], c64(os_[d])))
-        lhs_base = b.mul(idx[dn.output_batch], c64(ls[dn.input_batch]))
-        o_sp = [idx[dn.output_spatial[s]] for s in range(nsp)]
+        out_base, lhs_base, o_sp = pixel_coords(b, instr, pix, p)
 
-        def tap(ks, rk_off, f, acc):
-            """acc + lhs . rhs at window position ks (constants, or i64 values) for
-            features f (vector or lane)."""
-            ok = ir.Constant(T.I1, 1)
-            off = lhs_base
-            for s in range(nsp):
-                k = ks[s]
-                if w.rhs_reversal[s]:
-                    k = b.sub(c64(w.size[s] - 1), k if not isinstance(k, int) else c64(k))
-                kv = c64(k) if isinstance(k, int) else k
-                pos = b.add(b.mul(o_sp[s], c64(w.stride[s])), b.mul(kv, c64(w.rhs_dilate[s])))
-                pos = b.sub(pos, c64(w.pad_low[s]))
-                if w.lhs_dilate[s] != 1:
-                    ok = b.and_(ok, b.icmp_signed("==", b.srem(pos, c64(w.lhs_dilate[s])),
-                                                  c64(0)))
-                    pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
-                ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-                ok = b.and_(ok, b.icmp_signed("<", pos, c64(lhs.dims[dn.input_spatial[s]])))
-                off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
-                                       c64(ls[dn.input_spatial[s]])))
-            feat = f if mult == 1 else b.udiv(f, c64(mult))
-            xp = b.gep(lhs_p, [b.add(off, feat)], source_etype=fty)
-            wp = b.gep(rhs_p, [b.add(rk_off, f)], source_etype=fty)
+        def tap(ks, rk_off, f, accs, checked):
+            """accs + lhs . rhs at window position ks (constants, or i64 values) for the
+            len(accs) vectors (or a lane) of features from f; `checked`: skipped where the
+            position is in the padding or a dilation hole (else the pixel's window is
+            inside the lhs)."""
+            off, ok = lhs_offset(b, instr, o_sp, ks, lhs_base, checked)
+
+            def products():
+                out_ = []
+                x = None
+                for i, acc in enumerate(accs):
+                    fi = b.add(f, c64(i * vl)) if i else f
+                    if vl > 1 and mult != 1:
+                        if x is None:   # one lhs feature for all of them: loaded once
+                            xp = b.gep(lhs_p, [b.add(off, b.udiv(f, c64(mult)))],
+                                       source_etype=fty)
+                            x = T.splat(b, b.load(xp, typ=fty), vl)
+                        xi = x
+                    else:
+                        feat = fi if mult == 1 else b.udiv(fi, c64(mult))
+                        xi = b.load(b.gep(lhs_p, [b.add(off, feat)], source_etype=fty),
+                                    typ=vty, align=1)
+                    y = b.load(b.gep(rhs_p, [b.add(rk_off, fi)], source_etype=fty), typ=vty,
+                               align=1)
+                    out_.append(b.call(fma, [xi, y, acc]))
+                return out_
+            if not checked:
+                return products()
             cur = b.block
             with b.if_then(ok):
-                if vl > 1 and mult != 1:
-                    x = T.splat(b, b.load(xp, typ=fty), vl)
-                else:
-                    x = b.load(xp, typ=vty, align=1)
-                y = b.load(wp, typ=vty, align=1)
-                new = b.call(fma, [x, y, acc])
+                new = products()
                 inner = b.block
-            phi = b.phi(vty)
-            phi.add_incoming(acc, cur)
-            phi.add_incoming(new, inner)
-            return phi
+            phis = []
+            for acc, n in zip(accs, new):
+                phi = b.phi(vty)
+                phi.add_incoming(acc, cur)
+                phi.add_incoming(n, inner)
+                phis.append(phi)
+            return phis
 
-        def features(f):
-            acc = zero
+        def features(f, checked, width):
+            """The `width` vectors (or lanes) of output features from f."""
             if windows is not None:
-                for off, ks in windows:
-                    acc = tap(ks, c64(off), f, acc)
+                # several chains of multiply-adds per vector (one would wait on each one's
+                # latency): PARTIAL_SUMS, fewer when several vectors give chains of their own
+                n_chains = max(min(PARTIAL_SUMS, 8 // width), 1)
+                chains = [[zero] * width for _ in range(min(n_chains, len(windows)))]
+                for j, (off, ks) in enumerate(windows):
+                    c = j % len(chains)
+                    chains[c] = tap(ks, c64(off), f, chains[c], checked)
+                while len(chains) > 1:
+                    chains = [[b.fadd(x, y) for x, y in zip(chains[i], chains[i + 1])]
+                              if i + 1 < len(chains) else chains[i]
+                              for i in range(0, len(chains), 2)]
+                accs = chains[0]
             else:
+                assert width == 1
                 slot = entry_alloca(b, vty)
-                b.store(acc, slot)
+                b.store(zero, slot)
                 with for_range(b, 0, n_win, name="win") as lin:
                     ks, r, koff = [], lin, c64(0)
                     for s in reversed(range(nsp)):
@@ -161,26 +160,48 @@ def _kernel(pe, instr, plan) -> ir.Function:
                         r = b.udiv(r, c64(w.size[s]))
                         ks.insert(0, k)
                         koff = b.add(koff, b.mul(k, c64(rs[dn.kernel_spatial[s]])))
-                    b.store(tap(ks, koff, f, b.load(slot, typ=vty)), slot)
-                acc = b.load(slot, typ=vty)
-            b.store(acc, b.gep(out_p, [b.add(out_base, f)], source_etype=fty), align=1)
+                    b.store(tap(ks, koff, f, [b.load(slot, typ=vty)], checked)[0], slot)
+                accs = [b.load(slot, typ=vty)]
+            for i, acc in enumerate(accs):
+                at = b.add(out_base, b.add(f, c64(i * vl)) if i else f)
+                b.store(acc, b.gep(out_p, [at], source_etype=fty), align=1)
 
-        whole = n_feat // vl * vl
-        if whole:
-            with for_range(b, 0, whole, vl, name="f") as f:
-                features(f)
-        if whole < n_feat:
-            # the last features one lane at a time
-            saved = (vl, vty, zero)
-            vl, vty, zero = 1, fty, ir.Constant(fty, 0.0)
-            fma = T.intrinsic(pe.llmod, "llvm.fmuladd", fty, 3)
-            with for_range(b, whole, n_feat, name="fr") as f:
-                features(f)
-            vl, vty, zero = saved
+        def all_features(checked):
+            nonlocal vl, vty, zero, fma
+            whole = n_feat // vl * vl
+            if whole:
+                width = _vectors_at_once(whole // vl, mult // vl if mult != 1 else 0,
+                                         windows is not None and vl > 1)
+                with for_range(b, 0, whole, vl * width, name="f") as f:
+                    features(f, checked, width)
+            if whole < n_feat:
+                # the last features one lane at a time
+                saved = (vl, vty, zero, fma)
+                vl, vty, zero = 1, fty, ir.Constant(fty, 0.0)
+                fma = T.intrinsic(pe.llmod, "llvm.fmuladd", fty, 3)
+                with for_range(b, whole, n_feat, name="fr") as f:
+                    features(f, checked, 1)
+                vl, vty, zero, fma = saved
+
+        by_window(b, instr, o_sp, all_features)
     b.ret_void()
     return fn
 
 
+
+
+def _vectors_at_once(n_vectors: int, per_lhs: int, unrolled: bool) -> int:
+    """Feature vectors a pixel's taps compute together (VECTORS_AT_ONCE at most) when each
+    lhs feature is broadcast to per_lhs vectors (they share its load): a divisor of both
+    counts. The CNN's first layer (one lhs feature, 32 outputs), one thread: 0.93-0.99 ->
+    0.77-0.83 ms. Not with one vector per lhs feature (MobileNet's depthwise layer measured
+    no better: its loads are not shared)."""
+    if not unrolled or not per_lhs:
+        return 1
+    for width in range(VECTORS_AT_ONCE, 1, -1):
+        if n_vectors % width == 0 and per_lhs % width == 0:
+            return width
+    return 1
 
 
 def emit_filter_grad(pe, instr, dest, operands) -> bool:
@@ -204,17 +225,9 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
     """fn(ctx = [lhs, rhs, out], start, end): channel units [start, end) (a vector of vl
     channels each, then the last channels one at a time): every output position's sum
     over the lhs features and the window, accumulated in registers."""
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(f"conv.depthwise_filter.{instr.name}"))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx, start, end = fn.args
-    lhs_p, rhs_p, out_p = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
-                           for j in range(3))
-    a = instr.attrs
-    dn, w = a["dim_labels"], a["window"]
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(
+        pe, f"conv.depthwise_filter.{instr.name}")
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
     ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
     fty = T.value_type(out.element_type)
@@ -250,21 +263,7 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
                     roff = b.add(roff, b.mul(ks[s], c64(rs[dn.kernel_spatial[s]])))
                 y = b.load(b.gep(rhs_p, [roff], source_etype=fty), typ=ty, align=1)
                 for slot, o in zip(slots, positions):
-                    ok = ir.Constant(T.I1, 1)
-                    off = lbase
-                    for s in range(nsp):
-                        k = b.sub(c64(w.size[s] - 1), ks[s]) if w.rhs_reversal[s] else ks[s]
-                        pos = b.add(c64(o[s] * w.stride[s] - w.pad_low[s]),
-                                    b.mul(k, c64(w.rhs_dilate[s])))
-                        if w.lhs_dilate[s] != 1:
-                            ok = b.and_(ok, b.icmp_signed(
-                                "==", b.srem(pos, c64(w.lhs_dilate[s])), c64(0)))
-                            pos = b.sdiv(pos, c64(w.lhs_dilate[s]))
-                        ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-                        ok = b.and_(ok, b.icmp_signed("<", pos,
-                                                      c64(lhs.dims[dn.input_spatial[s]])))
-                        off = b.add(off, b.mul(b.select(ok, pos, c64(0)),
-                                               c64(ls[dn.input_spatial[s]])))
+                    off, ok = lhs_offset(b, instr, o, ks, lbase)
                     with b.if_then(ok):
                         x = b.load(b.gep(lhs_p, [off], source_etype=fty), typ=ty, align=1)
                         b.store(b.call(fma, [x, y, b.load(slot, typ=ty)]), slot)
@@ -282,3 +281,101 @@ def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
                 block(b.add(c64(vec_units * vl), b.sub(u, c64(vec_units))), fty, 1)
     b.ret_void()
     return fn
+
+
+def kernel_fn(pe, name: str):
+    """(fn, builder, (start, end), (lhs, rhs, out)) of a kernel fn(ctx = [lhs, rhs, out],
+    start, end) for the thread pool."""
+    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
+                     pe.me.unique(name))
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    set_vector_width(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ctx, start, end = fn.args
+    ptrs = tuple(b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR) for j in range(3))
+    return fn, b, (start, end), ptrs
+
+
+def pixel_coords(b, instr, pix, p):
+    """(output offset, lhs offset of its batch, output spatial positions) of pixel p, the
+    row-major index over the output dims `pix` (major -> minor)."""
+    dn, out = instr.attrs["dim_labels"], instr.shape
+    os_, ls = strides_of(out), strides_of(instr.operands[0].shape)
+    idx, rem = {}, p
+    for d in reversed(pix):
+        idx[d] = b.urem(rem, c64(out.dims[d]))
+        rem = b.udiv(rem, c64(out.dims[d]))
+    off = c64(0)
+    for d in pix:
+        off = b.add(off, b.mul(idx[d], c64(os_[d])))
+    return (off, b.mul(idx[dn.output_batch], c64(ls[dn.input_batch])),
+            [idx[dn.output_spatial[s]] for s in range(len(dn.output_spatial))])
+
+
+def window_position(b, w, s, o, k, size):
+    """(lhs position, in bounds and not in a dilation hole) of output position o and
+    kernel position k (i64 values or ints; reversed when the window says so) along
+    spatial dim s, of `size` lhs positions."""
+    o = c64(o) if isinstance(o, int) else o
+    k = c64(k) if isinstance(k, int) else k
+    if w.rhs_reversal[s]:
+        k = b.sub(c64(w.size[s] - 1), k)
+    pos = b.add(b.mul(o, c64(w.stride[s])), b.mul(k, c64(w.rhs_dilate[s])))
+    pos = b.sub(pos, c64(w.pad_low[s]))
+    ok = ir.Constant(T.I1, 1)
+    dil = w.lhs_dilate[s]
+    if dil != 1:
+        ok = b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0))
+        pos = b.sdiv(pos, c64(dil))
+    ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
+    ok = b.and_(ok, b.icmp_signed("<", pos, c64(size)))
+    return pos, ok
+
+
+def lhs_offset(b, instr, o_sp, ks, base, checked: bool = True):
+    """(element offset, valid) in the lhs of the convolution instr of output spatial
+    position o_sp and window position ks (one entry per spatial dim), from `base` (the
+    batch's and feature's part); the offset leaves out the dims outside the lhs. Not
+    `checked` (the position is known to be inside): (offset, None)."""
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    lhs = instr.operands[0].shape
+    ls = strides_of(lhs)
+    ok, off = ir.Constant(T.I1, 1), base
+    for s in range(len(dn.output_spatial)):
+        pos, valid = window_position(b, w, s, o_sp[s], ks[s], lhs.dims[dn.input_spatial[s]])
+        if checked:
+            ok = b.and_(ok, valid)
+            pos = b.select(ok, pos, c64(0))
+        off = b.add(off, b.mul(pos, c64(ls[dn.input_spatial[s]])))
+    return off, (ok if checked else None)
+
+
+def by_window(b, instr, o_sp, emit) -> None:
+    """emit(checked): emit(False) for pixels whose whole window is inside the lhs (taps
+    without bounds checks), emit(True) for the others."""
+    inside = window_inside(b, instr, o_sp)
+    if inside is None:
+        emit(True)
+        return
+    with b.if_else(inside) as (interior, edge):
+        with interior:
+            emit(False)
+        with edge:
+            emit(True)
+
+
+def window_inside(b, instr, o_sp):
+    """An i1: the whole window of output spatial position o_sp is inside the lhs (no
+    padding; None when lhs dilation leaves holes anyway)."""
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    lhs = instr.operands[0].shape
+    if any(d != 1 for d in w.lhs_dilate):
+        return None
+    ok = ir.Constant(T.I1, 1)
+    for s in range(len(dn.output_spatial)):
+        first = b.sub(b.mul(o_sp[s], c64(w.stride[s])), c64(w.pad_low[s]))
+        last = b.add(first, c64((w.size[s] - 1) * w.rhs_dilate[s]))
+        ok = b.and_(ok, b.icmp_signed(">=", first, c64(0)))
+        ok = b.and_(ok, b.icmp_signed("<", last, c64(lhs.dims[dn.input_spatial[s]])))
+    return ok

@@ -6,7 +6,7 @@ build their operands' strides themselves (conv.py, dot_general.py).
 
 sa, sb, sc are (row stride, column stride) in elements. A call with few output columns
 computes C^T = B^T . A^T instead (gemm_kernel.swaps), as gemm.py does; `swap` tells an
-epilogue its tiles are transposed.
+epilogue its tiles are transposed (`swap=` overrides the choice).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64
 
 
-def workspace_bytes(t: str, m: int, n: int, k: int, chunks: int) -> int:
-    swap = gk.swaps(t, m, n, vector_bits())
+def workspace_bytes(t: str, m: int, n: int, k: int, chunks: int, swap=None) -> int:
+    swap = gk.swaps(t, m, n, vector_bits()) if swap is None else swap
     rows, cols = (n, m) if swap else (m, n)
     return gk.workspace_bytes(t, vector_bits(), rows, k, chunks, cols)
 
@@ -43,9 +43,10 @@ def gemm_function(module: ir.Module, t: str) -> ir.Function:
 
 
 class OwnGemm:
-    def __init__(self, b, slots, t, m, n, k, sa, sb, sc, ws, chunks, epilogue=None):
+    def __init__(self, b, slots, t, m, n, k, sa, sb, sc, ws, chunks, epilogue=None,
+                 swap=None):
         self.slots, self.t = slots, t
-        self.swap = gk.swaps(t, m, n, vector_bits())
+        self.swap = gk.swaps(t, m, n, vector_bits()) if swap is None else swap
         if self.swap:
             dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
         else:

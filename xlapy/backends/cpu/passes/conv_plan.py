@@ -217,20 +217,26 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
 MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
 
 
+def _direct_operands(instr):
+    """(attrs, lhs, rhs, out shapes, dim labels) of a convolution the direct kernels could
+    take (f32 / f64 throughout, nothing empty), else None."""
+    if instr.opcode != "convolution":
+        return None
+    shapes = (instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+    t = instr.shape.element_type.name
+    if t not in ("f32", "f64") or any(s.element_type.name != t or not s.size for s in shapes):
+        return None
+    return (instr.attrs,) + shapes + (instr.attrs["dim_labels"],)
+
+
 def depthwise_plan(instr):
     """(groups, channel multiplier) when instr is a depthwise convolution the direct kernel
     (emitters/conv_depthwise.py) computes, else None: feature groups of one input feature,
     or a single input feature (a grayscale image's first layer: multiplier = features)."""
-    if instr.opcode != "convolution":
+    got = _direct_operands(instr)
+    if got is None:
         return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
-    dn = a["dim_labels"]
+    a, lhs, rhs, out, dn = got
     g = a.get("feature_group_count", 1)
     if a.get("batch_group_count", 1) != 1 or rhs.dims[dn.kernel_input_feature] != 1:
         return None
@@ -246,16 +252,10 @@ def depthwise_plan(instr):
 def filter_grad_plan(instr):
     """The depthwise filter gradient (batch groups of one lhs batch element and one output
     feature each, as jax.grad emits): the channel count, else None."""
-    if instr.opcode != "convolution":
+    got = _direct_operands(instr)
+    if got is None:
         return None
-    a = instr.attrs
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    t = out.element_type.name
-    if t not in ("f32", "f64") or lhs.element_type.name != t or rhs.element_type.name != t:
-        return None
-    if lhs.size == 0 or rhs.size == 0 or out.size == 0:
-        return None
-    dn = a["dim_labels"]
+    a, lhs, rhs, out, dn = got
     g = a.get("batch_group_count", 1)
     if g == 1 or a.get("feature_group_count", 1) != 1 or out.dims[dn.output_batch] != 1 \
             or rhs.dims[dn.kernel_output_feature] != g or lhs.dims[dn.input_batch] != g:
@@ -266,3 +266,31 @@ def filter_grad_plan(instr):
             or rs[dn.kernel_output_feature] != 1 or os_[dn.output_feature] != 1:
         return None
     return g
+
+
+MAX_ONE_OUTPUT_WINDOW = 64     # window positions of a one-output-feature kernel (unrolled)
+MAX_ONE_OUTPUT_FEATURES = 256  # lhs features it reads per position (unrolled vectors)
+
+
+def one_output_plan(instr):
+    """The lhs feature count when instr has a single output feature and the direct kernel
+    (emitters/conv_one_output.py) computes it: no groups, the lhs's and the kernel's input
+    features innermost (the input gradient of a one-feature image's first layer, as
+    jax.grad emits for NHWC / HWIO), else None."""
+    got = _direct_operands(instr)
+    if got is None:
+        return None
+    a, lhs, rhs, _, dn = got
+    w = a["window"]
+    if a.get("feature_group_count", 1) != 1 or a.get("batch_group_count", 1) != 1 \
+            or rhs.dims[dn.kernel_output_feature] != 1:
+        return None
+    c = lhs.dims[dn.input_feature]
+    n_win = 1
+    for size in w.size:
+        n_win *= size
+    if c < 2 or c > MAX_ONE_OUTPUT_FEATURES or n_win > MAX_ONE_OUTPUT_WINDOW \
+            or strides_of(lhs)[dn.input_feature] != 1 \
+            or strides_of(rhs)[dn.kernel_input_feature] != 1:
+        return None
+    return c

@@ -1,0 +1,111 @@
+"""xlapy's own gemm (gemm_kernel.py): its argument slots, blocking parameters and the
+scratch space a call needs; plain Python, shared by the kernel's builders and its callers."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
+
+# argument slots (8 bytes each): integers, pointers, then alpha and beta as doubles
+ARGS = ("M", "N", "K", "A", "rsa", "csa", "B", "rsb", "csb", "Cin", "ldcin", "cscin", "C",
+        "ldc", "csc", "ws", "chunks", "epi", "epi_ctx", "alpha", "beta")
+# epilogue: void epi(ptr epi_ctx, i64 row, i64 col, i64 rows, i64 cols), called (when `epi` is
+# not null) on the thread that finished C's tile [row, row + rows) x [col, col + cols), right
+# after its final values are stored, while they are in that core's L1 cache
+EPILOGUE_TYPE = ir.FunctionType(VOID, [PTR, I64, I64, I64, I64])
+SLOT = {name: k for k, name in enumerate(ARGS)}
+
+MR = 12          # rows of the micro-tile
+NV = 2           # vectors per micro-tile row
+KC = 256         # depth of a packed sliver
+MC = 192         # rows of A packed at a time
+NC = 1024        # columns of B packed at a time
+GV = 4           # vectors of C's columns per block of the direct phase (thin products)
+
+
+def compute_type(t: str) -> str:
+    """The type a kernel kind computes in: bf16 and f16 operands are widened to f32 as
+    they are packed (C, Cin, alpha and beta are f32)."""
+    return "f32" if t in ("bf16", "f16") else t
+
+
+def lanes(t: str, vector_bits: int) -> int:
+    return vector_bits // (64 if compute_type(t) == "f64" else 32)
+
+
+def _esize(t: str) -> int:
+    return 8 if compute_type(t) == "f64" else 4
+
+
+def swaps(t: str, m: int, n: int, vector_bits: int) -> bool:
+    """Whether a call computes C^T = B^T . A^T instead (C has few columns, so the
+    micro-tile's long side runs along M): fewer than two slivers of columns and more rows."""
+    return n < 2 * NV * lanes(t, vector_bits) and m > n
+
+
+def direct_rows(vector_bits: int) -> int:
+    """Rows of C the direct phase computes at once: RD x GV accumulators plus GV vectors of
+    B and RD of A fit AVX-512's 32 registers with 4, 16-register targets with 2."""
+    return 4 if vector_bits >= 512 else 2
+
+
+def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool) -> bool:
+    """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
+    wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
+    rule, from the strides; A read down its columns would touch a cache line per element)."""
+    if compute_type(t) != t:
+        return False   # bf16 / f16 operands are widened as they are packed: always packed
+    return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+def b_slice_bytes(t: str, vector_bits: int) -> int:
+    """Packing space for B slivers, per chunk."""
+    return _round_up(_esize(t) * KC * (NC + NV * lanes(t, vector_bits)), 64) + 64
+
+
+def a_slice_bytes(t: str) -> int:
+    """Packing space for one MC x KC block of A, per chunk (row-split calls)."""
+    return _round_up(_esize(t) * MC * KC, 64) + 64
+
+
+def workspace_bytes(t: str, vector_bits: int, m: int, k: int, chunks: int, n: int) -> int:
+    """Scratch one call needs, whichever way it splits (splits_rows): by columns, all of A
+    packed once (shared by the chunks), then each chunk's B slivers; by rows, all of B
+    packed once, then each chunk's block of A. One chunk packs only as many columns of B
+    as there are (a 13 x 120 x 240 product needs about 130 KB rather than 1.1 MB); one
+    row (the matrix-vector phase) none."""
+    es, kpad = _esize(t), _round_up(k, KC)
+    if m == 1 and compute_type(t) == t:  # the matrix-vector phase packs nothing
+        return 0
+    if chunks <= 1:  # serial: all of A, then B slivers of at most min(N, NC) columns;
+        # or, when M > N (split by rows, as on several threads), all of B, then one block
+        # of at most min(M, MC) rows of A
+        nr = NV * lanes(t, vector_bits)
+        by_columns = 64 + _round_up(es * _round_up(m, MR) * kpad, 64) \
+            + _round_up(es * min(k, KC) * _round_up(min(n, NC), nr), 64) + 64
+        if m <= n:
+            return by_columns
+        by_rows = 64 + _round_up(es * _round_up(n, nr) * kpad, 64) \
+            + _round_up(es * _round_up(min(m, MC), MR) * KC, 64) + 64
+        return max(by_columns, by_rows)
+    by_columns = _round_up(es * _round_up(m, MR) * kpad, 64) \
+        + chunks * b_slice_bytes(t, vector_bits)
+    by_rows = _round_up(es * _round_up(n, NV * lanes(t, vector_bits)) * kpad, 64) \
+        + chunks * a_slice_bytes(t)
+    return 64 + max(by_columns, by_rows)
+
+
+def splits_rows(m: int, n: int, chunks: int) -> bool:
+    """Whether a call splits C by rows (B packed once and shared, each
+    thread packing blocks of A as it goes) rather than by columns (A packed once, each thread
+    packing its B): when A is the larger operand (M > N), so that the operand packed in a
+    pass of its own, before any arithmetic, is the smaller one. The kernel decides at run
+    time by the same rule."""
+    return m > n
+
+
