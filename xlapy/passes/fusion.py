@@ -218,22 +218,27 @@ class FusionPass:
 
     def run(self, module: Module) -> bool:
         changed = False
+        skip = self._fused_or_scalar(module)
         for comp in list(module.computations):
-            if self._is_fused_or_scalar(comp, module):
+            if id(comp) in skip:
                 continue
             changed |= self._run_computation(comp)
             changed |= self._multi_output(comp)
         return changed
 
     @staticmethod
-    def _is_fused_or_scalar(comp: Computation, module: Module) -> bool:
+    def _fused_or_scalar(module: Module) -> set:
+        """ids of the computations that fusion leaves alone: fused computations, and those
+        called as reducers, comparators or map functions (computed once for the module:
+        asking per computation made the pass quadratic in the number of computations)."""
+        out = set()
         for c in module.computations:
             for i in c.instructions:
-                if i.opcode == "fusion" and i.fused_computation is comp:
-                    return True
-                if comp in i.called_computations() and i.opcode not in CONTROL_FLOW:
-                    return True  # reducers, comparators, map functions
-        return False
+                if i.opcode == "fusion":
+                    out.add(id(i.fused_computation))
+                if i.opcode not in CONTROL_FLOW:
+                    out.update(id(k) for k in i.called_computations())
+        return out
 
     # ---- producer/consumer fusion -----------------------------------------------------------
     _deferring = False  # (see _detach)
