@@ -6,10 +6,12 @@ elemental generators of the instruction (or of its fused computation) inside one
 
   flat   purely elementwise with every operand laid out like the output: ONE loop over the
          linear index (vector code LANES at a time, elemental_vector.py), a long
-         vectorizable trip count even when the minor dimension is short
+         vectorizable trip count even when the minor dimension is short (under LANES
+         elements: a scalar loop, not offered to LLVM's vectorizer)
   rows   a fusion with per-row statistics (row_kernel.py): row by row, the statistics
          hoisted, the row's outputs as vector code
-  nest   otherwise: a loop nest over the output's dimensions
+  nest   otherwise: a loop nest over the output's dimensions (over at most
+         SMALL_KERNEL_ELEMENTS with a short innermost loop: not offered to the vectorizer)
 """
 
 from __future__ import annotations
