@@ -117,7 +117,8 @@ cond { p = (s32[], u32[6]) parameter(0)  i = s32[] get-tuple-element(p), index=0
        n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }
 body { p = (s32[], u32[6]) parameter(0)  i = s32[] get-tuple-element(p), index=0
        x = u32[6] get-tuple-element(p), index=1  one = s32[] constant(1)
-       j = s32[] add(i, one)  c = u32[] constant(2654435761)  cb = u32[6] broadcast(c), dimensions={}
+       j = s32[] add(i, one)  c = u32[] constant(2654435761)
+       cb = u32[6] broadcast(c), dimensions={}
        m = u32[6] multiply(x, cb)  s = u32[] constant(13)  sb = u32[6] broadcast(s), dimensions={}
        r = u32[6] shift-right-logical(m, sb)  y = u32[6] xor(m, r)
        ROOT t = (s32[], u32[6]) tuple(j, y) }
