@@ -20,6 +20,11 @@ Algorithm (greedy, like XLA's InstructionFusion), per computation, consumers fir
                    cheap; an expensive one (transcendental, divide, inner loop) only when all
                    of its (at most MAX_DUPLICATES) users absorb it, so it is recomputed from
                    its inputs rather than written to memory; otherwise it stays a kernel.
+  size rule        a producer with several users whose loop-fusible cone (itself and the
+                   fusible producers above it) has more than MAX_DUPLICATED_INSTRUCTIONS
+                   instructions is never duplicated: it becomes a kernel of its own, so a
+                   large shared computation (a random hash) is emitted once, and compile
+                   time stays linear in the program's size;
   branches         an expensive producer is not fused into a pad or concatenate, whose
                    per-element branch would keep the loop scalar;
   never fused      dot (BLAS gemm), convolution, sort, scatter, while, conditional, call,
@@ -51,6 +56,10 @@ log = logging.getLogger("xlapy.passes.fusion")
 MAX_FUSED_INSTRUCTIONS = 1000
 MAX_FUSED_CONSTANT_ELEMENTS = 1
 MAX_DUPLICATES = 3
+# A producer with users outside the consumer is duplicated (recomputed in each consumer)
+# only if what fusing it would pull in, its loop-fusible cone, is small: a 1,000-instruction
+# hash feeding 20 consumers would otherwise be emitted and compiled 20 times.
+MAX_DUPLICATED_INSTRUCTIONS = 40
 
 
 def _root(instr: Instruction) -> Instruction:
@@ -71,6 +80,25 @@ def is_expensive(instr: Instruction, depth: int = 4) -> bool:
         return False
     return any(o.opcode not in ("parameter", "constant") and producer_fusible(o)[0]
                and is_expensive(o, depth - 1) for o in instr.operands)
+
+
+def cone_size(p: Instruction, limit: int = MAX_DUPLICATED_INSTRUCTIONS) -> int:
+    """How many instructions fusing `p` into a consumer would copy there, at most about
+    `limit`: p (or its fused body) and the loop-fusible producers above it, each once
+    (constants and parameters are free). Stops counting once past `limit`."""
+    seen = {id(p)}
+    stack = [p]
+    n = 0
+    while stack and n <= limit:
+        i = stack.pop()
+        n += len(i.fused_computation.instructions) - len(i.fused_computation.parameters) \
+            if i.opcode == "fusion" else 1
+        for o in i.operands:
+            if id(o) not in seen and o.opcode not in ("parameter", "constant") \
+                    and producer_fusible(o)[0]:
+                seen.add(id(o))
+                stack.append(o)
+    return n
 
 
 def producer_fusible(p: Instruction) -> tuple[bool, str]:
@@ -190,22 +218,27 @@ class FusionPass:
 
     def run(self, module: Module) -> bool:
         changed = False
+        skip = self._fused_or_scalar(module)
         for comp in list(module.computations):
-            if self._is_fused_or_scalar(comp, module):
+            if id(comp) in skip:
                 continue
             changed |= self._run_computation(comp)
             changed |= self._multi_output(comp)
         return changed
 
     @staticmethod
-    def _is_fused_or_scalar(comp: Computation, module: Module) -> bool:
+    def _fused_or_scalar(module: Module) -> set:
+        """ids of the computations that fusion leaves alone: fused computations, and those
+        called as reducers, comparators or map functions (computed once for the module:
+        asking per computation made the pass quadratic in the number of computations)."""
+        out = set()
         for c in module.computations:
             for i in c.instructions:
-                if i.opcode == "fusion" and i.fused_computation is comp:
-                    return True
-                if comp in i.called_computations() and i.opcode not in CONTROL_FLOW:
-                    return True  # reducers, comparators, map functions
-        return False
+                if i.opcode == "fusion":
+                    out.add(id(i.fused_computation))
+                if i.opcode not in CONTROL_FLOW:
+                    out.update(id(k) for k in i.called_computations())
+        return out
 
     # ---- producer/consumer fusion -----------------------------------------------------------
     _deferring = False  # (see _detach)
@@ -302,6 +335,11 @@ class FusionPass:
                     return False, (f"expensive producer would be duplicated, and its user "
                                    f"{u.name} cannot fuse it")
             why = why + ", duplicated into all of its users"
+        elif len(producer.users) > 1 and cone_size(producer) > MAX_DUPLICATED_INSTRUCTIONS:
+            # duplicating it would copy a large computation into every user: it is computed
+            # once, as a kernel of its own, and its users read it from memory
+            return False, (f"producer with several users would duplicate more than "
+                           f"{MAX_DUPLICATED_INSTRUCTIONS} instructions")
         size = len(_fused_ops(consumer)) + len(_fused_ops(producer))
         if size > MAX_FUSED_INSTRUCTIONS and len(_fused_ops(consumer)) > 1:
             return False, f"fusion would exceed {MAX_FUSED_INSTRUCTIONS} instructions"

@@ -109,3 +109,33 @@ def test_pipeline_switch_is_part_of_the_cache_key(monkeypatch):
     b = c.compile(parse(SOFTMAX))
     assert a is not b and c.stats["compiles"] == 2
     assert c.compile(parse(SOFTMAX)) is b
+
+
+# a random-bits-like u32 kernel of 6 elements (no vector form), inside a while loop
+SMALL_WHILE = """HloModule w
+cond { p = (s32[], u32[6]) parameter(0)  i = s32[] get-tuple-element(p), index=0
+       n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }
+body { p = (s32[], u32[6]) parameter(0)  i = s32[] get-tuple-element(p), index=0
+       x = u32[6] get-tuple-element(p), index=1  one = s32[] constant(1)
+       j = s32[] add(i, one)  c = u32[] constant(2654435761)
+       cb = u32[6] broadcast(c), dimensions={}
+       m = u32[6] multiply(x, cb)  s = u32[] constant(13)  sb = u32[6] broadcast(s), dimensions={}
+       r = u32[6] shift-right-logical(m, sb)  y = u32[6] xor(m, r)
+       ROOT t = (s32[], u32[6]) tuple(j, y) }
+ENTRY e {
+  x = u32[6] parameter(0)  z = s32[] constant(0)
+  t = (s32[], u32[6]) tuple(z, x)
+  w = (s32[], u32[6]) while(t), condition=cond, body=body
+  ROOT y = u32[6] get-tuple-element(w), index=1
+}"""
+
+
+def test_small_kernels_and_while_loops_take_the_direct_pipeline(cpu_check):
+    """A kernel shorter than one vector and a while loop (data-dependent trip count) give
+    LLVM's loop vectorizer nothing: they do not send their part through -O3."""
+    assert _pipelines(SMALL_WHILE) == ["direct"]
+    # the same kernel over 1000 elements still gets the vectorizer
+    assert _pipelines(SMALL_WHILE.replace("u32[6]", "u32[1000]")) == ["O3"]
+    x = np.arange(6, dtype=np.uint32) * np.uint32(977)
+    cpu, interp = cpu_check.run(SMALL_WHILE, x)
+    np.testing.assert_array_equal(cpu[0], interp[0])

@@ -6,10 +6,12 @@ elemental generators of the instruction (or of its fused computation) inside one
 
   flat   purely elementwise with every operand laid out like the output: ONE loop over the
          linear index (vector code LANES at a time, elemental_vector.py), a long
-         vectorizable trip count even when the minor dimension is short
+         vectorizable trip count even when the minor dimension is short (under LANES
+         elements: a scalar loop, not offered to LLVM's vectorizer)
   rows   a fusion with per-row statistics (row_kernel.py): row by row, the statistics
          hoisted, the row's outputs as vector code
-  nest   otherwise: a loop nest over the output's dimensions
+  nest   otherwise: a loop nest over the output's dimensions (over at most
+         SMALL_KERNEL_ELEMENTS with a short innermost loop: not offered to the vectorizer)
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.kernel_target import KernelTarget, linear_index, target_math
-from xlapy.backends.llvm.loops import for_range, index_of, lanes_then_rest, linear_of, loop_nest
+from xlapy.backends.llvm.loops import (NOT_VECTORIZED, for_range, index_of, lanes_then_rest,
+                                       linear_of, loop_nest)
 from xlapy.backends.llvm.row_kernel import RowPlan
 from xlapy.hlo.ir import Computation, Instruction
 from xlapy.hlo.opcodes import ELEMENTWISE, opcode_set
@@ -152,6 +155,12 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
     if linear:  # one element per index of the physical linear range (the gpu's threads)
         with for_range(b, start, end, name="e") as i:
             store_outputs([i] if flat else index_of(b, loop_shape, i))
+    elif flat and n_flat < LANES:
+        # fewer elements than one vector: nothing for vector code or LLVM's vectorizer to
+        # gain, and vectorizing a large fused body (a random sampler's) only multiplies the
+        # code LLVM optimizes and translates
+        with for_range(b, start, end, name="flat", hints=NOT_VECTORIZED) as i:
+            store_outputs([i])
     elif flat:
         vector_store = vector_outputs(em, comp, outs, out_shapes, 0, flat=True)
         lanes_then_rest(b, start, end, LANES, vector_store and (lambda i: vector_store([i])),
@@ -160,10 +169,25 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
         rows.emit(b, em, gens, start, end, store_outputs,
                   lambda: vector_outputs(em, comp, outs, out_shapes, rows.minor))
     else:
-        with loop_nest(b, loop_shape, start, end) as index:
+        hints = NOT_VECTORIZED if _short_inner_loop(loop_shape) else None
+        with loop_nest(b, loop_shape, start, end, hints=hints) as index:
             store_outputs(index)
     b.ret_void()
     return fn
+
+
+# A kernel over at most this many elements runs in well under a microsecond whatever LLVM
+# makes of it: its loops are not offered to the loop vectorizer when they are short.
+SMALL_KERNEL_ELEMENTS = 256
+
+
+def _short_inner_loop(shape: Shape) -> bool:
+    """Whether the nest over `shape` is small and its innermost loop runs fewer than LANES
+    times: LLVM's loop vectorizer has nothing to gain there, and vectorizing a large fused
+    body (a random sampler's) only multiplies the code LLVM optimizes and translates (the
+    part then takes the short "direct" pipeline, loop_analysis.py)."""
+    inner = [shape.dims[d] for d in shape.minor_to_major if shape.dims[d] != 1]
+    return shape.size <= SMALL_KERNEL_ELEMENTS and (not inner or inner[0] < LANES)
 
 
 def _alone(instr: Instruction) -> Computation:

@@ -65,13 +65,17 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None)
     i.add_incoming(nxt, latch)
     br = b.branch(header)
     if hints:
-        m = b.module
-        ops = [m.add_metadata([ir.MetaDataString(m, k), ir.Constant(ir.IntType(32), int(v))])
-               for k, v in hints.items()]
-        loop_id = m.add_metadata(ops)
-        loop_id.operands = (loop_id, *ops)   # a loop ID refers to itself (printed distinct)
-        br.set_metadata("llvm.loop", loop_id)
+        set_loop_hints(b.module, br, hints)
     b.position_at_end(exit_)
+
+
+def set_loop_hints(m: ir.Module, back_edge: ir.Instruction, hints: dict) -> None:
+    """Attach LLVM loop metadata (e.g. NOT_VECTORIZED) to a loop's back-edge branch."""
+    ops = [m.add_metadata([ir.MetaDataString(m, k), ir.Constant(ir.IntType(32), int(v))])
+           for k, v in hints.items()]
+    loop_id = m.add_metadata(ops)
+    loop_id.operands = (loop_id, *ops)   # a loop ID refers to itself (printed distinct)
+    back_edge.set_metadata("llvm.loop", loop_id)
 
 
 NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}
@@ -174,10 +178,12 @@ def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:
 
 
 @contextlib.contextmanager
-def loop_nest(b: ir.IRBuilder, shape: Shape, outer_start=None, outer_stop=None, name="d"):
+def loop_nest(b: ir.IRBuilder, shape: Shape, outer_start=None, outer_stop=None, name="d",
+              hints=None):
     """Loops over every element of `shape` in physical order (major outermost). Yields the
     logical multi-index. The outermost loop runs over [outer_start, outer_stop) of the
-    most-major dimension when given (for splitting work across threads)."""
+    most-major dimension when given (for splitting work across threads). `hints`: loop
+    metadata (for_range) of every loop of the nest."""
     order = list(reversed(shape.minor_to_major))  # major -> minor
     index = [c64(0)] * shape.rank
     with contextlib.ExitStack() as stack:
@@ -187,5 +193,6 @@ def loop_nest(b: ir.IRBuilder, shape: Shape, outer_start=None, outer_stop=None, 
                 lo, hi = outer_start, outer_stop
             if shape.dims[d] == 1 and not (k == 0 and outer_start is not None):
                 continue
-            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"{name}{d}"))
+            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"{name}{d}",
+                                                     hints=hints))
         yield index

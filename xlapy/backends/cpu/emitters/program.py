@@ -47,7 +47,7 @@ from xlapy.backends.cpu.runtime import launch, threadpool
 from xlapy.backends.llvm import fpmode
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import literal_global, lowering_error
-from xlapy.backends.llvm.loops import c64, entry_alloca
+from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, set_loop_hints
 from xlapy.hlo.aliasing import leaf_position, module_aliases
 from xlapy.hlo.ir import ELIDED, Computation, Instruction, Worklist
 from xlapy.hlo.opcodes import ALIASING, NO_KERNEL
@@ -739,6 +739,8 @@ class ProgramEmitter:
             vc, vn = b.load(pc, typ=T.PTR), b.load(pn, typ=T.PTR)
             b.store(vn, pc)
             b.store(vc, pn)
-        b.branch(header)
+        # a data-dependent trip count: LLVM's loop vectorizer never applies (marking it so
+        # keeps loop_analysis from sending the whole part through -O3 for it)
+        set_loop_hints(self.me.llmod, b.branch(header), NOT_VECTORIZED)
         b.position_at_end(exit_)
         return unflatten(shape, [self.table_entry(cur, k) for k in range(len(sizes))])
