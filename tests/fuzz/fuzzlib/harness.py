@@ -67,6 +67,47 @@ def evaluate(module, inputs, flush: bool) -> list:
         return flatten(Evaluator(flush_denormals=flush).evaluate(module, list(inputs)))
 
 
+def _largest_first(a, dims):
+    """`a` with the elements along `dims` reordered by decreasing magnitude."""
+    a = np.asarray(a)
+    dims = sorted(dims)
+    moved = np.moveaxis(a, dims, range(a.ndim - len(dims), a.ndim))
+    kept = moved.shape[:a.ndim - len(dims)]
+    flat = moved.reshape(kept + (-1,))
+    with np.errstate(all="ignore"):
+        order = np.argsort(-np.abs(flat.astype(np.float64)), axis=-1, kind="stable")
+    flat = np.take_along_axis(flat, order, axis=-1)
+    return np.moveaxis(flat.reshape(moved.shape), range(a.ndim - len(dims), a.ndim), dims)
+
+
+class _Reordered(Evaluator):
+    """Evaluates every reduce with its inputs reordered along the reduced dimensions
+    (reversed, or a single float input largest magnitude first): the order in which a
+    reduction combines its elements is the implementation's (HLO asks for an associative,
+    commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
+    reached or not before an overflow) is not determined by the program."""
+
+    def __init__(self, how: str):
+        super().__init__(flush_denormals=True)
+        self.how = how
+
+    def apply(self, rule, instr, operands):
+        if instr.opcode == "reduce":
+            dims = tuple(instr.attrs.get("dimensions", ()))
+            n = len(operands) // 2
+            if dims and self.how == "reversed":
+                operands = [np.flip(np.asarray(o), dims) for o in operands[:n]] + \
+                    list(operands[n:])
+            elif dims and n == 1 and np.asarray(operands[0]).dtype.kind == "f":
+                operands = [_largest_first(operands[0], dims), operands[1]]
+        return super().apply(rule, instr, operands)
+
+
+def evaluate_reordered(module, inputs, how: str) -> list:
+    with np.errstate(all="ignore"):
+        return flatten(_Reordered(how).evaluate(module, list(inputs)))
+
+
 def run_backend(backend: str, module, inputs) -> list:
     if backend == "interpreter":
         return get_platform("interpreter").compiler.compile(module).run_leaves(*inputs)
@@ -110,8 +151,10 @@ class _Context:
         if self._sens is None:
             try:
                 base = evaluate(self.module, self.inputs, True)
-                self._sens = C.sensitivity(lambda xs: evaluate(self.module, xs, True),
-                                           self.inputs, base)
+                self._sens = C.sensitivity(
+                    lambda xs: evaluate(self.module, xs, True), self.inputs, base,
+                    variants=[lambda xs: evaluate_reordered(self.module, xs, "reversed"),
+                              lambda xs: evaluate_reordered(self.module, xs, "largest")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens
