@@ -90,7 +90,8 @@ def test_xlapy_keeps_the_semantics_and_the_fuzzer_knows_xla_departs(name):
                                    atol=1e-12)
     harness.clear_caches()
     assert not np.allclose(xla.run_text(text, inputs)[0].astype(np.float64), want,
-                           rtol=1e-6, atol=0, equal_nan=True), "XLA no longer departs: drop the deviation"
+                           rtol=1e-6, atol=0, equal_nan=True), \
+        "XLA no longer departs: drop the deviation"
     result = harness.check(text, inputs, backends=("cpu",))
     harness.clear_caches()
     assert not result.findings and result.explained == {name: 1}, result
