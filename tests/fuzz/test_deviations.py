@@ -101,3 +101,28 @@ def test_interpreter_keeps_the_unsigned_semantics():
     text, inputs, want = CASES["unsigned-start-index-read-signed"]
     got = get_platform("interpreter").compiler.compile(parse(text)).run_leaves(*inputs)[0]
     np.testing.assert_array_equal(got, want)
+
+
+def test_xla_reduce_window_base_dilation_is_wrong_and_the_interpreter_is_the_reference():
+    """XLA:CPU ignores the lhs dilation of this reduce-window (xla.miscomputes): it returns
+    elements where HLO's holes give the init value, then reads past the operand's end."""
+    text = """HloModule m
+mn {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] minimum(x, y)
+}
+ENTRY e {
+  p = f32[16,8,5,8] parameter(0)
+  c = f32[] constant(inf)
+  ROOT r = f32[9,18,2,9] reduce-window(p, c), window={WINDOW}, to_apply=mn
+}""".replace("WINDOW", "size=2x1x3x1 stride=2x1x3x1 pad=1_2x2_1x1_2x0_1 lhs_dilate=1x2x1x1")
+    x = np.ones((16, 8, 5, 8), np.float32)
+    want = harness.evaluate(parse(text), [x], True)[0]
+    assert np.isinf(want[0, 3, 0, 0])   # a hole of the dilation: only the init value
+    assert xla.run_text(text, [x])[0][0, 3, 0, 0] == 1, "XLA is right now: drop miscomputes"
+    for backend in ("cpu", "cpu-nofusion"):
+        np.testing.assert_array_equal(harness.run_backend(backend, parse(text), [x])[0], want)
+    result = harness.check(text, [x])
+    harness.clear_caches()
+    assert result.reference == "interpreter" and not result.findings, result
