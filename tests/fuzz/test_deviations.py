@@ -42,6 +42,16 @@ ENTRY e {
   ROOT p = f32[2] power(a, b)
 }""", [np.array([4.2e-45, 2.0], np.float32), np.array([1.1265817e-4, 0.5], np.float32)],
         [0.0, np.sqrt(2.0)]),  # the subnormal base read as zero (XLA: 2^(-150 b) = 0.98835)
+    "batch-grouped-conv-nan-across-groups": (
+        """HloModule m
+ENTRY e {
+  x = f32[3,2,6] parameter(0)
+  k = f32[2,2,1] parameter(1)
+  ROOT c = f32[2,3,3] convolution(x, k), window={size=1 rhs_dilate=2},
+    dim_labels=0fb_oi0->f0b, batch_group_count=2
+}""", [np.zeros((3, 2, 6), np.float32), np.array([1.0, np.nan, 0.25, 0.5], np.float32
+                                                   ).reshape(2, 2, 1)],
+        None),  # feature 1's kernel has no NaN: 0 (XLA: NaN)
     "cbrt-of-subnormal": (
         """HloModule m
 ENTRY e {

@@ -88,6 +88,25 @@ class _AsXla(Evaluator):
             return np.where(_subnormal(y) & _subnormal(x), np.asarray(np.nan, out.dtype), out)
         elif _grouped_conv(instr):
             return super().apply(rule, *_one_group(instr, operands))
+        elif _batch_grouped_conv(instr):
+            # each output feature also gets 0 x (every group's kernel on every batch group)
+            lhs, rhs = (np.asarray(o) for o in operands)
+            g = instr.attrs["batch_group_count"]
+            dn = instr.attrs["dim_labels"]
+            per = lhs.shape[dn.input_batch] // g
+            per_out = rhs.shape[dn.kernel_output_feature] // g
+            out = np.asarray(super().apply(rule, instr, operands))
+            with np.errstate(all="ignore"):
+                for k in range(g):
+                    for j in range(g):
+                        if k == j == 0:
+                            continue
+                        other = super().apply(rule, instr, [
+                            np.roll(lhs, k * per, dn.input_batch),
+                            np.roll(rhs, j * per_out, dn.kernel_output_feature)])
+                        out = (out + np.zeros((), out.dtype) * np.asarray(other)
+                               ).astype(out.dtype)
+            return out
         elif instr.opcode == "cbrt" and instr.shape.element_type.name in ("f32", "bf16"):
             out = super().apply(rule, instr, operands)
             a = np.asarray(operands[0])
@@ -143,6 +162,10 @@ def _subnormal(a) -> np.ndarray:
 
 def _grouped_conv(i: Instruction) -> bool:
     return i.opcode == "convolution" and i.attrs.get("feature_group_count", 1) > 1
+
+
+def _batch_grouped_conv(i: Instruction) -> bool:
+    return i.opcode == "convolution" and i.attrs.get("batch_group_count", 1) > 1
 
 
 def _one_group(instr: Instruction, operands):
@@ -278,6 +301,14 @@ DEVIATIONS = [
         "the zeros of the other groups' blocks makes their outputs NaN; HLO's groups read "
         "only their own features, as xlapy computes them",
         _grouped_conv, None, _AsXla),
+    Deviation(
+        "batch-grouped-conv-nan-across-groups",
+        "XLA:CPU computes a convolution with batch groups as one over every batch group and "
+        "every group's kernel and keeps each output feature's own part (the rest times "
+        "zero), so an inf or NaN in one group's kernel or batch makes the other groups' "
+        "outputs NaN; HLO's output features read only their own batch group and kernel, as "
+        "xlapy computes them",
+        _batch_grouped_conv, None, _AsXla),
     Deviation(
         "atan2-of-two-subnormals",
         "XLA:CPU's atan2 divides y by x: with both subnormal (read as zeros) that is 0/0 and "
