@@ -52,6 +52,16 @@ ENTRY e {
 }""", [np.zeros((3, 2, 6), np.float32), np.array([1.0, np.nan, 0.25, 0.5], np.float32
                                                    ).reshape(2, 2, 1)],
         None),  # feature 1's kernel has no NaN: 0 (XLA: NaN)
+    "divide-by-constant-as-reciprocal": (
+        """HloModule m
+ENTRY e {
+  x = f16[1] parameter(0)
+  f = f16[1] ceil(x)
+  e = f16[1] exponential-minus-one(f)
+  c = f16[] constant(0.013252)
+  b = f16[1] broadcast(c), dimensions={}
+  ROOT d = f16[1] divide(e, b)
+}""", [np.array([-1.077], np.float16)], [-47.72]),  # XLA: -47.66 (1 / c: 2 ulps with expm1's)
     "cbrt-of-subnormal": (
         """HloModule m
 ENTRY e {

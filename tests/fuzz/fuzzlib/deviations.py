@@ -213,6 +213,32 @@ def _positive_zeros(i: Instruction) -> None:
     i.literal = np.where(lit == 0, np.zeros((), lit.dtype), lit).astype(lit.dtype)
 
 
+def _float_constant_divisor(i: Instruction):
+    """divide(x, c) with c a float constant or a broadcast of one: the constant, or None."""
+    if i.opcode != "divide" or not i.shape.is_array or not i.shape.element_type.is_float:
+        return None
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        d = d.operands[0]
+    return d if d.opcode == "constant" else None
+
+
+def _reciprocal_multiply(i: Instruction) -> None:
+    c = _float_constant_divisor(i)
+    lit = np.asarray(c.literal)
+    with np.errstate(all="ignore"):
+        inv = (np.ones((), np.float64) / lit.astype(np.float64)).astype(lit.dtype)
+    comp = i.parent
+    new = comp.add_instruction(Instruction("constant", c.shape, (), name="dev.inv",
+                                           literal=inv))
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        new = comp.add_instruction(Instruction("broadcast", d.shape, [new], d.attrs,
+                                               name="dev.invb"))
+    i.replace_operand_with(d, new)
+    i.opcode = "multiply"
+
+
 _NARROW = ("f16", "bf16")
 
 
@@ -279,6 +305,12 @@ DEVIATIONS = [
         "as 2^-150 (f64: 2^-1075): pow(4e-45, 1e-4) is 0.98835, not 0.98855; xlapy's "
         "compiled code reads the base as zero (0.0), the interpreter as IEEE",
         _float_power, None, _AsXla),
+    Deviation(
+        "divide-by-constant-as-reciprocal",
+        "XLA's simplifier rewrites x / c for a constant c as x * (1 / c), with 1 / c rounded "
+        "to the type: a rounding more (f16: 2 ulps off, -47.66 for -47.72), and 1/c may "
+        "overflow or flush where x / c would not; HLO divides, as xlapy does",
+        lambda i: _float_constant_divisor(i) is not None, _reciprocal_multiply),
     Deviation(
         "cbrt-of-subnormal",
         "XLA:CPU's f32 cbrt gives -2^(-152/3) = -5.595e-16 for every subnormal argument, "
