@@ -37,11 +37,13 @@ ENTRY e {
     "pow-of-subnormal-base": (
         """HloModule m
 ENTRY e {
-  a = f32[2] parameter(0)
-  b = f32[2] parameter(1)
-  ROOT p = f32[2] power(a, b)
-}""", [np.array([4.2e-45, 2.0], np.float32), np.array([1.1265817e-4, 0.5], np.float32)],
-        [0.0, np.sqrt(2.0)]),  # the subnormal base read as zero (XLA: 2^(-150 b) = 0.98835)
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT p = f32[3] power(a, b)
+}""", [np.array([4.2e-45, 2.0, -2.0], np.float32),
+       np.array([1.1265817e-4, 0.5, 4e-45], np.float32)],
+        [0.0, np.sqrt(2.0), 1.0]),  # subnormals read as zeros (XLA: 2^(-150 b) = 0.98835,
+    # and NaN for -2^tiny)
     "batch-grouped-conv-nan-across-groups": (
         """HloModule m
 ENTRY e {

@@ -99,7 +99,8 @@ def run(args) -> pathlib.Path:
         slot.proc = subprocess.Popen(
             [sys.executable, "-m", "fuzzlib.worker", "--generator", slot.generator,
              "--seeds", f"{first}:{slot.last_seed}", "--bundle", str(args.bundle),
-             "--log", str(slot.log), "--cases", str(out / "cases")],
+             "--log", str(slot.log), "--cases", str(out / "cases"),
+             f"--runtime-cache={out / 'runtime-cache'}"],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=open(
                 out / "logs" / f"{slot.generator}_{first}.stderr", "ab"),
             start_new_session=True)
