@@ -48,6 +48,7 @@ def main(argv=None) -> int:
     p.add_argument("--cases", required=True)
     p.add_argument("--backends", default=",".join(harness.BACKENDS))
     p.add_argument("--runtime-cache", help="a directory for the runtime's own objects")
+    p.add_argument("--until", type=float, help="stop starting bundles after this time.time()")
     args = p.parse_args(argv)
     if args.runtime_cache:
         _programs_never_cached()
@@ -55,6 +56,8 @@ def main(argv=None) -> int:
     backends = tuple(args.backends.split(","))
     with open(args.log, "a", buffering=1) as log:
         for seed in range(first, last):
+            if args.until is not None and time.time() > args.until:
+                break
             log.write(json.dumps({"start": seed, "generator": args.generator}) + "\n")
             log.flush()
             t0 = time.perf_counter()
