@@ -1,6 +1,7 @@
 """An open-ended differential fuzzing campaign: worker processes check bundles of random
 programs (worker.py); this driver hands out seed chunks, restarts workers that die or
-hang, and writes a report.
+hang, and writes a report. Workers share DIR/runtime-cache, a disk cache of the runtime's
+own objects only (programs are never cached: worker.py), and stop at the deadline.
 
   .venv/bin/python tests/fuzz/campaign.py [--seconds 600] [--programs N] [--workers 2]
         [--generators hlo,jax] [--bundle 6] [--chunk 100] [--start-seed S] [--out DIR]

@@ -136,8 +136,10 @@ def exp(c, x):
 @register('expm1')
 def expm1(c, x):
     res = _expm1(c, x)
-    res = c.select(x.eq(0.0), x, res)         # keeps the sign of zero (and, as XLA's, a
-    # subnormal x, which compares equal to zero with denormals flushed)
+    # keeps the sign of zero; a subnormal x compares equal to zero with denormals flushed
+    # and gives a zero of its sign then (XLA gives the subnormal itself in some fusions and
+    # a zero in others: xlapy flushes, as its compiled code does everywhere)
+    res = c.select(x.eq(0.0), c.copysign(0.0, x), res)
     return c.select(c.isnan(x), x, res)
 
 
@@ -181,7 +183,8 @@ def tanh(c, x):
         t = _expm1(c, ax + ax)
         big_res = t / (t + 2.0)
     res = c.select(ax.lt(0.55), small, c.copysign(big_res, x))
-    res = c.select(x.eq(0.0), x, res)         # tanh(-0) = -0
+    res = c.select(x.eq(0.0), c.copysign(0.0, x), res)   # tanh(-0) = -0 (a subnormal: as
+    # expm1's)
     return c.select(c.isnan(x), x, res)
 
 
