@@ -64,6 +64,19 @@ ENTRY e {
   b = f16[1] broadcast(c), dimensions={}
   ROOT d = f16[1] divide(e, b)
 }""", [np.array([-1.077], np.float16)], [-47.72]),  # XLA: -47.66 (1 / c: 2 ulps with expm1's)
+    "clz-folded-negative": (
+        """HloModule m
+and_s32 {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT a = s32[] and(x, y)
+}
+ENTRY e {
+  p = s32[2,0] parameter(0)
+  c = s32[] constant(-1)
+  r = s32[2] reduce(p, c), dimensions={1}, to_apply=and_s32
+  ROOT z = s32[2] count-leading-zeros(r)
+}""", [np.zeros((2, 0), np.int32)], [0, 0]),  # XLA: -32 (folded)
     "cbrt-of-subnormal": (
         """HloModule m
 ENTRY e {

@@ -107,6 +107,11 @@ class _AsXla(Evaluator):
                         out = (out + np.zeros((), out.dtype) * np.asarray(other)
                                ).astype(out.dtype)
             return out
+        elif instr.opcode == "count-leading-zeros" and instr.shape.element_type.name[0] == "s":
+            out = np.asarray(super().apply(rule, instr, operands))
+            x = np.asarray(operands[0])
+            bits = x.dtype.itemsize * 8
+            return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
         elif instr.opcode == "cbrt" and instr.shape.element_type.name in ("f32", "bf16"):
             out = super().apply(rule, instr, operands)
             a = np.asarray(operands[0])
@@ -326,6 +331,14 @@ DEVIATIONS = [
         "to the type: a rounding more (f16: 2 ulps off, -47.66 for -47.72), and 1/c may "
         "overflow or flush where x / c would not; HLO divides, as xlapy does",
         lambda i: _float_constant_divisor(i) is not None, _reciprocal_multiply),
+    Deviation(
+        "clz-folded-negative",
+        "XLA's constant folding counts the leading zeros of a negative signed integer as "
+        "bits - 1 - 63 (it takes log2 of the value widened to 64 bits): clz(-1) is -32 in "
+        "s32 where its operand folds to a constant (a reduce over a size-0 dimension, a "
+        "constant); HLO counts the zeros of the value's own bits (0), as xlapy does",
+        lambda i: i.opcode == "count-leading-zeros"
+        and i.shape.element_type.name[0] == "s", None, _AsXla),
     Deviation(
         "cbrt-of-subnormal",
         "XLA:CPU's f32 cbrt gives -2^(-152/3) = -5.595e-16 for every subnormal argument, "
