@@ -36,6 +36,8 @@ test: $(VENV)/.installed aot-toolchains
 fuzz: $(VENV)/.installed
 	$(PY) tests/fuzz/campaign.py --seconds $(FUZZ_SECONDS) --out out/fuzz
 	$(PY) tests/fuzz/malformed.py --seconds 60 --out out/fuzz
+	# the acceptance check of memory: 1,000 compile-and-drop cycles (make test runs 120)
+	XLAPY_MEMORY_CYCLES=1000 $(PY) -m pytest tests/backends/cpu/test_memory.py
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py

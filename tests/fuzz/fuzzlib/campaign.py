@@ -1,9 +1,10 @@
 """An open-ended differential fuzzing campaign: worker processes check bundles of random
 programs (worker.py); this driver hands out seed chunks, restarts workers that die or
-hang, and writes a report.
+hang, and writes a report. Workers share DIR/runtime-cache, a disk cache of the runtime's
+own objects only (programs are never cached: worker.py), and stop at the deadline.
 
   .venv/bin/python tests/fuzz/campaign.py [--seconds 600] [--programs N] [--workers 2]
-        [--generators hlo,jax] [--bundle 6] [--chunk 40] [--start-seed S] [--out DIR]
+        [--generators hlo,jax] [--bundle 6] [--chunk 100] [--start-seed S] [--out DIR]
   .venv/bin/python tests/fuzz/campaign.py --report DIR     (report of logs already there)
 
 Seeds: generator g's bundle k uses seed start + k, so two campaigns with different
@@ -73,6 +74,7 @@ def run(args) -> pathlib.Path:
     generators = args.generators.split(",")
     next_seed = {g: args.start_seed for g in generators}
     deadline = time.monotonic() + args.seconds
+    until = time.time() + args.seconds  # (workers stop starting bundles then)
     slots = [Slot(i) for i in range(args.workers)]
     events = open(out / "events.jsonl", "a", buffering=1)
     env = dict(os.environ, PYTHONPATH=str(FUZZ_DIR), XLAPY_DISABLE_CACHE="1")
@@ -99,7 +101,8 @@ def run(args) -> pathlib.Path:
         slot.proc = subprocess.Popen(
             [sys.executable, "-m", "fuzzlib.worker", "--generator", slot.generator,
              "--seeds", f"{first}:{slot.last_seed}", "--bundle", str(args.bundle),
-             "--log", str(slot.log), "--cases", str(out / "cases")],
+             "--log", str(slot.log), "--cases", str(out / "cases"),
+             f"--runtime-cache={out / 'runtime-cache'}", "--until", str(until)],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=open(
                 out / "logs" / f"{slot.generator}_{first}.stderr", "ab"),
             start_new_session=True)
@@ -235,7 +238,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--generators", default="hlo,jax")
     p.add_argument("--bundle", type=int, default=6, help="programs per module")
-    p.add_argument("--chunk", type=int, default=40, help="bundles per worker process")
+    # 100 bundles per process: a process's start (imports, JAX) costs a few seconds, about
+    # a third of a 6-bundle jax worker's profile; workers stop at the deadline anyway
+    p.add_argument("--chunk", type=int, default=100, help="bundles per worker process")
     p.add_argument("--start-seed", type=int, default=1_000_000)
     p.add_argument("--hang-seconds", type=float, default=300)
     p.add_argument("--out", default="out/fuzz")

@@ -163,24 +163,32 @@ def perturb(rng: np.random.Generator, x, ulps: float = 4.0):
         return np.asarray((a.astype(np.float64) * factor).astype(a.dtype))
 
 
-def sensitivity(evaluate, inputs, baseline: list, runs: int = 3, seed: int = 0):
+def _widen(spreads, unstable, baseline, outs) -> None:
+    for k, (b, o) in enumerate(zip(baseline, outs)):
+        b, o = np.asarray(b), np.asarray(o)
+        if not is_float(b.dtype):
+            unstable[k] |= b != o
+            continue
+        with np.errstate(all="ignore"):
+            b64, o64 = _f64(b), _f64(o)
+            cls_b = np.isnan(b64) * 1 + np.isinf(b64) * 2 + np.signbit(b64) * 4
+            cls_o = np.isnan(o64) * 1 + np.isinf(o64) * 2 + np.signbit(o64) * 4
+            unstable[k] |= cls_b != cls_o
+            d = np.where(np.isfinite(b64) & np.isfinite(o64), np.abs(b64 - o64), 0)
+            spreads[k] = np.maximum(spreads[k], d)
+
+
+def sensitivity(evaluate, inputs, baseline: list, runs: int = 3, seed: int = 0,
+                variants=()):
     """(spreads, unstables) per output: how far each element moves when the inputs move by
-    a few ulps (evaluate(inputs) -> flat outputs; baseline: its unperturbed result)."""
+    a few ulps (evaluate(inputs) -> flat outputs; baseline: its unperturbed result), and
+    when each of `variants` (evaluate functions computing the same program another valid
+    way, e.g. reductions in another order) computes it."""
     rng = np.random.default_rng(seed)
     spreads = [np.zeros(np.shape(b)) for b in baseline]
     unstable = [np.zeros(np.shape(b), bool) for b in baseline]
     for _ in range(runs):
-        outs = evaluate([perturb(rng, x) for x in inputs])
-        for k, (b, o) in enumerate(zip(baseline, outs)):
-            b, o = np.asarray(b), np.asarray(o)
-            if not is_float(b.dtype):
-                unstable[k] |= b != o
-                continue
-            with np.errstate(all="ignore"):
-                b64, o64 = _f64(b), _f64(o)
-                cls_b = np.isnan(b64) * 1 + np.isinf(b64) * 2 + np.signbit(b64) * 4
-                cls_o = np.isnan(o64) * 1 + np.isinf(o64) * 2 + np.signbit(o64) * 4
-                unstable[k] |= cls_b != cls_o
-                d = np.where(np.isfinite(b64) & np.isfinite(o64), np.abs(b64 - o64), 0)
-                spreads[k] = np.maximum(spreads[k], d)
+        _widen(spreads, unstable, baseline, evaluate([perturb(rng, x) for x in inputs]))
+    for variant in variants:
+        _widen(spreads, unstable, baseline, variant(list(inputs)))
     return spreads, unstable

@@ -31,6 +31,7 @@ class Deviation:
     applies: Callable[[Instruction], bool]
     rewrite: Callable[[Instruction], None] | None  # on the copy's matching instruction
     evaluator: type | None = None  # evaluates as XLA does instead of a rewrite
+    module_rewrite: Callable | None = None  # rewrites the whole copy (module) instead
 
 
 def _conv_padded(i: Instruction) -> bool:
@@ -74,6 +75,9 @@ class _AsXla(Evaluator):
     does (see DEVIATIONS)."""
 
     def apply(self, rule, instr, operands):
+        if (instr.opcode == "convert" and instr.shape.element_type.name == "f32"
+                and instr.operands[0].shape.element_type.name in _NARROW):
+            return rule(self, instr, operands)  # a widening on bits: nothing flushed
         if instr.opcode == "dynamic-slice":
             operands = operands[:1] + [_signed(o) for o in operands[1:]]
         elif instr.opcode == "dynamic-update-slice":
@@ -84,11 +88,87 @@ class _AsXla(Evaluator):
             return np.where(_subnormal(y) & _subnormal(x), np.asarray(np.nan, out.dtype), out)
         elif _grouped_conv(instr):
             return super().apply(rule, *_one_group(instr, operands))
+        elif _batch_grouped_conv(instr):
+            # each output feature also gets 0 x (every group's kernel on every batch group)
+            lhs, rhs = (np.asarray(o) for o in operands)
+            g = instr.attrs["batch_group_count"]
+            dn = instr.attrs["dim_labels"]
+            per = lhs.shape[dn.input_batch] // g
+            per_out = rhs.shape[dn.kernel_output_feature] // g
+            out = np.asarray(super().apply(rule, instr, operands))
+            with np.errstate(all="ignore"):
+                for k in range(g):
+                    for j in range(g):
+                        if k == j == 0:
+                            continue
+                        other = super().apply(rule, instr, [
+                            np.roll(lhs, k * per, dn.input_batch),
+                            np.roll(rhs, j * per_out, dn.kernel_output_feature)])
+                        out = (out + np.zeros((), out.dtype) * np.asarray(other)
+                               ).astype(out.dtype)
+            return out
+        elif instr.opcode == "count-leading-zeros" and instr.shape.element_type.name[0] == "s":
+            out = np.asarray(super().apply(rule, instr, operands))
+            x = np.asarray(operands[0])
+            bits = x.dtype.itemsize * 8
+            return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
+        elif instr.opcode == "cbrt" and instr.shape.element_type.name in ("f32", "bf16"):
+            out = super().apply(rule, instr, operands)
+            a = np.asarray(operands[0])
+            return np.asarray(np.where(_subnormal(a), np.float32(-2.0 ** (-152 / 3)), out)
+                              .astype(out.dtype))
+        elif instr.opcode == "power" and _float_power(instr):
+            out = super().apply(rule, instr, operands)
+            from xlapy.hlo.evaluator.numerics import flush_denormals
+            return flush_denormals(_pow_subnormal_base_as_glibc(*operands, out))
         elif instr.opcode == "power" and _unsigned_power(instr):
             a, b = (np.asarray(o) for o in operands)
             out = super().apply(rule, instr, operands)
             return np.where(_signed(b) < 0, (a == 1).astype(a.dtype), out)
         return super().apply(rule, instr, operands)
+
+
+def _float_power(i: Instruction) -> bool:
+    return i.opcode == "power" and i.shape.element_type.name in ("f32", "bf16", "f64")
+
+
+def _f32_cbrt(i: Instruction) -> bool:
+    return i.opcode == "cbrt" and i.shape.element_type.name in ("f32", "bf16")
+
+
+def _pow_subnormal_base_as_glibc(a, b, out):
+    """XLA:CPU's pow calls glibc's pow/powf with denormals flushed: its normalization of a
+    subnormal base (x * 2^23, then subtracting 23 from the exponent bits) multiplies into a
+    flushed zero, which leaves log2|x| = -150 (f32; -1075 for f64) for every subnormal x."""
+    a, b = np.asarray(a), np.asarray(b)
+    sub = _subnormal(a)
+    sub_b = _subnormal(b)
+    if sub_b.any():
+        # a subnormal exponent is not zero to glibc (it tests the bits): x^tiny is 1 for
+        # x > 0, NaN for x < 0 (not an integer), 0 or inf for x = +-0, x for NaN
+        with np.errstate(all="ignore"):
+            xb = a.astype(np.float64)
+            tiny = np.where(np.isnan(xb), xb, np.where(
+                xb == 0, np.where(np.signbit(b), np.inf, 0.0),
+                np.where(np.signbit(xb) & (xb != 0), np.nan, 1.0)))
+            tiny = np.where(np.isinf(xb) & ~np.signbit(xb),
+                            np.where(np.signbit(b), 0.0, np.inf), tiny)
+        out = np.asarray(np.where(sub_b, tiny.astype(out.dtype), out).astype(out.dtype))
+        sub = sub & ~sub_b
+    if not sub.any():
+        return out
+    wide = np.float64
+    log2 = -1075.0 if a.dtype == np.float64 else -150.0
+    with np.errstate(all="ignore"):
+        bb = b.astype(wide)
+        mag = np.exp2(log2 * bb)
+        odd = (np.floor(bb) == bb) & (np.mod(bb, 2) == 1)
+        integer = np.floor(bb) == bb
+        neg = np.signbit(a)
+        val = np.where(neg & ~integer, np.nan, np.where(neg & odd, -mag, mag))
+        special = (bb == 0) | ~np.isfinite(bb)
+        res = np.where(sub & ~special, val.astype(out.dtype), out)
+    return np.asarray(res.astype(out.dtype))
 
 
 def _subnormal(a) -> np.ndarray:
@@ -101,6 +181,10 @@ def _subnormal(a) -> np.ndarray:
 
 def _grouped_conv(i: Instruction) -> bool:
     return i.opcode == "convolution" and i.attrs.get("feature_group_count", 1) > 1
+
+
+def _batch_grouped_conv(i: Instruction) -> bool:
+    return i.opcode == "convolution" and i.attrs.get("batch_group_count", 1) > 1
 
 
 def _one_group(instr: Instruction, operands):
@@ -136,7 +220,140 @@ def _unsigned_power(i: Instruction) -> bool:
     return i.opcode == "power" and i.shape.element_type.name.startswith("u")
 
 
+def _constant_negative_zero(i: Instruction) -> bool:
+    if i.opcode != "constant" or not i.shape.is_array or not i.shape.element_type.is_float:
+        return False
+    lit = np.asarray(i.literal)
+    return bool((np.signbit(lit) & (lit == 0)).any())
+
+
+def _positive_zeros(i: Instruction) -> None:
+    lit = np.asarray(i.literal)
+    i.literal = np.where(lit == 0, np.zeros((), lit.dtype), lit).astype(lit.dtype)
+
+
+def _float_constant_divisor(i: Instruction):
+    """divide(x, c) with c a float constant or a broadcast of one: the constant, or None."""
+    if i.opcode != "divide" or not i.shape.is_array or not i.shape.element_type.is_float:
+        return None
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        d = d.operands[0]
+    return d if d.opcode == "constant" else None
+
+
+def _reciprocal_multiply(i: Instruction) -> None:
+    c = _float_constant_divisor(i)
+    lit = np.asarray(c.literal)
+    with np.errstate(all="ignore"):
+        inv = (np.ones((), np.float64) / lit.astype(np.float64)).astype(lit.dtype)
+    comp = i.parent
+    new = comp.add_instruction(Instruction("constant", c.shape, (), name="dev.inv",
+                                           literal=inv))
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        new = comp.add_instruction(Instruction("broadcast", d.shape, [new], d.attrs,
+                                               name="dev.invb"))
+    i.replace_operand_with(d, new)
+    i.opcode = "multiply"
+
+
+_NARROW = ("f16", "bf16")
+
+
+def _widenable(i: Instruction) -> bool:
+    """An arithmetic instruction on f16/bf16 that XLA:CPU computes in f32."""
+    from xlapy.hlo.opcodes import opinfo
+    if not i.shape.is_array or not i.operands:
+        return False
+    kind = opinfo(i.opcode).category
+    if kind not in ("unary", "binary") and i.opcode != "compare":
+        return False
+    if i.opcode in ("abs", "negate", "is-finite", "real", "imag"):
+        return False
+    types = {o.shape.element_type.name for o in i.operands if o.shape.is_array}
+    return len(types) == 1 and types <= set(_NARROW)
+
+
+def _has_narrow_arithmetic(module) -> bool:
+    return any(_widenable(i) for c in module.computations for i in c.instructions)
+
+
+def _excess_precision(module) -> None:
+    """f16/bf16 arithmetic computed in f32 and rounded only where a narrow value is kept:
+    each widenable op becomes convert<narrow>(op<f32>(...)), and convert<f32>(convert<
+    narrow>(y)) of such a y is y itself (what XLA's SimplifyFPConversions removes)."""
+    from xlapy.hlo.shapes import F32
+    for comp in module.computations:
+        wide: dict[int, Instruction] = {}
+        for instr in comp.post_order():
+            if _widenable(instr):
+                ops = []
+                for o in instr.operands:
+                    w = wide.get(id(o))
+                    if w is None:
+                        w = comp.add_instruction(Instruction(
+                            "convert", Shape.array(F32, o.shape.dims), [o]))
+                    ops.append(w)
+                shape = instr.shape
+                if shape.element_type.name in _NARROW:
+                    shape = Shape.array(F32, shape.dims)
+                w = comp.add_instruction(Instruction(instr.opcode, shape, ops, instr.attrs))
+                if w.shape is shape and instr.shape.element_type.name in _NARROW:
+                    back = comp.add_instruction(Instruction("convert", instr.shape, [w]))
+                    instr.replace_all_uses_with(back)
+                    wide[id(back)] = w
+                else:
+                    instr.replace_all_uses_with(w)
+            elif (instr.opcode == "convert" and instr.shape.element_type is F32
+                  and id(instr.operands[0]) in wide):
+                instr.replace_all_uses_with(wide[id(instr.operands[0])])
+
+
 DEVIATIONS = [
+    Deviation(
+        "constant-negative-zero",
+        "XLA:CPU gives +0 for the -0 elements of a constant (jax.jit(lambda x: x * "
+        "np.float32([-0.0]))(1.0) is +0), so 1/c, copysign and atan2 of them take the "
+        "other sign; HLO's constant is -0, as xlapy keeps it",
+        _constant_negative_zero, _positive_zeros),
+    Deviation(
+        "pow-of-subnormal-base",
+        "XLA:CPU's pow runs glibc's pow/powf with denormals flushed, whose normalization of "
+        "a subnormal base multiplies it by 2^23 into a zero, so every subnormal base reads "
+        "as 2^-150 (f64: 2^-1075): pow(4e-45, 1e-4) is 0.98835, not 0.98855; xlapy's "
+        "compiled code reads the base as zero (0.0), the interpreter as IEEE. A subnormal "
+        "exponent is not zero to it either: pow(-2, 4e-45) is NaN (xlapy: pow(-2, 0) = 1)",
+        _float_power, None, _AsXla),
+    Deviation(
+        "divide-by-constant-as-reciprocal",
+        "XLA's simplifier rewrites x / c for a constant c as x * (1 / c), with 1 / c rounded "
+        "to the type: a rounding more (f16: 2 ulps off, -47.66 for -47.72), and 1/c may "
+        "overflow or flush where x / c would not; HLO divides, as xlapy does",
+        lambda i: _float_constant_divisor(i) is not None, _reciprocal_multiply),
+    Deviation(
+        "clz-folded-negative",
+        "XLA's constant folding counts the leading zeros of a negative signed integer as "
+        "bits - 1 - 63 (it takes log2 of the value widened to 64 bits): clz(-1) is -32 in "
+        "s32 where its operand folds to a constant (a reduce over a size-0 dimension, a "
+        "constant); HLO counts the zeros of the value's own bits (0), as xlapy does",
+        lambda i: i.opcode == "count-leading-zeros"
+        and i.shape.element_type.name[0] == "s", None, _AsXla),
+    Deviation(
+        "cbrt-of-subnormal",
+        "XLA:CPU's f32 cbrt gives -2^(-152/3) = -5.595e-16 for every subnormal argument, "
+        "positive or negative (its exponent split does not normalize subnormals, and its "
+        "sign comes from the garbage); xlapy reads the subnormal as zero (cbrt +-0) in "
+        "compiled code, the interpreter as IEEE",
+        _f32_cbrt, None, _AsXla),
+    Deviation(
+        "excess-precision",
+        "XLA:CPU computes f16/bf16 arithmetic in f32 and, with excess precision allowed "
+        "(xla_allow_excess_precision, on by default), removes the f32->bf16->f32 rounding "
+        "between such ops, so a chain of them rounds once at its end (x * 1.55 * 0.43 in f16 "
+        "does not overflow for x = -65504) and convert<f32>(pow<bf16>) keeps the f32 value; "
+        "HLO rounds every op's result to its type, as xlapy does",
+        _widenable, None, None, _excess_precision),
     Deviation(
         "grouped-conv-nan-across-groups",
         "XLA:CPU computes a convolution with feature groups as one convolution over all "
@@ -144,6 +361,14 @@ DEVIATIONS = [
         "the zeros of the other groups' blocks makes their outputs NaN; HLO's groups read "
         "only their own features, as xlapy computes them",
         _grouped_conv, None, _AsXla),
+    Deviation(
+        "batch-grouped-conv-nan-across-groups",
+        "XLA:CPU computes a convolution with batch groups as one over every batch group and "
+        "every group's kernel and keeps each output feature's own part (the rest times "
+        "zero), so an inf or NaN in one group's kernel or batch makes the other groups' "
+        "outputs NaN; HLO's output features read only their own batch group and kernel, as "
+        "xlapy computes them",
+        _batch_grouped_conv, None, _AsXla),
     Deviation(
         "atan2-of-two-subnormals",
         "XLA:CPU's atan2 divides y by x: with both subnormal (read as zeros) that is 0/0 and "
@@ -179,27 +404,45 @@ def _evaluate(module, inputs, evaluator=Evaluator):
         return flatten(evaluator(flush_denormals=True).evaluate(module, list(inputs)))
 
 
+def _mimic(module, inputs, devs):
+    """The module's outputs with the deviations `devs` (and their instruction names)
+    applied, as the flushing interpreter computes them."""
+    copy = module.clone()
+    evaluator = Evaluator
+    for dev, names in devs:
+        if dev.module_rewrite is not None:
+            dev.module_rewrite(copy)
+        elif dev.rewrite is not None:
+            for c in copy.computations:
+                for i in list(c.instructions):
+                    if i.name in names:
+                        dev.rewrite(i)
+        if dev.evaluator is not None:
+            evaluator = dev.evaluator
+    return _evaluate(copy, inputs, evaluator)
+
+
 def explain(module, inputs, expected, actual, mismatch, acc):
-    """The name of the known deviation that explains `mismatch`, or None."""
+    """The name of the known deviation that explains `mismatch` (several joined by "+"
+    when only all of those that apply together do), or None."""
     if mismatch.mask is None:
         return None
+    applicable = []
     for dev in DEVIATIONS:
-        names = [i.name for c in module.computations for i in c.instructions
-                 if dev.applies(i)]
-        if not names:
-            continue
-        copy = module.clone()
+        names = {i.name for c in module.computations for i in c.instructions
+                 if dev.applies(i)}
+        if names:
+            applicable.append((dev, names))
+    tries = [[a] for a in applicable]
+    if len(applicable) > 1:
+        tries.append(applicable)
+    k = mismatch.output
+    for devs in tries:
         try:
-            if dev.rewrite is not None:
-                for c in copy.computations:
-                    for i in list(c.instructions):
-                        if i.name in names:
-                            dev.rewrite(i)
-            mimic = _evaluate(copy, inputs, dev.evaluator or Evaluator)
+            mimic = _mimic(module, inputs, devs)
         except Exception:
             continue
-        k = mismatch.output
         leaf = C.compare_leaf(k, expected[k], mimic[k], acc[k], unstable=~mismatch.mask)
         if leaf is None:
-            return dev.name
+            return "+".join(dev.name for dev, _ in devs)
     return None

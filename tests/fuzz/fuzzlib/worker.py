@@ -17,10 +17,26 @@ import os
 import sys
 import time
 
-os.environ.setdefault("XLAPY_DISABLE_CACHE", "1")  # 200,000 programs must not fill the disk
+# 200,000 programs must not fill the disk: with --runtime-cache (the campaign's) only the
+# runtime's own fixed objects (gemm kernels, the thread pool, ...) are cached on disk, which
+# every worker process would otherwise compile again (about 15 s of LLVM each on this
+# machine); programs are never stored or looked up
+_RUNTIME_CACHE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith(
+    "--runtime-cache=")), None)
+if _RUNTIME_CACHE:
+    os.environ.pop("XLAPY_DISABLE_CACHE", None)
+    os.environ["XLAPY_CACHE_DIR"] = _RUNTIME_CACHE
+else:
+    os.environ.setdefault("XLAPY_DISABLE_CACHE", "1")
 
-from fuzzlib import harness, regressions
-from fuzzlib.generators import generate
+from fuzzlib import harness, regressions  # noqa: E402
+from fuzzlib.generators import generate  # noqa: E402
+
+
+def _programs_never_cached() -> None:
+    from xlapy.backends.cpu import disk_cache
+    disk_cache.load = lambda key, module: None
+    disk_cache.store = lambda key, spec: None
 
 
 def main(argv=None) -> int:
@@ -31,11 +47,17 @@ def main(argv=None) -> int:
     p.add_argument("--log", required=True)
     p.add_argument("--cases", required=True)
     p.add_argument("--backends", default=",".join(harness.BACKENDS))
+    p.add_argument("--runtime-cache", help="a directory for the runtime's own objects")
+    p.add_argument("--until", type=float, help="stop starting bundles after this time.time()")
     args = p.parse_args(argv)
+    if args.runtime_cache:
+        _programs_never_cached()
     first, last = (int(x) for x in args.seeds.split(":"))
     backends = tuple(args.backends.split(","))
     with open(args.log, "a", buffering=1) as log:
         for seed in range(first, last):
+            if args.until is not None and time.time() > args.until:
+                break
             log.write(json.dumps({"start": seed, "generator": args.generator}) + "\n")
             log.flush()
             t0 = time.perf_counter()

@@ -102,3 +102,26 @@ def crashes_xla(module) -> bool:
             if not in_entry or _constant_only(instr, memo):
                 return True
     return False
+
+
+def miscomputes(module) -> bool:
+    """A reduce-window with base (lhs) dilation on an operand of rank 3 or more: XLA:CPU
+    (jaxlib 0.10.2) computes some of these ignoring the dilation, and reads past the end of
+    the operand for the positions beyond it (f32[16,8,5,8], window size=2x1x3x1
+    stride=2x1x3x1 pad=1_2x2_1x1_2x0_1 lhs_dilate=1x2x1x1, min: elements where HLO's holes
+    are, then garbage; small and low-rank ones it computes right). The interpreter, checked
+    against XLA on every other module, is the reference for these."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.opcode != "reduce-window":
+                continue
+            w = instr.attrs.get("window")
+            if (w is not None and any(d > 1 for d in w.lhs_dilate)
+                    and instr.operands[0].shape.rank >= 3):
+                return True
+    return False
+
+
+def unreliable(module) -> bool:
+    """Whether XLA must not be the reference: it would crash, or it computes it wrong."""
+    return crashes_xla(module) or miscomputes(module)

@@ -21,6 +21,9 @@ from .math_ir import F64, Ctx, register
 LOG2E = 1.4426950408889634
 INF = float('inf')
 NAN = float('nan')
+# x86's default NaN, which XLA:CPU's log and log1p give for negative arguments (sign set:
+# a TOTALORDER compare or a sort sees the difference)
+NEG_NAN = -float('nan')
 
 
 def _ln2(c):
@@ -119,7 +122,7 @@ def _log(c, x, corr=None):
 
 
 def _log_specials(c, x, res):
-    res = c.select(x.lt(0.0), NAN, res)
+    res = c.select(x.lt(0.0), NEG_NAN, res)
     res = c.select(x.eq(0.0), -INF, res)
     res = c.select(x.eq(INF), INF, res)
     return c.select(c.isnan(x), x, res)
@@ -133,7 +136,10 @@ def exp(c, x):
 @register('expm1')
 def expm1(c, x):
     res = _expm1(c, x)
-    res = c.select(x.eq(0.0), x, res)         # keeps the sign of zero
+    # keeps the sign of zero; a subnormal x compares equal to zero with denormals flushed
+    # and gives a zero of its sign then (XLA gives the subnormal itself in some fusions and
+    # a zero in others: xlapy flushes, as its compiled code does everywhere)
+    res = c.select(x.eq(0.0), c.copysign(0.0, x), res)
     return c.select(c.isnan(x), x, res)
 
 
@@ -147,11 +153,13 @@ def log1p(c, x):
     u = x + 1.0
     corr = (x - (u - 1.0)) / u                # rounding error of u, to first order
     res = _log(c, u, corr)
-    res = c.select(x.eq(0.0), x, res)
-    res = c.select(x.lt(-1.0), NAN, res)
+    # a subnormal x compares equal to zero with denormals flushed: XLA's log1p gives a zero
+    # of its sign then (the select must not pass the subnormal through, expm1 does)
+    res = c.select(x.eq(0.0), c.copysign(0.0, x), res)
+    res = c.select(x.lt(-1.0), NEG_NAN, res)
     res = c.select(x.eq(-1.0), -INF, res)
     res = c.select(x.eq(INF), INF, res)
-    return c.select(c.isnan(x), x, res)
+    return c.select(c.isnan(x), NEG_NAN, res)      # XLA's log1p of any NaN has its sign set
 
 
 @register('tanh')
@@ -175,7 +183,8 @@ def tanh(c, x):
         t = _expm1(c, ax + ax)
         big_res = t / (t + 2.0)
     res = c.select(ax.lt(0.55), small, c.copysign(big_res, x))
-    res = c.select(x.eq(0.0), x, res)         # tanh(-0) = -0
+    res = c.select(x.eq(0.0), c.copysign(0.0, x), res)   # tanh(-0) = -0 (a subnormal: as
+    # expm1's)
     return c.select(c.isnan(x), x, res)
 
 

@@ -167,7 +167,9 @@ def _trig(c, x, which):
         res = c.narrow(res)
     if which != 'cos':
         res = c.select(c.bits(x).lt(0), -res, res)   # odd function of x (keeps -0)
-    return c.select(c.isfinite(x), res, NAN)
+    # inf - inf is x86's default NaN (sign set) and NaN - NaN the NaN itself: what XLA's
+    # sin, cos and tan give for them
+    return c.select(c.isfinite(x), res, x - x)
 
 
 @register('sin')

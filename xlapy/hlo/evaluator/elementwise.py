@@ -210,7 +210,8 @@ def _float_math_rule(opcode: str, fn) -> None:
 _float_math_rule("exponential", np.exp)               # e^x
 _float_math_rule("exponential-minus-one", np.expm1)   # e^x - 1, accurate near 0
 _float_math_rule("log", np.log)                       # ln x; log(-x) = NaN, log(0) = -inf
-_float_math_rule("log-plus-one", np.log1p)            # ln(1 + x), accurate near 0
+_float_math_rule("log-plus-one",                     # ln(1 + x), accurate near 0; NaN
+                 lambda x: np.where(np.isnan(x), -np.abs(np.nan), np.log1p(x)))  # as XLA's
 _float_math_rule("logistic", lambda x: _special().expit(x) if x.dtype == F64
                  else 1 / (1 + np.exp(-x)))           # 1 / (1 + e^-x)
 _float_math_rule("sqrt", lambda x: np.sqrt(x + 0.0) if x.dtype.kind == "c"  # -0i as +0i (XLA)

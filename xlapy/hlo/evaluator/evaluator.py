@@ -66,7 +66,8 @@ class Evaluator:
 
     def apply(self, rule, instr, operands: list):
         """rule(self, instr, operands), with operands and result flushed in that mode."""
-        if not self.flush_denormals or instr.opcode in KEEPS_BITS:
+        if (not self.flush_denormals or instr.opcode in KEEPS_BITS
+                or instr.attrs.get("type") == "TOTALORDER"):  # a compare of bit patterns
             return rule(self, instr, operands)
         return flush_denormals(rule(self, instr, [flush_denormals(o) for o in operands]))
 

@@ -37,11 +37,13 @@ import ml_dtypes
 import numpy as np
 
 from xlapy.hlo.evaluator.evaluator import eval_rule
+from xlapy.hlo.evaluator.numerics import flush_denormals
 from xlapy.errors import EvaluationError
 from xlapy.hlo.attributes import Window
 from xlapy.hlo.opcodes import COMMUTATIVE, ELEMENTWISE
 
 _LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_FLUSHED_WIDE = (np.dtype(np.float32), np.dtype(np.float64))
 _SCALAR_OK = ELEMENTWISE | {"parameter", "constant", "tuple", "get-tuple-element"}
 
 
@@ -262,6 +264,11 @@ def _reduce(ev, instr, operands):
     if len(inputs) == 1:
         kind = reducer_kind(comp)
         uf = ufunc_for(kind, x0.dtype)
+        if ev.flush_denormals and x0.dtype in _FLUSHED_WIDE:
+            uf = None  # every step flushes (the generic fold): a product or a cancelling sum
+            # underflows into subnormals midway, which compiled code makes zeros
+        elif ev.flush_denormals and uf is not None:
+            x0 = flush_denormals(x0)   # (bf16 sums accumulate in f32: inputs read as zeros)
         if uf is not None:
             acc = np.float32 if kind == "add" and x0.dtype in _LOW_PRECISION else x0.dtype
             r = uf.reduce(x0.astype(acc, copy=False), axis=dims, dtype=acc)
