@@ -246,6 +246,7 @@ _FILES = {
                        "Cumprod MirrorPad MirrorPadGrad PadV2 MatrixBandPart Einsum "
                        "TruncateDiv TruncateMod IsFinite IsNan IsInf Print PrintV2 "
                        "ScatterUpdate ScatterAdd ScatterSub",
+    "test_distributed_hvd": "XlapyAllreduce XlapyBroadcast",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -256,6 +257,7 @@ EXECUTOR_ONLY = {
     "Unique": "output shape depends on the data", "Where": "output shape depends on the data",
     "SegmentSum": "output shape depends on the data (its largest segment id)",
     "Print": "writes to the host's stderr", "PrintV2": "writes to the host's stream",
+    "XlapyBroadcast": "sets variables from rank 0 through MPI once, before training",
 }
 
 
