@@ -98,9 +98,8 @@ def sgd(step_size):
     return (lambda x0: x0, lambda i, g, x: x - step_size(i) * g, lambda x: x)
 
 
-@optimizer
-def momentum(step_size, mass):
-    """Heavy-ball momentum: v = mass * v + g; x - step_size(i) * v."""
+def _momentum(step_size, mass, nesterov: bool):
+    """The velocity v = mass * v + g; the step along v, or (Nesterov) along mass * v + g."""
     step_size = make_schedule(step_size)
 
     def init(x0):
@@ -109,23 +108,21 @@ def momentum(step_size, mass):
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
+        direction = mass * velocity + g if nesterov else velocity
+        return x - step_size(i) * direction, velocity
     return init, update, lambda state: state[0]
+
+
+@optimizer
+def momentum(step_size, mass):
+    """Heavy-ball momentum: v = mass * v + g; x - step_size(i) * v."""
+    return _momentum(step_size, mass, nesterov=False)
 
 
 @optimizer
 def nesterov(step_size, mass):
     """Nesterov's accelerated gradient."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-    return init, update, lambda state: state[0]
+    return _momentum(step_size, mass, nesterov=True)
 
 
 @optimizer
