@@ -38,6 +38,17 @@ def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
+def clamp_index(b: ir.IRBuilder, v, t, hi: int):
+    """An index `v` of element type `t`, sign- or zero-extended to i64 and clamped to
+    [0, hi] (XLA's clamping of dynamic-slice and gather starts)."""
+    if t.bits < 64:
+        v = b.sext(v, I64) if t.is_signed else b.zext(v, I64)
+    if t.is_signed:
+        v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
+        return b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+    return b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
+
+
 @contextlib.contextmanager
 def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None):
     """Emit `for (i = start; i < stop; i += step)`; yields i. `step` (an int or an i64
