@@ -12,7 +12,6 @@ one accumulator per input; f16/bf16 dots accumulate in f32 and round once at the
 
 from __future__ import annotations
 
-import contextlib
 
 from llvmlite import ir
 
@@ -21,24 +20,13 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
+from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range, index_nest
 from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import F32
 
 
 def _as_tuple(v):
     return v if isinstance(v, tuple) else (v,)
-
-
-@contextlib.contextmanager
-def _loops(b, sizes, name):
-    """Nested loops over `sizes` (skipping size-1 dims); yields the index list."""
-    idx = [c64(0)] * len(sizes)
-    with contextlib.ExitStack() as stack:
-        for k, n in enumerate(sizes):
-            if n != 1:
-                idx[k] = stack.enter_context(for_range(b, 0, n, name=f"{name}{k}"))
-        yield idx
 
 
 def _widened_add(instr) -> bool:
@@ -139,7 +127,7 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
         # the vector load assumes the vector's (a misaligned aligned-move where the slot stays
         # in memory, e.g. when LLVM does not inline the kernel)
         lanes.align = 64
-    with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
+    with em.scope(), index_nest(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):
             full[d] = index[k]
@@ -194,7 +182,7 @@ def _reduce(em, instr, gens, index):
     keep = [d for d in range(in_shape.rank) if d not in dims]
     if _widened_add(instr):
         def positions(emit):
-            with em.scope(), _loops(b, [in_shape.dims[d] for d in dims], "r") as ridx:
+            with em.scope(), index_nest(b, [in_shape.dims[d] for d in dims], "r") as ridx:
                 full = [None] * in_shape.rank
                 for k, d in enumerate(keep):
                     full[d] = index[k]
@@ -221,7 +209,7 @@ def _reduce(em, instr, gens, index):
         slot = em.alloca(v.type)
         b.store(v, slot)
         slots.append(slot)
-    with em.scope(), _loops(b, sizes, "r") as ridx:
+    with em.scope(), index_nest(b, sizes, "r") as ridx:
         full = [None] * in_shape.rank
         for k, d in enumerate(keep):
             full[d] = index[k]
@@ -293,7 +281,7 @@ def _reduce_window(em, instr, gens, index):
     def positions(emit):
         """emit(src_index, in_bounds) for every window position; padding and the holes of
         lhs dilation are skipped (they contribute nothing)."""
-        with em.scope(), _loops(b, list(w.size), "w") as widx:
+        with em.scope(), index_nest(b, list(w.size), "w") as widx:
             src, ok = _window_source(b, w, in_shape, out_shape, index, widx)
             emit(src, ok if ok is not None else ir.Constant(T.I1, 1))
 
@@ -372,7 +360,7 @@ def _dot(em, instr, gens, index):
     slot = em.alloca(T.value_type(acc_t))
     b.store(T.const(acc_t, 0), slot)
     nb = len(lb)
-    with em.scope(), _loops(b, [lhs.dims[d] for d in lc], "k") as kidx:
+    with em.scope(), index_nest(b, [lhs.dims[d] for d in lc], "k") as kidx:
         li = [None] * lhs.rank
         ri = [None] * rhs.rank
         for k, (dl, dr) in enumerate(zip(lb, rb)):
@@ -415,7 +403,7 @@ def _convolution(em, instr, gens, index):
     slot = em.alloca(T.value_type(acc_t))
     b.store(T.const(acc_t, 0), slot)
     nsp = len(dn.input_spatial)
-    with em.scope(), _loops(b, [c_in_per_group] + list(w.size), "cv") as loop_idx:
+    with em.scope(), index_nest(b, [c_in_per_group] + list(w.size), "cv") as loop_idx:
         c, kpos = loop_idx[0], loop_idx[1:]
         ok = ir.Constant(T.I1, 1)
         li = [None] * lhs.rank

@@ -49,6 +49,15 @@ def clamp_index(b: ir.IRBuilder, v, t, hi: int):
     return b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
 
 
+def _enter_loop(b: ir.IRBuilder, name: str, *parts: str) -> list[ir.Block]:
+    """New blocks `name.part` of the builder's function; the builder branches to the first
+    (the loop header) and is left there."""
+    blocks = [b.function.append_basic_block(f"{name}.{part}") for part in parts]
+    b.branch(blocks[0])
+    b.position_at_end(blocks[0])
+    return blocks
+
+
 @contextlib.contextmanager
 def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None):
     """Emit `for (i = start; i < stop; i += step)`; yields i. `step` (an int or an i64
@@ -58,13 +67,8 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None)
         start = c64(start)
     if isinstance(stop, int):
         stop = c64(stop)
-    fn = b.function
     pre = b.block
-    header = fn.append_basic_block(f"{name}.header")
-    body = fn.append_basic_block(f"{name}.body")
-    exit_ = fn.append_basic_block(f"{name}.exit")
-    b.branch(header)
-    b.position_at_end(header)
+    header, body, exit_ = _enter_loop(b, name, "header", "body", "exit")
     i = b.phi(I64, name=name)
     i.add_incoming(start, pre)
     b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
@@ -86,6 +90,51 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None)
 
 
 NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}
+
+
+@contextlib.contextmanager
+def index_nest(b: ir.IRBuilder, dims, name: str = "n"):
+    """Loops over every logical index of `dims` in row-major order; yields the index (a list
+    of i64 values; dims of size 1 get the constant 0 and no loop)."""
+    index = [c64(0)] * len(dims)
+    with contextlib.ExitStack() as stack:
+        for d, n in enumerate(dims):
+            if n != 1:
+                index[d] = stack.enter_context(for_range(b, 0, n, name=f"{name}{d}"))
+        yield index
+
+
+@contextlib.contextmanager
+def while_loop(b: ir.IRBuilder, cond, name: str = "while"):
+    """`while (cond()) { body }`: cond() is called with the builder in the loop header and
+    returns an i1; the body is emitted inside the `with` block."""
+    header, body, exit_ = _enter_loop(b, name, "cond", "body", "exit")
+    b.cbranch(cond(), body, exit_)
+    b.position_at_end(body)
+    yield
+    b.branch(header)
+    b.position_at_end(exit_)
+
+
+def step_down_while(b: ir.IRBuilder, start, floor, goes_before, move=None, name: str = "down"):
+    """`j = start; while (j > floor && goes_before(j, j - 1)) { move(j, j - 1); j -= 1; }`
+    (an insertion sort's inner loop); returns the final j. goes_before returns an i1; move
+    (if any) is emitted where it holds."""
+    pre = b.block
+    head, test, body, done = _enter_loop(b, name, "head", "test", "body", "done")
+    j = b.phi(I64, name=f"{name}.j")
+    j.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed(">", j, floor), test, done)
+    b.position_at_end(test)
+    jm1 = b.sub(j, c64(1))
+    b.cbranch(goes_before(j, jm1), body, done)
+    b.position_at_end(body)
+    if move is not None:
+        move(j, jm1)
+    j.add_incoming(jm1, b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    return j
 
 
 def lanes_then_rest(b: ir.IRBuilder, start, stop, lanes: int, vector_body, scalar_body,

@@ -21,10 +21,10 @@ import math
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, index_nest, load_at,
+from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, load_at,
                                                  routine_function, store_at)
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, clamp_index
+from xlapy.backends.llvm.loops import c64, clamp_index, index_nest
 
 
 def _memcpy(llmod, b, dst, src, nbytes: int) -> None:

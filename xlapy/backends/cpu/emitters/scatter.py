@@ -26,11 +26,11 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, index_nest, load_at,
-                                        routine_function)
+from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, load_at,
+                                                 routine_function)
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter, lowering_error
-from xlapy.backends.llvm.loops import c64
+from xlapy.backends.llvm.loops import c64, index_nest
 from xlapy.backends.llvm.scatter_dims import ScatterDims
 
 
