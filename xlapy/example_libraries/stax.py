@@ -281,9 +281,14 @@ def Dropout(rate, mode="train"):
     return init_fun, apply_fun
 
 
+def _layer_rngs(kwargs: dict, n: int):
+    """n keys split from the `rng` keyword (taken out of kwargs), or n Nones without one."""
+    rng = kwargs.pop("rng", None)
+    return random.split(rng, n) if rng is not None else (None,) * n
+
+
 def serial(*layers):
     """Layers applied one after another."""
-    nlayers = len(layers)
     init_funs, apply_funs = zip(*layers)
 
     def init_fun(rng, input_shape):
@@ -295,8 +300,7 @@ def serial(*layers):
         return input_shape, params
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, len(layers))
         for fun, param, r in zip(apply_funs, params, rngs):
             inputs = fun(param, inputs, rng=r, **kwargs)
         return inputs
@@ -305,16 +309,14 @@ def serial(*layers):
 
 def parallel(*layers):
     """Layers applied to the corresponding inputs of a sequence."""
-    nlayers = len(layers)
     init_funs, apply_funs = zip(*layers)
 
     def init_fun(rng, input_shape):
-        rngs = random.split(rng, nlayers)
+        rngs = random.split(rng, len(layers))
         return zip(*[init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)])
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, len(layers))
         return [f(p, x, rng=r, **kwargs)
                 for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
     return init_fun, apply_fun
