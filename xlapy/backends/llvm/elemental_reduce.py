@@ -20,7 +20,8 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range, index_nest
+from xlapy.backends.llvm.loops import (NOT_VECTORIZED, c64, entry_alloca, for_range, index_nest,
+                                       merge_index)
 from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import F32
 
@@ -128,11 +129,7 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
         # in memory, e.g. when LLVM does not inline the kernel)
         lanes.align = 64
     with em.scope(), index_nest(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(outer_dims):
-            full[d] = oidx[k]
+        full = merge_index(in_shape.rank, (keep, index), (outer_dims, oidx))
         # counted in elements (step LANES): the address is then one induction variable, as
         # -O3's IndVarSimplify would leave it (the short "direct" pipeline has no such pass)
         with em.scope(), for_range(b, 0, chunks * LANES, step=LANES, name="vr") as base:
@@ -183,11 +180,7 @@ def _reduce(em, instr, gens, index):
     if _widened_add(instr):
         def positions(emit):
             with em.scope(), index_nest(b, [in_shape.dims[d] for d in dims], "r") as ridx:
-                full = [None] * in_shape.rank
-                for k, d in enumerate(keep):
-                    full[d] = index[k]
-                for k, d in enumerate(dims):
-                    full[d] = ridx[k]
+                full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
                 emit(full)
         return _wide_reduce(em, instr, gens, index, positions)
     op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
@@ -210,11 +203,7 @@ def _reduce(em, instr, gens, index):
         b.store(v, slot)
         slots.append(slot)
     with em.scope(), index_nest(b, sizes, "r") as ridx:
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(dims):
-            full[d] = ridx[k]
+        full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
         _accumulate(em, slots, instr.attrs["to_apply"], [g(full) for g in inputs])
     out = tuple(b.load(s) for s in slots)
     return out if instr.shape.is_tuple else out[0]
@@ -231,11 +220,7 @@ def _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes):
     in_shape = instr.operands[0].shape
     accs = [g([]) for g in inits]
     for combo in itertools.product(*[range(n) for n in sizes]):
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(dims):
-            full[d] = c64(combo[k])
+        full = merge_index(in_shape.rank, (keep, index), (dims, [c64(v) for v in combo]))
         accs = list(_as_tuple(em.call_scalar(instr.attrs["to_apply"],
                                              accs + [g(full) for g in inputs])))
     return tuple(accs) if instr.shape.is_tuple else accs[0]

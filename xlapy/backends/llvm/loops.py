@@ -12,6 +12,7 @@ multi-index and the physical linear offset given the shape's layout.
 from __future__ import annotations
 
 import contextlib
+import math
 
 from llvmlite import ir
 
@@ -36,6 +37,16 @@ def entry_alloca(b: ir.IRBuilder, ty: ir.Type, count=None, name: str = ""):
 
 def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
+
+
+def merge_index(rank: int, *parts) -> list:
+    """An index of `rank` dims put together from (dims, values) parts: values[k] at dim
+    dims[k]."""
+    index = [None] * rank
+    for dims, values in parts:
+        for d, v in zip(dims, values):
+            index[d] = v
+    return index
 
 
 def clamp_index(b: ir.IRBuilder, v, t, hi: int):
@@ -188,18 +199,19 @@ def _offset(b: ir.IRBuilder, dims, st, index) -> ir.Value:
 
 def index_of(b: ir.IRBuilder, shape: Shape, linear) -> list:
     """Logical multi-index of a physical linear offset."""
-    index = [None] * shape.rank
+    return _split_linear(b, shape.dims, list(reversed(shape.minor_to_major)), linear)
+
+
+def _split_linear(b: ir.IRBuilder, dims, major_to_minor: list, linear) -> list:
+    """The multi-index over `dims` of a linear offset whose dims run in `major_to_minor`
+    order (udiv/urem by each dim's stride; size-1 dims are 0)."""
+    index = [None] * len(dims)
     rem = linear
-    for d in reversed(shape.minor_to_major):  # major to minor
-        stride = 1
-        for dd in shape.minor_to_major:
-            if dd == d:
-                break
-            stride *= shape.dims[dd]
-        if shape.dims[d] == 1:
+    for k, d in enumerate(major_to_minor):
+        stride = math.prod(dims[dd] for dd in major_to_minor[k + 1:])
+        if dims[d] == 1:
             index[d] = c64(0)
-            continue
-        if stride == 1:
+        elif stride == 1:
             index[d] = rem
         else:
             index[d] = b.udiv(rem, c64(stride))
@@ -217,20 +229,7 @@ def row_major_linear(b: ir.IRBuilder, dims, index) -> ir.Value:
 
 def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:
     """Multi-index of a row-major linear offset over `dims`."""
-    index = [None] * len(dims)
-    rem = linear
-    for d in range(len(dims)):
-        stride = 1
-        for dd in dims[d + 1:]:
-            stride *= dd
-        if dims[d] == 1:
-            index[d] = c64(0)
-        elif stride == 1:
-            index[d] = rem
-        else:
-            index[d] = b.udiv(rem, c64(stride))
-            rem = b.urem(rem, c64(stride))
-    return index
+    return _split_linear(b, dims, list(range(len(dims))), linear)
 
 
 @contextlib.contextmanager
