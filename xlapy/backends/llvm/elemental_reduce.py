@@ -169,11 +169,27 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
                                     b.load(tail_slot)])
 
 
+def _init_slots(em, inits) -> list:
+    """One accumulator slot per init generator, holding the init value."""
+    slots = []
+    for g in inits:
+        v = g([])
+        slot = em.alloca(v.type)
+        em.b.store(v, slot)
+        slots.append(slot)
+    return slots
+
+
+def _inputs_and_inits(gens):
+    """The generators of a variadic reduce's (or reduce-window's) N inputs and N inits."""
+    n = len(gens) // 2
+    return gens[:n], gens[n:]
+
+
 @elemental_rule("reduce")
 def _reduce(em, instr, gens, index):
     b = em.b
-    n = len(instr.operands) // 2
-    inputs, inits = gens[:n], gens[n:]
+    inputs, inits = _inputs_and_inits(gens)
     in_shape = instr.operands[0].shape
     dims = sorted(instr.attrs["dimensions"])
     keep = [d for d in range(in_shape.rank) if d not in dims]
@@ -183,7 +199,7 @@ def _reduce(em, instr, gens, index):
                 full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
                 emit(full)
         return _wide_reduce(em, instr, gens, index, positions)
-    op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
+    op = simple_reducer(instr.attrs["to_apply"]) if len(inputs) == 1 else None
     t = in_shape.element_type
     if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
             and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES
@@ -196,12 +212,7 @@ def _reduce(em, instr, gens, index):
         total *= n_
     if total <= UNROLL_LIMIT:
         return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
-    slots = []
-    for g in inits:
-        v = g([])
-        slot = em.alloca(v.type)
-        b.store(v, slot)
-        slots.append(slot)
+    slots = _init_slots(em, inits)
     with em.scope(), index_nest(b, sizes, "r") as ridx:
         full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
         _accumulate(em, slots, instr.attrs["to_apply"], [g(full) for g in inputs])
@@ -257,8 +268,7 @@ def _window_source(b, w, in_shape, out_shape, index, widx):
 @elemental_rule("reduce-window")
 def _reduce_window(em, instr, gens, index):
     b = em.b
-    n = len(instr.operands) // 2
-    inputs, inits = gens[:n], gens[n:]
+    inputs, inits = _inputs_and_inits(gens)
     in_shape = instr.operands[0].shape
     out_shape = instr.shape.leaves()[0]
     w = instr.attrs["window"]
@@ -277,12 +287,7 @@ def _reduce_window(em, instr, gens, index):
         window *= s_
     if window <= UNROLL_LIMIT:
         return _reduce_window_unrolled(em, instr, inputs, inits, index, in_shape, out_shape)
-    slots = []
-    for g in inits:
-        v = g([])
-        slot = em.alloca(v.type)
-        b.store(v, slot)
-        slots.append(slot)
+    slots = _init_slots(em, inits)
 
     def emit(src, ok):
         with b.if_then(ok):
