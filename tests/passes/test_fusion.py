@@ -44,8 +44,9 @@ def softmax(x):
 
 
 def softmax_argmax(x, b):
-    # the row sum of softmax and the argmax (a variadic reduce) over the same rows: the
-    # argmax must not be merged into the sum's multi-output kernel (tf.argmax(softmax))
+    # the row sum of softmax and the argmax (a variadic reduce) over the same rows: merged
+    # into one multi-output kernel, the argmax's root contributes its two elements, not its
+    # operands (tf.argmax(softmax))
     return xnp.argmax(softmax(x + b), axis=1)
 
 

@@ -429,11 +429,6 @@ class FusionPass:
                         self._decide(c, p, False, "a column reduction: the consumer needs the "
                                                   "producer's finished sums for every row")
                         continue
-                    if _variadic_root(p) or _variadic_root(c):
-                        # a variadic reduce's outputs (argmax's values and indices) are no
-                        # tuple instruction: the merged root would take its operands instead
-                        self._decide(c, p, False, "a variadic reduce is not merged")
-                        continue
                     if any(o is not p and _reaches_any(p, o) for o in _real_operands(c, p)):
                         self._decide(c, p, False, "multi-output fusion would create a cycle")
                         continue
@@ -550,12 +545,6 @@ def _reduction_like(e: Instruction, depth: int = 8) -> bool:
         return False
     return any(o.shape.dims == e.shape.dims and _reduction_like(o, depth - 1)
                for o in e.operands)
-
-
-def _variadic_root(i: Instruction) -> bool:
-    """Is the fusion's root tuple-shaped without being a tuple (a variadic reduce)?"""
-    r = _root(i)
-    return r.shape.is_tuple and r.opcode != "tuple"
 
 
 def _root_elements(i: Instruction) -> list[Instruction]:

@@ -1,6 +1,9 @@
-"""xlapy.scipy.stats: distributions as jax.scipy.stats provides them (norm, logistic,
-bernoulli, multivariate_normal)."""
+"""xlapy.scipy.stats: distributions as jax.scipy.stats provides them (bernoulli, beta,
+cauchy, chi2, expon, gamma, laplace, logistic, multivariate_normal, norm, poisson, t,
+uniform)."""
 
-from xlapy.scipy.stats import bernoulli, logistic, multivariate_normal, norm
+from xlapy.scipy.stats import (bernoulli, beta, cauchy, chi2, expon, gamma, laplace, logistic,
+                               multivariate_normal, norm, poisson, t, uniform)
 
-__all__ = ["bernoulli", "logistic", "multivariate_normal", "norm"]
+__all__ = ["bernoulli", "beta", "cauchy", "chi2", "expon", "gamma", "laplace", "logistic",
+           "multivariate_normal", "norm", "poisson", "t", "uniform"]
