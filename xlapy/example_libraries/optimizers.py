@@ -91,6 +91,13 @@ def optimizer(opt_maker):
 
 # ---- optimizers ------------------------------------------------------------------------------
 
+def _zeros_init(k: int):
+    """The init of an optimizer whose state is x0 and k zero arrays of its shape."""
+    def init(x0):
+        return (x0,) + tuple(xnp.zeros_like(x0) for _ in range(k))
+    return init
+
+
 @optimizer
 def sgd(step_size):
     """Stochastic gradient descent: x - step_size(i) * g."""
@@ -98,43 +105,36 @@ def sgd(step_size):
     return (lambda x0: x0, lambda i, g, x: x - step_size(i) * g, lambda x: x)
 
 
-@optimizer
-def momentum(step_size, mass):
-    """Heavy-ball momentum: v = mass * v + g; x - step_size(i) * v."""
+def _momentum(step_size, mass, nesterov: bool):
+    """The velocity v = mass * v + g; the step along v, or (Nesterov) along mass * v + g."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0)
+    init = _zeros_init(1)
 
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
+        direction = mass * velocity + g if nesterov else velocity
+        return x - step_size(i) * direction, velocity
     return init, update, lambda state: state[0]
+
+
+@optimizer
+def momentum(step_size, mass):
+    """Heavy-ball momentum: v = mass * v + g; x - step_size(i) * v."""
+    return _momentum(step_size, mass, nesterov=False)
 
 
 @optimizer
 def nesterov(step_size, mass):
     """Nesterov's accelerated gradient."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-    return init, update, lambda state: state[0]
+    return _momentum(step_size, mass, nesterov=True)
 
 
 @optimizer
 def adagrad(step_size, momentum=0.9):
     """Adagrad (Duchi et al. 2011) with momentum."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0), xnp.zeros_like(x0)
+    init = _zeros_init(2)
 
     def update(i, g, state):
         x, g_sq, m = state
@@ -149,9 +149,7 @@ def adagrad(step_size, momentum=0.9):
 def rmsprop(step_size, gamma=0.9, eps=1e-8):
     """RMSProp: divide by a running root mean square of the gradients."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0)
+    init = _zeros_init(1)
 
     def update(i, g, state):
         x, avg_sq_grad = state
@@ -164,9 +162,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp with momentum."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0), xnp.zeros_like(x0)
+    init = _zeros_init(2)
 
     def update(i, g, state):
         x, avg_sq_grad, mom = state
@@ -191,17 +187,19 @@ def _pow_step(b, i, dtype):
     return xnp.power(np.asarray(b, dtype), _step_float(xnp.add(i, 1), dtype))
 
 
-@optimizer
-def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
-    """Adam (Kingma and Ba 2014)."""
+def _adam(step_size, b1, b2, eps, infinity_norm: bool):
+    """Adam's update of the first moment m, with the second moment v (Adam) or the
+    infinity norm u (AdaMax) as the scale."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0), xnp.zeros_like(x0)
+    init = _zeros_init(2)
 
     def update(i, g, state):
         x, m, v = state
         m = (1 - b1) * g + b1 * m
+        if infinity_norm:
+            v = xnp.maximum(b2 * v, xnp.abs(g))
+            x = x - (step_size(i) / (1 - _pow_step(b1, i, xnp.result_type(m)))) * m / (v + eps)
+            return x, m, v
         v = (1 - b2) * xnp.square(g) + b2 * v
         mhat = m / (1 - _pow_step(b1, i, xnp.result_type(m)))
         vhat = v / (1 - _pow_step(b2, i, xnp.result_type(m)))
@@ -210,20 +208,15 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 
 @optimizer
+def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
+    """Adam (Kingma and Ba 2014)."""
+    return _adam(step_size, b1, b2, eps, infinity_norm=False)
+
+
+@optimizer
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """AdaMax: Adam with the infinity norm."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, xnp.zeros_like(x0), xnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, m, u = state
-        m = (1 - b1) * g + b1 * m
-        u = xnp.maximum(b2 * u, xnp.abs(g))
-        x = x - (step_size(i) / (1 - _pow_step(b1, i, xnp.result_type(m)))) * m / (u + eps)
-        return x, m, u
-    return init, update, lambda state: state[0]
+    return _adam(step_size, b1, b2, eps, infinity_norm=True)
 
 
 @optimizer

@@ -72,9 +72,9 @@ def _conv_out_shape(input_shape, kernel_shape, strides, padding, dimension_numbe
     return tuple(out[c] for c in out_spec)
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
-                W_init=None, b_init=_NORMAL_1E_6):
-    """A convolution with the given dimension numbers (lhs, rhs, out specs)."""
+def _general_conv(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                  b_init, transpose: bool):
+    """(init_fun, apply_fun) of a convolution layer, transposed or not."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
     strides = strides or one
@@ -85,16 +85,28 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
                         if c == "I" else next(it) for c in rhs_spec]
         output_shape = _conv_out_shape(input_shape, kernel_shape, strides, padding,
-                                       dimension_numbers)
+                                       dimension_numbers, transpose=transpose)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
+        if transpose:
+            out = lax.conv_transpose(inputs, W, strides, padding,
+                                     dimension_numbers=dimension_numbers)
+        else:
+            out = lax.conv_general_dilated(inputs, W, strides, padding, one, one,
+                                           dimension_numbers=dimension_numbers)
+        return out + b
     return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=_NORMAL_1E_6):
+    """A convolution with the given dimension numbers (lhs, rhs, out specs)."""
+    return _general_conv(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                         b_init, transpose=False)
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -103,26 +115,8 @@ Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
                          padding="VALID", W_init=None, b_init=_NORMAL_1E_6):
     """A transposed convolution with the given dimension numbers."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng, input_shape):
-        it = iter(filter_shape)
-        kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")]
-                        if c == "I" else next(it) for c in rhs_spec]
-        output_shape = _conv_out_shape(input_shape, kernel_shape, strides, padding,
-                                       dimension_numbers, transpose=True)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
-        return lax.conv_transpose(inputs, W, strides, padding,
-                                  dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return _general_conv(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                         b_init, transpose=True)
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
@@ -287,9 +281,14 @@ def Dropout(rate, mode="train"):
     return init_fun, apply_fun
 
 
+def _layer_rngs(kwargs: dict, n: int):
+    """n keys split from the `rng` keyword (taken out of kwargs), or n Nones without one."""
+    rng = kwargs.pop("rng", None)
+    return random.split(rng, n) if rng is not None else (None,) * n
+
+
 def serial(*layers):
     """Layers applied one after another."""
-    nlayers = len(layers)
     init_funs, apply_funs = zip(*layers)
 
     def init_fun(rng, input_shape):
@@ -301,8 +300,7 @@ def serial(*layers):
         return input_shape, params
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, len(layers))
         for fun, param, r in zip(apply_funs, params, rngs):
             inputs = fun(param, inputs, rng=r, **kwargs)
         return inputs
@@ -311,16 +309,14 @@ def serial(*layers):
 
 def parallel(*layers):
     """Layers applied to the corresponding inputs of a sequence."""
-    nlayers = len(layers)
     init_funs, apply_funs = zip(*layers)
 
     def init_fun(rng, input_shape):
-        rngs = random.split(rng, nlayers)
+        rngs = random.split(rng, len(layers))
         return zip(*[init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)])
 
     def apply_fun(params, inputs, **kwargs):
-        rng = kwargs.pop("rng", None)
-        rngs = random.split(rng, nlayers) if rng is not None else (None,) * nlayers
+        rngs = _layer_rngs(kwargs, len(layers))
         return [f(p, x, rng=r, **kwargs)
                 for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
     return init_fun, apply_fun

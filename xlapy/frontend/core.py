@@ -22,6 +22,7 @@ has a level, and a value from an outer level is just an input ("lifted") to an i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -56,10 +57,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
     def __str__(self) -> str:
         return f"{dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -74,6 +72,15 @@ def dtype_name(dtype) -> str:
         return primitive_type(np.dtype(dtype)).name
     except XlapyError:
         return str(np.dtype(dtype))
+
+
+def _rule_setter(attr: str):
+    """Primitive.def_<attr>: a decorator that stores the function as the rule `attr`."""
+    def define(self, fn):
+        setattr(self, attr, fn)
+        return fn
+    define.__name__ = f"def_{attr}"
+    return define
 
 
 class Primitive:
@@ -94,33 +101,13 @@ class Primitive:
         # when no operand is one of its tracers (unless a graph is being traced above it)
         self.axis_trace: Callable | None = None
 
-    def def_impl(self, fn):
-        self.impl = fn
-        return fn
-
-    def def_abstract_eval(self, fn):
-        self.abstract_eval = fn
-        return fn
-
-    def def_lowering(self, fn):
-        self.lowering = fn
-        return fn
-
-    def def_vjp(self, fn):
-        self.vjp = fn
-        return fn
-
-    def def_jvp(self, fn):
-        self.jvp = fn
-        return fn
-
-    def def_tape_rule(self, fn):
-        self.tape_rule = fn
-        return fn
-
-    def def_batch(self, fn):
-        self.batch = fn
-        return fn
+    def_impl = _rule_setter("impl")
+    def_abstract_eval = _rule_setter("abstract_eval")
+    def_lowering = _rule_setter("lowering")
+    def_vjp = _rule_setter("vjp")
+    def_jvp = _rule_setter("jvp")
+    def_tape_rule = _rule_setter("tape_rule")
+    def_batch = _rule_setter("batch")
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

@@ -44,6 +44,7 @@ from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import eval_graph, make_graph
 from xlapy.frontend.lowering import lower_graph
 from xlapy.frontend.primitives.basic import full, is_float
+from xlapy.frontend.primitives.control import differentiated
 
 # ---- shared machinery ---------------------------------------------------------------------------
 
@@ -118,20 +119,7 @@ class _Call:
 
 def _differentiated(v) -> bool:
     """Whether v is (or wraps) a tracer of an active differentiation (tape or JVP)."""
-    from xlapy.frontend.autodiff import TapeTracer
-    from xlapy.frontend.forward import JVPTracer
-    while isinstance(v, Tracer):
-        if isinstance(v, TapeTracer):
-            if v.needs_grad:
-                return True
-            v = v.primal
-        elif isinstance(v, JVPTracer):
-            if v.tangent is not None:
-                return True
-            v = v.primal
-        else:
-            return False
-    return False
+    return differentiated(v, jvp=True, through_vmap=False)
 
 
 def _name(fun) -> str:

@@ -234,13 +234,25 @@ def _split_args(fun, args, kwargs, argnums):
     return partial, dyn, single
 
 
+def _refuse_holomorphic(name: str, holomorphic: bool) -> None:
+    if holomorphic:
+        raise XlapyError(f"{name}: holomorphic=True is not supported (xlapy has no complex "
+                         "dtypes)")
+
+
+def _require_real(name: str, avals, what: str, direct: str) -> None:
+    """Refuse integer `what` (inputs or outputs) of jacfwd/jacrev, pointing to `direct`."""
+    for a in avals:
+        if not is_float(a.dtype):
+            raise XlapyError(f"{name} requires real-valued {what} (a floating-point dtype), but "
+                             f"got {a.dtype}; use {direct} directly for integer {what}")
+
+
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of fun with respect to args[argnums], by forward mode: for each output
     leaf o and input leaf i, an array of shape o.shape + i.shape (arranged as the output
     tree of input trees, as jax.jacfwd). One JVP, vmapped over the basis of the inputs."""
-    if holomorphic:
-        raise XlapyError("jacfwd: holomorphic=True is not supported (xlapy has no complex "
-                         "dtypes)")
+    _refuse_holomorphic("jacfwd", holomorphic)
 
     def jacfun(*args, **kwargs):
         import xlapy.frontend.jvp  # noqa: F401  (registers the JVP rules)
@@ -249,11 +261,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         flat, in_tree = pytree.flatten(dyn)
         flat = [_as_primal(x) for x in flat]
         avals = [get_aval(x) for x in flat]
-        for a in avals:
-            if not is_float(a.dtype):
-                raise XlapyError(f"jacfwd requires real-valued inputs (a floating-point "
-                                 f"dtype), but got {a.dtype}; use jvp directly for integer "
-                                 "inputs")
+        _require_real("jacfwd", avals, "inputs", "jvp")
         seen = []  # the unbatched primal outputs and aux, from the traced function
 
         def pushfwd(*tangents):
@@ -297,9 +305,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     """The Jacobian of fun with respect to args[argnums], by reverse mode: the same layout
     as jacfwd. One VJP, its backward pass vmapped over the basis of the outputs."""
     from xlapy.frontend.autodiff import vjp
-    if holomorphic:
-        raise XlapyError("jacrev: holomorphic=True is not supported (xlapy has no complex "
-                         "dtypes)")
+    _refuse_holomorphic("jacrev", holomorphic)
 
     def jacfun(*args, **kwargs):
         from xlapy.frontend.vmap import vmap
@@ -307,20 +313,12 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         flat, in_tree = pytree.flatten(dyn)
         avals = [get_aval(_as_primal(x)) for x in flat]
         if not allow_int:
-            for a in avals:
-                if not is_float(a.dtype):
-                    raise XlapyError(f"jacrev requires real-valued inputs (a floating-point "
-                                     f"dtype), but got {a.dtype}; use vjp directly for "
-                                     "integer inputs")
+            _require_real("jacrev", avals, "inputs", "vjp")
         res = vjp(partial, *dyn, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         flat_out, out_tree = pytree.flatten(out)
         out_avals = [get_aval(_as_primal(o)) for o in flat_out]
-        for a in out_avals:
-            if not is_float(a.dtype):
-                raise XlapyError(f"jacrev requires real-valued outputs (a floating-point "
-                                 f"dtype), but got {a.dtype}; use vjp directly for integer "
-                                 "outputs")
+        _require_real("jacrev", out_avals, "outputs", "vjp")
 
         def pullback(*cts):
             return pytree.flatten(vjp_fn(pytree.unflatten(out_tree, list(cts))))[0]

@@ -162,13 +162,16 @@ def make_graph(fn, avals: list[ShapedArray], origins: list[str] | None = None,
     return graph, trace.const_values, out_tree
 
 
+def input_env(graph: Graph, consts: list, args: list) -> dict[int, object]:
+    """{var id: value} of the graph's constants and inputs (where evaluating it starts)."""
+    env: dict[int, object] = {v.id: c for v, c in zip(graph.constvars, consts)}
+    env.update((v.id, a) for v, a in zip(graph.invars, args))
+    return env
+
+
 def eval_graph(graph: Graph, consts: list, args: list) -> list:
     """Apply the graph's equations with `bind` (eagerly, or inside the current trace)."""
-    env: dict[int, object] = {}
-    for v, c in zip(graph.constvars, consts):
-        env[v.id] = c
-    for v, a in zip(graph.invars, args):
-        env[v.id] = a
+    env = input_env(graph, consts, args)
 
     def read(atom):
         return atom.value if isinstance(atom, Literal) else env[atom.id]

@@ -19,7 +19,7 @@ import numpy as np
 
 from xlapy.errors import LoweringError
 from xlapy.frontend.core import Tracer
-from xlapy.frontend.graph import Graph, Literal
+from xlapy.frontend.graph import Graph, Literal, input_env
 from xlapy.hlo.builder import Builder
 from xlapy.hlo.ir import Module
 from xlapy.hlo.shapes import Shape, primitive_type
@@ -60,11 +60,7 @@ class LoweringContext:
 
 def lower_graph(ctx: LoweringContext, graph: Graph, consts: list, args: list) -> list:
     b = ctx.b
-    env: dict[int, object] = {}
-    for v, c in zip(graph.constvars, consts):
-        env[v.id] = c
-    for v, a in zip(graph.invars, args):
-        env[v.id] = a
+    env = input_env(graph, consts, args)
 
     def read(atom):
         if isinstance(atom, Literal):

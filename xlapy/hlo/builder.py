@@ -64,6 +64,15 @@ def _ints(xs) -> tuple[int, ...]:
     return tuple(int(x) for x in xs)
 
 
+def _dim_numbers(lists: dict, batching: dict) -> dict:
+    """Attributes: the int `lists`, then the two `batching` lists when the first is not
+    empty (XLA prints them only then)."""
+    attrs = {k: _ints(v) for k, v in lists.items()}
+    if len(next(iter(batching.values()))):
+        attrs.update((k, _ints(v)) for k, v in batching.items())
+    return attrs
+
+
 def _window(sizes, strides=None, padding=None, lhs_dilation=None, rhs_dilation=None):
     padding = padding or [(0, 0)] * len(sizes)
     return A.Window.make(_ints(sizes), strides and _ints(strides),
@@ -467,11 +476,10 @@ class Builder:
     def gather(self, operand, indices, *, offset_dims, collapsed_slice_dims, start_index_map,
                index_vector_dim: int, slice_sizes, operand_batching_dims=(),
                start_indices_batching_dims=(), indices_are_sorted: bool = False):
-        attrs = {"offset_dims": _ints(offset_dims),
-                 "collapsed_slice_dims": _ints(collapsed_slice_dims)}
-        if len(operand_batching_dims):
-            attrs["operand_batching_dims"] = _ints(operand_batching_dims)
-            attrs["start_indices_batching_dims"] = _ints(start_indices_batching_dims)
+        attrs = _dim_numbers({"offset_dims": offset_dims,
+                              "collapsed_slice_dims": collapsed_slice_dims},
+                             {"operand_batching_dims": operand_batching_dims,
+                              "start_indices_batching_dims": start_indices_batching_dims})
         attrs.update(start_index_map=_ints(start_index_map),
                      index_vector_dim=int(index_vector_dim), slice_sizes=_ints(slice_sizes))
         if indices_are_sorted:
@@ -482,11 +490,10 @@ class Builder:
                 update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
                 index_vector_dim: int, input_batching_dims=(), scatter_indices_batching_dims=(),
                 indices_are_sorted: bool = False, unique_indices: bool = False):
-        attrs = {"update_window_dims": _ints(update_window_dims),
-                 "inserted_window_dims": _ints(inserted_window_dims)}
-        if len(input_batching_dims):
-            attrs["input_batching_dims"] = _ints(input_batching_dims)
-            attrs["scatter_indices_batching_dims"] = _ints(scatter_indices_batching_dims)
+        attrs = _dim_numbers({"update_window_dims": update_window_dims,
+                              "inserted_window_dims": inserted_window_dims},
+                             {"input_batching_dims": input_batching_dims,
+                              "scatter_indices_batching_dims": scatter_indices_batching_dims})
         attrs.update(scatter_dims_to_operand_dims=_ints(scatter_dims_to_operand_dims),
                      index_vector_dim=int(index_vector_dim))
         if indices_are_sorted:

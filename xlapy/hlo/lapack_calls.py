@@ -135,6 +135,19 @@ class _Ctx:
                                 f"{list(batch)} of operand 0")
         return batch
 
+    def matrix(self):
+        """(batch, m, n) of the single operand, a batch of m x n matrices."""
+        batch = self.operands(1)
+        m, n = self.ops[0][-2:]
+        return batch, m, n
+
+    def square(self):
+        """(batch, n) of the single operand, a batch of n x n matrices."""
+        batch, m, n = self.matrix()
+        if m != n:
+            raise self.fail(f"needs square matrices, got {list(self.ops[0])}")
+        return batch, n
+
     def results(self, batch, *expected):
         """Check the result leaves: expected entries are per-matrix dims (float), ("i32",
         dims) for s32 ones, or None for a float leaf of any shape with the batch dims."""
@@ -184,10 +197,7 @@ def _plan(name):
 
 @_plan("potrf")
 def _potrf(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
-    if m != n:
-        raise c.fail(f"needs square matrices, got {list(c.ops[0])}")
+    batch, n = c.square()
     c.results(batch, (n, n), ("i32", ()))
     uplo = c.char("uplo", "LU", "L")
     return c.make(batch, [Buf("a", (n, n), src=0, out=0)],
@@ -197,8 +207,7 @@ def _potrf(c: _Ctx) -> CallPlan:
 
 @_plan("getrf")
 def _getrf(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
+    batch, m, n = c.matrix()
     c.results(batch, (m, n), ("i32", (min(m, n),)), ("i32", ()))
     return c.make(batch, [Buf("a", (m, n), src=0, out=0),
                           Buf("ipiv", (min(m, n),), int32=True, out=1)],
@@ -225,8 +234,7 @@ def _trsm(c: _Ctx) -> CallPlan:
 
 @_plan("geqrf")
 def _geqrf(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
+    batch, m, n = c.matrix()
     c.results(batch, (m, n), (min(m, n),))
     return c.make(batch, [Buf("a", (m, n), src=0, out=0), Buf("tau", (min(m, n),), out=1)],
                   [("int", m), ("int", n), ("buf", "a", 0), _ld(m), ("buf", "tau", 0),
@@ -249,10 +257,7 @@ def _orgqr(c: _Ctx) -> CallPlan:
 
 @_plan("syevd")
 def _syevd(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
-    if m != n:
-        raise c.fail(f"needs square matrices, got {list(c.ops[0])}")
+    batch, n = c.square()
     c.results(batch, (n, n), (n,), ("i32", ()))
     mode = c.char("mode", "VN", "V")
     lwork, liwork = (1 + 6 * n + 2 * n * n, 3 + 5 * n) if mode == "V" else (2 * n + 1, 1)
@@ -264,8 +269,7 @@ def _syevd(c: _Ctx) -> CallPlan:
 
 
 def _svd(c: _Ctx, divide_and_conquer: bool) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
+    batch, m, n = c.matrix()
     k = min(m, n)
     mode = c.char("mode", "ASN")
     u_dims = {"A": (m, m), "S": (m, k)}.get(mode)
@@ -289,10 +293,7 @@ _plan("gesvd")(lambda c: _svd(c, False))
 
 @_plan("gees")
 def _gees(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
-    if m != n:
-        raise c.fail(f"needs square matrices, got {list(c.ops[0])}")
+    batch, n = c.square()
     c.results(batch, (n, n), (n, n), (n,), (n,), ("i32", ()), ("i32", ()))
     mode = c.char("mode", "VN", "V")
     if c.char("sort", "NS", "N") != "N":
@@ -307,10 +308,7 @@ def _gees(c: _Ctx) -> CallPlan:
 
 @_plan("gehrd")
 def _gehrd(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
-    if m != n:
-        raise c.fail(f"needs square matrices, got {list(c.ops[0])}")
+    batch, n = c.square()
     c.results(batch, (n, n), (max(n - 1, 0),), ("i32", ()))
     low, high = c.attrs.get("low", 1), c.attrs.get("high", n)
     if n and not 1 <= low <= max(high, 1) <= n:
@@ -323,10 +321,7 @@ def _gehrd(c: _Ctx) -> CallPlan:
 
 @_plan("sytrd")
 def _sytrd(c: _Ctx) -> CallPlan:
-    batch = c.operands(1)
-    m, n = c.ops[0][-2:]
-    if m != n:
-        raise c.fail(f"needs square matrices, got {list(c.ops[0])}")
+    batch, n = c.square()
     e = max(n - 1, 0)
     c.results(batch, (n, n), (n,), (e,), (e,), ("i32", ()))
     return c.make(batch, [Buf("a", (n, n), src=0, out=0), Buf("d", (n,), out=1),

@@ -66,6 +66,16 @@ class OpContext:
         if self.n < k:
             raise self.fail(f"expects at least {k} operand(s) ({what}), got {self.n}")
 
+    def arrays_of_one_shape(self, what: str) -> list[Shape]:
+        """The operands (at least one: `what`), arrays that all have the same dimensions."""
+        self.count_at_least(1, what)
+        shapes = self.arrays()
+        for i, s in enumerate(shapes):
+            if s.dims != shapes[0].dims:
+                raise self.fail(f"all operands must have the same dimensions, but operand 0 is "
+                                f"{fmt(shapes[0])} and operand {i} is {fmt(s)}")
+        return shapes
+
     def need_declared(self) -> Shape:
         if self.declared is None:
             raise self.fail("the result shape cannot be derived from the operands; pass the "

@@ -100,12 +100,7 @@ def fusion(op: OpContext) -> Shape:
 
 @shape_rule("map")
 def map_(op: OpContext) -> Shape:
-    op.count_at_least(1, "the arrays to map over")
-    shapes = op.arrays()
-    for i, s in enumerate(shapes):
-        if s.dims != shapes[0].dims:
-            raise op.fail(f"all operands must have the same dimensions, but operand 0 is "
-                          f"{fmt(shapes[0])} and operand {i} is {fmt(s)}")
+    shapes = op.arrays_of_one_shape("the arrays to map over")
     rank = shapes[0].rank
     dims = op.ints("dimensions", tuple(range(rank)))
     if dims != tuple(range(rank)):

@@ -110,28 +110,44 @@ def _index_map(op: OpContext, index_map: tuple, expanded: list[int], ivd: int,
     check_unique(op, index_map + batching, f"{name} with the batching dims")
 
 
+def _dimension_numbers(op: OpContext, operand: Shape, indices: Shape, names: tuple,
+                       window_rank: int | None) -> tuple:
+    """Read and check the dimension numbers gather and scatter share, named `names` =
+    (window dims, dropped dims, index map, operand batching, indices batching); the window
+    dims index a shape of rank window_rank (None: gather's output, window dims + batch
+    dims). Returns (window dims, dropped dims,
+    index map, index_vector_dim, operand batching dims, batch dims of the indices)."""
+    window_name, dropped_name, map_name, obatch_name, ibatch_name = names
+    window = op.ints(window_name)
+    dropped = op.ints(dropped_name, ())
+    index_map = op.ints(map_name)
+    ivd = op.int("index_vector_dim")
+    obatch = op.ints(obatch_name, ())
+    ibatch = op.ints(ibatch_name, ())
+    expanded = _expanded_indices(op, indices, ivd)
+    batch_dims = [d for i, d in enumerate(expanded) if i != ivd]
+    check_sorted(op, window, window_name)
+    check_unique(op, window, window_name)
+    if window_rank is None:
+        window_rank = len(window) + len(batch_dims)
+    check_dims_in_range(op, window, window_rank, window_name)
+    check_unique(op, dropped + obatch, f"{dropped_name} with {obatch_name}")
+    check_sorted(op, dropped, dropped_name)
+    check_dims_in_range(op, dropped, operand.rank, dropped_name)
+    _batching(op, operand, indices, ivd, obatch, ibatch, (obatch_name, ibatch_name))
+    _index_map(op, index_map, expanded, ivd, operand, obatch, map_name)
+    return window, dropped, index_map, ivd, obatch, batch_dims
+
+
 @shape_rule("gather")
 def gather(op: OpContext) -> Shape:
     operand, indices = op.array(0), op.array(1, "the start indices")
-    offset_dims = op.ints("offset_dims")
-    collapsed = op.ints("collapsed_slice_dims", ())
-    index_map = op.ints("start_index_map")
-    ivd = op.int("index_vector_dim")
+    offset_dims, collapsed, _, _, obatch, batch_dims = _dimension_numbers(
+        op, operand, indices, ("offset_dims", "collapsed_slice_dims", "start_index_map",
+                               "operand_batching_dims", "start_indices_batching_dims"),
+        None)
     slice_sizes = op.ints("slice_sizes")
-    obatch = op.ints("operand_batching_dims", ())
-    ibatch = op.ints("start_indices_batching_dims", ())
-    expanded = _expanded_indices(op, indices, ivd)
-    batch_dims = [d for i, d in enumerate(expanded) if i != ivd]
     out_rank = len(offset_dims) + len(batch_dims)
-    check_sorted(op, offset_dims, "offset_dims")
-    check_unique(op, offset_dims, "offset_dims")
-    check_dims_in_range(op, offset_dims, out_rank, "offset_dims")
-    check_unique(op, collapsed + obatch, "collapsed_slice_dims with operand_batching_dims")
-    check_sorted(op, collapsed, "collapsed_slice_dims")
-    check_dims_in_range(op, collapsed, operand.rank, "collapsed_slice_dims")
-    _batching(op, operand, indices, ivd, obatch, ibatch,
-              ("operand_batching_dims", "start_indices_batching_dims"))
-    _index_map(op, index_map, expanded, ivd, operand, obatch, "start_index_map")
     if len(slice_sizes) != operand.rank:
         raise op.fail(f"slice_sizes {slice_sizes} needs one size per dimension of the operand "
                       f"{fmt(operand)}")
@@ -171,24 +187,12 @@ def scatter(op: OpContext) -> Shape:
         if u.element_type != o.element_type:
             raise op.fail(f"update {i} {fmt(u)} and operand {i} {fmt(o)} have different element "
                           "types")
-    uwd = op.ints("update_window_dims")
-    inserted = op.ints("inserted_window_dims", ())
-    index_map = op.ints("scatter_dims_to_operand_dims")
-    ivd = op.int("index_vector_dim")
-    obatch = op.ints("input_batching_dims", ())
-    ibatch = op.ints("scatter_indices_batching_dims", ())
-    expanded = _expanded_indices(op, indices, ivd)
-    batch_dims = [d for i, d in enumerate(expanded) if i != ivd]
     update = updates[0]
-    check_sorted(op, uwd, "update_window_dims")
-    check_unique(op, uwd, "update_window_dims")
-    check_dims_in_range(op, uwd, update.rank, "update_window_dims")
-    check_unique(op, inserted + obatch, "inserted_window_dims with input_batching_dims")
-    check_sorted(op, inserted, "inserted_window_dims")
-    check_dims_in_range(op, inserted, operand.rank, "inserted_window_dims")
-    _batching(op, operand, indices, ivd, obatch, ibatch,
-              ("input_batching_dims", "scatter_indices_batching_dims"))
-    _index_map(op, index_map, expanded, ivd, operand, obatch, "scatter_dims_to_operand_dims")
+    uwd, inserted, _, _, obatch, batch_dims = _dimension_numbers(
+        op, operand, indices, ("update_window_dims", "inserted_window_dims",
+                               "scatter_dims_to_operand_dims", "input_batching_dims",
+                               "scatter_indices_batching_dims"),
+        update.rank)
     if operand.rank != len(uwd) + len(inserted) + len(obatch):
         raise op.fail(f"the operand rank {operand.rank} must equal len(update_window_dims) + "
                       f"len(inserted_window_dims) + len(input_batching_dims) = "

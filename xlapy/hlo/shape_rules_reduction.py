@@ -96,12 +96,7 @@ def select_and_scatter(op: OpContext) -> Shape:
 
 @shape_rule("sort")
 def sort(op: OpContext) -> Shape:
-    op.count_at_least(1, "the arrays to sort")
-    shapes = op.arrays()
-    for i, s in enumerate(shapes):
-        if s.dims != shapes[0].dims:
-            raise op.fail(f"all operands must have the same dimensions, but operand 0 is "
-                          f"{fmt(shapes[0])} and operand {i} is {fmt(s)}")
+    shapes = op.arrays_of_one_shape("the arrays to sort")
     dims = op.ints("dimensions")
     if len(dims) != 1:
         raise op.fail(f"dimensions={{{','.join(map(str, dims))}}} must name exactly one "

@@ -12,6 +12,7 @@ token[]   f32[4,5]{1,0:T(8,128)}  (layout details after ':' are kept verbatim).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -169,10 +170,7 @@ class Shape:
 
     @property
     def size(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
+        return math.prod(self.dims)
 
     @property
     def byte_size(self) -> int:

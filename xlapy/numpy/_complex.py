@@ -64,17 +64,19 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
-def iscomplex(x):
+def _imag_is_zero(x, real_dtype_answer: bool, compare):
+    """compare(imag(x), 0) elementwise; the constant answer for a real dtype."""
     x = asarray(x)
     if not _is_complex(x):
-        return B.full(x.shape if isinstance(x, Tracer) else np.shape(x), False, np.bool_)
+        return B.full(x.shape if isinstance(x, Tracer) else np.shape(x), real_dtype_answer,
+                      np.bool_)
     im = C.imag(x)
-    return B.ne(im, B.zeros_like(im))
+    return compare(im, B.zeros_like(im))
+
+
+def iscomplex(x):
+    return _imag_is_zero(x, False, B.ne)
 
 
 def isreal(x):
-    x = asarray(x)
-    if not _is_complex(x):
-        return B.full(x.shape if isinstance(x, Tracer) else np.shape(x), True, np.bool_)
-    im = C.imag(x)
-    return B.eq(im, B.zeros_like(im))
+    return _imag_is_zero(x, True, B.eq)

@@ -132,13 +132,18 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     return cast(r, dt)
 
 
-def eye(N, M=None, k=0, dtype=None):
-    dtype = _default(dtype, "eye")
-    N = _as_shape(N, "eye's N")[0]
-    M = N if M is None else _as_shape(M, "eye's M")[0]
+def _diagonal_mask(name, N, M, k, dtype, compare):
+    """compare(row + k, col) over an N x M grid (M defaults to N), cast to dtype."""
+    dtype = _default(dtype, name)
+    N = _as_shape(N, f"{name}'s N")[0]
+    M = N if M is None else _as_shape(M, f"{name}'s M")[0]
     rows = S.iota(np.int64, (N, M), 0)
     cols = S.iota(np.int64, (N, M), 1)
-    return cast(B.eq(B.add(rows, B.full_like(rows, k)), cols), dtype)
+    return cast(compare(B.add(rows, B.full_like(rows, k)), cols), dtype)
+
+
+def eye(N, M=None, k=0, dtype=None):
+    return _diagonal_mask("eye", N, M, k, dtype, B.eq)
 
 
 def identity(n, dtype=None):
@@ -151,12 +156,7 @@ def empty_like(x, dtype=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    dtype = _default(dtype, "tri")
-    N = _as_shape(N, "tri's N")[0]
-    M = N if M is None else _as_shape(M, "tri's M")[0]
-    rows = S.iota(np.int64, (N, M), 0)
-    cols = S.iota(np.int64, (N, M), 1)
-    return cast(B.le(cols, B.add(rows, B.full_like(rows, k))), dtype)
+    return _diagonal_mask("tri", N, M, k, dtype, B.ge)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):

@@ -54,24 +54,23 @@ def _reduce_in(prim_reduce, x, axes, dt):
     return cast(r, dt)
 
 
-def sum(x, axis=None, dtype=None, keepdims=False, initial=None):
+def _sum_or_prod(prim_reduce, combine, x, axis, dtype, keepdims, initial):
+    """sum/prod: in `dtype` (default: the integers widened as NumPy), `initial` combined in."""
     s = shape(x)
     axes = normalize_axes(axis, len(s))
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(dtype_of(x))
-    r = _reduce_in(S.reduce_sum, x, axes, dt)
+    r = _reduce_in(prim_reduce, x, axes, dt)
     if initial is not None:
-        r = B.add(r, B.full_like(r, initial))
+        r = combine(r, B.full_like(r, initial))
     return _keep(r, axes, keepdims, s)
+
+
+def sum(x, axis=None, dtype=None, keepdims=False, initial=None):
+    return _sum_or_prod(S.reduce_sum, B.add, x, axis, dtype, keepdims, initial)
 
 
 def prod(x, axis=None, dtype=None, keepdims=False, initial=None):
-    s = shape(x)
-    axes = normalize_axes(axis, len(s))
-    dt = np.dtype(dtype) if dtype is not None else _sum_dtype(dtype_of(x))
-    r = _reduce_in(S.reduce_prod, x, axes, dt)
-    if initial is not None:
-        r = B.mul(r, B.full_like(r, initial))
-    return _keep(r, axes, keepdims, s)
+    return _sum_or_prod(S.reduce_prod, B.mul, x, axis, dtype, keepdims, initial)
 
 
 def _mean_dtype(x, dtype) -> np.dtype:

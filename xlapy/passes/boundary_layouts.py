@@ -22,8 +22,8 @@ copied through get-tuple-element / tuple. Unspecified layouts count as row-major
 
 from __future__ import annotations
 
-from xlapy.hlo.ir import Computation, Instruction, Module
-from xlapy.passes.rewrite import insert_before, non_fusion_computations
+from xlapy.hlo.ir import Computation, Instruction
+from xlapy.passes.rewrite import InstructionPass, insert_before
 
 
 def _converted(comp: Computation, x: Instruction, shape, anchor: Instruction | None):
@@ -58,16 +58,9 @@ def _fix_parameter(callee: Computation, number: int, shape) -> bool:
     param = callee.parameters[number]
     if param.shape.equal_with_layout(shape) or param.shape.is_tuple != shape.is_tuple:
         return False
-    old, users, was_root = param.shape, list(param.users), param.is_root
-    param.shape = shape
     anchor = next((i for i in callee.instructions if i is not param and i.opcode != "parameter"),
                   None)
-    copy = _converted(callee, param, old, anchor)
-    for u in users:
-        u.replace_operand_with(param, copy)
-    if was_root:
-        callee.root = copy
-    return True
+    return _relayout(callee, param, shape, anchor)
 
 
 def _fix_operand(comp: Computation, instr: Instruction, index: int, shape) -> bool:
@@ -82,46 +75,49 @@ def _fix_gte(comp: Computation, gte: Instruction) -> bool:
     element = gte.operands[0].shape.tuple_shapes[gte.attrs["index"]]
     if gte.shape.equal_with_layout(element):
         return False
-    old, users, was_root = gte.shape, list(gte.users), gte.is_root
-    gte.shape = element
     anchor = comp.instructions[comp.instructions.index(gte) + 1] \
         if comp.instructions[-1] is not gte else None
-    copy = _converted(comp, gte, old, anchor)
+    return _relayout(comp, gte, element, anchor)
+
+
+def _relayout(comp: Computation, x: Instruction, shape, anchor: Instruction | None) -> bool:
+    """Give x the layouts of `shape`; its users (and the root) take x converted back to the
+    layouts it had (new instructions before `anchor`)."""
+    old, users, was_root = x.shape, list(x.users), x.is_root
+    x.shape = shape
+    copy = _converted(comp, x, old, anchor)
     for u in users:
-        u.replace_operand_with(gte, copy)
+        u.replace_operand_with(x, copy)
     if was_root:
         comp.root = copy
     return True
 
 
-class BoundaryLayouts:
+class BoundaryLayouts(InstructionPass):
     name = "boundary-layouts"
 
-    def run(self, module: Module) -> bool:
+    def rewrite(self, comp, instr) -> bool:
         changed = False
-        for comp in non_fusion_computations(module):
-            for instr in list(comp.instructions):
-                op = instr.opcode
-                if op == "conditional":
-                    branches = list(instr.attrs.get("branch_computations") or
-                                    [instr.attrs["true_computation"],
-                                     instr.attrs["false_computation"]])
-                    for k, br in enumerate(branches):
-                        changed |= _fix_root(br, instr.shape)
-                        changed |= _fix_parameter(br, 0, instr.operands[k + 1].shape)
-                elif op == "call":
-                    callee = instr.attrs["to_apply"]
-                    changed |= _fix_root(callee, instr.shape)
-                    for k, x in enumerate(instr.operands):
-                        changed |= _fix_parameter(callee, k, x.shape)
-                elif op == "tuple":
-                    for k, s in enumerate(instr.shape.tuple_shapes):
-                        changed |= _fix_operand(comp, instr, k, s)
-                elif op == "get-tuple-element":
-                    changed |= _fix_gte(comp, instr)
-                elif op == "while":
-                    changed |= _fix_operand(comp, instr, 0, instr.shape)
-                    changed |= _fix_root(instr.attrs["body"], instr.shape)
-                    for key in ("body", "condition"):
-                        changed |= _fix_parameter(instr.attrs[key], 0, instr.shape)
+        op = instr.opcode
+        if op == "conditional":
+            branches = list(instr.attrs.get("branch_computations") or
+                            [instr.attrs["true_computation"], instr.attrs["false_computation"]])
+            for k, br in enumerate(branches):
+                changed |= _fix_root(br, instr.shape)
+                changed |= _fix_parameter(br, 0, instr.operands[k + 1].shape)
+        elif op == "call":
+            callee = instr.attrs["to_apply"]
+            changed |= _fix_root(callee, instr.shape)
+            for k, x in enumerate(instr.operands):
+                changed |= _fix_parameter(callee, k, x.shape)
+        elif op == "tuple":
+            for k, s in enumerate(instr.shape.tuple_shapes):
+                changed |= _fix_operand(comp, instr, k, s)
+        elif op == "get-tuple-element":
+            changed |= _fix_gte(comp, instr)
+        elif op == "while":
+            changed |= _fix_operand(comp, instr, 0, instr.shape)
+            changed |= _fix_root(instr.attrs["body"], instr.shape)
+            for key in ("body", "condition"):
+                changed |= _fix_parameter(instr.attrs[key], 0, instr.shape)
         return changed

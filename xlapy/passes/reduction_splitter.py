@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlapy.hlo.ir import Instruction, Module
+from xlapy.hlo.ir import Instruction
 from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import Shape
+from xlapy.passes.rewrite import InstructionPass
 
 MIN_ELEMENTS = 1 << 16
 MAX_ROWS = 4096
@@ -41,44 +42,39 @@ def _rows(n: int) -> int | None:
     return None
 
 
-class ReductionSplitter:
+class ReductionSplitter(InstructionPass):
     name = "reduction-splitter"
+    fused_too = True
 
-    def run(self, module: Module) -> bool:
-        changed = False
-        for comp in module.computations:
-            for r in list(comp.instructions):
-                if (r.opcode != "reduce" or len(r.operands) != 2 or r.shape.rank != 0
-                        or r.parent is not comp):
-                    continue
-                x = r.operands[0]
-                op = simple_reducer(r.attrs["to_apply"])
-                if (op is None or x.shape.size < MIN_ELEMENTS or not x.shape.has_default_layout
-                        or not _identity_init(r, op)):
-                    continue
-                t = x.shape.element_type
-                if x.shape.rank == 1:
-                    b = _rows(x.shape.size)
-                    if b is None:
-                        continue
-                    x2 = Instruction("reshape", Shape.array(t, (b, x.shape.size // b)), [x],
-                                     name="reshape", metadata=dict(r.metadata))
-                    comp.add_instruction(x2)
-                    rows = b
-                else:
-                    if x.shape.dims[0] < 16:
-                        continue
-                    x2, rows = x, x.shape.dims[0]
-                first = Instruction("reduce", Shape.array(t, (rows,)), [x2, r.operands[1]],
-                                    {"dimensions": tuple(range(1, x2.shape.rank)),
-                                     "to_apply": r.attrs["to_apply"]}, "reduce",
-                                    dict(r.metadata))
-                comp.add_instruction(first)
-                second = Instruction("reduce", r.shape, [first, r.operands[1]],
-                                     {"dimensions": (0,), "to_apply": r.attrs["to_apply"]},
-                                     "reduce", dict(r.metadata))
-                comp.add_instruction(second)
-                comp.replace_instruction(r, second)
-                comp.instructions = comp.post_order()
-                changed = True
-        return changed
+    def rewrite(self, comp, r) -> bool:
+        if r.opcode != "reduce" or len(r.operands) != 2 or r.shape.rank != 0:
+            return False
+        x = r.operands[0]
+        op = simple_reducer(r.attrs["to_apply"])
+        if (op is None or x.shape.size < MIN_ELEMENTS or not x.shape.has_default_layout
+                or not _identity_init(r, op)):
+            return False
+        t = x.shape.element_type
+        if x.shape.rank == 1:
+            b = _rows(x.shape.size)
+            if b is None:
+                return False
+            x2 = Instruction("reshape", Shape.array(t, (b, x.shape.size // b)), [x],
+                             name="reshape", metadata=dict(r.metadata))
+            comp.add_instruction(x2)
+            rows = b
+        else:
+            if x.shape.dims[0] < 16:
+                return False
+            x2, rows = x, x.shape.dims[0]
+        first = Instruction("reduce", Shape.array(t, (rows,)), [x2, r.operands[1]],
+                            {"dimensions": tuple(range(1, x2.shape.rank)),
+                             "to_apply": r.attrs["to_apply"]}, "reduce", dict(r.metadata))
+        comp.add_instruction(first)
+        second = Instruction("reduce", r.shape, [first, r.operands[1]],
+                             {"dimensions": (0,), "to_apply": r.attrs["to_apply"]},
+                             "reduce", dict(r.metadata))
+        comp.add_instruction(second)
+        comp.replace_instruction(r, second)
+        comp.instructions = comp.post_order()
+        return True

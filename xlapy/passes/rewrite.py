@@ -40,6 +40,34 @@ def non_fusion_computations(module: Module) -> list[Computation]:
     return [c for c in module.computations if id(c) not in fused]
 
 
+class InstructionPass:
+    """A pass that offers every instruction of the computations it rewrites, one after the
+    other, to `rewrite(comp, instr) -> bool` (changed). The instruction list is the one at
+    the start of the computation's turn (`order`: its list, or its post order); an
+    instruction an earlier rewrite removed from the computation is skipped. `finish(comp)`
+    runs after a computation's instructions. `fused_too`: also fusion computations."""
+
+    name = "instruction-pass"
+    fused_too = False
+    post_order = False
+
+    def run(self, module: Module) -> bool:
+        changed = False
+        comps = module.computations if self.fused_too else non_fusion_computations(module)
+        for comp in comps:
+            for instr in comp.post_order() if self.post_order else list(comp.instructions):
+                if instr.parent is comp and self.rewrite(comp, instr):
+                    changed = True
+            changed |= self.finish(comp)
+        return changed
+
+    def rewrite(self, comp: Computation, instr: Instruction) -> bool:
+        raise NotImplementedError
+
+    def finish(self, comp: Computation) -> bool:
+        return False
+
+
 def insert_before(comp: Computation, new: Instruction, anchor: Instruction) -> Instruction:
     """Add `new` to `comp` just before `anchor` in the instruction list (keeps printed
     definitions before uses)."""

@@ -13,7 +13,8 @@ them (DCE removes it when it becomes unused).
 
 from __future__ import annotations
 
-from xlapy.hlo.ir import Instruction, Module
+from xlapy.hlo.ir import Instruction
+from xlapy.passes.rewrite import InstructionPass
 
 _SIDES = (("lhs_contracting_dims", "lhs_batch_dims"), ("rhs_contracting_dims", "rhs_batch_dims"))
 
@@ -39,18 +40,20 @@ def _fold(dot: Instruction, side: int) -> bool:
     return True
 
 
-class TransposeFolding:
+class TransposeFolding(InstructionPass):
     name = "transpose-folding"
+    fused_too = True
 
-    def run(self, module: Module) -> bool:
+    def rewrite(self, comp, instr) -> bool:
+        if instr.opcode != "dot":
+            return False
         changed = False
-        for comp in module.computations:
-            for instr in list(comp.instructions):
-                if instr.opcode != "dot" or instr.parent is not comp:
-                    continue
-                for side in (0, 1):
-                    changed |= _fold(instr, side)
-            for instr in list(comp.instructions):
-                if instr.opcode == "transpose" and not instr.users and instr is not comp.root:
-                    comp.remove_instruction(instr)
+        for side in (0, 1):
+            changed |= _fold(instr, side)
         return changed
+
+    def finish(self, comp) -> bool:
+        for instr in list(comp.instructions):
+            if instr.opcode == "transpose" and not instr.users and instr is not comp.root:
+                comp.remove_instruction(instr)
+        return False

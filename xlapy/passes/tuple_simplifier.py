@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import logging
 
-from xlapy.hlo.ir import Instruction, Module
-from xlapy.passes.rewrite import non_fusion_computations, replace_with
+from xlapy.hlo.ir import Instruction
+from xlapy.passes.rewrite import InstructionPass, replace_with
 
 log = logging.getLogger("xlapy.passes")
 
@@ -43,21 +43,16 @@ def forwarded(instr: Instruction) -> Instruction | None:
     return None
 
 
-class TupleSimplifier:
+class TupleSimplifier(InstructionPass):
     """Pass: gte(tuple) -> element, tuple(gte(x, 0..n-1)) -> x."""
 
     name = "tuple-simplifier"
+    post_order = True
 
-    def run(self, module: Module) -> bool:
-        changed = False
-        for comp in non_fusion_computations(module):
-            for instr in comp.post_order():
-                if instr.parent is not comp:
-                    continue
-                new = forwarded(instr)
-                if new is None or not new.shape.equal_with_layout(instr.shape):
-                    continue
-                log.debug("tuple-simplifier: %s -> %s", instr.name, new.name)
-                replace_with(comp, instr, new)
-                changed = True
-        return changed
+    def rewrite(self, comp, instr) -> bool:
+        new = forwarded(instr)
+        if new is None or not new.shape.equal_with_layout(instr.shape):
+            return False
+        log.debug("tuple-simplifier: %s -> %s", instr.name, new.name)
+        replace_with(comp, instr, new)
+        return True

@@ -135,6 +135,19 @@ def _out(data, typed: bool):
 
 # ---- making keys ---------------------------------------------------------------------------
 
+def _integer_scalar(x, kinds: str, not_scalar: str, not_integer: str):
+    """(x as an array unless traced, its aval), refusing an array with dims (not_scalar, a
+    message with {shape}) or a dtype kind not in `kinds` (not_integer, with {dtype})."""
+    if not isinstance(x, Tracer):
+        x = np.asarray(x)
+    a = B.aval_of(x)
+    if a.ndim:
+        raise RandomError(not_scalar.format(shape=a.shape))
+    if a.dtype.kind not in kinds:
+        raise RandomError(not_integer.format(dtype=a.dtype))
+    return x, a
+
+
 def _seed_array(seed, fn: str):
     if isinstance(seed, PRNGKeyArray):
         raise RandomError(f"{fn} accepts a scalar seed, but was given a PRNG key")
@@ -145,14 +158,9 @@ def _seed_array(seed, fn: str):
             seed = np.asarray(np.int64(seed))
         except OverflowError:
             raise RandomError(f"{fn}: seed {seed} does not fit in 64 bits") from None
-    elif not isinstance(seed, Tracer):
-        seed = np.asarray(seed)
-    a = B.aval_of(seed)
-    if a.ndim:
-        raise RandomError(f"{fn} accepts a scalar seed, but was given an array of shape "
-                          f"{a.shape} != (). Use xlapy.vmap for batching")
-    if a.dtype.kind not in "iu":
-        raise RandomError(f"{fn}: the seed must be an integer, got dtype {a.dtype}")
+    seed, a = _integer_scalar(seed, "iu", f"{fn} accepts a scalar seed, but was given an array "
+                              "of shape {shape} != (). Use xlapy.vmap for batching",
+                              f"{fn}: the seed must be an integer, got dtype {{dtype}}")
     if a.dtype.itemsize == 8 and not x64_enabled():
         seed = B.convert(seed, np.dtype(f"{a.dtype.kind}4"))  # as JAX's 32-bit mode
     return seed
@@ -233,12 +241,7 @@ def fold_in(key, data):
         if not -2 ** 31 <= data < 2 ** 32:
             raise RandomError(f"fold_in: data {data} does not fit in 32 bits")
         data = np.asarray(data % 2 ** 32, np.uint32)
-    elif not isinstance(data, Tracer):
-        data = np.asarray(data)
-    a = B.aval_of(data)
-    if a.ndim:
-        raise RandomError(f"fold_in accepts a scalar, but was given an array of shape "
-                          f"{a.shape} != (). Use xlapy.vmap for batching.")
-    if a.dtype.kind not in "iub":
-        raise RandomError(f"fold_in: data must be an integer, got dtype {a.dtype}")
+    data, _ = _integer_scalar(data, "iub", "fold_in accepts a scalar, but was given an array of "
+                              "shape {shape} != (). Use xlapy.vmap for batching.",
+                              "fold_in: data must be an integer, got dtype {dtype}")
     return _out(jitted(_fold_in)(kdata, data), typed)

@@ -109,7 +109,12 @@ def random_bits(key, bit_width: int, shape: tuple):
     if math.prod(shape) == 0:
         return B.full(shape, 0, np.dtype(f"uint{bit_width}"))
     hi, lo = counters(shape)
-    b0, b1 = threefry2x32(k0, k1, hi, lo)
+    return _bits(*threefry2x32(k0, k1, hi, lo), bit_width)
+
+
+def _bits(b0, b1, bit_width: int):
+    """uint{bit_width} bits of the two u32 words of threefry's output: both words for 64,
+    their xor (truncated below 32) else."""
     if bit_width == 64:
         u64 = np.dtype(np.uint64)
         return L.bitwise_or(L.shift_left(B.convert(b0, u64), 32), B.convert(b1, u64))
@@ -169,9 +174,4 @@ def scalar_bits_batched(keys, bit_width: int = 32):
     """random_bits(k, bit_width, ()) of every key of an array of shape S + (2,)."""
     k0, k1 = batched_words(keys)
     zero = B.full(B.aval_of(k0).shape, 0, U32)
-    b0, b1 = threefry2x32(k0, k1, zero, zero)
-    if bit_width == 64:
-        u64 = np.dtype(np.uint64)
-        return L.bitwise_or(L.shift_left(B.convert(b0, u64), 32), B.convert(b1, u64))
-    bits = L.bitwise_xor(b0, b1)
-    return bits if bit_width == 32 else B.convert(bits, np.dtype(f"uint{bit_width}"))
+    return _bits(*threefry2x32(k0, k1, zero, zero), bit_width)

@@ -22,7 +22,8 @@ from llvmlite import ir
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import TupleGen, elemental_rule, lowering_error
 from xlapy.backends.llvm.elemental_ops import convert_value
-from xlapy.backends.llvm.loops import c64, index_of, linear_of, row_major_index_of, row_major_linear
+from xlapy.backends.llvm.loops import (c64, clamp_index, index_of, linear_of, row_major_index_of,
+                                       row_major_linear)
 from xlapy.hlo.shapes import S64
 
 
@@ -170,21 +171,27 @@ def _pad(em, instr, gens, index):
         ok = b.and_(ok, b.icmp_signed("<", q, c64(src_shape.dims[d])))
         in_bounds = b.and_(in_bounds, ok)
         src.append(q)
-    pad_value = gens[1]([])
+    return _if_else(em, in_bounds, "pad", lambda: gens[0](src), lambda: gens[1]([]))
+
+
+def _if_else(em, cond, name: str, then, otherwise):
+    """The value of then() where cond holds, else of otherwise(), each emitted in a block
+    (and a value scope) of its own and joined by a phi."""
+    b = em.b
     fn = b.function
-    take = fn.append_basic_block("pad.operand")
-    merge = fn.append_basic_block("pad.merge")
-    entry = b.block
-    b.cbranch(in_bounds, take, merge)
-    b.position_at_end(take)
-    with em.scope():
-        v = gens[0](src)
-    take_end = b.block
-    b.branch(merge)
+    blocks = fn.append_basic_block(f"{name}.then"), fn.append_basic_block(f"{name}.else")
+    merge = fn.append_basic_block(f"{name}.merge")
+    b.cbranch(cond, *blocks)
+    incoming = []
+    for block, value in zip(blocks, (then, otherwise)):
+        b.position_at_end(block)
+        with em.scope():
+            incoming.append((value(), b.block))
+        b.branch(merge)
     b.position_at_end(merge)
-    phi = b.phi(v.type)
-    phi.add_incoming(v, take_end)
-    phi.add_incoming(pad_value, entry)
+    phi = b.phi(incoming[0][0].type)
+    for v, block in incoming:
+        phi.add_incoming(v, block)
     return phi
 
 
@@ -194,17 +201,8 @@ def _clamped_starts(em, gens, first, operand_shape, sizes, index_empty=()):
     starts = []
     for d, size in enumerate(sizes):
         g = gens[first + d]
-        t = g.shape.element_type
-        v = g(list(index_empty))
-        v = b.sext(v, T.I64) if t.is_signed and t.bits < 64 else (
-            b.zext(v, T.I64) if t.bits < 64 else v)
-        hi = operand_shape.dims[d] - size
-        if t.is_signed:
-            v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
-            v = b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
-        else:
-            v = b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
-        starts.append(v)
+        starts.append(clamp_index(b, g(list(index_empty)), g.shape.element_type,
+                                  operand_shape.dims[d] - size))
     return starts
 
 
@@ -228,26 +226,7 @@ def _dynamic_update_slice(em, instr, gens, index):
         rel = b.sub(i, s)
         inside = b.and_(inside, b.icmp_unsigned("<", rel, c64(size)))  # 0 <= rel < size
         local.append(rel)
-    fn = b.function
-    take = fn.append_basic_block("dus.update")
-    keep = fn.append_basic_block("dus.operand")
-    merge = fn.append_basic_block("dus.merge")
-    b.cbranch(inside, take, keep)
-    b.position_at_end(take)
-    with em.scope():
-        u = gens[1](local)
-    take_end = b.block
-    b.branch(merge)
-    b.position_at_end(keep)
-    with em.scope():
-        o = gens[0](index)
-    keep_end = b.block
-    b.branch(merge)
-    b.position_at_end(merge)
-    phi = b.phi(u.type)
-    phi.add_incoming(u, take_end)
-    phi.add_incoming(o, keep_end)
-    return phi
+    return _if_else(em, inside, "dus", lambda: gens[1](local), lambda: gens[0](index))
 
 
 @elemental_rule("get-tuple-element")
@@ -300,15 +279,7 @@ def _gather(em, instr, gens, index):
     t = indices.element_type
     full_start = [c64(0)] * operand.rank
     for k, od in enumerate(start_index_map):
-        v = gens[1](indices_at(k))
-        v = (b.sext(v, T.I64) if t.is_signed else b.zext(v, T.I64)) if t.bits < 64 else v
-        hi = operand.dims[od] - sizes[od]
-        if t.is_signed:
-            v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
-            v = b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
-        else:
-            v = b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
-        full_start[od] = v
+        full_start[od] = clamp_index(b, gens[1](indices_at(k)), t, operand.dims[od] - sizes[od])
     # batching dims: operand_batching_dims[i] takes the batch index of the indices' dim
     # start_indices_batching_dims[i] (indices dims without index_vector_dim -> batch dims)
     idx_dims_wo_ivd = [d for d in range(indices.rank) if d != ivd]

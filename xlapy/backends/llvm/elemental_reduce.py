@@ -12,7 +12,6 @@ one accumulator per input; f16/bf16 dots accumulate in f32 and round once at the
 
 from __future__ import annotations
 
-import contextlib
 
 from llvmlite import ir
 
@@ -21,24 +20,14 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import elemental_rule
 from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, entry_alloca, for_range
+from xlapy.backends.llvm.loops import (NOT_VECTORIZED, c64, entry_alloca, for_range, index_nest,
+                                       merge_index)
 from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import F32
 
 
 def _as_tuple(v):
     return v if isinstance(v, tuple) else (v,)
-
-
-@contextlib.contextmanager
-def _loops(b, sizes, name):
-    """Nested loops over `sizes` (skipping size-1 dims); yields the index list."""
-    idx = [c64(0)] * len(sizes)
-    with contextlib.ExitStack() as stack:
-        for k, n in enumerate(sizes):
-            if n != 1:
-                idx[k] = stack.enter_context(for_range(b, 0, n, name=f"{name}{k}"))
-        yield idx
 
 
 def _widened_add(instr) -> bool:
@@ -139,12 +128,8 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
         # the vector load assumes the vector's (a misaligned aligned-move where the slot stays
         # in memory, e.g. when LLVM does not inline the kernel)
         lanes.align = 64
-    with em.scope(), _loops(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(outer_dims):
-            full[d] = oidx[k]
+    with em.scope(), index_nest(b, [in_shape.dims[d] for d in outer_dims], "r") as oidx:
+        full = merge_index(in_shape.rank, (keep, index), (outer_dims, oidx))
         # counted in elements (step LANES): the address is then one induction variable, as
         # -O3's IndVarSimplify would leave it (the short "direct" pipeline has no such pass)
         with em.scope(), for_range(b, 0, chunks * LANES, step=LANES, name="vr") as base:
@@ -184,25 +169,37 @@ def _reduce_vectorized(em, instr, gens, index, op) -> object:
                                     b.load(tail_slot)])
 
 
+def _init_slots(em, inits) -> list:
+    """One accumulator slot per init generator, holding the init value."""
+    slots = []
+    for g in inits:
+        v = g([])
+        slot = em.alloca(v.type)
+        em.b.store(v, slot)
+        slots.append(slot)
+    return slots
+
+
+def _inputs_and_inits(gens):
+    """The generators of a variadic reduce's (or reduce-window's) N inputs and N inits."""
+    n = len(gens) // 2
+    return gens[:n], gens[n:]
+
+
 @elemental_rule("reduce")
 def _reduce(em, instr, gens, index):
     b = em.b
-    n = len(instr.operands) // 2
-    inputs, inits = gens[:n], gens[n:]
+    inputs, inits = _inputs_and_inits(gens)
     in_shape = instr.operands[0].shape
     dims = sorted(instr.attrs["dimensions"])
     keep = [d for d in range(in_shape.rank) if d not in dims]
     if _widened_add(instr):
         def positions(emit):
-            with em.scope(), _loops(b, [in_shape.dims[d] for d in dims], "r") as ridx:
-                full = [None] * in_shape.rank
-                for k, d in enumerate(keep):
-                    full[d] = index[k]
-                for k, d in enumerate(dims):
-                    full[d] = ridx[k]
+            with em.scope(), index_nest(b, [in_shape.dims[d] for d in dims], "r") as ridx:
+                full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
                 emit(full)
         return _wide_reduce(em, instr, gens, index, positions)
-    op = simple_reducer(instr.attrs["to_apply"]) if n == 1 else None
+    op = simple_reducer(instr.attrs["to_apply"]) if len(inputs) == 1 else None
     t = in_shape.element_type
     if (op is not None and in_shape.rank and in_shape.minor_to_major[0] in dims
             and in_shape.dims[in_shape.minor_to_major[0]] >= 2 * LANES
@@ -215,18 +212,9 @@ def _reduce(em, instr, gens, index):
         total *= n_
     if total <= UNROLL_LIMIT:
         return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
-    slots = []
-    for g in inits:
-        v = g([])
-        slot = em.alloca(v.type)
-        b.store(v, slot)
-        slots.append(slot)
-    with em.scope(), _loops(b, sizes, "r") as ridx:
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(dims):
-            full[d] = ridx[k]
+    slots = _init_slots(em, inits)
+    with em.scope(), index_nest(b, sizes, "r") as ridx:
+        full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
         _accumulate(em, slots, instr.attrs["to_apply"], [g(full) for g in inputs])
     out = tuple(b.load(s) for s in slots)
     return out if instr.shape.is_tuple else out[0]
@@ -243,11 +231,7 @@ def _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes):
     in_shape = instr.operands[0].shape
     accs = [g([]) for g in inits]
     for combo in itertools.product(*[range(n) for n in sizes]):
-        full = [None] * in_shape.rank
-        for k, d in enumerate(keep):
-            full[d] = index[k]
-        for k, d in enumerate(dims):
-            full[d] = c64(combo[k])
+        full = merge_index(in_shape.rank, (keep, index), (dims, [c64(v) for v in combo]))
         accs = list(_as_tuple(em.call_scalar(instr.attrs["to_apply"],
                                              accs + [g(full) for g in inputs])))
     return tuple(accs) if instr.shape.is_tuple else accs[0]
@@ -284,8 +268,7 @@ def _window_source(b, w, in_shape, out_shape, index, widx):
 @elemental_rule("reduce-window")
 def _reduce_window(em, instr, gens, index):
     b = em.b
-    n = len(instr.operands) // 2
-    inputs, inits = gens[:n], gens[n:]
+    inputs, inits = _inputs_and_inits(gens)
     in_shape = instr.operands[0].shape
     out_shape = instr.shape.leaves()[0]
     w = instr.attrs["window"]
@@ -293,7 +276,7 @@ def _reduce_window(em, instr, gens, index):
     def positions(emit):
         """emit(src_index, in_bounds) for every window position; padding and the holes of
         lhs dilation are skipped (they contribute nothing)."""
-        with em.scope(), _loops(b, list(w.size), "w") as widx:
+        with em.scope(), index_nest(b, list(w.size), "w") as widx:
             src, ok = _window_source(b, w, in_shape, out_shape, index, widx)
             emit(src, ok if ok is not None else ir.Constant(T.I1, 1))
 
@@ -304,12 +287,7 @@ def _reduce_window(em, instr, gens, index):
         window *= s_
     if window <= UNROLL_LIMIT:
         return _reduce_window_unrolled(em, instr, inputs, inits, index, in_shape, out_shape)
-    slots = []
-    for g in inits:
-        v = g([])
-        slot = em.alloca(v.type)
-        b.store(v, slot)
-        slots.append(slot)
+    slots = _init_slots(em, inits)
 
     def emit(src, ok):
         with b.if_then(ok):
@@ -372,7 +350,7 @@ def _dot(em, instr, gens, index):
     slot = em.alloca(T.value_type(acc_t))
     b.store(T.const(acc_t, 0), slot)
     nb = len(lb)
-    with em.scope(), _loops(b, [lhs.dims[d] for d in lc], "k") as kidx:
+    with em.scope(), index_nest(b, [lhs.dims[d] for d in lc], "k") as kidx:
         li = [None] * lhs.rank
         ri = [None] * rhs.rank
         for k, (dl, dr) in enumerate(zip(lb, rb)):
@@ -415,7 +393,7 @@ def _convolution(em, instr, gens, index):
     slot = em.alloca(T.value_type(acc_t))
     b.store(T.const(acc_t, 0), slot)
     nsp = len(dn.input_spatial)
-    with em.scope(), _loops(b, [c_in_per_group] + list(w.size), "cv") as loop_idx:
+    with em.scope(), index_nest(b, [c_in_per_group] + list(w.size), "cv") as loop_idx:
         c, kpos = loop_idx[0], loop_idx[1:]
         ok = ir.Constant(T.I1, 1)
         li = [None] * lhs.rank

@@ -12,6 +12,7 @@ multi-index and the physical linear offset given the shape's layout.
 from __future__ import annotations
 
 import contextlib
+import math
 
 from llvmlite import ir
 
@@ -38,6 +39,36 @@ def c64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
+def merge_index(rank: int, *parts) -> list:
+    """An index of `rank` dims put together from (dims, values) parts: values[k] at dim
+    dims[k]."""
+    index = [None] * rank
+    for dims, values in parts:
+        for d, v in zip(dims, values):
+            index[d] = v
+    return index
+
+
+def clamp_index(b: ir.IRBuilder, v, t, hi: int):
+    """An index `v` of element type `t`, sign- or zero-extended to i64 and clamped to
+    [0, hi] (XLA's clamping of dynamic-slice and gather starts)."""
+    if t.bits < 64:
+        v = b.sext(v, I64) if t.is_signed else b.zext(v, I64)
+    if t.is_signed:
+        v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
+        return b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+    return b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
+
+
+def _enter_loop(b: ir.IRBuilder, name: str, *parts: str) -> list[ir.Block]:
+    """New blocks `name.part` of the builder's function; the builder branches to the first
+    (the loop header) and is left there."""
+    blocks = [b.function.append_basic_block(f"{name}.{part}") for part in parts]
+    b.branch(blocks[0])
+    b.position_at_end(blocks[0])
+    return blocks
+
+
 @contextlib.contextmanager
 def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None):
     """Emit `for (i = start; i < stop; i += step)`; yields i. `step` (an int or an i64
@@ -47,13 +78,8 @@ def for_range(b: ir.IRBuilder, start, stop, step=1, name: str = "i", hints=None)
         start = c64(start)
     if isinstance(stop, int):
         stop = c64(stop)
-    fn = b.function
     pre = b.block
-    header = fn.append_basic_block(f"{name}.header")
-    body = fn.append_basic_block(f"{name}.body")
-    exit_ = fn.append_basic_block(f"{name}.exit")
-    b.branch(header)
-    b.position_at_end(header)
+    header, body, exit_ = _enter_loop(b, name, "header", "body", "exit")
     i = b.phi(I64, name=name)
     i.add_incoming(start, pre)
     b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
@@ -79,6 +105,51 @@ def set_loop_hints(m: ir.Module, back_edge: ir.Instruction, hints: dict) -> None
 
 
 NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}
+
+
+@contextlib.contextmanager
+def index_nest(b: ir.IRBuilder, dims, name: str = "n"):
+    """Loops over every logical index of `dims` in row-major order; yields the index (a list
+    of i64 values; dims of size 1 get the constant 0 and no loop)."""
+    index = [c64(0)] * len(dims)
+    with contextlib.ExitStack() as stack:
+        for d, n in enumerate(dims):
+            if n != 1:
+                index[d] = stack.enter_context(for_range(b, 0, n, name=f"{name}{d}"))
+        yield index
+
+
+@contextlib.contextmanager
+def while_loop(b: ir.IRBuilder, cond, name: str = "while"):
+    """`while (cond()) { body }`: cond() is called with the builder in the loop header and
+    returns an i1; the body is emitted inside the `with` block."""
+    header, body, exit_ = _enter_loop(b, name, "cond", "body", "exit")
+    b.cbranch(cond(), body, exit_)
+    b.position_at_end(body)
+    yield
+    b.branch(header)
+    b.position_at_end(exit_)
+
+
+def step_down_while(b: ir.IRBuilder, start, floor, goes_before, move=None, name: str = "down"):
+    """`j = start; while (j > floor && goes_before(j, j - 1)) { move(j, j - 1); j -= 1; }`
+    (an insertion sort's inner loop); returns the final j. goes_before returns an i1; move
+    (if any) is emitted where it holds."""
+    pre = b.block
+    head, test, body, done = _enter_loop(b, name, "head", "test", "body", "done")
+    j = b.phi(I64, name=f"{name}.j")
+    j.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed(">", j, floor), test, done)
+    b.position_at_end(test)
+    jm1 = b.sub(j, c64(1))
+    b.cbranch(goes_before(j, jm1), body, done)
+    b.position_at_end(body)
+    if move is not None:
+        move(j, jm1)
+    j.add_incoming(jm1, b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    return j
 
 
 def lanes_then_rest(b: ir.IRBuilder, start, stop, lanes: int, vector_body, scalar_body,
@@ -132,18 +203,19 @@ def _offset(b: ir.IRBuilder, dims, st, index) -> ir.Value:
 
 def index_of(b: ir.IRBuilder, shape: Shape, linear) -> list:
     """Logical multi-index of a physical linear offset."""
-    index = [None] * shape.rank
+    return _split_linear(b, shape.dims, list(reversed(shape.minor_to_major)), linear)
+
+
+def _split_linear(b: ir.IRBuilder, dims, major_to_minor: list, linear) -> list:
+    """The multi-index over `dims` of a linear offset whose dims run in `major_to_minor`
+    order (udiv/urem by each dim's stride; size-1 dims are 0)."""
+    index = [None] * len(dims)
     rem = linear
-    for d in reversed(shape.minor_to_major):  # major to minor
-        stride = 1
-        for dd in shape.minor_to_major:
-            if dd == d:
-                break
-            stride *= shape.dims[dd]
-        if shape.dims[d] == 1:
+    for k, d in enumerate(major_to_minor):
+        stride = math.prod(dims[dd] for dd in major_to_minor[k + 1:])
+        if dims[d] == 1:
             index[d] = c64(0)
-            continue
-        if stride == 1:
+        elif stride == 1:
             index[d] = rem
         else:
             index[d] = b.udiv(rem, c64(stride))
@@ -161,20 +233,7 @@ def row_major_linear(b: ir.IRBuilder, dims, index) -> ir.Value:
 
 def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:
     """Multi-index of a row-major linear offset over `dims`."""
-    index = [None] * len(dims)
-    rem = linear
-    for d in range(len(dims)):
-        stride = 1
-        for dd in dims[d + 1:]:
-            stride *= dd
-        if dims[d] == 1:
-            index[d] = c64(0)
-        elif stride == 1:
-            index[d] = rem
-        else:
-            index[d] = b.udiv(rem, c64(stride))
-            rem = b.urem(rem, c64(stride))
-    return index
+    return _split_linear(b, dims, list(range(len(dims))), linear)
 
 
 @contextlib.contextmanager

@@ -67,19 +67,32 @@ def _check_avals(what: str, expected, got) -> None:
         raise ShapeError(f"{what}: expected {_avals_str(expected)}, got {_avals_str(got)}")
 
 
-def needs_grad(v) -> bool:
-    """Whether v is (or wraps) a tape tracer that carries a gradient."""
+def differentiated(v, *, jvp: bool, through_vmap: bool) -> bool:
+    """Whether v is (or wraps, through primals) a tracer of an active differentiation: a
+    tape tracer that carries a gradient or (jvp) a JVP tracer with a tangent; through_vmap:
+    also looking at the values a vmap BatchTracer batches."""
+    # (function-level: autodiff and forward sit above the primitives, which they import)
     from xlapy.frontend.autodiff import TapeTracer
+    from xlapy.frontend.forward import JVPTracer
     while isinstance(v, Tracer):
         if isinstance(v, TapeTracer):
             if v.needs_grad:
                 return True
             v = v.primal
-        elif hasattr(v, "bdim"):   # a vmap BatchTracer: look at the values it batches
+        elif jvp and isinstance(v, JVPTracer):
+            if v.tangent is not None:
+                return True
+            v = v.primal
+        elif through_vmap and hasattr(v, "bdim"):
             v = v.val
         else:
             return False
     return False
+
+
+def needs_grad(v) -> bool:
+    """Whether v is (or wraps) a tape tracer that carries a gradient."""
+    return differentiated(v, jvp=False, through_vmap=True)
 
 
 def _tuple_param(sb, avals):

@@ -11,6 +11,7 @@ from xlapy.errors import ShapeError
 from xlapy.frontend.core import ShapedArray, bind, primitive
 from xlapy.frontend.primitives.basic import (add, aval_of, broadcast_in_dim, convert, eq, full,
                                              is_float, mul, select, sub, zeros_like)
+from xlapy.hlo.evaluator.linalg import matmul_dims
 
 # ---- reshape / transpose -----------------------------------------------------------------
 
@@ -244,20 +245,12 @@ def _dot_dims(a_shape, b_shape, dimension_numbers):
 @dot_general_p.def_impl
 def _dot_impl(x, y, dimension_numbers, preferred_element_type):
     x, y = np.asarray(x), np.asarray(y)
-    lc, rc, lb, rb, lfree, rfree = _dot_dims(x.shape, y.shape, dimension_numbers)
+    lc, rc, lb, rb, _, _ = _dot_dims(x.shape, y.shape, dimension_numbers)
     out_t = np.dtype(preferred_element_type) if preferred_element_type is not None else x.dtype
     acc = np.float32 if (is_float(out_t) and out_t.itemsize < 4) else out_t
-    xt = np.transpose(x, list(lb) + lfree + list(lc)).astype(acc)
-    yt = np.transpose(y, list(rb) + list(rc) + rfree).astype(acc)
-    nb = len(lb)
-    bshape = xt.shape[:nb]
-    m = int(np.prod(xt.shape[nb:nb + len(lfree)], dtype=np.int64))
-    k = int(np.prod(xt.shape[nb + len(lfree):], dtype=np.int64))
-    n = int(np.prod(yt.shape[nb + len(rc):], dtype=np.int64))
     with np.errstate(all="ignore"):
-        r = np.matmul(xt.reshape(bshape + (m, k)), yt.reshape(bshape + (k, n)))
-    out_shape = bshape + tuple(x.shape[d] for d in lfree) + tuple(y.shape[d] for d in rfree)
-    return r.reshape(out_shape).astype(out_t)
+        r = matmul_dims(x.astype(acc), y.astype(acc), lc, rc, lb, rb)
+    return r.astype(out_t)
 
 
 @dot_general_p.def_abstract_eval

@@ -370,22 +370,13 @@ def _atan2(ev, instr, operands):
 
 # ---- binary logic and shifts -----------------------------------------------------------------
 
-@eval_rule("and")
-def _and(ev, instr, operands):
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@eval_rule(*_BITWISE)
+def _bitwise(ev, instr, operands):
     a, b = _binary(instr, operands)
-    return np.asarray(np.bitwise_and(a, b))
-
-
-@eval_rule("or")
-def _or(ev, instr, operands):
-    a, b = _binary(instr, operands)
-    return np.asarray(np.bitwise_or(a, b))
-
-
-@eval_rule("xor")
-def _xor(ev, instr, operands):
-    a, b = _binary(instr, operands)
-    return np.asarray(np.bitwise_xor(a, b))
+    return np.asarray(_BITWISE[instr.opcode](a, b))
 
 
 def _shift_amount(a: np.ndarray, b: np.ndarray):
@@ -396,19 +387,15 @@ def _shift_amount(a: np.ndarray, b: np.ndarray):
     return np.where(too_big, 0, amount).astype(ut), too_big
 
 
-@eval_rule("shift-left")
-def _shift_left(ev, instr, operands):
-    a, b = _binary(instr, operands)
-    amount, too_big = _shift_amount(a, b)
-    r = np.left_shift(a.astype(amount.dtype), amount)
-    return np.asarray(np.where(too_big, 0, r).astype(a.dtype))
+_LOGICAL_SHIFTS = {"shift-left": np.left_shift, "shift-right-logical": np.right_shift}
 
 
-@eval_rule("shift-right-logical")
-def _shift_right_logical(ev, instr, operands):
+@eval_rule(*_LOGICAL_SHIFTS)
+def _logical_shift(ev, instr, operands):
+    """Shifts in a's unsigned type; amounts >= the width give 0."""
     a, b = _binary(instr, operands)
     amount, too_big = _shift_amount(a, b)
-    r = np.right_shift(a.astype(amount.dtype), amount)
+    r = _LOGICAL_SHIFTS[instr.opcode](a.astype(amount.dtype), amount)
     return np.asarray(np.where(too_big, 0, r).astype(a.dtype))
 
 

@@ -76,6 +76,22 @@ def _prepare(out_dtype: np.dtype, arrays, k: int):
     raise TypeError(f"unsupported element type {out_dtype} for a dot/convolution")
 
 
+def matmul_dims(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
+    """dot_general of two arrays already in the compute type, as one batched matmul of lhs
+    transposed to [batch, free, contracting] and rhs to [batch, contracting, free]: the
+    result's dims are the batch dims, lhs's free dims, rhs's free dims (each in order)."""
+    lc, rc, lb, rb = list(lc), list(rc), list(lb), list(rb)
+    lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
+    batch = [lhs.shape[d] for d in lb]
+    b, k = math.prod(batch), math.prod(lhs.shape[d] for d in lc)
+    m, n = math.prod(lhs.shape[d] for d in lf), math.prod(rhs.shape[d] for d in rf)
+    a = np.transpose(lhs, lb + lf + lc).reshape(b, m, k)
+    c = np.transpose(rhs, rb + rc + rf).reshape(b, k, n)
+    r = np.matmul(a, c)
+    return r.reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
+
+
 def _dims(instr, key):
     return list(instr.attrs.get(key, ()))
 
@@ -90,17 +106,9 @@ def _dot(ev, instr, operands):
             or [lhs.shape[d] for d in lc] != [rhs.shape[d] for d in rc]):
         raise EvaluationError(f"{instr.where()}dot batch/contracting dimensions do not match "
                               f"for lhs {list(lhs.shape)} and rhs {list(rhs.shape)}: {instr}")
-    lf = [d for d in range(lhs.ndim) if d not in lb and d not in lc]
-    rf = [d for d in range(rhs.ndim) if d not in rb and d not in rc]
-    batch = [lhs.shape[d] for d in lb]
-    b, k = math.prod(batch), math.prod(lhs.shape[d] for d in lc)
-    m, n = math.prod(lhs.shape[d] for d in lf), math.prod(rhs.shape[d] for d in rf)
-    (a, c), finish = _prepare(instr.shape.dtype, [lhs, rhs], k)
-    a = np.transpose(a, lb + lf + lc).reshape(b, m, k)
-    c = np.transpose(c, rb + rc + rf).reshape(b, k, n)
-    r = np.matmul(a, c)
-    out = r.reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
-    return np.array(finish(out), order="C", copy=None)
+    (a, c), finish = _prepare(instr.shape.dtype, [lhs, rhs],
+                              math.prod(lhs.shape[d] for d in lc))
+    return np.array(finish(matmul_dims(a, c, lc, rc, lb, rb)), order="C", copy=None)
 
 
 def _conv_error(instr, what):

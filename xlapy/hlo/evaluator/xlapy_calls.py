@@ -12,28 +12,13 @@ import json
 import numpy as np
 
 from xlapy.hlo.evaluator.control import xlapy_call
-
-
-def dot_general(a, b, lc, rc, lb, rb, out_dtype):
-    lfree = [d for d in range(a.ndim) if d not in lc and d not in lb]
-    rfree = [d for d in range(b.ndim) if d not in rc and d not in rb]
-    acc = np.float64
-    at = np.transpose(a, list(lb) + lfree + list(lc)).astype(acc)
-    bt = np.transpose(b, list(rb) + list(rc) + rfree).astype(acc)
-    nb = len(lb)
-    bshape = at.shape[:nb]
-    m = int(np.prod(at.shape[nb:nb + len(lfree)], dtype=np.int64))
-    k = int(np.prod(at.shape[nb + len(lfree):], dtype=np.int64))
-    n = int(np.prod(bt.shape[nb + len(rc):], dtype=np.int64))
-    r = np.matmul(at.reshape(bshape + (m, k)), bt.reshape(bshape + (k, n)))
-    shape = bshape + tuple(a.shape[d] for d in lfree) + tuple(b.shape[d] for d in rfree)
-    return r.reshape(shape)
+from xlapy.hlo.evaluator.linalg import matmul_dims
 
 
 @xlapy_call("__xlapy$gemm_update")
 def _gemm_update(ev, instr, operands):
     cfg = json.loads(str(instr.attrs["backend_config"]))
     w, a, b = operands
-    prod = dot_general(a, b, cfg["lhs_contracting_dims"], cfg["rhs_contracting_dims"],
-                       cfg["lhs_batch_dims"], cfg["rhs_batch_dims"], w.dtype)
+    prod = matmul_dims(a.astype(np.float64), b.astype(np.float64), cfg["lhs_contracting_dims"],
+                       cfg["rhs_contracting_dims"], cfg["lhs_batch_dims"], cfg["rhs_batch_dims"])
     return (w.astype(np.float64) + cfg["alpha"] * prod).astype(w.dtype)

@@ -62,20 +62,26 @@ def _sin_pi(x):
     return xnp.abs(xnp.sin(const(r, math.pi) * r))
 
 
-def gammaln(x):
-    """log|Gamma(x)|."""
+def _reflected(fn, x, positive, reflection, pole_value):
+    """fn(x) (a float; narrower than f32 computed in f32): positive(x) for x >= 0.5, else
+    reflection(x, positive(1 - x)); pole_value at 0, -1, -2, ..."""
     x = float1(x)
     dt = B.aval_of(x).dtype
     if dt.itemsize < 4:
-        return B.convert(gammaln(B.convert(x, np.float32)), dt)
+        return B.convert(fn(B.convert(x, np.float32)), dt)
     reflect = x < 0.5
-    xr = xnp.where(reflect, 1.0 - x, x)
-    lg = _lanczos_positive(xr)
-    s = _sin_pi(x)
-    refl = const(x, math.log(math.pi)) - xnp.log(xnp.where(s == 0.0, xnp.ones_like(s), s)) - lg
-    out = xnp.where(reflect, refl, lg)
+    p = positive(xnp.where(reflect, 1.0 - x, x))
+    out = xnp.where(reflect, reflection(x, p), p)
     pole = (x <= 0.0) & (x == xnp.floor(x))
-    return xnp.where(pole, xnp.full_like(out, np.inf), out)
+    return xnp.where(pole, xnp.full_like(out, pole_value), out)
+
+
+def gammaln(x):
+    """log|Gamma(x)|."""
+    def reflection(x, lg):   # log(pi / |sin(pi x)|) - lgamma(1 - x)
+        s = _sin_pi(x)
+        return const(x, math.log(math.pi)) - xnp.log(xnp.where(s == 0.0, xnp.ones_like(s), s)) - lg
+    return _reflected(gammaln, x, _lanczos_positive, reflection, np.inf)
 
 
 def gammasgn(x):
@@ -109,19 +115,12 @@ def _digamma_positive(x, steps: int = 10):
 
 def digamma(x):
     """The logarithmic derivative of the gamma function."""
-    x = float1(x)
-    dt = B.aval_of(x).dtype
-    if dt.itemsize < 4:
-        return B.convert(digamma(B.convert(x, np.float32)), dt)
-    reflect = x < 0.5
-    xr = xnp.where(reflect, 1.0 - x, x)
-    psi = _digamma_positive(xr)
-    r = x - xnp.round(x)
-    sin = xnp.sin(const(r, math.pi) * r)
-    cot = xnp.cos(const(r, math.pi) * r) / xnp.where(sin == 0.0, xnp.ones_like(sin), sin)
-    out = xnp.where(reflect, psi - const(x, math.pi) * cot, psi)
-    pole = (x <= 0.0) & (x == xnp.floor(x))
-    return xnp.where(pole, xnp.full_like(out, np.nan), out)
+    def reflection(x, psi):   # psi(1 - x) - pi cot(pi x)
+        r = x - xnp.round(x)
+        sin = xnp.sin(const(r, math.pi) * r)
+        cot = xnp.cos(const(r, math.pi) * r) / xnp.where(sin == 0.0, xnp.ones_like(sin), sin)
+        return psi - const(x, math.pi) * cot
+    return _reflected(digamma, x, _digamma_positive, reflection, np.nan)
 
 
 def zeta(x, q=None):

@@ -92,28 +92,29 @@ def entr(x):
     return xnp.where(x < 0, xnp.full_like(x, -np.inf), -_xlogx(x))
 
 
-def rel_entr(p, q):
-    """p log(p / q) (0 at p = 0 <= q, inf where the terms are not both >= 0)."""
+def _entropy_term(p, q, kl: bool):
+    """p log(p / q) (kl: - p + q) where p, q > 0; at p = 0 <= q: 0 (kl: q); else inf."""
     p, q = floats(p, q)
     p, q = xnp.broadcast_arrays(p, q)
     both_pos = (p > 0) & (q > 0)
     safe_p = xnp.where(both_pos, p, xnp.ones_like(p))
     safe_q = xnp.where(both_pos, q, xnp.ones_like(q))
     val = safe_p * xnp.log(safe_p / safe_q)
-    out = xnp.where((p == 0) & (q >= 0), xnp.zeros_like(p), xnp.full_like(p, np.inf))
+    if kl:
+        val = val - safe_p + safe_q
+    at_zero = q if kl else xnp.zeros_like(p)
+    out = xnp.where((p == 0) & (q >= 0), at_zero, xnp.full_like(p, np.inf))
     return xnp.where(both_pos, val, out)
+
+
+def rel_entr(p, q):
+    """p log(p / q) (0 at p = 0 <= q, inf where the terms are not both >= 0)."""
+    return _entropy_term(p, q, kl=False)
 
 
 def kl_div(p, q):
     """p log(p / q) - p + q (0 at p = 0 <= q, inf where the terms are not both >= 0)."""
-    p, q = floats(p, q)
-    p, q = xnp.broadcast_arrays(p, q)
-    both_pos = (p > 0) & (q > 0)
-    safe_p = xnp.where(both_pos, p, xnp.ones_like(p))
-    safe_q = xnp.where(both_pos, q, xnp.ones_like(q))
-    val = safe_p * xnp.log(safe_p / safe_q) - safe_p + safe_q
-    out = xnp.where((p == 0) & (q >= 0), q, xnp.full_like(p, np.inf))
-    return xnp.where(both_pos, val, out)
+    return _entropy_term(p, q, kl=True)
 
 
 def softmax(x, axis=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import xlapy.numpy as xnp
 from xlapy.scipy.special import expit, logit
 from xlapy.scipy.special._common import floats
+from xlapy.scipy.stats._loc_scale import quantile, standardized
 
 
 def logpdf(x, loc=0, scale=1):
@@ -18,21 +19,7 @@ def pdf(x, loc=0, scale=1):
     return xnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
-    x, loc, scale = floats(x, loc, scale)
-    return expit((x - loc) / scale)
-
-
-def sf(x, loc=0, scale=1):
-    x, loc, scale = floats(x, loc, scale)
-    return expit(-(x - loc) / scale)
-
-
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = floats(q, loc, scale)
-    return logit(q) * scale + loc
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = floats(q, loc, scale)
-    return -logit(q) * scale + loc
+cdf = standardized(expit, "cdf")
+sf = standardized(lambda z: expit(-z), "sf")
+ppf = quantile(logit, "ppf")
+isf = quantile(lambda q: -logit(q), "isf")

@@ -8,6 +8,7 @@ import numpy as np
 import xlapy.numpy as xnp
 from xlapy.scipy.special import log_ndtr, ndtr, ndtri
 from xlapy.scipy.special._common import const, floats
+from xlapy.scipy.stats._loc_scale import quantile, standardized
 
 
 def logpdf(x, loc=0, scale=1):
@@ -21,19 +22,9 @@ def pdf(x, loc=0, scale=1):
     return xnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
-    x, loc, scale = floats(x, loc, scale)
-    return ndtr((x - loc) / scale)
-
-
-def logcdf(x, loc=0, scale=1):
-    x, loc, scale = floats(x, loc, scale)
-    return log_ndtr((x - loc) / scale)
-
-
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = floats(q, loc, scale)
-    return ndtri(q) * scale + loc
+cdf = standardized(ndtr, "cdf")
+logcdf = standardized(log_ndtr, "logcdf")
+ppf = quantile(ndtri, "ppf")
 
 
 def sf(x, loc=0, scale=1):

@@ -21,10 +21,10 @@ import math
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, index_nest, load_at,
+from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, load_at,
                                                  routine_function, store_at)
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64
+from xlapy.backends.llvm.loops import c64, clamp_index, index_nest
 
 
 def _memcpy(llmod, b, dst, src, nbytes: int) -> None:
@@ -50,18 +50,9 @@ def emit_dynamic_update_slice(pe, instr, dest, operands) -> bool:
     with b.if_then(b.not_(same)):
         copy_array(b, out, out_s, src, op_s)
     if upd_s.size:
-        starts = []
-        for d, (p, s) in enumerate(zip(starts_p, idx_shapes)):
-            t = s.element_type
-            v = load_at(b, p, s, [])
-            v = (b.sext(v, T.I64) if t.is_signed else b.zext(v, T.I64)) if t.bits < 64 else v
-            hi = op_s.dims[d] - upd_s.dims[d]
-            if t.is_signed:
-                v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
-                v = b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
-            else:
-                v = b.select(b.icmp_unsigned(">", v, c64(hi)), c64(hi), v)
-            starts.append(v)
+        starts = [clamp_index(b, load_at(b, p, s, []), s.element_type,
+                              op_s.dims[d] - upd_s.dims[d])
+                  for d, (p, s) in enumerate(zip(starts_p, idx_shapes))]
         contiguous = out_s.has_default_layout and upd_s.has_default_layout and \
             out_s.element_type == upd_s.element_type and out_s.element_type.bits >= 8
         if contiguous:

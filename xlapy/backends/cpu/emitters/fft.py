@@ -41,11 +41,10 @@ import math
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (Scratch, copy_array, routine_function, slot,
-                                                 while_loop)
+from xlapy.backends.cpu.emitters.routine import Scratch, copy_array, routine_function, slot
 from xlapy.backends.llvm import complex_math as C
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, for_range, while_loop
 from xlapy.backends.llvm.math import math_function
 from xlapy.hlo.shapes import Layout
 

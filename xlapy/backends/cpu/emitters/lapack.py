@@ -22,11 +22,10 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import potrf_ir
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (Scratch, index_nest, load_at,
-                                                 routine_function, store_at)
+from xlapy.backends.cpu.emitters.routine import Scratch, load_at, routine_function, store_at
 from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, entry_alloca
+from xlapy.backends.llvm.loops import c64, entry_alloca, index_nest
 
 _POTRF = {"f32": "xlapy_spotrf", "f64": "xlapy_dpotrf"}
 

@@ -25,12 +25,11 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import potrf_ir
 from xlapy.backends.cpu.emitters.registry import custom_call_target
-from xlapy.backends.cpu.emitters.routine import (Scratch, element_ptr, index_nest,
-                                                 routine_function)
+from xlapy.backends.cpu.emitters.routine import Scratch, element_ptr, routine_function
 from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
-from xlapy.backends.llvm.loops import c64, entry_alloca
+from xlapy.backends.llvm.loops import c64, entry_alloca, index_nest
 from xlapy.hlo.lapack_calls import _PLANS, LapackCallError, plan
 
 TARGETS = tuple(f"lapack_{t}{name}_ffi" for name in _PLANS for t in "sd")

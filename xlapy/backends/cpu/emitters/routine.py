@@ -5,20 +5,18 @@ a whole routine into its own internal LLVM function:
   ...emit into b...; b.ret_void(); pe.b.call(fn, ptrs)
 
 Mutable scalars of a routine are entry-block stack slots (`slot`); LLVM's mem2reg turns
-them into registers. `index_nest` loops over a box of logical indices in row-major order,
-`while_loop` is a loop whose condition is emitted fresh in the header, `element_ptr`
-addresses an element by logical index honouring the shape's layout, and `scratch` gets a
-temporary buffer (the stack when small, malloc/free when big).
+them into registers (loops: backends/llvm/loops.py's for_range, index_nest, while_loop).
+`element_ptr` addresses an element by logical index honouring the shape's layout, and
+`scratch` gets a temporary buffer (the stack when small, malloc/free when big).
 """
 
 from __future__ import annotations
 
-import contextlib
 
 from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, linear_of
+from xlapy.backends.llvm.loops import c64, entry_alloca, index_nest, linear_of
 from xlapy.hlo.shapes import Shape
 
 # Scratch buffers up to this size live on the stack of the routine; bigger ones are
@@ -80,35 +78,6 @@ def memcpy(b: ir.IRBuilder, dst, src, nbytes) -> None:
             return
         nbytes = c64(nbytes)
     b.call(fn, [dst, src, nbytes, ir.Constant(T.I1, 0)])
-
-
-@contextlib.contextmanager
-def index_nest(b: ir.IRBuilder, dims, name: str = "n"):
-    """Loops over every logical index of `dims` in row-major order; yields the index (a list
-    of i64 values; dims of size 1 get the constant 0 and no loop)."""
-    index = [c64(0)] * len(dims)
-    with contextlib.ExitStack() as stack:
-        for d, n in enumerate(dims):
-            if n != 1:
-                index[d] = stack.enter_context(for_range(b, 0, n, name=f"{name}{d}"))
-        yield index
-
-
-@contextlib.contextmanager
-def while_loop(b: ir.IRBuilder, cond, name: str = "while"):
-    """`while (cond()) { body }`: cond() is called with the builder in the loop header and
-    returns an i1; the body is emitted inside the `with` block."""
-    fn = b.function
-    header = fn.append_basic_block(f"{name}.cond")
-    body = fn.append_basic_block(f"{name}.body")
-    exit_ = fn.append_basic_block(f"{name}.exit")
-    b.branch(header)
-    b.position_at_end(header)
-    b.cbranch(cond(), body, exit_)
-    b.position_at_end(body)
-    yield
-    b.branch(header)
-    b.position_at_end(exit_)
 
 
 def element_ptr(b: ir.IRBuilder, ptr, shape: Shape, index):

@@ -26,11 +26,12 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, index_nest, load_at,
-                                        routine_function)
+from xlapy.backends.cpu.emitters.routine import (copy_array, element_ptr, load_at,
+                                                 routine_function)
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter, lowering_error
-from xlapy.backends.llvm.loops import c64
+from xlapy.backends.llvm.loops import c64, index_nest
+from xlapy.backends.llvm.scatter_dims import ScatterDims
 
 
 @custom_emitter("scatter")
@@ -46,24 +47,15 @@ def emit_scatter(pe, instr, dest, operands) -> bool:
     upd_shapes = [o.shape for o in ops[n + 1:]]
     out_shapes = instr.shape.leaves()
     rank = op_shapes[0].rank
-    window_dims = list(a.get("update_window_dims", ()))
-    inserted = list(a.get("inserted_window_dims", ()))
-    in_batch = list(a.get("input_batching_dims", ()))
-    idx_batch = list(a.get("scatter_indices_batching_dims", ()))
-    index_map = list(a.get("scatter_dims_to_operand_dims", ()))
-    ivd = a["index_vector_dim"]
+    sd = ScatterDims.of(instr)
+    window_dims, index_map, ivd = sd.window_dims, sd.index_map, sd.ivd
+    scatter_dims, window_operand_dims, sizes = sd.scatter_dims, sd.window_operand_dims, sd.sizes
     u0 = upd_shapes[0]
-    scatter_dims = [d for d in range(u0.rank) if d not in window_dims]
-    window_operand_dims = [d for d in range(rank) if d not in inserted and d not in in_batch]
     if len(window_operand_dims) != len(window_dims):
         raise lowering_error(instr, f"scatter has {len(window_dims)} update window dims but "
                                     f"{len(window_operand_dims)} operand window dims")
-    idx_batch_dims = [d for d in range(idx_shape.rank) if d != ivd]
-    if [u0.dims[d] for d in scatter_dims] != [idx_shape.dims[d] for d in idx_batch_dims]:
+    if [u0.dims[d] for d in scatter_dims] != [idx_shape.dims[d] for d in sd.idx_batch_dims]:
         raise lowering_error(instr, "scatter update dims do not match the index batch dims")
-    sizes = [1] * rank
-    for d, ud in zip(window_operand_dims, window_dims):
-        sizes[d] = u0.dims[ud]
     idx_t = idx_shape.element_type
     signed = idx_t.is_signed and not idx_t.is_pred
 
@@ -94,8 +86,8 @@ def emit_scatter(pe, instr, dest, operands) -> bool:
         start = [c64(0)] * rank
         for k, d in enumerate(index_map):
             start[d] = index_component(k)
-        for od, sd in zip(in_batch, idx_batch):
-            start[od] = pos[batch_pos(sd)]
+        for od, d in zip(sd.in_batch, sd.idx_batch):
+            start[od] = pos[batch_pos(d)]
         valid = ir.Constant(T.I1, 1)
         for d in range(rank):
             s = start[d]

@@ -19,11 +19,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.emitters.routine import (element_ptr, index_nest, load_at, routine_function,
-                                        slot)
+from xlapy.backends.cpu.emitters.routine import element_ptr, load_at, routine_function, slot
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter, lowering_error
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, for_range, index_nest
 
 
 @custom_emitter("select-and-scatter")

@@ -41,12 +41,12 @@ from llvmlite import ir
 from xlapy.backends.cpu.emitters.kernel_abi import parallel_wrapper
 from xlapy.backends.cpu.emitters.program import flatten
 from xlapy.backends.cpu.emitters.registry import custom_call_target, custom_emitter
-from xlapy.backends.cpu.emitters.routine import (Scratch, memcpy, routine_function, slot,
-                                                 while_loop)
+from xlapy.backends.cpu.emitters.routine import Scratch, memcpy, routine_function, slot
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter, lowering_error
 from xlapy.backends.llvm.elemental_ops import compare_values
-from xlapy.backends.llvm.loops import c64, for_range, linear_of, row_major_index_of, strides
+from xlapy.backends.llvm.loops import (c64, for_range, linear_of, row_major_index_of,
+                                       step_down_while, strides, while_loop)
 from xlapy.hlo.shapes import Shape
 
 RUN = 16             # insertion-sorted run length before merging
@@ -128,31 +128,9 @@ def _insertion_sort_runs(b, n: int, cols: Columns, less: Less):
         end = _min(b, b.add(start, c64(RUN)), c64(n))
         with for_range(b, b.add(start, c64(1)), end, name="ins") as i:
             x = cols.load(i)
-            j = slot(b, T.I64, i, "j")
-            _shift_while_before(b, j, start, lambda jm1: less(x, cols.load(jm1)),
-                                lambda dst, src: cols.store(dst, cols.load(src)))
-            cols.store(b.load(j), x)
-
-
-def _shift_while_before(b, j_slot, floor, goes_before, move):
-    """while j > floor and goes_before(j - 1): move(j, j - 1); j -= 1"""
-    fn = b.function
-    header = fn.append_basic_block("shift.cond")
-    check = fn.append_basic_block("shift.cmp")
-    body = fn.append_basic_block("shift.body")
-    exit_ = fn.append_basic_block("shift.exit")
-    b.branch(header)
-    b.position_at_end(header)
-    j = b.load(j_slot)
-    b.cbranch(b.icmp_signed(">", j, floor), check, exit_)
-    b.position_at_end(check)
-    jm1 = b.sub(j, c64(1))
-    b.cbranch(goes_before(jm1), body, exit_)
-    b.position_at_end(body)
-    move(j, jm1)
-    b.store(jm1, j_slot)
-    b.branch(header)
-    b.position_at_end(exit_)
+            j = step_down_while(b, i, start, lambda j, jm1: less(x, cols.load(jm1)),
+                                lambda j, jm1: cols.store(j, cols.load(jm1)), name="shift")
+            cols.store(j, x)
 
 
 def _merge(b, src: Columns, dst: Columns, lo, mid, hi, less: Less):
@@ -201,11 +179,11 @@ def emit_select_best(b: ir.IRBuilder, n: int, k: int, buf, less_pos) -> None:
             # a full buffer admits i only if it goes strictly before the current last
             b.store(less_pos(i, b.load(at(c64(k - 1)), typ=T.I64)), take)
         with b.if_then(b.load(take)):
-            j = slot(b, T.I64, _min(b, cnt, c64(k - 1)), "j")
-            _shift_while_before(b, j, c64(0),
-                                lambda jm1: less_pos(i, b.load(at(jm1), typ=T.I64)),
-                                lambda dst, src: b.store(b.load(at(src), typ=T.I64), at(dst)))
-            b.store(i, at(b.load(j)))
+            j = step_down_while(b, _min(b, cnt, c64(k - 1)), c64(0),
+                                lambda j, jm1: less_pos(i, b.load(at(jm1), typ=T.I64)),
+                                lambda j, jm1: b.store(b.load(at(jm1), typ=T.I64), at(j)),
+                                name="shift")
+            b.store(i, at(j))
             b.store(_min(b, b.add(cnt, c64(1)), c64(k)), count)
 
 

@@ -20,7 +20,8 @@ import json
 
 from xlapy.backends.cpu.passes.dot_plan import plan_for
 from xlapy.hlo.attributes import Raw
-from xlapy.hlo.ir import Instruction, Module
+from xlapy.hlo.ir import Instruction
+from xlapy.passes.rewrite import InstructionPass
 from xlapy.passes.simplifier_rules_common import uniform_value
 
 TARGET = "__xlapy$gemm_update"
@@ -60,30 +61,23 @@ def _match(u: Instruction):
     return w, d, sign * c
 
 
-class GemmUpdateFusion:
+class GemmUpdateFusion(InstructionPass):
     name = "gemm-update-fusion"
+    fused_too = True
 
-    def run(self, module: Module) -> bool:
-        changed = False
-        for comp in module.computations:
-            for u in list(comp.instructions):
-                if u.parent is not comp:
-                    continue
-                found = _match(u)
-                if found is None:
-                    continue
-                w, d, alpha = found
-                config = {"alpha": alpha, **{k: list(d.attrs.get(k, ())) for k in DIMS}}
-                call = Instruction("custom-call", u.shape, [w, d.operands[0], d.operands[1]],
-                                   {"custom_call_target": TARGET,
-                                    "backend_config": Raw(json.dumps(config))},
-                                   "gemm_update", dict(d.metadata))
-                comp.add_instruction(call)
-                comp.replace_instruction(u, call)  # the product and the dot die: DCE follows
-                comp.instructions = comp.post_order()
-                changed = True
-        return changed
-
-
+    def rewrite(self, comp, u) -> bool:
+        found = _match(u)
+        if found is None:
+            return False
+        w, d, alpha = found
+        config = {"alpha": alpha, **{k: list(d.attrs.get(k, ())) for k in DIMS}}
+        call = Instruction("custom-call", u.shape, [w, d.operands[0], d.operands[1]],
+                           {"custom_call_target": TARGET,
+                            "backend_config": Raw(json.dumps(config))},
+                           "gemm_update", dict(d.metadata))
+        comp.add_instruction(call)
+        comp.replace_instruction(u, call)  # the product and the dot die: DCE follows
+        comp.instructions = comp.post_order()
+        return True
 def config_of(instr: Instruction) -> dict:
     return json.loads(str(instr.attrs["backend_config"]))

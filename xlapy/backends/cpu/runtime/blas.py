@@ -43,19 +43,25 @@ def capsule_pointer(capsule) -> int:
     return get_ptr(capsule, get_name(capsule))
 
 
-@functools.lru_cache(maxsize=None)
-def _numpy_openblas() -> dict | None:
-    """{name: address} of NumPy's bundled OpenBLAS gemms, or None."""
+def _openblas_symbols(names: dict) -> dict | None:
+    """{key: address of symbol} for names {key: symbol} in NumPy's bundled OpenBLAS (the
+    first of its libraries that has them all), or None."""
     pattern = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs",
                            "libscipy_openblas64_*.so")
     for path in glob.glob(pattern):
         try:
             lib = ctypes.CDLL(path)
-            return {n: ctypes.cast(getattr(lib, f"scipy_{n}_64_"), ctypes.c_void_p).value
-                    for n in GEMMS}
+            return {k: ctypes.cast(getattr(lib, sym), ctypes.c_void_p).value
+                    for k, sym in names.items()}
         except (OSError, AttributeError):
             continue
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_openblas() -> dict | None:
+    """{name: address} of NumPy's bundled OpenBLAS gemms, or None."""
+    return _openblas_symbols({n: f"scipy_{n}_64_" for n in GEMMS})
 
 
 GET_THREADS, SET_THREADS = "xlapy_blas_get_threads", "xlapy_blas_set_threads"
@@ -65,18 +71,8 @@ OPENBLAS_THREADED_MNK = 1 << 16   # OpenBLAS may split gemms with m*n*k from abo
 @functools.lru_cache(maxsize=None)
 def _openblas_threads() -> dict | None:
     """{symbol: address} of NumPy's OpenBLAS thread-count getter and setter, or None."""
-    pattern = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs",
-                           "libscipy_openblas64_*.so")
-    for path in glob.glob(pattern):
-        try:
-            lib = ctypes.CDLL(path)
-            return {GET_THREADS: ctypes.cast(lib.scipy_openblas_get_num_threads64_,
-                                             ctypes.c_void_p).value,
-                    SET_THREADS: ctypes.cast(lib.scipy_openblas_set_num_threads64_,
-                                             ctypes.c_void_p).value}
-        except (OSError, AttributeError):
-            continue
-    return None
+    return _openblas_symbols({GET_THREADS: "scipy_openblas_get_num_threads64_",
+                              SET_THREADS: "scipy_openblas_set_num_threads64_"})
 
 
 def thread_guard_available() -> bool:

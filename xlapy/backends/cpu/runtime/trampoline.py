@@ -27,6 +27,7 @@ from llvmlite import ir
 from xlapy.backends.cpu.codegen import cached_object
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.target import init_llvm
+from xlapy.backends.llvm.loops import for_range
 from xlapy.backends.llvm.types import I64, PTR, VOID
 
 MAX_LEAVES = 64
@@ -57,24 +58,11 @@ def _build_ir() -> str:
         n = b.load(b.gep(tup, [ir.Constant(I64, 16)], source_etype=ir.IntType(8)), typ=I64)
         tbl = b.alloca(PTR, size=ir.Constant(I64, MAX_LEAVES))
         items = b.gep(tup, [ir.Constant(I64, tuple.__basicsize__)], source_etype=ir.IntType(8))
-        pre = b.block
-        header = fn.append_basic_block("h")
-        body = fn.append_basic_block("b")
-        done = fn.append_basic_block("d")
-        b.branch(header)
-        b.position_at_end(header)
-        i = b.phi(I64)
-        i.add_incoming(ir.Constant(I64, 0), pre)
-        b.cbranch(b.icmp_signed("<", i, n), body, done)
-        b.position_at_end(body)
-        obj = b.load(b.gep(items, [i], source_etype=PTR), typ=PTR)
-        data = b.load(b.gep(obj, [ir.Constant(I64, _DATA_OFFSET)], source_etype=ir.IntType(8)),
-                      typ=PTR)
-        b.store(data, b.gep(tbl, [i], source_etype=PTR))
-        nxt = b.add(i, ir.Constant(I64, 1))
-        i.add_incoming(nxt, body)
-        b.branch(header)
-        b.position_at_end(done)
+        with for_range(b, 0, n) as i:
+            obj = b.load(b.gep(items, [i], source_etype=PTR), typ=PTR)
+            data = b.load(b.gep(obj, [ir.Constant(I64, _DATA_OFFSET)],
+                                source_etype=ir.IntType(8)), typ=PTR)
+            b.store(data, b.gep(tbl, [i], source_etype=PTR))
         tables.append(tbl)
     state = b.call(save, [])
     b.call(entry, [tables[0], tables[1], arena, desc])

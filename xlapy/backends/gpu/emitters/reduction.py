@@ -29,7 +29,7 @@ from xlapy.backends.gpu.emitters.launch import LaunchDims, row_launch, row_threa
 from xlapy.backends.gpu.target import WARP_SIZE
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter
-from xlapy.backends.llvm.loops import c64, index_of, row_major_index_of
+from xlapy.backends.llvm.loops import for_range, index_of, merge_index, row_major_index_of
 from xlapy.hlo.ir import Computation, Instruction
 
 FULL_MASK = 0xFFFFFFFF
@@ -205,31 +205,14 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
                 b.store(v, s)
 
     # strided loop over the row
-    pre = b.block
-    header = fn.append_basic_block("k.header")
-    body = fn.append_basic_block("k.body")
-    done = fn.append_basic_block("k.exit")
-    b.branch(header)
-    b.position_at_end(header)
-    k = b.phi(T.I64, name="k")
-    k.add_incoming(tid, pre)
-    b.cbranch(b.icmp_signed("<", k, c64(plan.row_length)), body, done)
-    b.position_at_end(body)
-    with em.scope():
-        ridx = row_major_index_of(b, [in_shape.dims[d] for d in red_phys], k)
-        full = [None] * in_shape.rank
-        for j, d in enumerate(keep):
-            full[d] = out_index[j]
-        for j, d in enumerate(red_phys):
-            full[d] = ridx[j]
-        for r, slots in zip(plan.reduces, accs):
-            n = len(r.operands) // 2
-            values = [gens[id(op)](full) for op in r.operands[:n]]
-            combine(r, slots, values)
-    nxt = b.add(k, c64(threads))
-    k.add_incoming(nxt, b.block)
-    b.branch(header)
-    b.position_at_end(done)
+    with for_range(b, tid, plan.row_length, step=threads, name="k") as k:
+        with em.scope():
+            ridx = row_major_index_of(b, [in_shape.dims[d] for d in red_phys], k)
+            full = merge_index(in_shape.rank, (keep, out_index), (red_phys, ridx))
+            for r, slots in zip(plan.reduces, accs):
+                n = len(r.operands) // 2
+                values = [gens[id(op)](full) for op in r.operands[:n]]
+                combine(r, slots, values)
 
     def warp_reduce():
         for delta in (16, 8, 4, 2, 1):

@@ -21,6 +21,7 @@ from xlapy.backends.gpu.emitters.launch import LaunchDims
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter
 from xlapy.backends.llvm.loops import c64, for_range, linear_of, row_major_index_of
+from xlapy.backends.llvm.scatter_dims import ScatterDims
 from xlapy.hlo.ir import Instruction
 
 SCATTER_LAUNCH = LaunchDims((1, 1, 1), (1, 1, 1))
@@ -37,22 +38,13 @@ def emit_scatter(module: ir.Module, instr: Instruction, name: str,
     outs, idx_ptr, upds = fn.args[:n], fn.args[n], fn.args[n + 1:]
     em = ElementalEmitter(b, module, math=libdevice_math if use_libdevice else None)
     a = instr.attrs
-    window_dims = list(a.get("update_window_dims", ()))
-    inserted = list(a.get("inserted_window_dims", ()))
-    in_batch = list(a.get("input_batching_dims", ()))
-    idx_batch = list(a.get("scatter_indices_batching_dims", ()))
-    index_map = list(a.get("scatter_dims_to_operand_dims", ()))
-    ivd = a["index_vector_dim"]
-    rank = out_shapes[0].rank
+    sd = ScatterDims.of(instr)
+    window_dims, index_map, ivd, rank = sd.window_dims, sd.index_map, sd.ivd, sd.rank
+    scatter_dims, window_operand_dims, sizes = sd.scatter_dims, sd.window_operand_dims, sd.sizes
+    batch_idx_dims = sd.idx_batch_dims   # batch order
     u0 = upd_shapes[0]
-    scatter_dims = [d for d in range(u0.rank) if d not in window_dims]
-    window_operand_dims = [d for d in range(rank) if d not in inserted and d not in in_batch]
-    batch_idx_dims = [d for d in range(idx_shape.rank) if d != ivd]   # batch order
     batch_shape = [idx_shape.dims[d] for d in batch_idx_dims]
     window_shape = [u0.dims[d] for d in window_dims]
-    sizes = [1] * rank
-    for d, ud in zip(window_operand_dims, window_dims):
-        sizes[d] = u0.dims[ud]
     it = idx_shape.element_type
 
     with b.if_then(b.icmp_signed("==", global_thread_index(b), c64(0))):
@@ -71,8 +63,8 @@ def emit_scatter(module: ir.Module, instr: Instruction, name: str,
                 if v.type.width < 64:
                     v = b.sext(v, T.I64) if it.is_signed else b.zext(v, T.I64)
                 starts[d] = v
-            for od, sd in zip(in_batch, idx_batch):
-                starts[od] = bidx[batch_idx_dims.index(sd)]
+            for od, d in zip(sd.in_batch, sd.idx_batch):
+                starts[od] = bidx[batch_idx_dims.index(d)]
             valid = ir.Constant(ir.IntType(1), 1)
             for d in range(rank):
                 lo = b.icmp_signed(">=", starts[d], c64(0))

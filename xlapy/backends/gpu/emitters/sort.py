@@ -16,7 +16,7 @@ from xlapy.backends.gpu.emitters.kernel_abi import global_thread_index, libdevic
 from xlapy.backends.gpu.emitters.launch import LaunchDims, loop_launch
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter
-from xlapy.backends.llvm.loops import c64, for_range, index_of, linear_of
+from xlapy.backends.llvm.loops import c64, for_range, index_of, linear_of, step_down_while
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shapes import Shape
 
@@ -60,30 +60,22 @@ def emit_sort(module: ir.Module, instr: Instruction, name: str,
                 b.store(v, addr(j, s, o, j))
         with for_range(b, 1, n, name="i") as i:
             # j = i; while j > 0 and less(row[j], row[j-1]): swap; j -= 1
-            pre = b.block
-            head = fn.append_basic_block("ins.head")
-            test = fn.append_basic_block("ins.test")
-            swap = fn.append_basic_block("ins.swap")
-            done = fn.append_basic_block("ins.done")
-            b.branch(head)
-            b.position_at_end(head)
-            j = b.phi(T.I64, name="j")
-            j.add_incoming(i, pre)
-            b.cbranch(b.icmp_signed(">", j, c64(0)), test, done)
-            b.position_at_end(test)
-            jm = b.sub(j, c64(1))
-            cur = [T.load(b, addr(j, s, o, j), s.element_type) for s, o in zip(shapes, outs)]
-            prev = [T.load(b, addr(jm, s, o, jm), s.element_type) for s, o in zip(shapes, outs)]
-            args = [x for pair in zip(cur, prev) for x in pair]
-            with em.scope():
-                less = em.call_scalar(instr.attrs["to_apply"], args)
-            b.cbranch(less, swap, done)
-            b.position_at_end(swap)
-            for s, o, c, p in zip(shapes, outs, cur, prev):
-                T.store(b, p, addr(j, s, o, j), s.element_type)
-                T.store(b, c, addr(jm, s, o, jm), s.element_type)
-            j.add_incoming(jm, swap)
-            b.branch(head)
-            b.position_at_end(done)
+            loaded = []   # the elements at j and j - 1 (the test's loads, for the swap)
+
+            def less(j, jm):
+                cur = [T.load(b, addr(j, s, o, j), s.element_type) for s, o in zip(shapes, outs)]
+                prev = [T.load(b, addr(jm, s, o, jm), s.element_type)
+                        for s, o in zip(shapes, outs)]
+                loaded[:] = cur, prev
+                with em.scope():
+                    return em.call_scalar(instr.attrs["to_apply"],
+                                          [x for pair in zip(cur, prev) for x in pair])
+
+            def swap(j, jm):
+                for s, o, c, p in zip(shapes, outs, *loaded):
+                    T.store(b, p, addr(j, s, o, j), s.element_type)
+                    T.store(b, c, addr(jm, s, o, jm), s.element_type)
+
+            step_down_while(b, i, c64(0), less, swap, name="ins")
     b.ret_void()
     return fn

@@ -15,7 +15,7 @@ from xlapy.backends.gpu.emitters.kernel_abi import global_thread_index, new_kern
 from xlapy.backends.gpu.emitters.launch import LaunchDims, loop_launch
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ElementalEmitter
-from xlapy.backends.llvm.loops import c64, for_range
+from xlapy.backends.llvm.loops import c64, for_range, step_down_while
 from xlapy.hlo.ir import Instruction
 
 
@@ -83,27 +83,14 @@ def emit_topk(module: ir.Module, instr: Instruction, name: str) -> ir.Function:
             v = T.load(b, b.gep(x, [b.add(xbase, e)], inbounds=True, source_etype=st), t)
             cnt = b.load(count)
             # insertion point: after every kept element at least as good as v
-            pre = b.block
-            fnc = b.function
-            head = fnc.append_basic_block("pos.head")
-            test = fnc.append_basic_block("pos.test")
-            found = fnc.append_basic_block("pos.found")
-            b.branch(head)
-            b.position_at_end(head)
-            j = b.phi(T.I64, "j")
-            j.add_incoming(cnt, pre)
-            b.cbranch(b.icmp_signed(">", j, c64(0)), test, found)
-            b.position_at_end(test)
-            jm = b.sub(j, c64(1))
-            w = T.load(b, b.gep(vals, [b.add(obase, jm)], inbounds=True, source_etype=st), t)
-            wi = b.load(b.gep(idxs, [b.add(obase, jm)], inbounds=True, source_etype=ist),
-                        typ=ist)
-            vi = b.trunc(e, ist) if ist.width < 64 else e
-            before = better(v, w, vi, wi)
-            j.add_incoming(jm, b.block)
-            b.cbranch(before, head, found)
-            b.position_at_end(found)
-            pos = j
+            def goes_before(j, jm):
+                w = T.load(b, b.gep(vals, [b.add(obase, jm)], inbounds=True, source_etype=st), t)
+                wi = b.load(b.gep(idxs, [b.add(obase, jm)], inbounds=True, source_etype=ist),
+                            typ=ist)
+                vi = b.trunc(e, ist) if ist.width < 64 else e
+                return better(v, w, vi, wi)
+
+            pos = step_down_while(b, cnt, c64(0), goes_before, name="pos")
             with b.if_then(b.icmp_signed("<", pos, c64(k))):
                 last = b.select(b.icmp_signed("<", cnt, c64(k)), cnt, c64(k - 1))
                 # shift [pos, last) one to the right, from the end

@@ -88,36 +88,40 @@ def _bodies(text: str) -> dict:
 
 
 def _driver(name: str, n: int) -> str:
+    """`{name}.emu`(args, grid, block): the kernel called for every block index (ctaid.x)
+    and, inside, every thread index (tid.x), one after the other."""
     loads = "".join(f"  %p{k} = getelementptr ptr, ptr %args, i64 {k}\n"
                     f"  %a{k} = load ptr, ptr %p{k}\n" for k in range(n))
     args = ", ".join(f"ptr %a{k}" for k in range(n))
+    call = f'  call void @"{name}"({args})\n'
+    threads = _count_loop("t", "block", "tid_x", "bb", "te", call)
+    blocks = _count_loop("b", "grid", "ctaid_x", "entry", "done",
+                         f"  br label %th\n{threads}te:\n")
     return f"""define void @"{name}.emu"(ptr %args, i32 %grid, i32 %block) {{
 entry:
   store i32 %grid, ptr @emu.nctaid_x
   store i32 %block, ptr @emu.ntid_x
 {loads}  br label %bh
-bh:
-  %bi = phi i32 [0, %entry], [%bn, %bl]
-  %bc = icmp slt i32 %bi, %grid
-  br i1 %bc, label %bb, label %done
-bb:
-  store i32 %bi, ptr @emu.ctaid_x
-  br label %th
-th:
-  %ti = phi i32 [0, %bb], [%tn, %tb]
-  %tc = icmp slt i32 %ti, %block
-  br i1 %tc, label %tb, label %bl
-tb:
-  store i32 %ti, ptr @emu.tid_x
-  call void @"{name}"({args})
-  %tn = add i32 %ti, 1
-  br label %th
-bl:
-  %bn = add i32 %bi, 1
-  br label %bh
-done:
+{blocks}done:
   ret void
 }}"""
+
+
+def _count_loop(v: str, bound: str, sreg: str, pred: str, exit_: str, body: str) -> str:
+    """IR text of `for (%{v}i = 0; %{v}i < %{bound}; ++)`, entered from block `pred`,
+    leaving to `exit_`: the header {v}h, then {v}b storing the index to @emu.{sreg} and
+    running `body` (which may add blocks), then the latch {v}l."""
+    return f"""{v}h:
+  %{v}i = phi i32 [0, %{pred}], [%{v}n, %{v}l]
+  %{v}c = icmp slt i32 %{v}i, %{bound}
+  br i1 %{v}c, label %{v}b, label %{exit_}
+{v}b:
+  store i32 %{v}i, ptr @emu.{sreg}
+{body}  br label %{v}l
+{v}l:
+  %{v}n = add i32 %{v}i, 1
+  br label %{v}h
+"""
 
 
 _ENGINES: list = []   # keep the engines (their code) alive as long as the process
