@@ -115,7 +115,8 @@ def test_device_put_and_block_until_ready():
         assert put[k].dtype == want[k].dtype and isinstance(put[k], xp.Array)
     assert [p.dtype for p in put["b"]] == [w.dtype for w in want["b"]]
     x = np.ones(3, np.float32)
-    assert xp.device_put(x) is x  # already canonical: no copy
+    put_x = xp.device_put(x)  # already canonical: a view (no copy) with the Array methods
+    assert np.shares_memory(put_x, x) and put_x.block_until_ready() is put_x
     assert xp.block_until_ready(tree) is tree
     out = xp.jit(lambda x: x * 2)(x)
     assert xp.block_until_ready(out) is out

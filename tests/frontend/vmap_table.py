@@ -116,6 +116,8 @@ row("round_afz", lambda L, N, x: L.round(x, 0), [F((4,), "halves")])
 row("round_even", lambda L, N, x: L.round(x, 1), [F((2, 4), "halves")], in_axes=1)
 row("not", lambda L, N, x: L.bitwise_not(x), [F((5,), "int")])
 row("not_bool", lambda L, N, x: L.bitwise_not(x), [F((5,), "bool")], in_axes=-1)
+row("population_count", lambda L, N, x: L.population_count(x), [F((5,), "int")])
+row("clz", lambda L, N, x: L.clz(x), [F((5,), "int")])
 
 # elementwise binary: both batched, one batched, batch axes at different places
 for _n, _k in [("add", "normal"), ("sub", "normal"), ("mul", "normal"), ("div", "pos"),
