@@ -83,7 +83,10 @@ def backend_config(callback_id: int) -> str:
 def callback_id_of(instr) -> int:
     """The id in a custom-call instruction's backend_config."""
     try:
-        return int(json.loads(str(instr.attrs["backend_config"]))["callback_id"])
+        text = str(instr.attrs["backend_config"])
+        if text.startswith('"'):  # XLA's quoted form, backend_config="{\"callback_id\": 7}"
+            text = json.loads(text)
+        return int(json.loads(text)["callback_id"])
     except (KeyError, ValueError, TypeError):
         raise CallbackError(f"{instr.where()}{TARGET} custom-call without a callback_id in its "
                             f"backend_config: {instr}") from None
