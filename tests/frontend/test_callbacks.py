@@ -40,6 +40,26 @@ def test_print_order_and_values(backend, capsys):
     assert _lines(capsys) == ["first x=[1. 2.]", "then z=[2.5 4.5] y=0.5", pair]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_print_python_scalars_and_no_arguments(backend, capsys):
+    def f(x):
+        xp.debug.print("hello")
+        xp.debug.print("lit {} {} {}", 3, 2.5, True)
+        return x
+    _run(f, backend)(np.float32(1))
+    assert _lines(capsys) == ["hello", "lit 3 2.5 True"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_print_in_cond_branches(backend, capsys):
+    def f(x):
+        return lax.cond(x > 0, lambda v: (xp.debug.print("pos {}", v), v)[1],
+                        lambda v: (xp.debug.print("neg {}", v), -v)[1], x)
+    g = _run(f, backend)
+    assert float(g(np.float32(2))) == 2.0 and float(g(np.float32(-1))) == 1.0
+    assert _lines(capsys) == ["pos 2.0", "neg -1.0"]
+
+
 @pytest.mark.parametrize("backend", ["cpu", "interpreter"])
 def test_print_every_iteration_of_scan_and_while(backend, capsys):
     def f(x):

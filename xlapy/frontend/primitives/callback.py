@@ -34,6 +34,7 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.frontend.batching.trace import NOT_MAPPED, bdim_to_front, moveaxis
 from xlapy.frontend.core import ShapedArray, bind, get_aval, primitive
+from xlapy.frontend.dtypes import canonicalize_dtype
 from xlapy.frontend.lowering import shape_of
 from xlapy.frontend.primitives.basic import broadcast_in_dim
 from xlapy.frontend.primitives.shapes import concatenate, reshape, slice_
@@ -74,8 +75,9 @@ def call(fn, args, result_avals, name: str, effect: bool, vmap_method=None) -> l
     if vmap_method not in VMAP_METHODS:
         raise XlapyError(f"{name}: vmap_method must be one of {VMAP_METHODS[1:]} or None, "
                          f"got {vmap_method!r}")
+    # (the dtypes bind will give the operands: 64-bit ones become 32-bit without x64)
     in_avals = [get_aval(a) for a in args]
-    k = host_callbacks.register(fn, [(a.shape, a.dtype) for a in in_avals],
+    k = host_callbacks.register(fn, [(a.shape, canonicalize_dtype(a.dtype)) for a in in_avals],
                                 [(a.shape, a.dtype) for a in result_avals], name, effect)
     return bind(host_callback_p, *args, callback_id=k, effect=bool(effect),
                 vmap_method=vmap_method)

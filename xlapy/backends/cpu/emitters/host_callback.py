@@ -13,6 +13,7 @@ Ahead-of-time objects have no Python to call: a LoweringError.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.registry import custom_call_target
@@ -36,6 +37,14 @@ def emit_host_callback(pe, instr, dest, operands) -> bool:
                                     "pure_callback) calls Python: ahead-of-time objects "
                                     "cannot hold one; remove it or run the program in the JIT")
     cid = host_callbacks.callback_id_of(instr)
+    cb = host_callbacks.lookup(cid)
+    leaves = instr.shape.leaves() if instr.shape.is_tuple else [instr.shape]
+    got = [(tuple(o.shape.dims), np.dtype(o.shape.dtype)) if not o.shape.is_tuple else None
+           for o in instr.operands]
+    if got != list(cb.in_avals) or [(tuple(s.dims), np.dtype(s.dtype))
+                                    for s in leaves] != list(cb.out_avals):
+        raise lowering_error(instr, f"the operands and results do not have the shapes "
+                                    f"registered for host callback {cb.name}")
     b = pe.b
     scratch, ins, outs, back = [], [], [], []
     for o, ptr in zip(instr.operands, operands):
@@ -48,7 +57,6 @@ def emit_host_callback(pe, instr, dest, operands) -> bool:
             copy_array(b, t.ptr, _row_major(s), ptr, s)
             ptr = t.ptr
         ins.append(ptr)
-    leaves = instr.shape.leaves() if instr.shape.is_tuple else [instr.shape]
     for s, ptr in zip(leaves, dest):
         if not s.has_default_layout and s.size > 1:
             t = Scratch(b, s.byte_size, "cb.out")
