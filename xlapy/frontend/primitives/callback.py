@@ -36,7 +36,7 @@ from xlapy.frontend.batching.trace import NOT_MAPPED, bdim_to_front, moveaxis
 from xlapy.frontend.core import ShapedArray, bind, get_aval, primitive
 from xlapy.frontend.dtypes import canonicalize_dtype
 from xlapy.frontend.lowering import shape_of
-from xlapy.frontend.primitives.basic import broadcast_in_dim
+from xlapy.frontend.primitives.basic import broadcast_in_dim, full
 from xlapy.frontend.primitives.shapes import concatenate, reshape, slice_
 from xlapy.hlo import host_callbacks
 from xlapy.hlo.shapes import Shape
@@ -132,9 +132,10 @@ def _batch(frame, vals, dims, callback_id, effect, vmap_method):
         members = [bind(host_callback_p, *[_member(v, d, i) for v, d in zip(vals, dims)],
                         **params) for i in range(n)]
         outs = []
-        for k, (dshape, _dt) in enumerate(cb.out_avals):
+        for k, (dshape, dt) in enumerate(cb.out_avals):
             parts = [reshape(m[k], (1,) + dshape) for m in members]
-            outs.append(parts[0] if n == 1 else concatenate(parts, 0))
+            outs.append(full((0,) + dshape, 0, dt) if n == 0 else
+                        parts[0] if n == 1 else concatenate(parts, 0))
         return outs, [0] * len(outs)
     if vmap_method is None:
         raise XlapyError(f"{cb.name} under vmap: give pure_callback a vmap_method "
