@@ -248,3 +248,13 @@ def test_reachable_as_jax_names():
     import xlapy as jax
     assert jax.debug.print is xp.debug.print and callable(jax.debug.callback)
     assert callable(jax.pure_callback)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interpreter"])
+def test_identical_prints_are_not_merged(backend, capsys):
+    def f(x):
+        for _ in range(3):
+            xp.debug.print("same {}", x)
+        return x
+    _run(f, backend)(np.float32(7))
+    assert _lines(capsys) == ["same 7.0"] * 3

@@ -129,3 +129,18 @@ def test_disk_cache_entries_look_the_id_up_when_they_run(tmp_path, monkeypatch):
     finally:
         host_callbacks._by_id[k] = mine
     assert second.stats["disk_hits"] == 1 and second.stats["compiles"] == 0
+
+
+def test_a_callback_may_run_compiled_programs_even_its_own():
+    inner = xp.jit(lambda v: v * 3 + 1)
+    f = xp.jit(lambda x: xp.pure_callback(lambda v: np.asarray(inner(v)),
+                                          xp.ShapeDtypeStruct(x.shape, x.dtype), x) * 2)
+    g = xp.jit(lambda x: xp.pure_callback(lambda v: np.asarray(f(v)),
+                                          xp.ShapeDtypeStruct(x.shape, x.dtype), x) + 1)
+    x = np.ones(5, np.float32)
+    np.testing.assert_array_equal(np.asarray(f(x)), 8.0)
+    np.testing.assert_array_equal(np.asarray(g(x)), 9.0)
+    # inside a run of f itself (its executable is busy): f's code runs on a fresh arena
+    h = xp.jit(lambda x: xp.pure_callback(lambda v: np.asarray(f(v)) if v[0] < 2 else v,
+                                          xp.ShapeDtypeStruct(x.shape, x.dtype), x))
+    np.testing.assert_array_equal(np.asarray(h(x)), 8.0)
