@@ -29,13 +29,14 @@ _LAZY = {
     "make_jaxpr": ("xlapy.frontend.jaxpr", "make_jaxpr"),
     "eval_shape": ("xlapy.frontend.jaxpr", "eval_shape"),
     "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
+    "pure_callback": ("xlapy.frontend.callbacks", "pure_callback"),
     **{name: ("xlapy.frontend.devices", name) for name in (
         "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
         "local_device_count", "default_backend", "process_index", "process_count")},
 }
 # subpackages reachable as attributes after `import xlapy`, as jax.random etc. after `import jax`
 _MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed",
-            "random", "scipy", "example_libraries", "aot", "image")
+            "random", "scipy", "example_libraries", "aot", "image", "debug")
 
 
 def __getattr__(name):

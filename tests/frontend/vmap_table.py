@@ -52,6 +52,7 @@ def xlapy_namespace():
         setattr(ns, k, getattr(sorting, k))
     ns.grad, ns.vmap, ns.jit = xp.grad, xp.vmap, xp.jit
     ns.custom_jvp, ns.custom_vjp, ns.checkpoint = xp.custom_jvp, xp.custom_vjp, xp.checkpoint
+    ns.pure_callback = xp.pure_callback
     return ns
 
 
@@ -61,6 +62,7 @@ def jax_namespace():
     ns = types.SimpleNamespace(**{k: getattr(jlax, k) for k in dir(jlax) if not k.startswith("_")})
     ns.grad, ns.vmap, ns.jit = jax.grad, jax.vmap, jax.jit
     ns.custom_jvp, ns.custom_vjp, ns.checkpoint = jax.custom_jvp, jax.custom_vjp, jax.checkpoint
+    ns.pure_callback = jax.pure_callback
     return ns
 
 
@@ -398,3 +400,15 @@ row("linalg_qr",  # geqrf, householder_product
     lambda L, N, x: N.abs(N.linalg.qr(x)[1]), [F((2, 4, 3))], in_axes=1, rtol=1e-4)
 row("linalg_svdvals",  # svd
     lambda L, N, x: N.linalg.svd(x, compute_uv=False), [F((2, 4, 3))], in_axes=0, rtol=1e-4)
+
+
+# host callbacks (xlapy.pure_callback): each vmap_method; the host function sees NumPy arrays
+# (b is a scalar per member: batched, it leads and meets a's leading batch axis)
+def _host_affine(a, b):
+    return np.asarray(a * b.reshape(b.shape + (1,) * (a.ndim - b.ndim)) + 1, a.dtype)
+
+
+for _method in ("sequential", "expand_dims", "broadcast_all"):
+    row(f"pure_callback_{_method}",
+        lambda L, N, x, c, m=_method: L.pure_callback(_host_affine, x, x, c, vmap_method=m) * 2,
+        [F((2, 3)), F(())], in_axes=(1, None))

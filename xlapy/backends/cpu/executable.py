@@ -22,11 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import collectives, constants, output_pool
+from xlapy.backends.cpu.runtime import collectives, constants, host_callback, output_pool
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
 from xlapy.errors import ResourceExhaustedError, XlapyError
+from xlapy.hlo import host_callbacks
 from xlapy.hlo.ir import Module
 from xlapy.hlo.parser import parse
 from xlapy.hlo.shapes import Shape
@@ -115,6 +116,9 @@ class CpuExecutable(Executable):
         self._result_is_tuple = spec.result_shape.is_tuple
         self._aliases = sorted((spec.aliases or {}).items())
         self._optimized = None
+        # host callbacks (runtime/host_callback.py) report their exceptions after the run
+        self._callbacks = any(i.opcode == "custom-call" and i.attrs.get(
+            "custom_call_target") == host_callbacks.TARGET for i in module.instructions())
 
     @property
     def optimized_module(self):
@@ -185,6 +189,16 @@ class CpuExecutable(Executable):
             self._plans_pending = False
 
     def run(self, *args):
+        if not self._callbacks:
+            return self._run(*args)
+        host_callback.clear_pending()
+        try:
+            out = self._run(*args)
+        finally:
+            host_callback.raise_pending()
+        return out
+
+    def _run(self, *args):
         if self._plans_pending:
             self._fill_plans()
         if self._too_big:

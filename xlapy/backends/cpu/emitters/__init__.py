@@ -14,10 +14,11 @@
                    their helpers)
   collectives.py            the collectives as MPI calls (runtime/collectives.py)
   dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
+  host_callback.py          xlapy_host_callback: a call into Python (runtime/host_callback.py)
 
 Importing this package registers every dedicated emitter.
 """
 
 from xlapy.backends.cpu.emitters import (collectives, conv, dynamic_update_slice, fft, gemm,
-                                         gemm_epilogue, gemm_update, lapack, lapack_calls, scatter,
-                                         select_and_scatter, sort)
+                                         gemm_epilogue, gemm_update, host_callback, lapack,
+                                         lapack_calls, scatter, select_and_scatter, sort)

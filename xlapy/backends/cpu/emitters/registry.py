@@ -14,6 +14,7 @@ when imported; emitters/__init__.py imports them all. Implemented custom-call ta
   lapack_?getrf_ffi,   potrf, getrf, trsm, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd,
   ...                  sytrd, gtsv; their contracts in hlo/lapack_calls.py)
   __xlapy$gemm_update  gemm_update.py (W + alpha * A.B as one gemm)
+  xlapy_host_callback  host_callback.py (a Python function: debug.print, pure_callback)
 """
 
 from __future__ import annotations
