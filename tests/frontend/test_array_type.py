@@ -78,3 +78,19 @@ def test_numpy_operations_keep_numpy_semantics():
     assert (np.ones(3) * x).dtype == np.float64  # NumPy's promotion (README: differences)
     total = x.sum()  # NumPy's method: a 0-d array of the subclass, like JAX's 0-d Array
     assert type(total) is ArrayImpl and total.shape == () and f"{total:.1f}" == "3.0"
+
+
+def test_temporary_array_constants_are_not_confused_while_tracing():
+    """Constants captured by a trace are keyed by identity: an ArrayImpl view freed during
+    tracing must not hand its id (and its tracer) to the next temporary."""
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    bias = np.arange(4, dtype=np.float32)
+
+    def f(x):
+        h = x @ xnp.asarray(w)          # a temporary view, dropped after the product
+        for _ in range(3):
+            h = h + xnp.asarray(bias)   # new temporaries that may reuse its address
+        return h
+
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(xp.jit(f)(x), x @ w + 3 * bias)

@@ -105,7 +105,7 @@ class GraphTrace(Trace):
         self.invars: list[Var] = []
         self.constvars: list[Var] = []
         self.const_values: list = []
-        self._captured: dict[int, GraphTracer] = {}
+        self._captured: dict[int, tuple] = {}  # id -> (the value, its tracer)
 
     def new_arg(self, aval: ShapedArray, origin: str | None = None) -> GraphTracer:
         v = Var(aval)
@@ -116,14 +116,16 @@ class GraphTrace(Trace):
         """Capture `value` (an array, or a tracer of an outer trace) as a constant input."""
         cacheable = isinstance(value, (np.ndarray, Tracer))
         if cacheable and id(value) in self._captured:
-            return self._captured[id(value)]
+            return self._captured[id(value)][1]
         stored = value if isinstance(value, Tracer) else canonicalize_value(np.asarray(value))
         v = Var(get_aval(stored))
         self.constvars.append(v)
-        self.const_values.append(stored)  # keeps `value` alive: its id stays unique
+        self.const_values.append(stored)
         t = GraphTracer(self, v, stored.origin if isinstance(stored, Tracer) else None)
         if cacheable:
-            self._captured[id(value)] = t
+            # the entry holds `value` itself, so its id cannot be reused while the trace
+            # lives (np.asarray of an ndarray subclass such as ArrayImpl is a new object)
+            self._captured[id(value)] = (value, t)
         return t
 
     def atom(self, value):
