@@ -175,7 +175,9 @@ def test_fill_elided_is_seeded_and_exact_in_the_type():
 
 
 @pytest.mark.parametrize("path_kind", ["empty dir", "missing"])
-def test_script_skips_without_modules(tmp_path, capsys, path_kind):
+def test_script_skips_without_modules(tmp_path, capsys, path_kind, monkeypatch):
+    # main() turns the disk cache off for its process: restored for the later tests
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     where = tmp_path if path_kind == "empty dir" else tmp_path / "nowhere"
     assert E.main([str(where)]) == 0
     assert "no exported modules found" in capsys.readouterr().out
