@@ -49,7 +49,9 @@ def take(dims: tuple, dtype) -> np.ndarray:
     with _lock:
         pool = _pools.get(key)
         if pool:
-            for i in range(len(pool)):
+            # the most recently kept free buffer first (still in the caches); oldest-first
+            # would alternate between two buffers even once results are dropped
+            for i in reversed(range(len(pool))):
                 # references: the pool's list and getrefcount's own argument
                 if sys.getrefcount(pool[i]) <= 2:
                     buf = pool.pop(i)
