@@ -37,6 +37,7 @@ from xlapy.tree_util import tree_leaves, tree_map  # noqa: E402
 
 
 def _example(name: str):
+    sys.path.insert(0, str(ROOT / "examples" / "distributed"))  # their shared _dp.py
     path = ROOT / "examples" / "distributed" / f"dp_{name}.py"
     spec = importlib.util.spec_from_file_location(f"dp_{name}", path)
     mod = importlib.util.module_from_spec(spec)

@@ -4,6 +4,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def test_subpackages_are_attributes_after_import_xlapy():
     code = ("import xlapy as jax\n"
@@ -14,3 +16,13 @@ def test_subpackages_are_attributes_after_import_xlapy():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["(2,)", "True", "0.5", "True", "5.0", "0.0", "3"]
+
+
+@pytest.mark.parametrize("module", ["xlapy.scipy.special", "xlapy.scipy.stats", "xlapy.lax",
+                                    "xlapy.image", "xlapy.random", "xlapy.nn"])
+def test_each_package_imports_first_in_a_fresh_process(module):
+    """No import cycle depends on which package a program imports first (importing
+    xlapy.scipy.special first once failed on lax's special-function names)."""
+    r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -12,14 +12,10 @@ on a machine with fewer cores than processes add --oversubscribe)
 
 from __future__ import annotations
 
-import argparse
-
+import _dp  # the shared data-parallel loop (this directory)
 import numpy as np
 
-import xlapy as xp
 import xlapy.numpy as xnp
-from xlapy import lax
-from xlapy.tree_util import tree_map
 
 BATCH, LR = 32, 0.1
 
@@ -42,36 +38,12 @@ def batches(rng, steps):
         yield x, np.sin(x.sum(1, keepdims=True)).astype(np.float32)
 
 
-def sgd_step(p, x, y):
-    g = lax.pmean(xp.grad(loss)(p, x, y), "batch")
-    return tree_map(lambda w, gw: w - LR * gw, p, g), lax.pmean(loss(p, x, y), "batch")
+sgd_step = _dp.sgd_step(loss, LR)
 
 
 def train(steps: int):
-    xp.distributed.initialize()
-    rank, size = xp.process_index(), xp.process_count()
-    if BATCH % size:
-        raise SystemExit(f"the batch of {BATCH} does not split over {size} processes")
-    rng = np.random.default_rng(0)
-    params = tree_map(lambda v: v[None], init(rng))  # this process's one device
-    step = xp.pmap(sgd_step, axis_name="batch")
-    shard = slice(rank * BATCH // size, (rank + 1) * BATCH // size)
-    for i, (x, y) in enumerate(batches(rng, steps)):
-        params, value = step(params, x[shard][None], y[shard][None])
-        if rank == 0:
-            print(f"step {i}: loss {float(value[0]):.5f}")
-    return tree_map(lambda v: v[0], params)
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=10)
-    ap.add_argument("--out", help="write the final parameters (rank 0) to this npz")
-    args = ap.parse_args()
-    params = train(args.steps)
-    if args.out and xp.process_index() == 0:
-        np.savez(args.out, **params)
+    return _dp.train(init, batches, sgd_step, BATCH, steps, digits=5)
 
 
 if __name__ == "__main__":
-    main()
+    _dp.main(train)

@@ -16,6 +16,7 @@ import scipy.stats as st
 import xlapy as xp
 import xlapy.scipy.special as xs
 import xlapy.scipy.stats as xst
+from tests.scipy.test_special import _check  # the same dtype and tolerance check
 
 rng = np.random.default_rng(1)
 A = np.concatenate([rng.gamma(1.0, 3.0, 60), [1e-3, 0.5, 1.0, 2.0, 50.0, 200.0, 900.0]])
@@ -62,13 +63,6 @@ CASES = [
     ("poisson.logpmf", xst.poisson.logpmf, st.poisson.logpmf, (K, MU), 1e-5, 1e-13),
     ("poisson.cdf", xst.poisson.cdf, st.poisson.cdf, (K, MU), 2e-5, 1e-12),
 ]
-
-
-def _check(got, want, rtol, dtype):
-    got = np.asarray(got)
-    assert got.dtype == dtype, got.dtype
-    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=rtol,
-                               equal_nan=True)
 
 
 @pytest.mark.parametrize("name,fn,ref,args,rtol32,rtol64", CASES, ids=[c[0] for c in CASES])

@@ -19,7 +19,6 @@ from xlapy.frontend.primitives.bitcast import bitcast_convert_type
 from xlapy.frontend.primitives import indexing as I
 from xlapy.frontend.primitives import sorting as S
 from xlapy.lax.control import scan
-from xlapy.scipy import special as sp
 
 GatherDimensionNumbers = I.GatherDimensionNumbers
 ScatterDimensionNumbers = I.ScatterDimensionNumbers
@@ -210,20 +209,28 @@ scatter_max = _scatter(I.scatter_max)
 
 # ---- special functions and the remaining elementwise names --------------------------------
 
-lgamma = sp.gammaln
-digamma = sp.digamma
-igamma = sp.gammainc
-igammac = sp.gammaincc
-erf_inv = sp.erfinv
-erfc = sp.erfc
-polygamma = sp.polygamma
-zeta = sp.zeta
-bessel_i0e = sp.i0e
-bessel_i1e = sp.i1e
+def _special(name: str, lax_name: str):
+    """xlapy.scipy.special's function, looked up when called: scipy.special imports
+    xlapy.numpy, which imports this module, so it may still be loading here."""
+    def fn(*args):
+        from xlapy.scipy import special  # at call time (see the docstring)
+        return getattr(special, name)(*args)
+    fn.__name__ = lax_name
+    fn.__doc__ = f"xlapy.scipy.special.{name} under jax.lax's name {lax_name}."
+    return fn
 
 
-def regularized_incomplete_beta(a, b, x):
-    return sp.betainc(a, b, x)
+lgamma = _special("gammaln", "lgamma")
+digamma = _special("digamma", "digamma")
+igamma = _special("gammainc", "igamma")
+igammac = _special("gammaincc", "igammac")
+erf_inv = _special("erfinv", "erf_inv")
+erfc = _special("erfc", "erfc")
+polygamma = _special("polygamma", "polygamma")
+zeta = _special("zeta", "zeta")
+bessel_i0e = _special("i0e", "bessel_i0e")
+bessel_i1e = _special("i1e", "bessel_i1e")
+regularized_incomplete_beta = _special("betainc", "regularized_incomplete_beta")
 
 
 acos, asin, atan = xnp.arccos, xnp.arcsin, xnp.arctan
