@@ -26,14 +26,26 @@ ENTRY e {
   ROOT p = u8[2] power(a, b)
 }""", [np.array([3, 7], np.uint8), np.array([200, 128], np.uint8)],
         [pow(3, 200, 256), pow(7, 128, 256)]),
+    "slice-of-dynamic-slice-merged": (
+        """HloModule m
+ENTRY e {
+  x = s32[5] parameter(0)
+  i = u8[] parameter(1)
+  d = s32[2] dynamic-slice(x, i), dynamic_slice_sizes={2}
+  j = s32[1] parameter(2)
+  ROOT g = s32[] gather(d, j), offset_dims={}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=0, slice_sizes={1}
+}""", [np.array([-5, -11, -12, 9, 11], np.int32), np.uint8(0), np.array([4], np.int32)],
+        -11),  # index 4 clamped to the slice's last element (XLA: x[4] = 11)
     "atan2-of-two-subnormals": (
         """HloModule m
 ENTRY e {
-  y = f32[2] parameter(0)
-  x = f32[2] parameter(1)
-  ROOT a = f32[2] atan2(y, x)
-}""", [np.array([4e-45, 1.0], np.float32), np.array([4e-45, 1.0], np.float32)],
-        [0.0, np.pi / 4]),  # the subnormals read as zeros: atan2(+0, +0) = +0
+  y = f32[3] parameter(0)
+  x = f32[3] parameter(1)
+  ROOT a = f32[3] atan2(y, x)
+}""", [np.array([4e-45, 1.0, 4e-45], np.float32), np.array([4e-45, 1.0, -0.5], np.float32)],
+        [0.0, np.pi / 4, np.pi]),  # the subnormals read as zeros: atan2(+0, +0) = +0 (XLA:
+    # NaN), atan2(+0, -0.5) = +pi (XLA: -pi)
     "pow-of-subnormal-base": (
         """HloModule m
 ENTRY e {

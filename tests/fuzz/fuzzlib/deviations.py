@@ -85,7 +85,10 @@ class _AsXla(Evaluator):
         elif instr.opcode == "atan2":
             y, x = (np.asarray(o) for o in operands)
             out = super().apply(rule, instr, operands)
-            return np.where(_subnormal(y) & _subnormal(x), np.asarray(np.nan, out.dtype), out)
+            out = np.where(_subnormal(y) & _subnormal(x), np.asarray(np.nan, out.dtype), out)
+            with np.errstate(invalid="ignore"):
+                left = _subnormal(y) & ~_subnormal(x) & (x < 0)
+            return np.where(left, np.asarray(-np.pi, out.dtype), out)
         elif _grouped_conv(instr):
             return super().apply(rule, *_one_group(instr, operands))
         elif _batch_grouped_conv(instr):
@@ -126,6 +129,53 @@ class _AsXla(Evaluator):
             out = super().apply(rule, instr, operands)
             return np.where(_signed(b) < 0, (a == 1).astype(a.dtype), out)
         return super().apply(rule, instr, operands)
+
+
+def _sliced_slice(i: Instruction) -> bool:
+    """A dynamic-slice of a dynamic-slice, or a gather of one index vector (which XLA turns
+    into a dynamic-slice) from a dynamic-slice."""
+    if not i.operands or i.operands[0].opcode != "dynamic-slice":
+        return False
+    if i.opcode == "dynamic-slice":
+        return True
+    if i.opcode != "gather":
+        return False
+    idx = i.operands[1].shape
+    ivd = i.attrs.get("index_vector_dim", idx.rank)
+    return all(d == 1 for k, d in enumerate(idx.dims) if k != ivd)
+
+
+class _MergedSlices(Evaluator):
+    """Evaluates a slice of a dynamic-slice as XLA:CPU's simplifier rewrites it: one
+    dynamic-slice of the inner operand at (inner start clamped) + (outer start), clamped
+    against the inner operand only (DEVIATIONS)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._inner: dict[int, list] = {}
+
+    def apply(self, rule, instr, operands):
+        if instr.opcode == "dynamic-slice":
+            self._inner[id(instr)] = list(operands)
+        if not _sliced_slice(instr) or id(instr.operands[0]) not in self._inner:
+            return super().apply(rule, instr, operands)
+        inner = instr.operands[0]
+        x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
+        isz = inner.attrs["dynamic_slice_sizes"]
+        s_in = [min(max(int(v), 0), x.shape[d] - isz[d]) for d, v in enumerate(starts)]
+        if instr.opcode == "dynamic-slice":
+            outer = [int(np.asarray(v)) for v in operands[1:]]
+            osz = list(instr.attrs["dynamic_slice_sizes"])
+        else:
+            idx = np.asarray(operands[1]).reshape(-1)
+            outer = [0] * x.ndim
+            for p, d in enumerate(instr.attrs["start_index_map"]):
+                outer[d] = int(idx[p])
+            osz = list(instr.attrs["slice_sizes"])
+        at = [min(max(a + b, 0), x.shape[d] - osz[d])
+              for d, (a, b) in enumerate(zip(s_in, outer))]
+        out = x[tuple(slice(a, a + n) for a, n in zip(at, osz))]
+        return np.array(out.reshape(instr.shape.dims))  # (0-d stays 0-d)
 
 
 def _float_power(i: Instruction) -> bool:
@@ -373,7 +423,9 @@ DEVIATIONS = [
         "atan2-of-two-subnormals",
         "XLA:CPU's atan2 divides y by x: with both subnormal (read as zeros) that is 0/0 and "
         "gives NaN, where its tests for zero operands see nonzero values; atan2(+-0, +-0) is "
-        "+-0 or +-pi, what xlapy gives with denormals read as zero",
+        "+-0 or +-pi, what xlapy gives with denormals read as zero; and with y subnormal "
+        "and x negative its quadrant test reads y as zero but not as +0, giving -pi for "
+        "either sign of y (xlapy: +pi for +0, the flushed positive subnormal)",
         lambda i: i.opcode == "atan2", None, _AsXla),
     Deviation(
         "unsigned-start-index-read-signed",
@@ -389,6 +441,14 @@ DEVIATIONS = [
         "base 1) instead of the wrapped product of repeated multiplication (3^200 mod 256 = "
         "161), which xlapy computes",
         _unsigned_power, None, _AsXla),
+    Deviation(
+        "slice-of-dynamic-slice-merged",
+        "XLA's simplifier merges a dynamic-slice (or a one-index gather) of a dynamic-slice "
+        "into one dynamic-slice of the inner operand at the sum of the starts, clamped "
+        "against the inner operand only: x = [-5,-11,-12,9,11], a 2-wide slice at 0 read "
+        "at 4 gives x[4] = 11; HLO clamps the outer start against the 2-wide slice (-11), "
+        "as xlapy does",
+        _sliced_slice, None, _MergedSlices),
     Deviation(
         "conv-padding-multiplied",
         "XLA:CPU runs many convolutions through Eigen (and rewrites one with both lhs "

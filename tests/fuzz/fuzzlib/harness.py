@@ -82,10 +82,29 @@ def _largest_first(a, dims):
     return np.moveaxis(flat.reshape(moved.shape), range(a.ndim - len(dims), a.ndim), dims)
 
 
+def _dot_unfused(instr, operands):
+    lhs, rhs = operands
+    a = instr.attrs
+    lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
+    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    lf = [d for d in range(lhs.ndim) if d not in lb + lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb + rc]
+    b = int(np.prod([lhs.shape[d] for d in lb], dtype=np.int64))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+    x = np.transpose(lhs, lb + lf + lc).reshape(b, m, k, 1)
+    y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n)
+    with np.errstate(all="ignore"):
+        out = (x * y).sum(axis=2, dtype=np.float32)
+    return np.ascontiguousarray(out.reshape(instr.shape.dims)).astype(np.float32)
+
+
 class _Reordered(Evaluator):
     """Evaluates every reduce with its inputs reordered along the reduced dimensions
-    (reversed, or a single float input largest magnitude first), or every f32 dot and
-    convolution in f64 ("wide"): the order in which a
+    (reversed, or a single float input largest magnitude first), every f32 dot and
+    convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
+    summed ("products", no FMA): the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
     reached or not before an overflow) is not determined by the program."""
@@ -105,6 +124,11 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = super().apply(rule, wide, [np.asarray(o, np.float64) for o in operands])
                 return np.asarray(np.asarray(out).astype(np.float32))
+        if self.how == "products" and instr.opcode == "dot" and all(
+                np.asarray(o).dtype == np.float32 for o in operands):
+            # every product rounded to f32 before it is added (no FMA): a product that
+            # overflows is inf, and inf + -inf = NaN where an FMA keeps the sum infinite
+            return _dot_unfused(instr, [np.asarray(o) for o in operands])
         if instr.opcode == "reduce":
             dims = tuple(instr.attrs.get("dimensions", ()))
             n = len(operands) // 2
@@ -168,7 +192,8 @@ class _Context:
                     lambda xs: evaluate(self.module, xs, True), self.inputs, base,
                     variants=[lambda xs: evaluate_reordered(self.module, xs, "reversed"),
                               lambda xs: evaluate_reordered(self.module, xs, "largest"),
-                              lambda xs: evaluate_reordered(self.module, xs, "wide")])
+                              lambda xs: evaluate_reordered(self.module, xs, "wide"),
+                              lambda xs: evaluate_reordered(self.module, xs, "products")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens

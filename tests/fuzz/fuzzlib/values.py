@@ -67,6 +67,8 @@ def array_for(rng: np.random.Generator, dt, dims, role: str | None = None,
         return rng.permutation(max(bound, n))[:n].reshape(dims).astype(dt)
     if role == "small":  # exponents of integer powers, loop trip counts
         return rng.integers(-1, 6, dims).astype(dt)
+    if role == "finite":  # ordinary values only (cholesky's factor: an SPD matrix)
+        return float_array(rng, dt, dims, False)
     specials = rng.random() < 0.35
     if dt == np.bool_:
         return np.asarray(rng.random(dims) < 0.5)
