@@ -33,19 +33,19 @@ from xlapy.hlo.parser import parse_file
 CORPUS = pathlib.Path(__file__).resolve().parents[2] / "hlo"
 
 
-def _register_optable() -> None:
-    """optable.py, importable by this directory's tests as `xlapy_tests_cpu_optable` (under a
-    private name: tests/frontend has an optable module too, and pytest runs with
+def _register(name: str, file: str) -> None:
+    """A helper module of this directory, importable by its tests as `name` (a private
+    name: tests/frontend has an optable module too, and pytest runs with
     --import-mode=importlib, which puts no test directory on sys.path)."""
-    name = "xlapy_tests_cpu_optable"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(
-            name, pathlib.Path(__file__).with_name("optable.py"))
+            name, pathlib.Path(__file__).with_name(file))
         sys.modules[name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules[name])
 
 
-_register_optable()
+_register("xlapy_tests_cpu_optable", "optable.py")
+_register("xlapy_tests_cpu_conv_cases", "conv_cases.py")
 
 
 @pytest.fixture(scope="session", autouse=True)

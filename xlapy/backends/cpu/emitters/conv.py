@@ -28,7 +28,9 @@ from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
+from xlapy.backends.cpu.emitters.conv_guard import guarded
+from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan, filter_grad_plan,
+                                                 one_output_plan, strides_of)
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -52,13 +54,18 @@ def _align(n: int) -> int:
 
 @custom_emitter("convolution")
 def emit_conv(pe, instr, dest, operands) -> bool:
-    if emit_depthwise(pe, instr, dest, operands) or emit_filter_grad(pe, instr, dest, operands) \
-            or emit_one_output(pe, instr, dest, operands):
-        return True
-    plan = conv_plan(instr)
-    if plan is None:
-        return False
-    emit_conv_gemm(pe, instr, plan, dest[0], operands[0], operands[1])
+    if not (depthwise_plan(instr) or filter_grad_plan(instr) or one_output_plan(instr)
+            or conv_plan(instr)):
+        return False   # the elemental loop
+
+    def fast():
+        if not (emit_depthwise(pe, instr, dest, operands)
+                or emit_filter_grad(pe, instr, dest, operands)
+                or emit_one_output(pe, instr, dest, operands)):
+            emit_conv_gemm(pe, instr, conv_plan(instr), dest[0], operands[0], operands[1])
+
+    guarded(pe, instr, instr.operands[1], operands[1], fast,
+            lambda: pe.run_kernel(instr, dest, operands))
     return True
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
+from xlapy.backends.cpu.emitters.conv_guard import guarded
 from xlapy.backends.cpu.emitters.conv import swapped_for as conv_swapped_for
 from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
@@ -77,7 +78,11 @@ def _emit_conv_epilogue(pe, instr, d, dest, operands) -> bool:
     fn = _epilogue_function(pe.llmod, instr, d, raw, conv_swapped_for(plan),
                             pe.me.unique(f"epi.{instr.name}"), index_of)
     ctx = pe.table(list(dest) + leaf)
-    emit_conv_gemm(pe, d, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx))
+    kernel = d.operands[1]
+    kernel = instr.operands[kernel.parameter_number] if kernel.opcode == "parameter" else None
+    guarded(pe, d, kernel, rhs,
+            lambda: emit_conv_gemm(pe, d, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx)),
+            lambda: pe.run_kernel(instr, dest, operands))
     return True
 
 
