@@ -130,3 +130,12 @@ def test_bad_arguments():
         xr.multinomial(k, 5, 0.5)
     with pytest.raises(XlapyError, match="unroll"):
         xr.multinomial(k, 5, np.float32([0.5, 0.5]), unroll=0)
+
+
+def test_vmap_over_keys_and_counts():
+    keys = xr.split(xr.PRNGKey(3), 4)
+    n = np.float32([1, 10, 50, 100])
+    got = xp.vmap(lambda k, m: xr.binomial(k, m, 0.3, shape=(5,)))(keys, n)
+    for i in range(4):
+        np.testing.assert_array_equal(np.asarray(got[i]),
+                                      np.asarray(xr.binomial(keys[i], n[i], 0.3, shape=(5,))))
