@@ -2,9 +2,9 @@
 
 jax.numpy.linalg and jax.scipy.linalg lower to typed-FFI custom-calls named
 `lapack_<t><routine>_ffi` (t = s for f32, d for f64; c for c64, z for c128 where the
-table says so), each applying one LAPACK (or BLAS, for
-trsm) routine to every matrix of the leading batch dimensions, column-major, in place in its
-first result. `plan(instr-like)` reads one such instruction (operand and result shapes, the
+table says so), each applying one LAPACK (or BLAS, for trsm) routine to every matrix of the
+leading batch dimensions, column-major, in place in its first result.
+`plan(instr-like)` reads one such instruction (operand and result shapes, the
 backend_config attributes) and returns a CallPlan: which column-major buffers one matrix of
 the batch needs (copied in from which operand, written back to which result), the routine's
 argument list and its workspace. The evaluator (hlo/evaluator/lapack.py, through ctypes) and
@@ -34,12 +34,12 @@ positive definite / unconverged matrix; jax masks those results with NaN itself)
 routine does not write (u and vt for mode N) are zeros. Matrices with a zero dimension skip
 the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are not
 supported except geev's (cgeev, zgeev: complex buffers, and a real workspace rwork).
-The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does: LAPACK's
-packed real form (a conjugate pair j, j+1 stored as the real part in column j and the
-imaginary part in column j+1) is unpacked when the buffer is written back (Buf.unpack).
-A vector not computed (mode N) is zeros. A matrix with an
-infinite or NaN element is not passed to geev (jaxlib checks the same): info is -4 and the
-outputs are zeros (jax masks them with NaN).
+The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does:
+LAPACK's packed real form (a conjugate pair j, j+1 stored as the real part in column j and
+the imaginary part in column j+1) is unpacked when the buffer is written back
+(Buf.unpack). A vector not computed (mode N) is zeros. A matrix with an infinite or NaN
+element is not passed to geev (LAPACK rejects NaN in its balancing step): info is -4 and
+the outputs are zeros, which jax's module masks with NaN (what jax.jit returns for it).
 
 Attributes are the backend_config dictionary JAX prints: `{uplo = 76 : ui8, mode = 86 :
 ui8}` (characters as their codes) and `{low = 1 : i32, high = 4 : i32}`.

@@ -180,6 +180,10 @@ def test_row_major_results_and_raw_getrf_pivots():
      "the triangular matrix must be 3x3"),
     ("(f32[4,4], f32[4,4], f32[4], f32[4], s32[], s32[])", ["f32[4,4]"], "lapack_sgees_ffi",
      "mode = 86 : ui8, sort = 83 : ui8", r"sorting the eigenvalues \(sort = S\)"),
+    ("(f32[3], f32[3], f32[3,3], f32[3,3], s32[])", ["f32[3,3]"], "lapack_sgeev_ffi",
+     "compute_left = 78 : ui8, compute_right = 86 : ui8", "result 2 must be a complex64 array"),
+    ("(f64[3], f64[3], c128[3,3], c128[3,3], s32[])", ["f64[3,3]"], "lapack_dgeev_ffi",
+     "compute_right = 79 : ui8", "compute_right must be one of V, N, got 'O'"),
 ])
 def test_contract_errors_name_the_problem(result, operands, target, config, message):
     text = _hlo(result, operands, target, config)
