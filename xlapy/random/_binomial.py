@@ -148,12 +148,12 @@ def _binomial(key, n, p, shape, dtype):
     return L.select(keep, out, L.sub(B.convert(n, dtype), out))
 
 
-def _inexact(x):
+def _inexact(x, fn):
     """x as a float array: integers (and Python scalars) in the default float type."""
     x = float_param(x)
     dt = _dtype(x)
-    if dt.kind not in "fc" and dt != np.dtype("bfloat16"):
-        raise RandomError(f"binomial: parameters must be numeric arrays, got dtype {dt}")
+    if dt.kind != "f" and dt != np.dtype("bfloat16"):
+        raise RandomError(f"{fn}: p must be a real number or array, got dtype {dt}")
     return x
 
 
@@ -161,7 +161,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     """Binomial(n, p) counts as floats of `dtype` (n may be a float: it is floored)."""
     data, _ = key_arg("binomial", key)
     dtype = float_dtype(float if dtype is None else dtype, "binomial")
-    n, p = _arr(n), _inexact(p)
+    n, p = _arr(n), _inexact(p, "binomial")
     if shape is None:
         shape = broadcast_shapes(np.shape(n), np.shape(p), fn="binomial")
     else:
@@ -193,7 +193,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     accepted for JAX compatibility (the category scan is not unrolled)."""
     data, _ = key_arg("multinomial", key)
     dtype = float_dtype(float if dtype is None else dtype, "multinomial")
-    n, p = _arr(n), _inexact(p)
+    n, p = _arr(n), _inexact(p, "multinomial")
     if B.aval_of(p).ndim == 0:
         raise RandomError("multinomial: p must have at least one dimension (the outcomes)")
     if shape is None:
@@ -204,8 +204,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
             raise RandomError("multinomial: shape must include the outcome axis")
         check_shape("multinomial", shape, B.aval_of(p).shape)
     check_shape("multinomial", shape[:-1], np.shape(n))
-    if not isinstance(unroll, (bool, int, np.integer)) or unroll is False or unroll < 1:
-        raise RandomError(f"multinomial: unroll must be a positive int or True, got "
+    if not (isinstance(unroll, bool) or isinstance(unroll, (int, np.integer)) and unroll >= 1):
+        raise RandomError(f"multinomial: unroll must be a positive int or a bool, got "
                           f"{unroll!r}")
     return jitted(_multinomial, "shape", "dtype")(data, n, p, shape=tuple(shape),
                                                   dtype=dtype)
