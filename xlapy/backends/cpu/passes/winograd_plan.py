@@ -1,0 +1,146 @@
+"""Which convolutions the cpu backend computes with Winograd's minimal filtering
+(emitters/conv_winograd.py), and the transform matrices it uses.
+
+F(m x m, r x r) computes an m x m tile of outputs of an r x r kernel from an n x n tile of
+the input (n = m + r - 1) with n^2 products instead of m^2 r^2:
+
+    Y = A^T [ (G g G^T) * (B^T d B) ] A        (* elementwise)
+
+Summed over the input features, the n^2 elementwise products become n^2 gemms
+[tiles, C] x [C, K], so a 3x3 convolution does 16 / 36 = 0.44x of the direct method's
+multiply-adds with F(2x2, 3x3). The matrices come from Toom-Cook interpolation at the given
+points (and infinity): A^T and G from the points, B^T solved so that the identity holds,
+checked exactly in rational arithmetic when this module is imported.
+
+Taken (winograd_plan): f32, two spatial dims, a 3x3 window, stride 1, no dilation, one
+group, any padding (negative too), kernel reversal, any dim_labels and layouts the gemm
+path (conv_plan) takes, at least MIN_FEATURES input and output features and MIN_FLOPS of
+direct work; XLAPY_FLAGS=--xla_cpu_winograd=false turns it off.
+
+Accuracy, measured against an f64 reference (numpy model of the same f32 arithmetic,
+standard-normal input, kernel scaled by 1/sqrt(9C), 4x32x32 outputs), as the largest error
+over the tolerance 1e-4 + 1e-4 |ref| the convolution tests use: C = K = 64: direct 0.007,
+F(2x2,3x3) 0.014, F(4x4,3x3) 0.22-0.24; C = K = 256 (8x16x16): direct 0.014, F(2x2,3x3)
+0.029, F(4x4,3x3) 0.48-0.61 (points +-1/2 or +-2). F(4x4, 3x3)'s error grows with C and
+comes within 2x of the tolerance at 256 features, so F(2x2, 3x3) is the one used.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+
+from xlapy.backends.cpu.passes.conv_plan import conv_plan
+from xlapy.flags import flags
+
+MIN_FEATURES = 16        # input and output features: below, the transforms dominate
+MIN_FLOPS = 1 << 22      # direct multiply-adds x 2: smaller convolutions keep the gemm path
+TILE = 2                 # m: outputs per tile side, F(2x2, 3x3)
+POINTS = {(2, 3): (0, 1, -1), (4, 3): (0, 1, -1, Fraction(1, 2), Fraction(-1, 2))}
+
+
+def _solve(rows: list, rhs: list) -> list:
+    """x with rows . x = rhs (rational Gauss-Jordan on an overdetermined consistent system)."""
+    n = len(rows[0])
+    a = [list(r) + [v] for r, v in zip(rows, rhs)]
+    piv_rows, r = [], 0
+    for c in range(n):
+        p = next((i for i in range(r, len(a)) if a[i][c] != 0), None)
+        if p is None:
+            continue
+        a[r], a[p] = a[p], a[r]
+        a[r] = [v / a[r][c] for v in a[r]]
+        for i in range(len(a)):
+            if i != r and a[i][c] != 0:
+                f = a[i][c]
+                a[i] = [x - f * y for x, y in zip(a[i], a[r])]
+        piv_rows.append(c)
+        r += 1
+    if len(piv_rows) != n or any(row[-1] != 0 for row in a[r:]):
+        raise ValueError("no Winograd input transform for these points")
+    return [a[i][-1] for i in range(n)]
+
+
+@functools.cache
+def matrices(m: int, r: int, points=None):
+    """(A^T [m][n], G [n][r], B^T [n][n]) of F(m, r) as Fractions."""
+    pts = [Fraction(p) for p in (points or POINTS[(m, r)])]
+    n = m + r - 1
+    assert len(pts) == n - 1
+    at = [[p ** i for p in pts] + [Fraction(int(i == m - 1))] for i in range(m)]
+    g = []
+    for j, p in enumerate(pts):
+        den = Fraction(1)
+        for q in pts[:j] + pts[j + 1:]:
+            den *= p - q
+        g.append([p ** k / den for k in range(r)])
+    g.append([Fraction(int(k == r - 1)) for k in range(r)])
+    w = [[at[i][p] * g[p][k] for p in range(n)] for i in range(m) for k in range(r)]
+    cols = [_solve(w, [Fraction(int(j == i + k)) for i in range(m) for k in range(r)])
+            for j in range(n)]
+    bt = [[cols[j][p] for j in range(n)] for p in range(n)]
+    # y_i = sum_k g_k d_{i+k} for every g, d: the identity, exactly
+    for i in range(m):
+        for k in range(r):
+            for j in range(n):
+                s = sum(at[i][p] * g[p][k] * bt[p][j] for p in range(n))
+                assert s == (j == i + k)
+    return at, g, bt
+
+
+@dataclass(frozen=True)
+class WinogradPlan:
+    m: int            # outputs per tile side
+    r: int            # kernel size
+    batch: int
+    c: int            # input features
+    k: int            # output features
+    in_hw: tuple      # lhs spatial sizes
+    out_hw: tuple     # output spatial sizes
+    tiles_hw: tuple   # tiles per spatial dim
+
+    @property
+    def n(self) -> int:
+        return self.m + self.r - 1
+
+    @property
+    def tiles(self) -> int:
+        return self.batch * self.tiles_hw[0] * self.tiles_hw[1]
+
+
+def enabled() -> bool:
+    return flags().xla_cpu_winograd
+
+
+def winograd_plan(instr, m: int = TILE):
+    """The WinogradPlan of a convolution emitters/conv_winograd.py computes, else None."""
+    if instr.opcode != "convolution" or not enabled():
+        return None
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    if any(s.element_type.name != "f32" for s in (lhs, rhs, out)):
+        return None
+    a = instr.attrs
+    dn, w = a["dim_labels"], a["window"]
+    if len(dn.output_spatial) != 2 or a.get("feature_group_count", 1) != 1 \
+            or a.get("batch_group_count", 1) != 1:
+        return None
+    r = 3
+    if tuple(w.size) != (r, r) or any(s != 1 for s in w.stride) \
+            or any(d != 1 for d in w.lhs_dilate) or any(d != 1 for d in w.rhs_dilate):
+        return None
+    if conv_plan(instr) is None:
+        return None
+    c, k = lhs.dims[dn.input_feature], out.dims[dn.output_feature]
+    if c < MIN_FEATURES or k < MIN_FEATURES:
+        return None
+    out_hw = tuple(out.dims[d] for d in dn.output_spatial)
+    if 2 * out.size * c * r * r < MIN_FLOPS:
+        return None
+    return WinogradPlan(m=m, r=r, batch=out.dims[dn.output_batch], c=c, k=k,
+                        in_hw=tuple(lhs.dims[d] for d in dn.input_spatial), out_hw=out_hw,
+                        tiles_hw=tuple(-(-s // m) for s in out_hw))
+
+
+for _key in POINTS:   # the identity checked at import (exact, a few ms)
+    matrices(*_key)
