@@ -23,7 +23,8 @@ from xlapy.hlo import parse
 def any_size(monkeypatch):
     """Winograd for every convolution it can compute, however small (the thresholds are
     not part of the compile cache's key: no disk cache, and a fresh memory cache)."""
-    monkeypatch.setattr(W, "MIN_FEATURES", 1)
+    monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
+    monkeypatch.setattr(W, "MIN_TILES", 1)
     monkeypatch.setattr(W, "MIN_FLOPS", 0)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     compiler = get_platform("cpu").compiler

@@ -30,6 +30,7 @@ from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
 from xlapy.backends.cpu.passes.winograd_plan import matrices
 from xlapy.backends.cpu.runtime import threadpool
+from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
@@ -78,7 +79,7 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     y_bytes = _align(wp.m * wp.m * wp.k * 4)
     ws_bytes = 0
     for rows in {tb, wp.tiles - (n_blocks - 1) * tb}:
-        ws_bytes = max(ws_bytes, workspace_bytes("f32", rows, wp.k, wp.c, 1))
+        ws_bytes = max(ws_bytes, workspace_bytes("f32", rows, wp.k, wp.c, 1, _swaps(wp, tb)))
     slice_bytes = v_bytes + m_bytes + y_bytes + _align(ws_bytes)
     scratch = me.scratch(b, pe.arena, u_bytes + chunks * slice_bytes)
     u_buf = scratch
@@ -212,7 +213,8 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
     out_fn = _output_fn(pe, instr, wp, tb)
     epi_fn = _epilogue_calls_fn(pe, instr, wp, epilogue[0]) if epilogue else None
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
-    gemm = OwnGemm(b, slots, "f32", tb, wp.k, wp.c, (wp.c, 1), (wp.k, 1), (wp.k, 1), c64(0), 1)
+    gemm = OwnGemm(b, slots, "f32", tb, wp.k, wp.c, (wp.c, 1), (wp.k, 1), (wp.k, 1), c64(0), 1,
+                   swap=_swaps(wp, tb))
     with for_range(b, u0, u1, name="unit") as u:
         base = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
         v_buf = base
@@ -236,6 +238,14 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
                 b.call(epi_fn, [ectx, t0, nt])
     b.ret_void()
     return fn
+
+
+def _swaps(wp, rows: int) -> bool:
+    """As conv._swaps: no C^T where the gemm's direct phase takes the product (V, U and M
+    are row-major): a K = 16 convolution took 1.5x the gemm path's time swapped."""
+    if wp.k > 1 and gk.direct_call("f32", rows, wp.k, vector_bits(), True):
+        return False
+    return gk.swaps("f32", rows, wp.k, vector_bits())
 
 
 def _umin(b, x, y):
