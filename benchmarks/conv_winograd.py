@@ -6,9 +6,10 @@ round's median), with the load average printed beside every figure.
     .venv/bin/python benchmarks/conv_winograd.py [--only NAME[,NAME]] [--rounds N]
                                                  [--threads N]
 
-Rows: every distinct convolution Winograd takes in the ResNet block's training step
-(forward and input gradient), and the model rows themselves (resnet / cnn, train and
-infer). --threads sets XLAPY_NUM_THREADS (default 1: CPU time is then wall time).
+Rows: every distinct convolution Winograd takes in the ResNet block's and the CNN's
+training steps (forward and input gradient; --only resnet-convs / cnn-convs for one), and
+the model rows themselves (resnet / cnn, train and infer). --threads sets
+XLAPY_NUM_THREADS (default 1: CPU time is then wall time).
 """
 
 from __future__ import annotations
@@ -101,9 +102,11 @@ def main(argv=None) -> int:
     from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
     only = args.only.split(",")
     print(f"threads {args.threads}, load {os.getloadavg()}")
-    if "convs" in only:
-        loss, _ = M.models(xnp, xp.lax)["resnet"]
-        params, inputs = M.data("resnet")
+    for name in ("resnet", "cnn"):
+        if "convs" not in only and f"{name}-convs" not in only:
+            continue
+        loss, _ = M.models(xnp, xp.lax)[name]
+        params, inputs = M.data(name)
         text = xp.jit(M.train_step(xp.grad, loss)).lower(params, inputs).as_text()
         for ins in R.convolutions(text):
             if winograd_plan(ins) is not None:

@@ -34,14 +34,15 @@ def any_size(monkeypatch):
 
 
 def _case(rng):
-    """A random 3x3 stride-1 2-D convolution Winograd takes: (lhs dims, lhs layout, rhs
-    dims, rhs layout, out dims, out layout, window, dim_labels)."""
-    batch, c, k = (int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 6)))
-    pl = [int(rng.integers(-1, 3)) for _ in range(2)]
-    ph = [int(rng.integers(-1, 3)) for _ in range(2)]
+    """A random stride-1 2-D convolution Winograd takes (3x3): (lhs dims, lhs layout,
+    rhs dims, rhs layout, out dims, out layout, window, dim_labels)."""
+    r = int(rng.choice([w[0] for w in W.WINDOWS]))
+    batch, c, k = (int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(2, 6)))
+    pl = [int(rng.integers(-1, r)) for _ in range(2)]
+    ph = [int(rng.integers(-1, r)) for _ in range(2)]
     insp = [int(rng.integers(1, 10)) for _ in range(2)]
     rev = [int(rng.random() < 0.3) for _ in range(2)]
-    outsp = [insp[s] + pl[s] + ph[s] - 2 for s in range(2)]
+    outsp = [insp[s] + pl[s] + ph[s] - (r - 1) for s in range(2)]
     if min(outsp) < 1:
         return None
     perms = [list(rng.permutation(4)) for _ in range(3)]
@@ -55,11 +56,11 @@ def _case(rng):
         return tuple(d), "".join(chars)
 
     ld, ll = place(perms[0], ("b", batch), ("f", c), insp)
-    rd, rl = place(perms[1], ("i", c), ("o", k), (3, 3))
+    rd, rl = place(perms[1], ("i", c), ("o", k), (r, r))
     od, ol = place(perms[2], ("b", batch), ("f", k), outsp)
     layouts = [tuple(int(x) for x in rng.permutation(4)) if rng.random() < 0.4 else None
                for _ in range(3)]
-    window = (f"size=3x3 pad={pl[0]}_{ph[0]}x{pl[1]}_{ph[1]} "
+    window = (f"size={r}x{r} pad={pl[0]}_{ph[0]}x{pl[1]}_{ph[1]} "
               f"rhs_reversal={rev[0]}x{rev[1]}")
     return ld, layouts[0], rd, layouts[1], od, layouts[2], window, f"{ll}_{rl}->{ol}"
 
