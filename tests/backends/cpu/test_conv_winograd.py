@@ -1,5 +1,5 @@
 """Winograd convolutions (passes/winograd_plan.py, emitters/conv_winograd.py) against the
-interpreter: random 3x3 stride-1 convolutions (dimension orders, layouts, odd and size-1
+interpreter: random 3x3 and 5x5 stride-1 convolutions (dimension orders, layouts, odd and size-1
 sizes, sizes not multiples of the tile, SAME / VALID / asymmetric / negative padding, the
 input gradient's reversed kernel), non-finite kernels and inputs (the other paths take
 them: NaN exactly where the interpreter has it), fused epilogues (bias + relu, residual),
@@ -34,9 +34,9 @@ def any_size(monkeypatch):
 
 
 def _case(rng):
-    """A random stride-1 2-D convolution Winograd takes (3x3): (lhs dims, lhs layout,
+    """A random 3x3 or 5x5 stride-1 2-D convolution Winograd takes: (lhs dims, lhs layout,
     rhs dims, rhs layout, out dims, out layout, window, dim_labels)."""
-    r = int(rng.choice([w[0] for w in W.WINDOWS]))
+    r = int(rng.choice([3, 3, 5]))
     batch, c, k = (int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(2, 6)))
     pl = [int(rng.integers(-1, r)) for _ in range(2)]
     ph = [int(rng.integers(-1, r)) for _ in range(2)]
@@ -101,7 +101,11 @@ def test_random_convolutions(cpu_check, any_size):
               ((20, 13, 9, 2), None, (20, 3, 3, 17), None, (17, 13, 9, 2), None,
                "size=3x3 pad=1_1x1_1 rhs_reversal=1x1", "f01b_i01o->f01b"),
               ((1, 1, 1, 16), None, (3, 3, 16, 16), None, (1, 1, 1, 16), None,
-               "size=3x3 pad=1_1x1_1", "b01f_01io->b01f")]
+               "size=3x3 pad=1_1x1_1", "b01f_01io->b01f"),
+              ((3, 14, 13, 32), None, (5, 5, 32, 20), None, (3, 14, 13, 20), None,
+               "size=5x5 pad=2_2x2_2", "b01f_01io->b01f"),
+              ((3, 14, 13, 20), None, (5, 5, 32, 20), None, (3, 14, 13, 32), None,
+               "size=5x5 pad=2_2x2_2 rhs_reversal=1x1", "b01f_01oi->b01f")]
     m, args = _module(cases, rng)
     assert all(W.winograd_plan(i) is not None for i in _convs(m.text()))
     got, want = cpu_check.run(m.text(), *args)
@@ -202,7 +206,7 @@ def test_resnet_block_gradient():
 
 def test_model_shapes_and_flag(monkeypatch):
     """The ResNet block's 16x32x32x64 3x3 convolution and its input gradient take
-    Winograd; --xla_cpu_winograd=false turns it off."""
+    Winograd, and the CNN's 5x5 conv2; --xla_cpu_winograd=false turns it off."""
     text = """HloModule m
 
 ENTRY main {
@@ -217,13 +221,29 @@ ENTRY main {
     plans = [W.winograd_plan(i) for i in convs]
     assert all(p is not None and p.tiles == 16 * 16 * 16 and (p.c, p.k) == (64, 64)
                for p in plans)
+    cnn = """HloModule m
+
+ENTRY main {
+  x = f32[50,14,14,32] parameter(0)
+  f = f32[5,5,32,64] parameter(1)
+  x2 = f32[4,14,14,128] parameter(2)
+  f2 = f32[5,5,128,64] parameter(3)
+  c = f32[50,14,14,64] convolution(x, f), window={size=5x5 pad=2_2x2_2}, dim_labels=b01f_01io->b01f
+  c2 = f32[4,14,14,64] convolution(x2, f2), window={size=5x5 pad=2_2x2_2},
+    dim_labels=b01f_01io->b01f
+  ROOT t = (f32[50,14,14,64], f32[4,14,14,64]) tuple(c, c2)
+}
+"""
+    conv2, wide = _convs(cnn)
+    assert W.winograd_plan(conv2).ms == (1, 2)   # the CNN's conv2: F(1x2, 5x5)
+    assert W.winograd_plan(wide) is None          # 5x5 beyond MAX_5X5_FEATURES
     monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_winograd=false")
-    assert all(W.winograd_plan(i) is None for i in convs)
+    assert all(W.winograd_plan(i) is None for i in convs + [conv2])
 
 
 def test_matrices_exact():
     """The transforms reproduce the 1-D correlation exactly (checked in rationals)."""
-    for m, r in ((2, 3), (4, 3)):
+    for m, r in ((2, 3), (4, 3), (1, 5), (2, 5)):
         at, g, bt = W.matrices(m, r)
         for i in range(m):
             for k in range(r):

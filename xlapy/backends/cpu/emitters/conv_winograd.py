@@ -1,13 +1,16 @@
-"""3x3 stride-1 convolutions by Winograd's minimal filtering (plan and matrices:
-passes/winograd_plan.py), F(m x m, 3 x 3) with n = m + 2:
+"""3x3 and 5x5 stride-1 convolutions by Winograd's minimal filtering (plan and matrices:
+passes/winograd_plan.py), F(my x mx, r x r) with patches of ny x nx = (my + r - 1) x
+(mx + r - 1) inputs, the transforms of each spatial dim its own (F(2x2, 3x3): n = 4;
+F(1x2, 5x5): the identity along the first dim):
 
   1. the kernel transform, once per call (the kernel is usually a parameter):
-     U[p][c][k] = (G g_ck G^T)[p] for the n^2 positions p, on the thread pool;
-  2. the tiles split in blocks of BLOCK_TILES, the blocks across the pool's threads, each
+     U[p][c][k] = (G g_ck G^T)[p] for the ny * nx positions p, on the thread pool;
+  2. the tiles split in blocks (block_tiles: V and M in BLOCK_BYTES), the blocks across
+     the pool's threads, each
      thread in its own slice of the scratch space; per block:
-       input transform: V[p][t][c] = (B^T d_tc B)[p] of each tile t's n x n input patch
+       input transform: V[p][t][c] = (B^T d_tc B)[p] of each tile t's input patch
          (zeros outside the lhs: HLO's padding, and the edge tiles' overhang);
-       n^2 gemms M[p] = V[p] . U[p] ([tiles, C] x [C, K]) through xlapy's own gemm;
+       ny * nx gemms M[p] = V[p] . U[p] ([tiles, C] x [C, K]) through xlapy's own gemm;
        output transform: Y = A^T M_tk A stored where the tile is inside the output, then
        the fused epilogue (gemm_epilogue.py: bias, relu, residual) on each output pixel's
        features, while the block is in the core's cache.
@@ -28,7 +31,6 @@ from xlapy.backends.cpu.emitters.conv_guard import any_nonfinite
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
-from xlapy.backends.cpu.passes.winograd_plan import matrices
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -45,7 +47,7 @@ def _align(n: int) -> int:
 
 
 def block_tiles(wp) -> int:
-    per_tile = wp.n * wp.n * (wp.c + wp.k) * 4
+    per_tile = wp.points * (wp.c + wp.k) * 4
     t = max(BLOCK_BYTES // per_tile // 12 * 12, MIN_BLOCK_TILES)
     return min(t, -(-wp.tiles // 12) * 12)
 
@@ -68,7 +70,7 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     """epilogue: (fn, ctx) of gemm_kernel.EPILOGUE_TYPE, called with (row, feature 0,
     1 row, K features) per output pixel, row the pixel's index in conv_plan's row order."""
     b, me = pe.b, pe.me
-    n2 = wp.n * wp.n
+    n2 = wp.points
     tb = block_tiles(wp)
     n_blocks = -(-wp.tiles // tb)
     flops = 2 * n2 * wp.tiles * wp.c * wp.k
@@ -76,7 +78,7 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
         if me.use_threads and flops >= PARALLEL_FLOPS else 1
     u_bytes = _align(n2 * wp.c * wp.k * 4)
     v_bytes, m_bytes = _align(n2 * tb * wp.c * 4), _align(n2 * tb * wp.k * 4)
-    y_bytes = _align(wp.m * wp.m * wp.k * 4)
+    y_bytes = _align(wp.ms[0] * wp.ms[1] * wp.k * 4)
     ws_bytes = 0
     for rows in {tb, wp.tiles - (n_blocks - 1) * tb}:
         ws_bytes = max(ws_bytes, workspace_bytes("f32", rows, wp.k, wp.c, 1, _swaps(wp, tb)))
@@ -175,7 +177,7 @@ def _kernel_fn(pe, instr, wp):
     rst = strides_of(rhs)
     rs_c, rs_k = rst[dn.kernel_input_feature], rst[dn.kernel_output_feature]
     rs_sp = [rst[d] for d in dn.kernel_spatial]
-    _, g, _ = matrices(wp.m, wp.r)
+    (_, gy, _), (_, gx, _) = wp.matrices(0), wp.matrices(1)
     src, dst, c = inner.args
     base = ib.mul(c, c64(rs_c))
     with for_range(ib, 0, wp.k, name="k") as k:
@@ -189,10 +191,11 @@ def _kernel_fn(pe, instr, wp):
                 off = ib.add(at, c64(ki * rs_sp[0] + kj * rs_sp[1]))
                 row.append(ib.load(ib.gep(src, [off], source_etype=T.F32), typ=T.F32))
             x.append(row)
-        u = _sandwich(ib, g, g, x)
-        for p in range(wp.n * wp.n):
+        u = _sandwich(ib, gy, gx, x)
+        nx = wp.ns[1]
+        for p in range(wp.points):
             off = ib.add(ib.mul(ib.add(c64(p * wp.c), c), c64(wp.k)), k)
-            ib.store(u[p // wp.n][p % wp.n], ib.gep(dst, [off], source_etype=T.F32))
+            ib.store(u[p // nx][p % nx], ib.gep(dst, [off], source_etype=T.F32))
     ib.ret_void()
     return fn
 
@@ -206,7 +209,7 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
     fn, b = _fn(pe, f"wino.blocks.{instr.name}", [T.PTR, T.I64, T.I64])
     ctx, u0, u1 = fn.args
     lhs_ptr, out_ptr, u_buf, slices, ectx = _ptrs(b, ctx, 5)
-    n2 = wp.n * wp.n
+    n2 = wp.points
     n_blocks = -(-wp.tiles // tb)
     per = -(-n_blocks // chunks)
     in_fn = _input_fn(pe, instr, wp, tb)
@@ -262,15 +265,15 @@ def _input_fn(pe, instr, wp, tb):
     lst = strides_of(lhs)
     ls_b, ls_c = lst[dn.input_batch], lst[dn.input_feature]
     ls_sp = [lst[d] for d in dn.input_spatial]
-    _, _, bt = matrices(wp.m, wp.r)
-    n = wp.n
+    (_, _, bty), (_, _, btx) = wp.matrices(0), wp.matrices(1)
+    ns = wp.ns
     with for_range(b, 0, nt, name="t") as tl:
         bi, ty, tx = _tile_coords(b, wp, b.add(t0, tl))
         pos, ok = [], []
         for s, tcoord in enumerate((ty, tx)):
             ps, oks = [], []
-            for i in range(n):
-                q = b.sub(b.add(b.mul(tcoord, c64(wp.m)), c64(i)), c64(w.pad_low[s]))
+            for i in range(ns[s]):
+                q = b.sub(b.add(b.mul(tcoord, c64(wp.ms[s])), c64(i)), c64(w.pad_low[s]))
                 valid = b.and_(b.icmp_signed(">=", q, c64(0)),
                                b.icmp_signed("<", q, c64(wp.in_hw[s])))
                 ps.append(b.mul(b.select(valid, q, c64(0)), c64(ls_sp[s])))
@@ -278,9 +281,9 @@ def _input_fn(pe, instr, wp, tb):
             pos.append(ps)
             ok.append(oks)
         base = b.mul(bi, c64(ls_b))
-        srcs = [[None] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(n):
+        srcs = [[None] * ns[1] for _ in range(ns[0])]
+        for i in range(ns[0]):
+            for j in range(ns[1]):
                 valid = b.and_(ok[0][i], ok[1][j])
                 off = b.select(valid, b.add(base, b.add(pos[0][i], pos[1][j])), c64(0))
                 srcs[i][j] = (b.gep(lhs_ptr, [off], source_etype=T.F32), valid)
@@ -289,9 +292,9 @@ def _input_fn(pe, instr, wp, tb):
             coff = b.mul(c, c64(ls_c))
             d = [[b.select(valid, b.load(b.gep(p, [coff], source_etype=T.F32), typ=T.F32),
                            _f32(0)) for p, valid in row] for row in srcs]
-            v = _sandwich(b, bt, bt, d)
-            for p in range(n * n):
-                b.store(v[p // n][p % n],
+            v = _sandwich(b, bty, btx, d)
+            for p in range(wp.points):
+                b.store(v[p // ns[1]][p % ns[1]],
                         b.gep(dst, [b.add(c64(p * tb * wp.c), c)], source_etype=T.F32))
     b.ret_void()
     return fn
@@ -308,49 +311,51 @@ def _output_fn(pe, instr, wp, tb):
     ost = strides_of(out)
     os_b, os_k = ost[dn.output_batch], ost[dn.output_feature]
     os_sp = [ost[d] for d in dn.output_spatial]
-    at, _, _ = matrices(wp.m, wp.r)
-    m, n = wp.m, wp.n
+    (aty, _, _), (atx, _, _) = wp.matrices(0), wp.matrices(1)
+    (my, mx), nx = wp.ms, wp.ns[1]
 
     def transform(src, dsts):
         """k loop: Y of the tile's column (src: M at tile t) stored at dsts[i][j] + k *
         stride."""
         with for_range(b, 0, wp.k, name="k") as k:
-            x = [[b.load(b.gep(src, [b.add(c64((a * n + q) * tb * wp.k), k)],
-                               source_etype=T.F32), typ=T.F32) for q in range(n)]
-                 for a in range(n)]
-            y = _sandwich(b, at, at, x)
-            for i in range(m):
-                for j in range(m):
+            x = [[b.load(b.gep(src, [b.add(c64((a * nx + q) * tb * wp.k), k)],
+                               source_etype=T.F32), typ=T.F32) for q in range(nx)]
+                 for a in range(wp.ns[0])]
+            y = _sandwich(b, aty, atx, x)
+            for i in range(my):
+                for j in range(mx):
                     p, stride = dsts[i][j]
                     b.store(y[i][j], b.gep(p, [b.mul(k, c64(stride))], source_etype=T.F32))
 
     with for_range(b, 0, nt, name="t") as tl:
         bi, ty, tx = _tile_coords(b, wp, b.add(t0, tl))
         src = b.gep(m_buf, [b.mul(tl, c64(wp.k))], source_etype=T.F32)
-        oy = [b.add(b.mul(ty, c64(m)), c64(i)) for i in range(m)]
-        ox = [b.add(b.mul(tx, c64(m)), c64(j)) for j in range(m)]
+        oy = [b.add(b.mul(ty, c64(my)), c64(i)) for i in range(my)]
+        ox = [b.add(b.mul(tx, c64(mx)), c64(j)) for j in range(mx)]
         base = b.mul(bi, c64(os_b))
+
+        def at_out(i, j):
+            return b.gep(out_ptr, [b.add(base, b.add(b.mul(oy[i], c64(os_sp[0])),
+                                                     b.mul(ox[j], c64(os_sp[1]))))],
+                         source_etype=T.F32)
+
         whole = b.and_(b.icmp_signed("<=", oy[-1], c64(wp.out_hw[0] - 1)),
                        b.icmp_signed("<=", ox[-1], c64(wp.out_hw[1] - 1)))
         with b.if_else(whole) as (inside, edge):
             with inside:
-                transform(src, [[(b.gep(out_ptr, [b.add(base, b.add(
-                    b.mul(oy[i], c64(os_sp[0])), b.mul(ox[j], c64(os_sp[1]))))],
-                    source_etype=T.F32), os_k) for j in range(m)] for i in range(m)])
+                transform(src, [[(at_out(i, j), os_k) for j in range(mx)] for i in range(my)])
             with edge:
-                transform(src, [[(b.gep(y_buf, [c64((i * m + j) * wp.k)],
-                                        source_etype=T.F32), 1) for j in range(m)]
-                                for i in range(m)])
-                for i in range(m):
-                    for j in range(m):
+                transform(src, [[(b.gep(y_buf, [c64((i * mx + j) * wp.k)],
+                                        source_etype=T.F32), 1) for j in range(mx)]
+                                for i in range(my)])
+                for i in range(my):
+                    for j in range(mx):
                         valid = b.and_(b.icmp_signed("<", oy[i], c64(wp.out_hw[0])),
                                        b.icmp_signed("<", ox[j], c64(wp.out_hw[1])))
                         with b.if_then(valid):
-                            dst = b.gep(out_ptr, [b.add(base, b.add(
-                                b.mul(oy[i], c64(os_sp[0])), b.mul(ox[j], c64(os_sp[1]))))],
-                                source_etype=T.F32)
+                            dst = at_out(i, j)
                             with for_range(b, 0, wp.k, name="copy") as k:
-                                x = b.load(b.gep(y_buf, [b.add(c64((i * m + j) * wp.k), k)],
+                                x = b.load(b.gep(y_buf, [b.add(c64((i * mx + j) * wp.k), k)],
                                                  source_etype=T.F32), typ=T.F32)
                                 b.store(x, b.gep(dst, [b.mul(k, c64(os_k))],
                                                  source_etype=T.F32))
@@ -367,13 +372,13 @@ def _epilogue_calls_fn(pe, instr, wp, epi):
     for kind, j, size in reversed(plan.rows):
         coef[(kind, j)] = acc
         acc *= size
-    m = wp.m
+    my, mx = wp.ms
     with for_range(b, 0, nt, name="t") as tl:
         bi, ty, tx = _tile_coords(b, wp, b.add(t0, tl))
-        for i in range(m):
-            for j in range(m):
-                oy = b.add(b.mul(ty, c64(m)), c64(i))
-                ox = b.add(b.mul(tx, c64(m)), c64(j))
+        for i in range(my):
+            for j in range(mx):
+                oy = b.add(b.mul(ty, c64(my)), c64(i))
+                ox = b.add(b.mul(tx, c64(mx)), c64(j))
                 valid = b.and_(b.icmp_signed("<", oy, c64(wp.out_hw[0])),
                                b.icmp_signed("<", ox, c64(wp.out_hw[1])))
                 row = b.add(b.mul(bi, c64(coef.get(("b", 0), 0))),

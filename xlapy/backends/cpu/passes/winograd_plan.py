@@ -12,19 +12,25 @@ multiply-adds with F(2x2, 3x3). The matrices come from Toom-Cook interpolation a
 points (and infinity): A^T and G from the points, B^T solved so that the identity holds,
 checked exactly in rational arithmetic when this module is imported.
 
-Taken (winograd_plan): f32, two spatial dims, a 3x3 window, stride 1, no dilation, one
-group, any padding (negative too), kernel reversal, any dim_labels and layouts the gemm
-path (conv_plan) takes, at least MIN_INPUT_FEATURES input features, MIN_TILES tiles and
-MIN_FLOPS of direct work (measured below); XLAPY_FLAGS=--xla_cpu_winograd=false turns it
-off.
+Taken (winograd_plan): f32, two spatial dims, a 3x3 (or 5x5: below) window, stride 1, no
+dilation, one group, any padding (negative too), kernel reversal, any dim_labels and
+layouts the gemm path (conv_plan) takes, except one output feature (the direct kernel of
+conv_one_output.py is faster there), at least MIN_INPUT_FEATURES input features, MIN_TILES
+tiles and MIN_FLOPS of direct work (measured below); XLAPY_FLAGS=--xla_cpu_winograd=false
+turns it off.
 
 Accuracy, measured against an f64 reference as the largest error over the tolerance
 1e-4 + 1e-4 |ref| the convolution tests use (SAME, standard-normal input and kernel as in
 the tests, so |ref| reaches 100-225): the compiled code, F(2x2, 3x3) against the gemm
 path, 4x16x16 C=K=64 0.20 / 0.33, 2x16x16 C=K=256 0.79 / 0.49; F(2x2, 5x5) (the CNN's
 conv2 shapes, 10x14x14 C=32 K=64 and C=64 K=32) 2.1 and 2.7 against 0.44 and 0.53: over
-the tolerance, so 5x5 windows keep the gemm path (WINDOWS), although it took the CNN's
-50x14x14x32 -> 64 layer from 10.4 to 4.9 ms. A numpy model of the same f32 arithmetic
+the tolerance, although it took the CNN's 50x14x14x32 -> 64 layer from 10.4 to 4.9 ms.
+5x5 windows take F(1x2, 5x5) instead (Winograd along the second spatial dim, the direct sum
+along the first: 30 products per 2 outputs instead of 50): 0.63 and 0.79 on those shapes,
+its largest absolute error below the gemm path's (9.2e-5 / 1.4e-4 against 1.4e-4 /
+2.5e-4), the layer 10.4 -> 7.4 ms and its input gradient 10.4 -> 8.1 ms (one thread, CPU
+time, load ~7), with at most MAX_5X5_FEATURES input features (the error grows with C, and
+only C = 32, 64 were measured on the compiled code). A numpy model of the same f32 arithmetic
 (kernel scaled by 1/sqrt(9C)): C=K=64 direct 0.007, F(2x2,3x3) 0.014, F(4x4,3x3)
 0.22-0.24; C=K=256 0.014, 0.029 and 0.48-0.61 (points +-1/2 or +-2): F(4x4, 3x3)'s error
 is 15-25x the direct method's and grows with C, so F(2x2, 3x3) is the one used.
@@ -51,8 +57,11 @@ from xlapy.flags import flags
 MIN_INPUT_FEATURES = 2
 MIN_TILES = 16
 MIN_FLOPS = 1 << 20      # direct multiply-adds x 2: smaller ones are not worth the code
-TILE = 2                 # m: outputs per tile side, F(2x2, 3x3)
-WINDOWS = ((3, 3),)      # (5, 5): F(2x2, 5x5) is not accurate enough (docstring)
+# outputs per tile along each spatial dim, by window: F(2x2, 3x3); F(1x2, 5x5) (Winograd
+# along the second spatial dim only: F(2x2, 5x5) is not accurate enough, docstring) for at
+# most MAX_5X5_FEATURES input features
+TILES = {(3, 3): (2, 2), (5, 5): (1, 2)}
+MAX_5X5_FEATURES = 64
 POINTS = {(2, 3): (0, 1, -1), (4, 3): (0, 1, -1, Fraction(1, 2), Fraction(-1, 2)),
           (2, 5): (0, 1, -1, 2, -2)}
 
@@ -82,6 +91,9 @@ def _solve(rows: list, rhs: list) -> list:
 @functools.cache
 def matrices(m: int, r: int, points=None):
     """(A^T [m][n], G [n][r], B^T [n][n]) of F(m, r) as Fractions."""
+    if m == 1:   # one output: the direct sum (no transform)
+        eye = [[Fraction(int(i == j)) for j in range(r)] for i in range(r)]
+        return [[Fraction(1)] * r], eye, eye
     pts = [Fraction(p) for p in (points or POINTS[(m, r)])]
     n = m + r - 1
     assert len(pts) == n - 1
@@ -108,7 +120,7 @@ def matrices(m: int, r: int, points=None):
 
 @dataclass(frozen=True)
 class WinogradPlan:
-    m: int            # outputs per tile side
+    ms: tuple         # outputs per tile along each spatial dim
     r: int            # kernel size
     batch: int
     c: int            # input features
@@ -118,8 +130,18 @@ class WinogradPlan:
     tiles_hw: tuple   # tiles per spatial dim
 
     @property
-    def n(self) -> int:
-        return self.m + self.r - 1
+    def ns(self) -> tuple:
+        """Input patch size along each spatial dim."""
+        return tuple(m + self.r - 1 for m in self.ms)
+
+    @property
+    def points(self) -> int:
+        """Products per tile and feature pair: the number of gemms."""
+        return self.ns[0] * self.ns[1]
+
+    def matrices(self, s: int):
+        """(A^T, G, B^T) along spatial dim s."""
+        return matrices(self.ms[s], self.r)
 
     @property
     def tiles(self) -> int:
@@ -130,7 +152,7 @@ def enabled() -> bool:
     return flags().xla_cpu_winograd
 
 
-def winograd_plan(instr, m: int = TILE):
+def winograd_plan(instr):
     """The WinogradPlan of a convolution emitters/conv_winograd.py computes, else None."""
     if instr.opcode != "convolution" or not enabled():
         return None
@@ -142,8 +164,8 @@ def winograd_plan(instr, m: int = TILE):
     if len(dn.output_spatial) != 2 or a.get("feature_group_count", 1) != 1 \
             or a.get("batch_group_count", 1) != 1:
         return None
-    r = w.size[0]
-    if tuple(w.size) not in WINDOWS or any(s != 1 for s in w.stride) \
+    r, ms = w.size[0], TILES.get(tuple(w.size))
+    if ms is None or any(s != 1 for s in w.stride) \
             or any(d != 1 for d in w.lhs_dilate) or any(d != 1 for d in w.rhs_dilate):
         return None
     if conv_plan(instr) is None or one_output_plan(instr) is not None:
@@ -151,10 +173,11 @@ def winograd_plan(instr, m: int = TILE):
                       # gradient, 50x28x28x32 -> 1: 1.6 ms, Winograd 3.6 ms)
     c, k = lhs.dims[dn.input_feature], out.dims[dn.output_feature]
     out_hw = tuple(out.dims[d] for d in dn.output_spatial)
-    wp = WinogradPlan(m=m, r=r, batch=out.dims[dn.output_batch], c=c, k=k,
+    wp = WinogradPlan(ms=ms, r=r, batch=out.dims[dn.output_batch], c=c, k=k,
                       in_hw=tuple(lhs.dims[d] for d in dn.input_spatial), out_hw=out_hw,
-                      tiles_hw=tuple(-(-s // m) for s in out_hw))
-    if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES or 2 * out.size * c * r * r < MIN_FLOPS:
+                      tiles_hw=tuple(-(-s // m) for s, m in zip(out_hw, ms)))
+    if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES or 2 * out.size * c * r * r < MIN_FLOPS \
+            or (r == 5 and c > MAX_5X5_FEATURES):
         return None
     return wp
 
