@@ -8,8 +8,9 @@ round's median), with the load average printed beside every figure.
 
 Rows: every distinct convolution Winograd takes in the ResNet block's and the CNN's
 training steps (forward and input gradient; --only resnet-convs / cnn-convs for one), and
-the model rows themselves (resnet / cnn, train and infer). --threads sets
-XLAPY_NUM_THREADS (default 1: CPU time is then wall time).
+the model rows themselves (resnet / cnn, train and infer), with JAX's jitted function
+timed in the same rounds (CPU time includes its threads). --threads sets
+XLAPY_NUM_THREADS (default 1: xlapy's CPU time is then its wall time).
 """
 
 from __future__ import annotations
@@ -49,19 +50,26 @@ def _time(fn, calls: int) -> tuple[float, float]:
     return statistics.median(cpu), statistics.median(wall)
 
 
-def ab(name: str, on, off, rounds: int, calls: int) -> None:
-    """Alternate the two callables; print each one's best round (CPU, wall)."""
-    on(), off()
-    res = {"winograd": [], "gemm": []}
+def ab(name: str, on, off, rounds: int, calls: int, jax_fn=None) -> None:
+    """Alternate the callables (and JAX's, when given); print each one's best round (CPU,
+    wall)."""
+    fns = [("winograd", on), ("gemm", off)] + ([("jax", jax_fn)] if jax_fn else [])
+    res = {key: [] for key, _ in fns}
+    for _, fn in fns:
+        fn()
     for _ in range(rounds):
-        for key, fn in (("winograd", on), ("gemm", off)):
+        for key, fn in fns:
             res[key].append(_time(fn, calls))
-    w = min(res["winograd"]), min(res["gemm"])
-    load = os.getloadavg()[0]
-    print(f"{name}: winograd cpu {w[0][0] * 1e3:7.2f} ms wall {w[0][1] * 1e3:7.2f} ms | "
-          f"gemm cpu {w[1][0] * 1e3:7.2f} ms wall {w[1][1] * 1e3:7.2f} ms | "
-          f"ratio cpu {w[0][0] / w[1][0]:.3f} wall {w[0][1] / w[1][1]:.3f} | load {load:.1f}",
-          flush=True)
+    best = {key: min(v) for key, v in res.items()}
+    w, g = best["winograd"], best["gemm"]
+    line = (f"{name}: winograd cpu {w[0] * 1e3:7.2f} ms wall {w[1] * 1e3:7.2f} ms | "
+            f"gemm cpu {g[0] * 1e3:7.2f} ms wall {g[1] * 1e3:7.2f} ms | "
+            f"winograd/gemm cpu {w[0] / g[0]:.3f} wall {w[1] / g[1]:.3f}")
+    if jax_fn:
+        j = best["jax"]
+        line += (f" | JAX cpu {j[0] * 1e3:7.2f} ms wall {j[1] * 1e3:7.2f} ms, winograd/JAX "
+                 f"cpu {w[0] / j[0]:.3f} wall {w[1] / j[1]:.3f}, gemm/JAX cpu {g[0] / j[0]:.3f}")
+    print(f"{line} | load {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def _conv_row(R, ins, args) -> None:
@@ -78,12 +86,16 @@ def _conv_row(R, ins, args) -> None:
        lambda: exe_off.run(*a), args.rounds, args.calls)
 
 
-def _model_row(title, f, params, inputs, args) -> None:
+def _model_row(title, f, jf, params, inputs, args) -> None:
+    import jax
+
     import xlapy as xp
     fn_on = _with_flag(True, lambda: xp.jit(f).lower(params, inputs).compile())
     fn_off = _with_flag(False, lambda: xp.jit(f).lower(params, inputs).compile())
+    jfn = jax.jit(jf)
+    jp, ji = jax.device_put(params), jax.device_put(inputs)
     ab(title, lambda: fn_on(params, inputs), lambda: fn_off(params, inputs), args.rounds,
-       max(args.calls // 2, 3))
+       max(args.calls // 2, 3), lambda: jax.block_until_ready(jfn(jp, ji)))
 
 
 def main(argv=None) -> int:
@@ -95,6 +107,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.environ["XLAPY_NUM_THREADS"] = str(args.threads)
     import conv_rates as R
+    import jax
+    import jax.numpy as jnp
     import model_fns as M
 
     import xlapy as xp
@@ -115,9 +129,12 @@ def main(argv=None) -> int:
         if name not in only:
             continue
         loss, infer = M.models(xnp, xp.lax)[name]
+        jloss, jinfer = M.models(jnp, jax.lax)[name]
         params, inputs = M.data(name)
-        for form, f in (("infer", infer), ("train", M.train_step(xp.grad, loss))):
-            _model_row(f"{M.TITLES[name]} {form}", f, params, inputs, args)
+        for form, f, jf in (("infer", infer, jinfer),
+                            ("train", M.train_step(xp.grad, loss),
+                             M.train_step(jax.grad, jloss))):
+            _model_row(f"{M.TITLES[name]} {form}", f, jf, params, inputs, args)
     return 0
 
 
