@@ -19,6 +19,9 @@ All-reduce (sum of float32 arrays of each size):
               each result kept until the next call returns (the executable's outputs then
               alternate between two buffers) and, "dropped", with each result dropped at
               once (the pool hands the same buffer back, as mpi4py writes its one y)
+  mpi4py 2y   mpi4py writing into two result arrays in turn (what a program that keeps
+              its last result needs), and its time / xlapy's kept time
+  Each round runs the four in turn (systems alternating); each is the best of --rounds.
   --interpreter adds the reference interpreter's MPI path (backends/interpreter/mpi.py)
 
 --dp: one SGD step of an MLP (784-512-512-10, tanh, global batch --batch, each process its
@@ -66,6 +69,22 @@ def best(fn, comm, rounds):
     return min(times)
 
 
+def best_alternating(fns, comm, rounds):
+    """The best time of each of fns, run in turn within every round (systems alternating:
+    a slow patch of the machine hits each alike)."""
+    for fn in fns:
+        fn()   # warm-up
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            comm.Barrier()
+            t0 = time.perf_counter()
+            fn()
+            comm.Barrier()
+            times[k].append(time.perf_counter() - t0)
+    return [min(t) for t in times]
+
+
 def allreduce(args, comm) -> int:
     from mpi4py import MPI
 
@@ -79,22 +98,28 @@ def allreduce(args, comm) -> int:
         print(f"{comm.size} processes, load average {os.getloadavg()[0]:.2f}; all-reduce "
               f"(sum) of float32 arrays, best of {rounds}")
         print(f"{'MB':>5} {'mpi4py ms':>10} {'GB/s':>7} {'xlapy ms':>10} {'GB/s':>7} "
-              f"{'ratio':>6} {'dropped ms':>10} {'ratio':>6}"
+              f"{'ratio':>6} {'dropped ms':>10} {'ratio':>6} {'mpi4py 2y':>10} {'ratio':>6}"
               + (f" {'interp ms':>10}" if args.interpreter else ""))
     want = comm.size * (comm.size + 1) / 2
     for mb in sizes:
         n = max(1, int(mb * (1 << 20)) // 4)
         x = np.full(n, comm.rank + 1, np.float32)
         y = np.empty_like(x)
-        t_mpi = best(lambda x=x, y=y: comm.Allreduce(x, y, op=MPI.SUM), comm, rounds)
+        ys = [np.empty_like(x), np.empty_like(x)]
         module = parse(HLO.replace("{n}", str(n)))
         exe = get_platform("cpu").compiler.compile(module)
         out: dict = {}
-        t_x = best(lambda exe=exe, x=x, out=out: out.__setitem__("r", exe.run(x)), comm,
-                   rounds)
-        ok = np.all(y == want) and np.all(out["r"] == want)
+
+        def mpi_two(ys=ys, x=x):   # two result arrays in turn, as xlapy's kept results
+            ys.reverse()
+            comm.Allreduce(x, ys[0], op=MPI.SUM)
+
+        t_mpi, t_mpi2, t_x, t_d = best_alternating(
+            [lambda x=x, y=y: comm.Allreduce(x, y, op=MPI.SUM), mpi_two,
+             lambda exe=exe, x=x, out=out: out.__setitem__("r", exe.run(x)),
+             lambda exe=exe, x=x: exe.run(x)], comm, rounds)
+        ok = np.all(y == want) and np.all(ys[0] == want) and np.all(out["r"] == want)
         del out["r"]
-        t_d = best(lambda exe=exe, x=x: exe.run(x), comm, rounds)
         t_i = None
         if args.interpreter:
             ev = Evaluator()
@@ -109,7 +134,7 @@ def allreduce(args, comm) -> int:
             gb = mb / 1024
             print(f"{mb:>5g} {1e3 * t_mpi:>10.3f} {gb / t_mpi:>7.2f} {1e3 * t_x:>10.3f} "
                   f"{gb / t_x:>7.2f} {t_mpi / t_x:>6.2f} {1e3 * t_d:>10.3f} "
-                  f"{t_mpi / t_d:>6.2f}"
+                  f"{t_mpi / t_d:>6.2f} {1e3 * t_mpi2:>10.3f} {t_mpi2 / t_x:>6.2f}"
                   + (f" {1e3 * t_i:>10.2f}" if t_i is not None else ""))
         del out
     return 0
