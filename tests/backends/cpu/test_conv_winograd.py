@@ -173,6 +173,14 @@ ENTRY main {{
     got, want = cpu_check.run(text, *args)
     O.compare_outputs(got, want, ["relu(conv + bias)", "conv + residual"],
                       (O.CLOSE, 1e-4, 1e-4))
+    # an inf in the input (Winograd's transforms would turn it into inf - inf = NaN): the
+    # fusion's other paths, infinities where the interpreter has them and no NaN
+    args[0][1, 5, 7, 3] = np.inf
+    got, want = cpu_check.run(text, *args)
+    for g, w in zip(got, want):
+        assert np.isinf(w).any() and not np.isnan(w).any()
+        assert np.array_equal(np.isnan(g), np.isnan(w))
+        assert np.allclose(g, w, rtol=1e-4, atol=1e-4, equal_nan=True)
 
 
 def _block(lax, numpy):
