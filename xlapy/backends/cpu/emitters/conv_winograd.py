@@ -36,7 +36,11 @@ from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
-BLOCK_BYTES = 384 << 10   # V and M of a block of tiles (per thread)
+# V and M of a block of tiles (per thread). Larger blocks amortize the gemms' calls (30 per
+# block with F(1x2, 5x5)): one thread, CPU time, load ~7, two runs each, the CNN's 5x5
+# layer 7.3-7.4 ms at 384 KiB (48 tiles), 6.6-6.7 at 768 KiB, 6.6-6.7 at 1 MiB (84 tiles);
+# the ResNet 3x3 layer 6.2-6.3 at 384 KiB, 5.9 at 1 MiB (252 tiles)
+BLOCK_BYTES = 1 << 20
 MIN_BLOCK_TILES = 48
 PARALLEL_FLOPS = 1 << 22
 KERNEL_PARALLEL = 1 << 14  # C * K at least: the kernel transform on the pool
@@ -46,10 +50,13 @@ def _align(n: int) -> int:
     return -(-n // 64) * 64
 
 
-def block_tiles(wp) -> int:
+def block_tiles(wp, parts: int = 1) -> int:
+    """Tiles per block (a multiple of the micro-tile's 12 rows): V and M in BLOCK_BYTES, and
+    at least `parts` blocks where there are tiles enough (two per thread: even shares)."""
     per_tile = wp.points * (wp.c + wp.k) * 4
     t = max(BLOCK_BYTES // per_tile // 12 * 12, MIN_BLOCK_TILES)
-    return min(t, -(-wp.tiles // 12) * 12)
+    share = -(-wp.tiles // parts)
+    return max(min(t, -(-share // 12) * 12), 12)
 
 
 def emit_guarded(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, other, epilogue=None) -> None:
@@ -71,11 +78,11 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     1 row, K features) per output pixel, row the pixel's index in conv_plan's row order."""
     b, me = pe.b, pe.me
     n2 = wp.points
-    tb = block_tiles(wp)
-    n_blocks = -(-wp.tiles // tb)
     flops = 2 * n2 * wp.tiles * wp.c * wp.k
-    chunks = min(me.num_threads, n_blocks) \
-        if me.use_threads and flops >= PARALLEL_FLOPS else 1
+    threads = me.num_threads if me.use_threads and flops >= PARALLEL_FLOPS else 1
+    tb = block_tiles(wp, 2 * threads if threads > 1 else 1)
+    n_blocks = -(-wp.tiles // tb)
+    chunks = min(threads, n_blocks)
     u_bytes = _align(n2 * wp.c * wp.k * 4)
     v_bytes, m_bytes = _align(n2 * tb * wp.c * 4), _align(n2 * tb * wp.k * 4)
     y_bytes = _align(wp.ms[0] * wp.ms[1] * wp.k * 4)
