@@ -94,7 +94,7 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     u_buf = scratch
     slices = b.gep(scratch, [c64(u_bytes)], source_etype=T.I8)
 
-    kfn = _kernel_fn(pe, instr, wp)
+    kfn = _shared(pe, ("kernel", _key(instr), wp), lambda: _kernel_fn(pe, instr, wp))
     kctx = pe.table([rhs_ptr, u_buf])
     if me.use_threads and wp.c * wp.k >= KERNEL_PARALLEL and wp.c >= 2:
         b.call(threadpool.declare(pe.llmod),
@@ -113,6 +113,24 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+def _key(instr) -> tuple:
+    """What the transforms' code depends on: the shapes with their layouts, the window and
+    the dimension labels (a network's repeated layers share it)."""
+    a = instr.attrs
+    shapes = (instr.operands[0].shape, instr.operands[1].shape, instr.shape)
+    return (tuple((tuple(s.dims), tuple(s.minor_to_major)) for s in shapes),
+            str(a["window"]), str(a["dim_labels"]))
+
+
+def _shared(pe, key, build):
+    """One function per key and module (the blocks functions of equal convolutions call
+    the same transforms: less code to compile)."""
+    cache = pe.me.__dict__.setdefault("_winograd_fns", {})
+    if key not in cache:
+        cache[key] = build()
+    return cache[key]
+
 
 def _fn(pe, name, arg_types, noalias=()):
     fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, arg_types), pe.me.unique(name))
@@ -219,8 +237,8 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
     n2 = wp.points
     n_blocks = -(-wp.tiles // tb)
     per = -(-n_blocks // chunks)
-    in_fn = _input_fn(pe, instr, wp, tb)
-    out_fn = _output_fn(pe, instr, wp, tb)
+    in_fn = _shared(pe, ("input", _key(instr), wp, tb), lambda: _input_fn(pe, instr, wp, tb))
+    out_fn = _shared(pe, ("output", _key(instr), wp, tb), lambda: _output_fn(pe, instr, wp, tb))
     epi_fn = _epilogue_calls_fn(pe, instr, wp, epilogue[0]) if epilogue else None
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
     gemm = OwnGemm(b, slots, "f32", tb, wp.k, wp.c, (wp.c, 1), (wp.k, 1), (wp.k, 1), c64(0), 1,
