@@ -19,24 +19,25 @@ conv_one_output.py is faster there), at least MIN_INPUT_FEATURES input features,
 tiles and MIN_FLOPS of direct work (measured below); XLAPY_FLAGS=--xla_cpu_winograd=false
 turns it off.
 
-Accuracy, measured against an f64 reference as the largest error over the tolerance
-1e-4 + 1e-4 |ref| the convolution tests use (SAME, standard-normal input and kernel as in
-the tests, so |ref| reaches 100-225): the compiled code, F(2x2, 3x3) against the gemm
-path, 4x16x16 C=K=64 0.20 / 0.33, 2x16x16 C=K=256 0.79 / 0.49; F(2x2, 5x5) (the CNN's
-conv2 shapes, 10x14x14 C=32 K=64 and C=64 K=32) 2.1 and 2.7 against 0.44 and 0.53: over
-the tolerance, although it took the CNN's 50x14x14x32 -> 64 layer from 10.4 to 4.9 ms.
-5x5 windows take F(1x2, 5x5) instead (Winograd along the second spatial dim, the direct sum
-along the first: 30 products per 2 outputs instead of 50): 0.63 and 0.79 on those shapes,
-its largest absolute error below the gemm path's (9.2e-5 / 1.4e-4 against 1.4e-4 /
-2.5e-4), the layer 10.4 -> 7.4 ms and its input gradient 10.4 -> 8.1 ms (one thread, CPU
-time, load ~7), with at most MAX_5X5_FEATURES input features (the error grows with C, and
-only C = 32, 64 were measured on the compiled code). A numpy model of the same f32 arithmetic
-(kernel scaled by 1/sqrt(9C)): C=K=64 direct 0.007, F(2x2,3x3) 0.014, F(4x4,3x3)
-0.22-0.24; C=K=256 0.014, 0.029 and 0.48-0.61 (points +-1/2 or +-2): F(4x4, 3x3)'s error
-is 15-25x the direct method's and grows with C, so F(2x2, 3x3) is the one used.
-Speed (the emitter is generic in m; one thread, CPU time, load ~7): the ResNet block's
-16x32x32x64 3x3 -> 64 convolution 6.1-6.3 ms with F(2x2, 3x3) (gemm path 11.6), 4.2-4.3 ms
-with F(4x4, 3x3), whose relative error on it was 6.9e-6 against F(2x2, 3x3)'s 1.0e-6.
+Which algorithm: measured against an f64 reference, as the largest error over the
+tolerance 1e-4 + 1e-4 |ref| the convolution tests use (SAME padding, standard-normal input
+and kernel as in the tests, so |ref| reaches 100-225), the compiled code against the gemm
+path (its own error):
+  F(2x2, 3x3): 4x16x16 C=K=64 0.20 (gemm path 0.33); 2x16x16 C=K=256 0.79 (0.49);
+  F(2x2, 5x5), the CNN's conv2 shapes 10x14x14 C=32 K=64 and C=64 K=32: 2.1 and 2.7 (0.44
+    and 0.53): over the tolerance (it took the 50x14x14x32 -> 64 layer from 10.4 to 4.9 ms);
+  F(1x2, 5x5) (Winograd along the second spatial dim, the direct sum along the first: 30
+    products per 2 outputs instead of 50), same shapes: 0.63 and 0.79, its largest
+    absolute error below the gemm path's (9.2e-5 and 1.4e-4 against 1.4e-4 and 2.5e-4).
+    Used for 5x5 windows of at most MAX_5X5_FEATURES input features (the error grows with
+    C; only 32 and 64 were measured on the compiled code).
+A numpy model of the same f32 arithmetic (kernel scaled by 1/sqrt(9C)): C=K=64 direct
+0.007, F(2x2, 3x3) 0.014, F(4x4, 3x3) 0.22-0.24; C=K=256 0.014, 0.029 and 0.48-0.61 (points
++-1/2 or +-2): F(4x4, 3x3)'s error is 15-25x the direct method's and grows with C, so
+F(2x2, 3x3) is the one used for 3x3 windows, although it is slower: the emitter is generic
+in the tile size, and with F(4x4, 3x3) the ResNet block's 16x32x32x64 3x3 -> 64 layer took
+4.2-4.3 ms against F(2x2, 3x3)'s 6.1-6.3 (gemm path 11.6; one thread, CPU time, load ~7,
+384 KiB blocks; relative error on it 6.9e-6 against 1.0e-6).
 """
 
 from __future__ import annotations
