@@ -236,15 +236,19 @@ ENTRY main {
   f = f32[5,5,32,64] parameter(1)
   x2 = f32[4,14,14,128] parameter(2)
   f2 = f32[5,5,128,64] parameter(3)
+  x3 = f32[2,8,8,512] parameter(4)
+  f3 = f32[3,3,512,64] parameter(5)
   c = f32[50,14,14,64] convolution(x, f), window={size=5x5 pad=2_2x2_2}, dim_labels=b01f_01io->b01f
   c2 = f32[4,14,14,64] convolution(x2, f2), window={size=5x5 pad=2_2x2_2},
     dim_labels=b01f_01io->b01f
-  ROOT t = (f32[50,14,14,64], f32[4,14,14,64]) tuple(c, c2)
+  c3 = f32[2,8,8,64] convolution(x3, f3), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[50,14,14,64], f32[4,14,14,64], f32[2,8,8,64]) tuple(c, c2, c3)
 }
 """
-    conv2, wide = _convs(cnn)
+    conv2, wide, wide3 = _convs(cnn)
     assert W.winograd_plan(conv2).ms == (1, 2)   # the CNN's conv2: F(1x2, 5x5)
-    assert W.winograd_plan(wide) is None          # 5x5 beyond MAX_5X5_FEATURES
+    assert W.winograd_plan(wide) is None          # beyond MAX_FEATURES: 5x5 over 64
+    assert W.winograd_plan(wide3) is None         # and 3x3 over 256 input features
     monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_winograd=false")
     assert all(W.winograd_plan(i) is None for i in convs + [conv2])
 

@@ -29,8 +29,10 @@ path (its own error):
   F(1x2, 5x5) (Winograd along the second spatial dim, the direct sum along the first: 30
     products per 2 outputs instead of 50), same shapes: 0.63 and 0.79, its largest
     absolute error below the gemm path's (9.2e-5 and 1.4e-4 against 1.4e-4 and 2.5e-4).
-    Used for 5x5 windows of at most MAX_5X5_FEATURES input features (the error grows with
-    C; only 32 and 64 were measured on the compiled code).
+    Used for 5x5 windows (the error grows with C: at most MAX_FEATURES[5] input features,
+    only 32 and 64 were measured on the compiled code).
+  F(2x2, 3x3) at 2x8x8 C=K=512: 0.97 (0.48); 1x8x8 C=1024 K=256: 1.00 (0.70): at the
+    tolerance, so 3x3 windows take it up to MAX_FEATURES[3] = 256 input features.
 A numpy model of the same f32 arithmetic (kernel scaled by 1/sqrt(9C)): C=K=64 direct
 0.007, F(2x2, 3x3) 0.014, F(4x4, 3x3) 0.22-0.24; C=K=256 0.014, 0.029 and 0.48-0.61 (points
 +-1/2 or +-2): F(4x4, 3x3)'s error is 15-25x the direct method's and grows with C, so
@@ -66,9 +68,9 @@ MIN_TILES = 16
 MIN_FLOPS = 1 << 20      # direct multiply-adds x 2: smaller ones are not worth the code
 # outputs per tile along each spatial dim, by window: F(2x2, 3x3); F(1x2, 5x5) (Winograd
 # along the second spatial dim only: F(2x2, 5x5) is not accurate enough, docstring) for at
-# most MAX_5X5_FEATURES input features
+# most MAX_FEATURES input features (by window: the error grows with C, docstring)
 TILES = {(3, 3): (2, 2), (5, 5): (1, 2)}
-MAX_5X5_FEATURES = 64
+MAX_FEATURES = {3: 256, 5: 64}
 POINTS = {(2, 3): (0, 1, -1), (4, 3): (0, 1, -1, Fraction(1, 2), Fraction(-1, 2)),
           (2, 5): (0, 1, -1, 2, -2)}
 
@@ -184,7 +186,7 @@ def winograd_plan(instr):
                       in_hw=tuple(lhs.dims[d] for d in dn.input_spatial), out_hw=out_hw,
                       tiles_hw=tuple(-(-s // m) for s, m in zip(out_hw, ms)))
     if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES or 2 * out.size * c * r * r < MIN_FLOPS \
-            or (r == 5 and c > MAX_5X5_FEATURES):
+            or c > MAX_FEATURES[r]:
         return None
     return wp
 
