@@ -112,6 +112,31 @@ def test_random_convolutions(cpu_check, any_size):
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
 
 
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_half_types(cpu_check, any_size, t):
+    """bf16 / f16 operands widened by the transforms, sums in f32, a bf16 / f16 or f32
+    result rounded once: small integers make F(2x2, 3x3)'s arithmetic exact (its
+    coefficients are 0, +-1 and +-1/2), so 3x3 results compare bit for bit; F(1x2, 5x5)'s
+    thirds and sixths are not exact in f32, so 5x5 results within a unit of the type."""
+    rng = np.random.default_rng(29)
+    m = O.ModuleText(name=f"winograd_{t}")
+    args, checks = [], []
+    cases = _random_cases(rng, 10)
+    for k, (ld, ll, rd, rl, od, ol, window, labels) in enumerate(cases):
+        out_t = "f32" if k % 3 == 2 else t
+        pl = m.param(O.ShapeCase("", ld, ll).text(t))
+        pr = m.param(O.ShapeCase("", rd, rl).text(t))
+        args += [rng.integers(-2, 3, ld).astype(O.DTYPE[t]),
+                 rng.integers(-2, 3, rd).astype(O.DTYPE[t])]
+        m.op(O.ShapeCase("", od, ol).text(out_t),
+             f"convolution({pl}, {pr}), window={{{window}}}, dim_labels={labels}",
+             f"conv {t}->{out_t} {labels} {window}")
+        checks.append(O.EXACT if "size=3x3" in window else (O.CLOSE, 1e-2, 1e-2))
+    assert all(W.winograd_plan(i) is not None for i in _convs(m.text()))
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, checks)
+
+
 def _poison(rng, args):
     """inf, -inf or NaN in a few elements of some kernels and some inputs."""
     out = []

@@ -64,8 +64,8 @@ def emit_guarded(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, other, epilogue=None)
     holds an inf or NaN."""
     b = pe.b
     lhs, rhs = instr.operands[0].shape, instr.operands[1].shape
-    bad = b.or_(any_nonfinite(pe, rhs_ptr, rhs.size, "f32"),
-                any_nonfinite(pe, lhs_ptr, lhs.size, "f32"))
+    t = lhs.element_type.name
+    bad = b.or_(any_nonfinite(pe, rhs_ptr, rhs.size, t), any_nonfinite(pe, lhs_ptr, lhs.size, t))
     with b.if_else(bad, likely=False) as (then, otherwise):
         with then:
             other()
@@ -115,11 +115,12 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
 # -- helpers ---------------------------------------------------------------------------
 
 def _key(instr) -> tuple:
-    """What the transforms' code depends on: the shapes with their layouts, the window and
+    """What the transforms' code depends on: the shapes (types, layouts), the window and
     the dimension labels (a network's repeated layers share it)."""
     a = instr.attrs
     shapes = (instr.operands[0].shape, instr.operands[1].shape, instr.shape)
-    return (tuple((tuple(s.dims), tuple(s.minor_to_major)) for s in shapes),
+    return (tuple((s.element_type.name, tuple(s.dims), tuple(s.minor_to_major))
+                  for s in shapes),
             str(a["window"]), str(a["dim_labels"]))
 
 
@@ -144,6 +145,20 @@ def _fn(pe, name, arg_types, noalias=()):
 
 def _ptrs(b, ctx, n):
     return [b.load(b.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(n)]
+
+
+def _load(b, base, off, et):
+    """The element of type et at base + off (elements), as an f32."""
+    v = b.load(b.gep(base, [off], source_etype=T.storage_type(et)), typ=T.storage_type(et))
+    return T.to_float(b, v, et)
+
+
+def _store(b, v, base, off, et) -> None:
+    """f32 v rounded to type et (None: f32) at base + off (elements)."""
+    if et is None or et.name == "f32":
+        b.store(v, b.gep(base, [off], source_etype=T.F32))
+    else:
+        b.store(T.from_float(b, v, et), b.gep(base, [off], source_etype=T.storage_type(et)))
 
 
 def _f32(x) -> ir.Constant:
@@ -203,6 +218,7 @@ def _kernel_fn(pe, instr, wp):
     rs_c, rs_k = rst[dn.kernel_input_feature], rst[dn.kernel_output_feature]
     rs_sp = [rst[d] for d in dn.kernel_spatial]
     (_, gy, _), (_, gx, _) = wp.matrices(0), wp.matrices(1)
+    et = rhs.element_type
     src, dst, c = inner.args
     base = ib.mul(c, c64(rs_c))
     with for_range(ib, 0, wp.k, name="k") as k:
@@ -214,7 +230,7 @@ def _kernel_fn(pe, instr, wp):
                 ki = wp.r - 1 - i if w.rhs_reversal[0] else i
                 kj = wp.r - 1 - j if w.rhs_reversal[1] else j
                 off = ib.add(at, c64(ki * rs_sp[0] + kj * rs_sp[1]))
-                row.append(ib.load(ib.gep(src, [off], source_etype=T.F32), typ=T.F32))
+                row.append(_load(ib, src, off, et))
             x.append(row)
         u = _sandwich(ib, gy, gx, x)
         nx = wp.ns[1]
@@ -292,6 +308,7 @@ def _input_fn(pe, instr, wp, tb):
     ls_sp = [lst[d] for d in dn.input_spatial]
     (_, _, bty), (_, _, btx) = wp.matrices(0), wp.matrices(1)
     ns = wp.ns
+    et = lhs.element_type
     with for_range(b, 0, nt, name="t") as tl:
         bi, ty, tx = _tile_coords(b, wp, b.add(t0, tl))
         pos, ok = [], []
@@ -311,12 +328,12 @@ def _input_fn(pe, instr, wp, tb):
             for j in range(ns[1]):
                 valid = b.and_(ok[0][i], ok[1][j])
                 off = b.select(valid, b.add(base, b.add(pos[0][i], pos[1][j])), c64(0))
-                srcs[i][j] = (b.gep(lhs_ptr, [off], source_etype=T.F32), valid)
+                srcs[i][j] = (b.gep(lhs_ptr, [off], source_etype=T.storage_type(et)), valid)
         dst = b.gep(v_buf, [b.mul(tl, c64(wp.c))], source_etype=T.F32)
         with for_range(b, 0, wp.c, name="c") as c:
             coff = b.mul(c, c64(ls_c))
-            d = [[b.select(valid, b.load(b.gep(p, [coff], source_etype=T.F32), typ=T.F32),
-                           _f32(0)) for p, valid in row] for row in srcs]
+            d = [[b.select(valid, _load(b, p, coff, et), _f32(0)) for p, valid in row]
+                 for row in srcs]
             v = _sandwich(b, bty, btx, d)
             for p in range(wp.points):
                 b.store(v[p // ns[1]][p % ns[1]],
@@ -338,6 +355,7 @@ def _output_fn(pe, instr, wp, tb):
     os_sp = [ost[d] for d in dn.output_spatial]
     (aty, _, _), (atx, _, _) = wp.matrices(0), wp.matrices(1)
     (my, mx), nx = wp.ms, wp.ns[1]
+    ot = out.element_type
 
     def transform(src, dsts):
         """k loop: Y of the tile's column (src: M at tile t) stored at dsts[i][j] + k *
@@ -349,8 +367,8 @@ def _output_fn(pe, instr, wp, tb):
             y = _sandwich(b, aty, atx, x)
             for i in range(my):
                 for j in range(mx):
-                    p, stride = dsts[i][j]
-                    b.store(y[i][j], b.gep(p, [b.mul(k, c64(stride))], source_etype=T.F32))
+                    p, stride, ety = dsts[i][j]
+                    _store(b, y[i][j], p, b.mul(k, c64(stride)), ety)
 
     with for_range(b, 0, nt, name="t") as tl:
         bi, ty, tx = _tile_coords(b, wp, b.add(t0, tl))
@@ -362,16 +380,17 @@ def _output_fn(pe, instr, wp, tb):
         def at_out(i, j):
             return b.gep(out_ptr, [b.add(base, b.add(b.mul(oy[i], c64(os_sp[0])),
                                                      b.mul(ox[j], c64(os_sp[1]))))],
-                         source_etype=T.F32)
+                         source_etype=T.storage_type(ot))
 
         whole = b.and_(b.icmp_signed("<=", oy[-1], c64(wp.out_hw[0] - 1)),
                        b.icmp_signed("<=", ox[-1], c64(wp.out_hw[1] - 1)))
         with b.if_else(whole) as (inside, edge):
             with inside:
-                transform(src, [[(at_out(i, j), os_k) for j in range(mx)] for i in range(my)])
+                transform(src, [[(at_out(i, j), os_k, ot) for j in range(mx)]
+                                 for i in range(my)])
             with edge:
                 transform(src, [[(b.gep(y_buf, [c64((i * mx + j) * wp.k)],
-                                        source_etype=T.F32), 1) for j in range(mx)]
+                                        source_etype=T.F32), 1, None) for j in range(mx)]
                                 for i in range(my)])
                 for i in range(my):
                     for j in range(mx):
@@ -382,8 +401,7 @@ def _output_fn(pe, instr, wp, tb):
                             with for_range(b, 0, wp.k, name="copy") as k:
                                 x = b.load(b.gep(y_buf, [b.add(c64((i * mx + j) * wp.k), k)],
                                                  source_etype=T.F32), typ=T.F32)
-                                b.store(x, b.gep(dst, [b.mul(k, c64(os_k))],
-                                                 source_etype=T.F32))
+                                _store(b, x, dst, b.mul(k, c64(os_k)), ot)
     b.ret_void()
     return fn
 

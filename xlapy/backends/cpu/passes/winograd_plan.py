@@ -12,12 +12,12 @@ multiply-adds with F(2x2, 3x3). The matrices come from Toom-Cook interpolation a
 points (and infinity): A^T and G from the points, B^T solved so that the identity holds,
 checked exactly in rational arithmetic when this module is imported.
 
-Taken (winograd_plan): f32, two spatial dims, a 3x3 (or 5x5: below) window, stride 1, no
-dilation, one group, any padding (negative too), kernel reversal, any dim_labels and
-layouts the gemm path (conv_plan) takes, except one output feature (the direct kernel of
-conv_one_output.py is faster there), at least MIN_INPUT_FEATURES input features, MIN_TILES
-tiles and MIN_FLOPS of direct work (measured below); XLAPY_FLAGS=--xla_cpu_winograd=false
-turns it off.
+Taken (winograd_plan): f32, bf16 or f16 (TYPES), two spatial dims, a 3x3 (or 5x5: below)
+window, stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
+dim_labels and layouts the gemm path (conv_plan) takes, except one output feature (the
+direct kernel of conv_one_output.py is faster there), at least MIN_INPUT_FEATURES input
+features, MIN_TILES tiles and MIN_FLOPS of direct work (measured below);
+XLAPY_FLAGS=--xla_cpu_winograd=false turns it off.
 
 Which algorithm: measured against an f64 reference, as the largest error over the
 tolerance 1e-4 + 1e-4 |ref| the convolution tests use (SAME padding, standard-normal input
@@ -63,6 +63,9 @@ from xlapy.flags import flags
 # 0.55x. Slower: one input feature (2.6x: the direct kernel of conv_depthwise.py takes it)
 # and few tiles (1x4x4 outputs, 4 tiles, C=K=64: 1.24x, the kernel transform dominates;
 # 1x6x6, 9 tiles: 0.85x; 2x8x8, 32 tiles, C=K=16: 0.58x).
+# bf16 and f16 operands are widened as the transforms read them (sums in f32, the result
+# rounded once, as the gemm path's), f32 or the operands' type out
+TYPES = ("f32", "bf16", "f16")
 MIN_INPUT_FEATURES = 2
 MIN_TILES = 16
 MIN_FLOPS = 1 << 20      # direct multiply-adds x 2: smaller ones are not worth the code
@@ -166,7 +169,8 @@ def winograd_plan(instr):
     if instr.opcode != "convolution" or not enabled():
         return None
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    if any(s.element_type.name != "f32" for s in (lhs, rhs, out)):
+    t = lhs.element_type.name
+    if t not in TYPES or rhs.element_type.name != t or out.element_type.name not in (t, "f32"):
         return None
     a = instr.attrs
     dn, w = a["dim_labels"], a["window"]
