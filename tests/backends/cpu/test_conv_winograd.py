@@ -112,6 +112,25 @@ def test_random_convolutions(cpu_check, any_size):
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
 
 
+def test_small_blocks(cpu_check, any_size, monkeypatch):
+    """Blocks of 12 tiles (or, for F(1x2, 5x5), of a few tile rows of one image, whose
+    input rows overlap the next block's): many blocks per image, a short last one."""
+    from xlapy.backends.cpu.emitters import conv_winograd as CW
+    monkeypatch.setattr(CW, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(CW, "MIN_BLOCK_TILES", 12)
+    cases = [((3, 15, 13, 6), None, (5, 5, 6, 7), None, (3, 15, 13, 7), None,
+              "size=5x5 pad=2_2x2_2", "b01f_01io->b01f"),
+             ((2, 11, 4, 5), None, (5, 5, 5, 3), None, (2, 9, 2, 3), None,
+              "size=5x5 pad=1_1x0_2", "b01f_01io->b01f"),
+             ((2, 13, 11, 5), None, (3, 3, 5, 4), None, (2, 13, 11, 4), None,
+              "size=3x3 pad=1_1x1_1", "b01f_01io->b01f")]
+    rng = np.random.default_rng(31)
+    m, args = _module(cases, rng)
+    assert all(W.winograd_plan(i) is not None for i in _convs(m.text()))
+    got, want = cpu_check.run(m.text(), *args)
+    O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
+
+
 @pytest.mark.parametrize("t", ["bf16", "f16"])
 def test_half_types(cpu_check, any_size, t):
     """bf16 / f16 operands widened by the transforms, sums in f32, a bf16 / f16 or f32

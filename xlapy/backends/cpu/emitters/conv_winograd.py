@@ -81,14 +81,23 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     flops = 2 * n2 * wp.tiles * wp.c * wp.k
     threads = me.num_threads if me.use_threads and flops >= PARALLEL_FLOPS else 1
     tb = block_tiles(wp, 2 * threads if threads > 1 else 1)
-    n_blocks = -(-wp.tiles // tb)
+    rows = _block_rows(wp, tb)
+    if rows:   # blocks of whole tile rows, V by input row (_rows_blocks_fn)
+        tb = rows * wp.tiles_hw[1]
+        n_blocks = wp.batch * -(-wp.tiles_hw[0] // rows)
+        v_bytes = _align(wp.ns[1] * (rows + wp.ns[0] - 1) * wp.tiles_hw[1] * wp.c * 4)
+    else:
+        n_blocks = -(-wp.tiles // tb)
+        v_bytes = _align(n2 * tb * wp.c * 4)
     chunks = min(threads, n_blocks)
     u_bytes = _align(n2 * wp.c * wp.k * 4)
-    v_bytes, m_bytes = _align(n2 * tb * wp.c * 4), _align(n2 * tb * wp.k * 4)
+    m_bytes = _align(n2 * tb * wp.k * 4)
     y_bytes = _align(wp.ms[0] * wp.ms[1] * wp.k * 4)
     ws_bytes = 0
-    for rows in {tb, wp.tiles - (n_blocks - 1) * tb}:
-        ws_bytes = max(ws_bytes, workspace_bytes("f32", rows, wp.k, wp.c, 1, _swaps(wp, tb)))
+    ends = {r * wp.tiles_hw[1] for r in range(1, rows + 1)} if rows else \
+        {tb, wp.tiles - (n_blocks - 1) * tb}   # the row counts a block's gemms can have
+    for m in ends:
+        ws_bytes = max(ws_bytes, workspace_bytes("f32", m, wp.k, wp.c, 1, _swaps(wp, tb)))
     slice_bytes = v_bytes + m_bytes + y_bytes + _align(ws_bytes)
     scratch = me.scratch(b, pe.arena, u_bytes + chunks * slice_bytes)
     u_buf = scratch
@@ -102,8 +111,9 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     else:
         b.call(kfn, [kctx, c64(0), c64(wp.c)])
 
-    fn = _blocks_fn(pe, instr, wp, tb, chunks, (v_bytes, m_bytes, y_bytes, slice_bytes),
-                    epilogue)
+    sizes = (v_bytes, m_bytes, y_bytes, slice_bytes)
+    fn = _rows_blocks_fn(pe, instr, wp, rows, chunks, sizes, epilogue) if rows else \
+        _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue)
     ctx = pe.table([lhs_ptr, out_ptr, u_buf, slices,
                     epilogue[1] if epilogue else ir.Constant(T.PTR, None)])
     if chunks > 1:
@@ -280,6 +290,109 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
             b.call(out_fn, [m_buf, out_ptr, y_buf, t0, nt])
             if epi_fn is not None:
                 b.call(epi_fn, [ectx, t0, nt])
+    b.ret_void()
+    return fn
+
+
+def _block_rows(wp, tb: int) -> int:
+    """Tile rows per block where the first spatial dim has one output per tile (F(1x2,
+    5x5): its transform is the identity, so tile row y's patch rows are input rows y to
+    y + 4, shared with the next four tile rows): blocks of whole tile rows of one image,
+    V computed once per input row (5x fewer input transforms), else 0."""
+    if wp.ms[0] != 1:
+        return 0
+    th = wp.tiles_hw[0]
+    most = max(min(tb // wp.tiles_hw[1], th), 1)
+    return -(-th // -(-th // most))   # an image's rows in equal blocks (no small last one)
+
+
+def _rows_blocks_fn(pe, instr, wp, rows, chunks, sizes, epilogue):
+    """_blocks_fn for blocks of `rows` tile rows of one image (_block_rows): V[q][r][x][c]
+    is the second dim's transform of input row ty0 + r (r < rows + ny - 1), and gemm
+    (a, q) reads its rows from row a on: the tiles' patches (a, q) in tile order."""
+    v_bytes, m_bytes, y_bytes, slice_bytes = sizes
+    fn, b = _fn(pe, f"wino.rows.{instr.name}", [T.PTR, T.I64, T.I64])
+    ctx, u0, u1 = fn.args
+    lhs_ptr, out_ptr, u_buf, slices, ectx = _ptrs(b, ctx, 5)
+    (ny, nx), (th, tw) = wp.ns, wp.tiles_hw
+    tb, vrows = rows * tw, rows + ny - 1
+    per_image = -(-th // rows)
+    n_blocks = wp.batch * per_image
+    per = -(-n_blocks // chunks)
+    in_fn = _shared(pe, ("rows", _key(instr), wp, rows),
+                    lambda: _input_rows_fn(pe, instr, wp, vrows))
+    out_fn = _shared(pe, ("output", _key(instr), wp, tb), lambda: _output_fn(pe, instr, wp, tb))
+    epi_fn = _epilogue_calls_fn(pe, instr, wp, epilogue[0]) if epilogue else None
+    slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
+    gemm = OwnGemm(b, slots, "f32", tb, wp.k, wp.c, (wp.c, 1), (wp.k, 1), (wp.k, 1), c64(0), 1,
+                   swap=_swaps(wp, tb))
+    with for_range(b, u0, u1, name="unit") as u:
+        base = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
+        v_buf = base
+        m_buf = b.gep(base, [c64(v_bytes)], source_etype=T.I8)
+        y_buf = b.gep(base, [c64(v_bytes + m_bytes)], source_etype=T.I8)
+        put(b, slots, "ws", b.gep(base, [c64(v_bytes + m_bytes + y_bytes)],
+                                  source_etype=T.I8))
+        blk0 = _umin(b, b.mul(u, c64(per)), c64(n_blocks))
+        blk1 = _umin(b, b.add(blk0, c64(per)), c64(n_blocks))
+        with for_range(b, blk0, blk1, name="block") as blk:
+            bi = b.udiv(blk, c64(per_image))
+            ty0 = b.mul(b.urem(blk, c64(per_image)), c64(rows))
+            nr = _umin(b, c64(rows), b.sub(c64(th), ty0))
+            t0 = b.mul(b.add(b.mul(bi, c64(th)), ty0), c64(tw))
+            nt = b.mul(nr, c64(tw))
+            b.call(in_fn, [lhs_ptr, v_buf, bi, ty0, b.add(nr, c64(ny - 1))])
+            put(b, slots, "N" if gemm.swap else "M", nt)
+            for a in range(ny):
+                with for_range(b, 0, nx, name="q") as q:
+                    p = b.add(c64(a * nx), q)
+                    v_at = b.add(b.mul(q, c64(vrows * tw * wp.c)), c64(a * tw * wp.c))
+                    gemm.call(b, b.gep(v_buf, [b.mul(v_at, c64(4))], source_etype=T.I8),
+                              b.gep(u_buf, [b.mul(p, c64(wp.c * wp.k * 4))],
+                                    source_etype=T.I8),
+                              b.gep(m_buf, [b.mul(p, c64(tb * wp.k * 4))], source_etype=T.I8))
+            b.call(out_fn, [m_buf, out_ptr, y_buf, t0, nt])
+            if epi_fn is not None:
+                b.call(epi_fn, [ectx, t0, nt])
+    b.ret_void()
+    return fn
+
+
+def _input_rows_fn(pe, instr, wp, vrows):
+    """fn(lhs, V, b, ty0, nr): V[q][r][x][c] = (B^T d B)[q] of the second dim's patch of
+    tile column x in input row ty0 + r - pad (zeros outside the lhs), for r < nr."""
+    fn, b = _fn(pe, f"wino.input_rows.{instr.name}", [T.PTR, T.PTR, T.I64, T.I64, T.I64],
+                (0, 1))
+    lhs_ptr, v_buf, bi, ty0, nr = fn.args
+    lhs = instr.operands[0].shape
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    lst = strides_of(lhs)
+    ls_b, ls_c = lst[dn.input_batch], lst[dn.input_feature]
+    ls_y, ls_x = (lst[d] for d in dn.input_spatial)
+    (_, _, btx) = wp.matrices(1)
+    nx, tw, mx = wp.ns[1], wp.tiles_hw[1], wp.ms[1]
+    et = lhs.element_type
+    with for_range(b, 0, nr, name="r") as r:
+        y = b.sub(b.add(ty0, r), c64(w.pad_low[0]))
+        y_ok = b.and_(b.icmp_signed(">=", y, c64(0)), b.icmp_signed("<", y, c64(wp.in_hw[0])))
+        row = b.add(b.mul(bi, c64(ls_b)), b.mul(b.select(y_ok, y, c64(0)), c64(ls_y)))
+        with for_range(b, 0, tw, name="x") as tx:
+            srcs = []
+            for j in range(nx):
+                x = b.sub(b.add(b.mul(tx, c64(mx)), c64(j)), c64(w.pad_low[1]))
+                valid = b.and_(y_ok, b.and_(b.icmp_signed(">=", x, c64(0)),
+                                            b.icmp_signed("<", x, c64(wp.in_hw[1]))))
+                off = b.select(valid, b.add(row, b.mul(x, c64(ls_x))), c64(0))
+                srcs.append((b.gep(lhs_ptr, [off], source_etype=T.storage_type(et)), valid))
+            dst = b.gep(v_buf, [b.mul(b.add(b.mul(r, c64(tw)), tx), c64(wp.c))],
+                        source_etype=T.F32)
+            with for_range(b, 0, wp.c, name="c") as c:
+                coff = b.mul(c, c64(ls_c))
+                d = [b.select(valid, _load(b, p, coff, et), _f32(0)) for p, valid in srcs]
+                v = [_lin(b, btx[q], d) for q in range(nx)]
+                for q in range(nx):
+                    b.store(v[q], b.gep(dst, [b.add(c64(q * vrows * tw * wp.c), c)],
+                                        source_etype=T.F32))
     b.ret_void()
     return fn
 
