@@ -14,6 +14,8 @@ F(1x2, 5x5): the identity along the first dim):
        output transform: Y = A^T M_tk A stored where the tile is inside the output, then
        the fused epilogue (gemm_epilogue.py: bias, relu, residual) on each output pixel's
        features, while the block is in the core's cache.
+     With one output per tile along the first dim (F(1x2, 5x5)), blocks are whole tile
+     rows of an image and V is computed once per input row (_rows_blocks_fn).
 
 The transforms are unrolled linear combinations with the matrices' constant coefficients
 (no fast-math: the order of the sums is fixed). Winograd mixes every input value of a
