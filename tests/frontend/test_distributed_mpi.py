@@ -45,7 +45,11 @@ def test_data_parallel_training_on_two_processes_equals_one(tmp_path, example):
     assert one.returncode == 0, one.stderr[-2000:]
     two = _mpirun(2, [path, "--steps", "3", "--out", "two.npz"], tmp_path)
     assert two.returncode == 0, two.stderr[-3000:]
-    assert two.stdout.splitlines() == one.stdout.splitlines()  # the same losses, printed once
+    # the same losses (up to the gradient sums' reassociation), printed once
+    def losses(out):
+        return [float(line.split("loss ")[1]) for line in out.splitlines()]
+    assert len(losses(two.stdout)) == len(losses(one.stdout)) == 3
+    np.testing.assert_allclose(losses(two.stdout), losses(one.stdout), rtol=1e-5)
     a, b = np.load(tmp_path / "one.npz"), np.load(tmp_path / "two.npz")
     assert sorted(a) == sorted(b) and len(a) >= 4
     for k in a:
