@@ -105,6 +105,15 @@ ENTRY e {
   c = f32[2] constant({-0, 1})
   ROOT d = f32[2] divide(x, c)
 }""", [np.array([1.0, 3.0], np.float32)], [-np.inf, 3.0]),  # XLA: +inf
+    "multiply-by-converted-pred": (
+        """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  p = pred[3] parameter(1)
+  c = f32[3] convert(p)
+  ROOT m = f32[3] multiply(x, c)
+}""", [np.array([np.inf, np.nan, 2.0], np.float32), np.array([False, False, True])],
+        [np.nan, np.nan, 2.0]),  # XLA: select(p, x, 0) = [0, 0, 2]
     "excess-precision": (
         """HloModule m
 ENTRY e {
@@ -173,3 +182,81 @@ ENTRY e {
     result = harness.check(text, [x])
     harness.clear_caches()
     assert result.reference == "interpreter" and not result.findings, result
+
+
+def test_merged_slices_clamp_the_inner_start_for_the_outer_size_and_wrap():
+    """XLA's merged start is clamp(inner, 0, dim - outer size) + outer, summed in the outer
+    index's type: s8 x[8], a 7-wide slice at 9 read at -3 is x[4] in XLA (HLO: the slice
+    starts at 1 and -3 reads its first element, x[1]); read at 127, 7 + 127 wraps to
+    negative in s8 and XLA reads x[0] (HLO: the slice's last element, x[7])."""
+    text = """HloModule m
+ENTRY e {
+  x = s8[8] parameter(0)
+  i = s32[] parameter(1)
+  d = s8[7] dynamic-slice(x, i), dynamic_slice_sizes={7}
+  j = s8[1,1] parameter(2)
+  ROOT g = s8[1] gather(d, j), offset_dims={}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+}"""
+    x = np.arange(8, dtype=np.int8) * 10
+    for start, at, hlo, xla_value in ((9, -3, 10, 40), (9, 127, 70, 0)):
+        inputs = [x, np.int32(start), np.array([[at]], np.int8)]
+        for backend in ("interpreter", "cpu"):
+            assert harness.run_backend(backend, parse(text), inputs)[0][0] == hlo
+        assert xla.run_text(text, inputs)[0][0] == xla_value
+        result = harness.check(text, inputs)
+        harness.clear_caches()
+        assert not result.findings, result
+        assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result  # 3 backends
+
+
+def test_log_of_subnormal():
+    """XLA's default f32 log reads every positive subnormal as 2^-150 (-103.97) and gives
+    NaN for a negative one; its fast configuration and xlapy's compiled code read them as
+    zeros (-inf), the interpreter as IEEE (log(5.9e-39) = -88.03)."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  ROOT l = f32[3] log(x)
+}"""
+    inputs = [np.array([5.877e-39, -1e-40, 2.0], np.float32)]
+    got = harness.run_backend("cpu", parse(text), inputs)[0]
+    np.testing.assert_array_equal(got, np.float32([-np.inf, -np.inf, np.log(2.0)]))
+    ieee = harness.run_backend("interpreter", parse(text), inputs)[0]
+    np.testing.assert_allclose(ieee[0], np.log(5.877e-39), rtol=1e-6)
+    default = xla.run_text(text, inputs)[0]
+    assert default[0] == np.float32(-150 * np.log(2.0)) and np.isnan(default[1]), \
+        "XLA's log of a subnormal changed: drop the deviation"
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"log-of-subnormal": 1}, result
+
+
+def test_nan_sign_of_min_max_is_not_determined():
+    """XLA's minimum(-1, NaN) is a negative NaN and minimum(NaN, -1) a positive one, so a
+    min-reduce's NaN takes a sign from the reduction order, which a topk of it then sees
+    (NaN above +inf or below -inf): the harness finds such elements not determined by the
+    program rather than calling either order wrong."""
+    text = """HloModule m
+mn {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] minimum(x, y)
+}
+ENTRY e {
+  p = f32[2,2] parameter(0)
+  c = f32[] constant(inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mn
+  t = (f32[2], s32[2]) topk(r), k=2, largest=true
+  ROOT i = s32[2] get-tuple-element(t), index=1
+}"""
+    inputs = [np.array([[-1.0, np.nan], [0.5, 2.0]], np.float32)]
+    for backend in ("interpreter", "cpu"):  # the NaN operand's (positive) sign: NaN first
+        np.testing.assert_array_equal(harness.run_backend(backend, parse(text), inputs)[0],
+                                      [0, 1])
+    assert list(xla.run_text(text, inputs)[0]) == [1, 0], "XLA's NaN sign changed"
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"ill-conditioned": 3}, result

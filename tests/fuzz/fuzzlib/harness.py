@@ -31,6 +31,7 @@ from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.errors import XlapyError
 from xlapy.hlo.evaluator import Evaluator
 from xlapy.hlo.evaluator.numerics import flush_denormals
+from xlapy.hlo.evaluator.reduction import reducer_kind
 from xlapy.hlo.parser import parse
 from xlapy.hlo.shapes import F64, Shape
 
@@ -104,10 +105,16 @@ class _Reordered(Evaluator):
     """Evaluates every reduce with its inputs reordered along the reduced dimensions
     (reversed, or a single float input largest magnitude first), every f32 dot and
     convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
-    summed ("products", no FMA): the order in which a
+    summed ("products", no FMA), or with every NaN that minimum and maximum return (also
+    as reducers) made negative ("nan-negative") or positive ("nan-positive"): the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
-    reached or not before an overflow) is not determined by the program."""
+    reached or not before an overflow) is not determined by the program. So is the sign bit
+    of a NaN that minimum or maximum returns: IEEE 754 (6.3) leaves a NaN result's sign
+    unspecified, and XLA:CPU's depends on the operand order (its minimum(a, NaN) has the
+    sign bits of both or-ed, maximum and-ed, minimum(NaN, a) is the NaN operand; so a
+    min-reduce of [-1, NaN] is a negative NaN, of [NaN, -1] a positive one), which a
+    reduction's order is not bound to; only a TOTALORDER compare, sort or topk sees it."""
 
     def __init__(self, how: str):
         super().__init__(flush_denormals=True)
@@ -129,6 +136,9 @@ class _Reordered(Evaluator):
             # every product rounded to f32 before it is added (no FMA): a product that
             # overflows is inf, and inf + -inf = NaN where an FMA keeps the sum infinite
             return _dot_unfused(instr, [np.asarray(o) for o in operands])
+        if self.how in ("nan-negative", "nan-positive"):
+            out = super().apply(rule, instr, operands)
+            return _nan_signed(out, self.how == "nan-negative") if _min_or_max(instr) else out
         if instr.opcode == "reduce":
             dims = tuple(instr.attrs.get("dimensions", ()))
             n = len(operands) // 2
@@ -138,6 +148,30 @@ class _Reordered(Evaluator):
             elif dims and n == 1 and np.asarray(operands[0]).dtype.kind == "f":
                 operands = [_largest_first(operands[0], dims), operands[1]]
         return super().apply(rule, instr, operands)
+
+
+def _min_or_max(instr) -> bool:
+    if instr.opcode in ("minimum", "maximum"):
+        return True
+    if instr.opcode in ("reduce", "reduce-window") and instr.called_computations():
+        return reducer_kind(instr.called_computations()[0]) in ("minimum", "maximum")
+    return False
+
+
+def _nan_signed(out, negative: bool):
+    """out (an array or a tuple of them) with the sign bit of every NaN set (negative) or
+    cleared (idempotent: a reduce may apply its reducer and then itself be adjusted)."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(_nan_signed(o, negative) for o in out)
+    a = np.asarray(out)
+    if a.dtype.kind != "f" and a.dtype != C.BF16:
+        return out
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(a.astype(np.float32))
+    if not nan.any():
+        return out
+    flip = nan & (np.signbit(a.astype(np.float32)) != negative)
+    return np.where(flip, -a, a).astype(a.dtype)
 
 
 def evaluate_reordered(module, inputs, how: str) -> list:
@@ -193,7 +227,9 @@ class _Context:
                     variants=[lambda xs: evaluate_reordered(self.module, xs, "reversed"),
                               lambda xs: evaluate_reordered(self.module, xs, "largest"),
                               lambda xs: evaluate_reordered(self.module, xs, "wide"),
-                              lambda xs: evaluate_reordered(self.module, xs, "products")])
+                              lambda xs: evaluate_reordered(self.module, xs, "products"),
+                              lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
+                              lambda xs: evaluate_reordered(self.module, xs, "nan-positive")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens
