@@ -99,9 +99,14 @@ class _AsXla(_Mimic):
         elif instr.opcode == "atan2" and self.on("atan2-of-two-subnormals"):
             y, x = (np.asarray(o) for o in operands)
             out = super().apply(rule, instr, operands)
-            out = np.where(_subnormal(y) & _subnormal(x), np.asarray(np.nan, out.dtype), out)
+            sy, sx = _subnormal(y), _subnormal(x)
+            # y subnormal over a zero x (or, in f64, a subnormal one): +-pi/2 by y's sign
             with np.errstate(invalid="ignore"):
-                left = _subnormal(y) & ~_subnormal(x) & (x < 0)
+                half = np.where(np.signbit(y), -np.pi / 2, np.pi / 2).astype(out.dtype)
+                over_zero = sy & ((x == 0) | (sx if y.dtype == np.float64 else False))
+                left = sy & ~sx & (x < 0)
+            out = np.where(sy & sx, np.asarray(np.nan, out.dtype), out)  # f32: 0 / 0
+            out = np.where(over_zero, half, out)
             return np.where(left, np.asarray(-np.pi, out.dtype), out)
         elif _grouped_conv(instr) and self.on("grouped-conv-nan-across-groups"):
             return super().apply(rule, *_one_group(instr, operands))
@@ -508,7 +513,9 @@ DEVIATIONS = [
         "gives NaN, where its tests for zero operands see nonzero values; atan2(+-0, +-0) is "
         "+-0 or +-pi, what xlapy gives with denormals read as zero; and with y subnormal "
         "and x negative its quadrant test reads y as zero but not as +0, giving -pi for "
-        "either sign of y (xlapy: +pi for +0, the flushed positive subnormal)",
+        "either sign of y (xlapy: +pi for +0, the flushed positive subnormal); a "
+        "subnormal y over a zero x (f64: or a subnormal one, which it reads as zero) gives "
+        "+-pi/2 (xlapy: atan2(+-0, +-0), 0 or pi)",
         lambda i: i.opcode == "atan2", None, _AsXla),
     Deviation(
         "unsigned-start-index-read-signed",

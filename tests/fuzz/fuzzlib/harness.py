@@ -31,7 +31,6 @@ from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.errors import XlapyError
 from xlapy.hlo.evaluator import Evaluator
 from xlapy.hlo.evaluator.numerics import flush_denormals
-from xlapy.hlo.evaluator.reduction import reducer_kind
 from xlapy.hlo.parser import parse
 from xlapy.hlo.shapes import F64, Shape
 
@@ -83,6 +82,11 @@ def _largest_first(a, dims):
     return np.moveaxis(flat.reshape(moved.shape), range(a.ndim - len(dims), a.ndim), dims)
 
 
+def _f32_or_narrower(a) -> bool:
+    dt = np.asarray(a).dtype
+    return dt in (np.dtype(np.float32), np.dtype(np.float16), C.BF16)
+
+
 def _dot_unfused(instr, operands):
     lhs, rhs = operands
     a = instr.attrs
@@ -105,16 +109,19 @@ class _Reordered(Evaluator):
     """Evaluates every reduce with its inputs reordered along the reduced dimensions
     (reversed, or a single float input largest magnitude first), every f32 dot and
     convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
-    summed ("products", no FMA), or with every NaN that minimum and maximum return (also
-    as reducers) made negative ("nan-negative") or positive ("nan-positive"): the order in which a
+    summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
+    or a convolution returns made negative ("nan-negative") or positive ("nan-positive"):
+    the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
     reached or not before an overflow) is not determined by the program. So is the sign bit
-    of a NaN that minimum or maximum returns: IEEE 754 (6.3) leaves a NaN result's sign
-    unspecified, and XLA:CPU's depends on the operand order (its minimum(a, NaN) has the
-    sign bits of both or-ed, maximum and-ed, minimum(NaN, a) is the NaN operand; so a
-    min-reduce of [-1, NaN] is a negative NaN, of [NaN, -1] a positive one), which a
-    reduction's order is not bound to; only a TOTALORDER compare, sort or topk sees it."""
+    of a NaN that these return: IEEE 754 (6.3) leaves a NaN result's sign unspecified, and
+    XLA:CPU's depends on the operand order (its minimum(a, NaN) has the sign bits of both
+    or-ed, maximum and-ed, minimum(NaN, a) is the NaN operand, so a min-reduce of [-1, NaN]
+    is a negative NaN and of [NaN, -1] a positive one; x86 makes inf - inf a negative NaN
+    and x + NaN the NaN operand, so a sum or dot with NaNs of both signs, or inf - inf and
+    a NaN, takes the sign of whichever its order meets first), which a reduction's order is
+    not bound to; only a TOTALORDER compare, sort or topk sees it."""
 
     def __init__(self, how: str):
         super().__init__(flush_denormals=True)
@@ -122,23 +129,26 @@ class _Reordered(Evaluator):
 
     def apply(self, rule, instr, operands):
         if self.how == "wide" and instr.opcode in ("dot", "convolution") and all(
-                np.asarray(o).dtype == np.float32 for o in operands):
+                _f32_or_narrower(o) for o in operands):
             # products and sums in f64, rounded once: whether a product overflows, or an
-            # FMA keeps it, is the implementation's (inf - inf = NaN, or -inf)
+            # FMA keeps it, is the implementation's (inf - inf = NaN, or -inf); f16/bf16
+            # operands too (XLA:CPU computes their dots in f32)
             import copy as _copy
             wide = _copy.copy(instr)
             wide.shape = Shape.array(F64, instr.shape.dims)
             with np.errstate(all="ignore"):
                 out = super().apply(rule, wide, [np.asarray(o, np.float64) for o in operands])
-                return np.asarray(np.asarray(out).astype(np.float32))
+                return np.asarray(np.asarray(out).astype(instr.shape.dtype))
         if self.how == "products" and instr.opcode == "dot" and all(
-                np.asarray(o).dtype == np.float32 for o in operands):
+                _f32_or_narrower(o) for o in operands):
             # every product rounded to f32 before it is added (no FMA): a product that
             # overflows is inf, and inf + -inf = NaN where an FMA keeps the sum infinite
-            return _dot_unfused(instr, [np.asarray(o) for o in operands])
+            out = _dot_unfused(instr, [np.asarray(o, np.float32) for o in operands])
+            return np.asarray(out.astype(instr.shape.dtype))
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
-            return _nan_signed(out, self.how == "nan-negative") if _min_or_max(instr) else out
+            return _nan_signed(out, self.how == "nan-negative") if _nan_sign_free(instr) \
+                else out
         if instr.opcode == "reduce":
             dims = tuple(instr.attrs.get("dimensions", ()))
             n = len(operands) // 2
@@ -150,12 +160,14 @@ class _Reordered(Evaluator):
         return super().apply(rule, instr, operands)
 
 
-def _min_or_max(instr) -> bool:
-    if instr.opcode in ("minimum", "maximum"):
-        return True
-    if instr.opcode in ("reduce", "reduce-window") and instr.called_computations():
-        return reducer_kind(instr.called_computations()[0]) in ("minimum", "maximum")
-    return False
+NAN_SIGN_FREE = ("minimum", "maximum", "dot", "convolution", "reduce", "reduce-window",
+                 "scatter", "select-and-scatter")
+
+
+def _nan_sign_free(instr) -> bool:
+    """Whether the sign of a NaN that instr returns is the implementation's (see
+    _Reordered)."""
+    return instr.opcode in NAN_SIGN_FREE
 
 
 def _nan_signed(out, negative: bool):
