@@ -260,3 +260,39 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"ill-conditioned": 3}, result
+
+
+def test_select_and_scatter_window_order():
+    """XLA's default select-and-scatter visits this 2x2 window (padded in its last
+    dimension) column by column, so GE's tie between (0,3) and (1,2) goes to (1,2); HLO
+    visits (0,3) first and GE keeps it, as xlapy and XLA's fast configuration do."""
+    text = """HloModule m
+ge {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
+ENTRY e {
+  p = s32[2,4] parameter(0)
+  s = s32[1,4] parameter(1)
+  z = s32[] constant(0)
+  ROOT r = s32[2,4] select-and-scatter(p, s, z), window={size=2x2 pad=0_0x0_1},
+    select=ge, scatter=add
+}"""
+    inputs = [np.array([[2, 1, 0, 3], [2, 3, 3, 1]], np.int32),
+              np.array([[1, 2, 4, 8]], np.int32)]
+    hlo = [[0, 0, 0, 12], [0, 3, 0, 0]]
+    for backend in ("interpreter", "cpu", "cpu-nofusion"):
+        np.testing.assert_array_equal(harness.run_backend(backend, parse(text), inputs)[0], hlo)
+    np.testing.assert_array_equal(xla.run_text(text, inputs, fast=True)[0], hlo)
+    np.testing.assert_array_equal(xla.run_text(text, inputs)[0], [[0, 0, 0, 8], [0, 3, 4, 0]],
+                                  err_msg="XLA's order changed: revisit the deviation")
+    result = harness.check(text, inputs, backends=("cpu",), fast=False)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"select-and-scatter-window-order": 1}, result

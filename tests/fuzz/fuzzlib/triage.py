@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=int, default=300)
     p.add_argument("--backend", help="only the finding on this backend")
     p.add_argument("--save", metavar="DIR", help="also save the shrunk module and inputs as "
-                   "DIR/shrunk_GENERATOR_SEED.{hlo,npz} (to study it further)")
+                   "DIR/shrunk_GENERATOR_SEED.{hlo,npz}, in the regression format")
     args = p.parse_args(argv)
     prog = generate(args.generator, args.seed, args.bundle)
     result = harness.check(prog.text, prog.inputs)
@@ -88,11 +88,9 @@ def main(argv=None) -> int:
         print(f"input {i}: {a.dtype}{list(a.shape)} {a.ravel()[:16]}")
     if args.save:
         import pathlib
-        stem = pathlib.Path(args.save) / f"shrunk_{args.generator}_{args.seed}"
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        stem.with_suffix(".hlo").write_text(text)
-        np.savez(stem.with_suffix(".npz"), *[np.asarray(x) for x in inputs])
-        print("saved", stem.with_suffix(".hlo"), stem.with_suffix(".npz"))
+        path = regressions.write(f"shrunk_{args.generator}_{args.seed}", text, inputs, [],
+                                 str(finding), "none", directory=pathlib.Path(args.save))
+        print("saved", path, "(read it with fuzzlib.regressions.load)")
     again = harness.check(text, inputs)
     print("shrunk case:", [str(f) for f in again.findings] or "passes?!")
     if args.write:
