@@ -296,3 +296,28 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"select-and-scatter-window-order": 1}, result
+
+
+def test_merged_slices_2d_drop_the_start_of_a_whole_dimension():
+    """x[3,7] sliced 1x3 at (3,6) (clamped to (2,4)) and read 1x1 at (-1,1): HLO gives
+    x[2,5]; XLA drops the row start (the 1-row slice is taken whole) and reads
+    x[2, min(6, 6) + 1 clamped] = x[2,6] (hlo seed 11001604)."""
+    text = """HloModule m
+ENTRY e {
+  x = s64[3,7] parameter(0)
+  a0 = s32[] parameter(1)
+  a1 = s32[] parameter(2)
+  d = s64[1,3] dynamic-slice(x, a0, a1), dynamic_slice_sizes={1,3}
+  b0 = s32[] parameter(3)
+  b1 = s32[] parameter(4)
+  ROOT o = s64[1,1] dynamic-slice(d, b0, b1), dynamic_slice_sizes={1,1}
+}"""
+    x = (np.arange(3)[:, None] * 100 + np.arange(7)[None, :]).astype(np.int64)
+    inputs = [x] + [np.int32(v) for v in (3, 6, -1, 1)]
+    for backend in ("interpreter", "cpu"):
+        assert harness.run_backend(backend, parse(text), inputs)[0][0, 0] == 205
+    assert xla.run_text(text, inputs)[0][0, 0] == 206
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result

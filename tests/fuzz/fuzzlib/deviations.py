@@ -193,9 +193,12 @@ class _MergedSlices(_Mimic):
     """Evaluates a slice of a dynamic-slice as XLA:CPU's simplifier rewrites it: one
     dynamic-slice of the inner operand x at (inner start clamped to [0, dim(x) - outer
     size]) + (outer start), the sum taken in the outer start's type (wrapping: an s8 127
-    more is negative) and clamped against x only (DEVIATIONS). Fitted to XLA's numbers
-    (tests/fuzz/test_deviations.py): s8 x[8], a 7-wide slice at 9 read at -3 gives x[4]
-    (clamp(9, 0, 7) - 3), read at 127 gives x[0] (7 + 127 wraps in s8)."""
+    more is negative) and clamped against x only (DEVIATIONS); in a dimension the outer
+    slice takes whole, its start (which can only be 0) is dropped and the inner start
+    clamped as HLO does. Fitted to XLA's numbers (tests/fuzz/test_deviations.py): s8 x[8],
+    a 7-wide slice at 9 read at -3 gives x[4] (clamp(9, 0, 7) - 3), read at 127 gives
+    x[0] (7 + 127 wraps in s8); x[3,7] sliced 1x3 at (3,6) and read at (-1,1) gives
+    x[2,6]."""
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -218,8 +221,12 @@ class _MergedSlices(_Mimic):
             for p, d in enumerate(instr.attrs["start_index_map"]):
                 outer[d] = idx[p]
             osz = list(instr.attrs["slice_sizes"])
+        isz = inner.attrs["dynamic_slice_sizes"]
         at = []
         for d, (a, b) in enumerate(zip(starts, outer)):
+            if isz[d] == osz[d]:  # the outer start can only be 0: XLA drops it (as HLO)
+                at.append(min(max(int(a), 0), x.shape[d] - isz[d]))
+                continue
             a_c = min(max(int(a), 0), x.shape[d] - osz[d])
             with np.errstate(over="ignore"):
                 total = int(np.asarray(a_c).astype(b.dtype) + b)  # wraps in b's type

@@ -87,8 +87,9 @@ def _f32_or_narrower(a) -> bool:
     return dt in (np.dtype(np.float32), np.dtype(np.float16), C.BF16)
 
 
-def _dot_unfused(instr, operands):
-    lhs, rhs = operands
+def _dot_unfused(instr, operands, dtype=np.float32):
+    """The dot with every product and sum computed in `dtype`."""
+    lhs, rhs = (np.asarray(o, dtype) for o in operands)
     a = instr.attrs
     lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
     lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
@@ -101,8 +102,8 @@ def _dot_unfused(instr, operands):
     x = np.transpose(lhs, lb + lf + lc).reshape(b, m, k, 1)
     y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n)
     with np.errstate(all="ignore"):
-        out = (x * y).sum(axis=2, dtype=np.float32)
-    return np.ascontiguousarray(out.reshape(instr.shape.dims)).astype(np.float32)
+        out = (x * y).sum(axis=2, dtype=dtype)
+        return np.ascontiguousarray(out.reshape(instr.shape.dims)).astype(dtype)
 
 
 class _Reordered(Evaluator):
@@ -139,12 +140,21 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = super().apply(rule, wide, [np.asarray(o, np.float64) for o in operands])
                 return np.asarray(np.asarray(out).astype(instr.shape.dtype))
+        if self.how == "wide" and instr.opcode == "dot" and all(
+                np.asarray(o).dtype == np.float64 for o in operands):
+            # f64: products and sums in x87 extended precision (64-bit mantissa, 15-bit
+            # exponent), rounded once: an FMA keeps a product beyond f64's range
+            # (1.8e308 * 1.02 - inf is -inf, where the rounded product gives inf - inf)
+            with np.errstate(all="ignore"):
+                return np.asarray(_dot_unfused(instr, operands, np.longdouble)
+                                  .astype(np.float64))
         if self.how == "products" and instr.opcode == "dot" and all(
                 _f32_or_narrower(o) for o in operands):
             # every product rounded to f32 before it is added (no FMA): a product that
             # overflows is inf, and inf + -inf = NaN where an FMA keeps the sum infinite
-            out = _dot_unfused(instr, [np.asarray(o, np.float32) for o in operands])
-            return np.asarray(out.astype(instr.shape.dtype))
+            with np.errstate(all="ignore"):
+                out = _dot_unfused(instr, operands)
+                return np.asarray(out.astype(instr.shape.dtype))
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
             return _nan_signed(out, self.how == "nan-negative") if _nan_sign_free(instr) \
