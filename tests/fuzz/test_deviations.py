@@ -114,6 +114,13 @@ ENTRY e {
   ROOT m = f32[3] multiply(x, c)
 }""", [np.array([np.inf, np.nan, 2.0], np.float32), np.array([False, False, True])],
         [np.nan, np.nan, 2.0]),  # XLA: select(p, x, 0) = [0, 0, 2]
+    "abs-of-square-dropped": (
+        """HloModule m
+ENTRY e {
+  x = s8[3] parameter(0)
+  s = s8[3] multiply(x, x)
+  ROOT a = s8[3] abs(s)
+}""", [np.array([12, -12, 3], np.int8)], [112, 112, 9]),  # XLA: -112, -112, 9
     "excess-precision": (
         """HloModule m
 ENTRY e {
