@@ -121,6 +121,12 @@ ENTRY e {
   s = s8[3] multiply(x, x)
   ROOT a = s8[3] abs(s)
 }""", [np.array([12, -12, 3], np.int8)], [112, 112, 9]),  # XLA: -112, -112, 9
+    "f16-logistic-expanded": (
+        """HloModule m
+ENTRY e {
+  x = f16[2] parameter(0)
+  ROOT l = f16[2] logistic(x)
+}""", [np.array([-16.6, 0.5], np.float16)], [5.96e-8, 0.6225]),  # XLA: 0 (exp overflows)
     "excess-precision": (
         """HloModule m
 ENTRY e {
