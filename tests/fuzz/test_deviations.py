@@ -334,3 +334,31 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result
+
+
+def test_excess_precision_through_a_call():
+    """XLA inlines calls before it drops the f16 roundings, so a chain ending in a called
+    computation (JAX's nested jit) and converted to f32 by the caller keeps f32's value
+    (jax seed 11001926: a bf16 log_softmax)."""
+    text = """HloModule m
+chain {
+  x = f16[2] parameter(0)
+  a = f16[] constant(1.5469)
+  ba = f16[2] broadcast(a), dimensions={}
+  m = f16[2] multiply(x, ba)
+  b = f16[] constant(0.43262)
+  bb = f16[2] broadcast(b), dimensions={}
+  ROOT r = f16[2] multiply(m, bb)
+}
+ENTRY e {
+  x = f16[2] parameter(0)
+  c = f16[2] call(x), to_apply=chain
+  ROOT w = f32[2] convert(c)
+}"""
+    inputs = [np.array([-65504.0, 1.0], np.float16)]
+    got = harness.run_backend("cpu", parse(text), inputs)[0]
+    assert got[0] == -np.inf  # 65504 * 1.5469 overflows f16
+    assert np.isfinite(xla.run_text(text, inputs)[0][0]), "XLA rounds to f16 now"
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"excess-precision": 1}, result

@@ -448,8 +448,12 @@ def _has_narrow_arithmetic(module) -> bool:
 def _excess_precision(module) -> None:
     """f16/bf16 arithmetic computed in f32 and rounded only where a narrow value is kept:
     each widenable op becomes convert<narrow>(op<f32>(...)), and convert<f32>(convert<
-    narrow>(y)) of such a y is y itself (what XLA's SimplifyFPConversions removes)."""
+    narrow>(y)) of such a y is y itself (what XLA's SimplifyFPConversions removes). Calls
+    are inlined first, as XLA does before it, so a chain running out of a called
+    computation (JAX's nested jit functions) is seen whole."""
     from xlapy.hlo.shapes import F32
+    from xlapy.passes.inliner import CallInliner
+    CallInliner().run(module)
     for comp in module.computations:
         wide: dict[int, Instruction] = {}
         for instr in comp.post_order():
