@@ -103,7 +103,8 @@ def _dot_unfused(instr, operands, dtype=np.float32):
     y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n)
     with np.errstate(all="ignore"):
         out = (x * y).sum(axis=2, dtype=dtype)
-        return np.ascontiguousarray(out.reshape(instr.shape.dims)).astype(dtype)
+        # (np.array, not ascontiguousarray: that makes a 0-d result 1-d)
+        return np.array(out.reshape(instr.shape.dims), dtype=dtype)
 
 
 class _Reordered(Evaluator):
@@ -111,8 +112,9 @@ class _Reordered(Evaluator):
     (reversed, or a single float input largest magnitude first), every f32 dot and
     convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
     summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
-    or a convolution returns made negative ("nan-negative") or positive ("nan-positive"):
-    the order in which a
+    or a convolution returns made negative ("nan-negative") or positive ("nan-positive"),
+    or with the results of approximated functions moved by 2 ulps ("ulp-up", "ulp-down",
+    see APPROXIMATED): the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
     reached or not before an overflow) is not determined by the program. So is the sign bit
@@ -155,6 +157,11 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = _dot_unfused(instr, operands)
                 return np.asarray(out.astype(instr.shape.dtype))
+        if self.how in ("ulp-up", "ulp-down"):
+            out = super().apply(rule, instr, operands)
+            if instr.opcode in APPROXIMATED and instr.shape.is_array:
+                return _nudged(out, 2 if self.how == "ulp-up" else -2)
+            return out
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
             return _nan_signed(out, self.how == "nan-negative") if _nan_sign_free(instr) \
@@ -168,6 +175,28 @@ class _Reordered(Evaluator):
             elif dims and n == 1 and np.asarray(operands[0]).dtype.kind == "f":
                 operands = [_largest_first(operands[0], dims), operands[1]]
         return super().apply(rule, instr, operands)
+
+
+# Functions whose results implementations give to a few ulps (XLA's own tests allow that;
+# its tanh is 1.0 at 8.5, where the rounded value is 1 - 2^-24): the "ulp-up"/"ulp-down"
+# variants move each of their results by 2 ulps, so an element that such a change flips
+# (a convert to an integer, a floor, a compare of tanh(x) near 1) is not determined by the
+# program. sqrt, the arithmetic ops and conversions are correctly rounded: not here.
+APPROXIMATED = ("exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
+                "tanh", "sine", "cosine", "tan", "atan2", "power", "cbrt", "rsqrt", "erf")
+
+
+def _nudged(out, ulps: int):
+    """out with every finite element moved by `ulps` units in the last place (of its own
+    type; bf16 through f32)."""
+    a = np.asarray(out)
+    if a.dtype.kind != "f" and a.dtype != C.BF16:
+        return out
+    with np.errstate(all="ignore"):
+        wide = a.astype(np.float32) if a.dtype == C.BF16 else a
+        step = np.spacing(np.abs(wide)) * (65536 if a.dtype == C.BF16 else 1)
+        moved = (wide + ulps * step.astype(wide.dtype)).astype(a.dtype)
+        return np.where(np.isfinite(wide), moved, a).astype(a.dtype)
 
 
 NAN_SIGN_FREE = ("minimum", "maximum", "dot", "convolution", "reduce", "reduce-window",
@@ -251,7 +280,9 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "wide"),
                               lambda xs: evaluate_reordered(self.module, xs, "products"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
-                              lambda xs: evaluate_reordered(self.module, xs, "nan-positive")])
+                              lambda xs: evaluate_reordered(self.module, xs, "nan-positive"),
+                              lambda xs: evaluate_reordered(self.module, xs, "ulp-up"),
+                              lambda xs: evaluate_reordered(self.module, xs, "ulp-down")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens
