@@ -113,7 +113,7 @@ class _Reordered(Evaluator):
     convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
     summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
     or a convolution returns made negative ("nan-negative") or positive ("nan-positive"),
-    or with the results of approximated functions moved by 2 ulps ("ulp-up", "ulp-down",
+    or with the results of approximated functions moved by 2 ulps ("ulp-out", "ulp-in",
     see APPROXIMATED): the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
@@ -157,10 +157,10 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = _dot_unfused(instr, operands)
                 return np.asarray(out.astype(instr.shape.dtype))
-        if self.how in ("ulp-up", "ulp-down"):
+        if self.how in ("ulp-out", "ulp-in"):
             out = super().apply(rule, instr, operands)
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
-                return _nudged(out, 2 if self.how == "ulp-up" else -2)
+                return _nudged(out, 2 if self.how == "ulp-out" else -2)
             return out
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
@@ -178,8 +178,10 @@ class _Reordered(Evaluator):
 
 
 # Functions whose results implementations give to a few ulps (XLA's own tests allow that;
-# its tanh is 1.0 at 8.5, where the rounded value is 1 - 2^-24): the "ulp-up"/"ulp-down"
-# variants move each of their results by 2 ulps, so an element that such a change flips
+# its tanh is 1.0 at 8.3, where the rounded value is 1 - 2^-24): the "ulp-out"/"ulp-in"
+# variants move each nonzero result by 2 ulps away from or towards zero (never across it:
+# an exact zero, sin(0) or atan2(0, 1), is exact everywhere), so an element that such a
+# change flips
 # (a convert to an integer, a floor, a compare of tanh(x) near 1) is not determined by the
 # program. sqrt, the arithmetic ops and conversions are correctly rounded: not here.
 APPROXIMATED = ("exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
@@ -187,16 +189,16 @@ APPROXIMATED = ("exponential", "exponential-minus-one", "log", "log-plus-one", "
 
 
 def _nudged(out, ulps: int):
-    """out with every finite element moved by `ulps` units in the last place (of its own
-    type; bf16 through f32)."""
+    """out (f32 or f64; f16/bf16 functions are computed in f32 and rounded, which a few f32
+    ulps rarely change) with every finite nonzero element's magnitude moved by `ulps`
+    units in the last place, stopping at zero."""
     a = np.asarray(out)
-    if a.dtype.kind != "f" and a.dtype != C.BF16:
+    if a.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         return out
     with np.errstate(all="ignore"):
-        wide = a.astype(np.float32) if a.dtype == C.BF16 else a
-        step = np.spacing(np.abs(wide)) * (65536 if a.dtype == C.BF16 else 1)
-        moved = (wide + ulps * step.astype(wide.dtype)).astype(a.dtype)
-        return np.where(np.isfinite(wide), moved, a).astype(a.dtype)
+        mag = np.abs(a)
+        moved = np.copysign(np.maximum(mag + ulps * np.spacing(mag), 0), a).astype(a.dtype)
+        return np.where(np.isfinite(a) & (a != 0), moved, a).astype(a.dtype)
 
 
 NAN_SIGN_FREE = ("minimum", "maximum", "dot", "convolution", "reduce", "reduce-window",
@@ -281,8 +283,8 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "products"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-positive"),
-                              lambda xs: evaluate_reordered(self.module, xs, "ulp-up"),
-                              lambda xs: evaluate_reordered(self.module, xs, "ulp-down")])
+                              lambda xs: evaluate_reordered(self.module, xs, "ulp-out"),
+                              lambda xs: evaluate_reordered(self.module, xs, "ulp-in")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens
