@@ -127,6 +127,16 @@ ENTRY e {
   x = f16[2] parameter(0)
   ROOT l = f16[2] logistic(x)
 }""", [np.array([-16.6, 0.5], np.float16)], [5.96e-8, 0.6225]),  # XLA: 0 (exp overflows)
+    "divide-by-quotient-reassociated": (
+        """HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  c = f32[2] parameter(2)
+  q = f32[2] divide(b, c)
+  ROOT d = f32[2] divide(a, q)
+}""", [np.array([1e30, 0.78687984], np.float32)] * 3, [1e30, 0.78687984]),
+    # XLA: (a * c) / b: inf (1e60 overflows), and x * x / x, 1 ulp above x
     "excess-precision": (
         """HloModule m
 ENTRY e {

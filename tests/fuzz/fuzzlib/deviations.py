@@ -424,6 +424,19 @@ def _expand_logistic(i: Instruction) -> None:
     i.opcode = "divide"
 
 
+def _divide_by_quotient(i: Instruction) -> bool:
+    return (i.opcode == "divide" and i.shape.is_array and i.shape.element_type.is_float
+            and i.operands[1].opcode == "divide")
+
+
+def _reassociate_divide(i: Instruction) -> None:
+    """a / (b / c) -> (a * c) / b."""
+    a, q = i.operands
+    b, c = q.operands
+    prod = i.parent.add_instruction(Instruction("multiply", i.shape, [a, c], name="dev.ac"))
+    i.replace_operands([prod, b])
+
+
 _NARROW = ("f16", "bf16")
 
 
@@ -557,6 +570,13 @@ DEVIATIONS = [
         "6.2e-8, the f16 subnormal 6e-8), and 1 + exp(-x) loses digits near 0 (x = -10.4: "
         "3.0518e-5 for 3.0458e-5); xlapy rounds the function's value once",
         _f16_logistic, _expand_logistic),
+    Deviation(
+        "divide-by-quotient-reassociated",
+        "XLA's simplifier rewrites a / (b / c) as (a * c) / b: another rounding (x / (x / x) "
+        "is x + 1 ulp for x = 0.78687984, so x / (x / x) <= x is false) and another "
+        "overflow (a * c may overflow where b / c does not: NaN for 0); HLO divides twice, "
+        "as xlapy does",
+        _divide_by_quotient, _reassociate_divide),
     Deviation(
         "excess-precision",
         "XLA:CPU computes f16/bf16 arithmetic in f32 and, with excess precision allowed "
