@@ -372,3 +372,30 @@ ENTRY e {
     result = harness.check(text, inputs, backends=("cpu",))
     harness.clear_caches()
     assert not result.findings and result.explained == {"excess-precision": 1}, result
+
+
+def test_merged_slices_through_a_broadcast():
+    """gather(broadcast(dynamic-slice(x))): XLA merges through the broadcast, clamping the
+    inner start for the gather's 3-row slice (7 -> 5) where HLO clamps it for the 4-row
+    dynamic-slice (7 -> 4): rows 5-7 of x instead of 4-6 (hlo seed 11003721)."""
+    text = """HloModule m
+ENTRY e {
+  x = s64[8,3,4] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  d = s64[4,3,4] dynamic-slice(x, i, j, j), dynamic_slice_sizes={4,3,4}
+  b = s64[4,2,3,4] broadcast(d), dimensions={0,2,3}
+  k = s8[1,4] parameter(3)
+  ROOT g = s64[1,3,1,2] gather(b, k), offset_dims={1,2,3}, collapsed_slice_dims={1},
+    start_index_map={2,1,3,0}, index_vector_dim=1, slice_sizes={3,1,1,2}
+}"""
+    x = np.arange(8 * 3 * 4, dtype=np.int64).reshape(8, 3, 4)
+    inputs = [x, np.int32(7), np.int32(0), np.zeros((1, 4), np.int8)]
+    for backend in ("interpreter", "cpu"):
+        got = harness.run_backend(backend, parse(text), inputs)[0]
+        np.testing.assert_array_equal(got.reshape(3, 2), x[4:7, 0, 0:2])
+    np.testing.assert_array_equal(xla.run_text(text, inputs)[0].reshape(3, 2), x[5:8, 0, 0:2])
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result

@@ -175,10 +175,18 @@ class _AsXla(_Mimic):
         return super().apply(rule, instr, operands)
 
 
+def _inner_slice(o: Instruction):
+    """The dynamic-slice that o is, or that o broadcasts, else None."""
+    if o.opcode == "broadcast" and o.operands[0].opcode == "dynamic-slice":
+        return o.operands[0]
+    return o if o.opcode == "dynamic-slice" else None
+
+
 def _sliced_slice(i: Instruction) -> bool:
     """A dynamic-slice of a dynamic-slice, or a gather of one index vector (which XLA turns
-    into a dynamic-slice) from a dynamic-slice."""
-    if not i.operands or i.operands[0].opcode != "dynamic-slice":
+    into a dynamic-slice) from a dynamic-slice, or from a broadcast of one (which XLA moves
+    out of the way first)."""
+    if not i.operands or _inner_slice(i.operands[0]) is None:
         return False
     if i.opcode == "dynamic-slice":
         return True
@@ -208,10 +216,28 @@ class _MergedSlices(_Mimic):
         if instr.opcode == "dynamic-slice":
             self._inner[id(instr)] = list(operands)
         if (not self.on("slice-of-dynamic-slice-merged") or not _sliced_slice(instr)
-                or id(instr.operands[0]) not in self._inner):
+                or id(_inner_slice(instr.operands[0])) not in self._inner):
             return super().apply(rule, instr, operands)
-        inner = instr.operands[0]
+        inner = _inner_slice(instr.operands[0])
         x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
+        isz = list(inner.attrs["dynamic_slice_sizes"])
+        if instr.operands[0] is not inner:
+            # a broadcast of the slice: the same merge on x broadcast alike, its new
+            # dimensions taken whole from 0
+            b = instr.operands[0]
+            dims = list(b.attrs["dimensions"])
+            shape = [1] * b.shape.rank
+            for d, bd in enumerate(dims):
+                shape[bd] = x.shape[d]
+            full = list(b.shape.dims)
+            for d, bd in enumerate(dims):
+                full[bd] = x.shape[d]
+            x = np.broadcast_to(x.reshape(shape), full)
+            starts_b = [np.zeros((), np.int64)] * b.shape.rank
+            isz_b = list(b.shape.dims)
+            for d, bd in enumerate(dims):
+                starts_b[bd], isz_b[bd] = starts[d], isz[d]
+            starts, isz = starts_b, isz_b
         if instr.opcode == "dynamic-slice":
             outer = [np.asarray(v) for v in operands[1:]]
             osz = list(instr.attrs["dynamic_slice_sizes"])
@@ -221,7 +247,6 @@ class _MergedSlices(_Mimic):
             for p, d in enumerate(instr.attrs["start_index_map"]):
                 outer[d] = idx[p]
             osz = list(instr.attrs["slice_sizes"])
-        isz = inner.attrs["dynamic_slice_sizes"]
         at = []
         for d, (a, b) in enumerate(zip(starts, outer)):
             if isz[d] == osz[d]:  # the outer start can only be 0: XLA drops it (as HLO)
