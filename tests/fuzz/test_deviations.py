@@ -137,6 +137,16 @@ ENTRY e {
   ROOT d = f32[2] divide(a, q)
 }""", [np.array([1e30, 0.78687984], np.float32)] * 3, [1e30, 0.78687984]),
     # XLA: (a * c) / b: inf (1e60 overflows), and x * x / x, 1 ulp above x
+    "divide-by-power-as-negative-power": (
+        """HloModule m
+ENTRY e {
+  x = s32[3] parameter(0)
+  b = s32[3] parameter(1)
+  c = s32[3] parameter(2)
+  p = s32[3] power(b, c)
+  ROOT d = s32[3] divide(x, p)
+}""", [np.array([100, 100, 100], np.int32), np.array([2, 0, 5], np.int32),
+       np.array([3, 2, 0], np.int32)], [12, -1, 100]),  # XLA: 0, 0, 100
     "excess-precision": (
         """HloModule m
 ENTRY e {

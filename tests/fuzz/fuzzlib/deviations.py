@@ -462,6 +462,22 @@ def _reassociate_divide(i: Instruction) -> None:
     i.replace_operands([prod, b])
 
 
+def _divide_by_power(i: Instruction) -> bool:
+    return (i.opcode == "divide" and i.shape.is_array
+            and i.operands[1].opcode == "power")
+
+
+def _negative_power(i: Instruction) -> None:
+    """a / pow(b, c) -> a * pow(b, -c)."""
+    a, p = i.operands
+    b, c = p.operands
+    comp = i.parent
+    neg = comp.add_instruction(Instruction("negate", c.shape, [c], name="dev.negc"))
+    inv = comp.add_instruction(Instruction("power", p.shape, [b, neg], name="dev.pow"))
+    i.replace_operands([a, inv])
+    i.opcode = "multiply"
+
+
 _NARROW = ("f16", "bf16")
 
 
@@ -602,6 +618,13 @@ DEVIATIONS = [
         "overflow (a * c may overflow where b / c does not: NaN for 0); HLO divides twice, "
         "as xlapy does",
         _divide_by_quotient, _reassociate_divide),
+    Deviation(
+        "divide-by-power-as-negative-power",
+        "XLA's simplifier rewrites a / pow(b, c) as a * pow(b, -c): for integers pow(b, -c) "
+        "is 0 (b > 1), so 100 / 2^3 is 0 (HLO: 12), and a divisor pow(0, 2) = 0 gives 0 "
+        "instead of HLO's x / 0 = -1; for floats one rounding more (33.333336 for "
+        "100 / 3^1); HLO divides, as xlapy does",
+        _divide_by_power, _negative_power),
     Deviation(
         "excess-precision",
         "XLA:CPU computes f16/bf16 arithmetic in f32 and, with excess precision allowed "
