@@ -104,9 +104,12 @@ class _AsXla(_Mimic):
             with np.errstate(invalid="ignore"):
                 half = np.where(np.signbit(y), -np.pi / 2, np.pi / 2).astype(out.dtype)
                 over_zero = sy & ((x == 0) | (sx if y.dtype == np.float64 else False))
-                left = sy & ~sx & (x < 0)
+                wide = y.dtype == np.float64
+                left = sy & ~sx & (x < 0) & wide  # f64: -pi for either sign of y
+                one = sy & (x == 1) & ~wide  # f32 over exactly 1: y itself, unflushed
             out = np.where(sy & sx, np.asarray(np.nan, out.dtype), out)  # f32: 0 / 0
             out = np.where(over_zero, half, out)
+            out = np.where(one, y.astype(out.dtype), out)
             return np.where(left, np.asarray(-np.pi, out.dtype), out)
         elif _grouped_conv(instr) and self.on("grouped-conv-nan-across-groups"):
             return super().apply(rule, *_one_group(instr, operands))
@@ -656,7 +659,9 @@ DEVIATIONS = [
         "and x negative its quadrant test reads y as zero but not as +0, giving -pi for "
         "either sign of y (xlapy: +pi for +0, the flushed positive subnormal); a "
         "subnormal y over a zero x (f64: or a subnormal one, which it reads as zero) gives "
-        "+-pi/2 (xlapy: atan2(+-0, +-0), 0 or pi)",
+        "+-pi/2 (xlapy: atan2(+-0, +-0), 0 or pi); f32 atan2(y, 1) is y unflushed "
+        "(atan2(4e-45, 1) = 4e-45; xlapy: 0). The -pi for either sign of y is f64's; f32 "
+        "gives +-pi by y's sign, as xlapy",
         lambda i: i.opcode == "atan2", None, _AsXla),
     Deviation(
         "unsigned-start-index-read-signed",
