@@ -147,6 +147,15 @@ ENTRY e {
   ROOT d = s32[3] divide(x, p)
 }""", [np.array([100, 100, 100], np.int32), np.array([2, 0, 5], np.int32),
        np.array([3, 2, 0], np.int32)], [12, -1, 100]),  # XLA: 0, 0, 100
+    "log-of-power-as-product": (
+        """HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  p = f32[2] power(a, b)
+  ROOT l = f32[2] log(p)
+}""", [np.array([-2.951373815536499, 2.0], np.float32), np.array([1.0, 3.0], np.float32)],
+        [np.nan, np.log(8.0)]),  # XLA: log(2.95) = 1.0823 for the first
     "excess-precision": (
         """HloModule m
 ENTRY e {
