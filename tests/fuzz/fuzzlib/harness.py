@@ -114,7 +114,8 @@ class _Reordered(Evaluator):
     summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
     or a convolution returns made negative ("nan-negative") or positive ("nan-positive"),
     or with the results of approximated functions moved by 2 ulps ("ulp-out", "ulp-in",
-    see APPROXIMATED): the order in which a
+    see APPROXIMATED), or with every one-input reduce folded in index order ("sequential"):
+    the order in which a
     reduction combines its elements is the implementation's (HLO asks for an associative,
     commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
     reached or not before an overflow) is not determined by the program. So is the sign bit
@@ -166,6 +167,10 @@ class _Reordered(Evaluator):
             out = super().apply(rule, instr, operands)
             return _nan_signed(out, self.how == "nan-negative") if _nan_sign_free(instr) \
                 else out
+        if self.how == "sequential" and instr.opcode == "reduce":
+            out = self._sequential(instr, operands)
+            if out is not None:
+                return out
         if instr.opcode == "reduce":
             dims = tuple(instr.attrs.get("dimensions", ()))
             n = len(operands) // 2
@@ -175,6 +180,27 @@ class _Reordered(Evaluator):
             elif dims and n == 1 and np.asarray(operands[0]).dtype.kind == "f":
                 operands = [_largest_first(operands[0], dims), operands[1]]
         return super().apply(rule, instr, operands)
+
+    def _sequential(self, instr, operands):
+        """A one-input float reduce folded strictly in index order (the interpreter's own
+        fold is a pairwise tree: a product whose pairs overflow to inf there meets a
+        flushed zero, NaN, where a sequential product stays 0), or None."""
+        from xlapy.hlo.evaluator.reduction import call_elementwise
+        dims = sorted(instr.attrs.get("dimensions", ()))
+        if len(operands) != 2 or not dims:
+            return None
+        x = np.asarray(operands[0])
+        keep = [d for d in range(x.ndim) if d not in dims]
+        m = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+        if x.dtype.kind != "f" or m == 0 or m > 4096:
+            return None
+        xs = np.transpose(x, keep + dims).reshape(tuple(x.shape[d] for d in keep) + (m,))
+        acc = np.broadcast_to(np.asarray(operands[1]), xs.shape[:-1])
+        comp = instr.attrs["to_apply"]
+        with np.errstate(all="ignore"):
+            for k in range(m):
+                acc = call_elementwise(self, comp, [acc, xs[..., k]])[0]
+        return np.array(acc, dtype=x.dtype)
 
 
 # Functions whose results implementations give to a few ulps (XLA's own tests allow that;
@@ -284,7 +310,8 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-positive"),
                               lambda xs: evaluate_reordered(self.module, xs, "ulp-out"),
-                              lambda xs: evaluate_reordered(self.module, xs, "ulp-in")])
+                              lambda xs: evaluate_reordered(self.module, xs, "ulp-in"),
+                              lambda xs: evaluate_reordered(self.module, xs, "sequential")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens
