@@ -158,6 +158,11 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = _dot_unfused(instr, operands)
                 return np.asarray(out.astype(instr.shape.dtype))
+        if self.how == "products" and instr.opcode == "dot" and all(
+                np.asarray(o).dtype == np.float64 for o in operands):
+            # f64 the same: each product rounded, summed in index order
+            with np.errstate(all="ignore"):
+                return np.asarray(_dot_unfused(instr, operands, np.float64))
         if self.how in ("ulp-out", "ulp-in"):
             out = super().apply(rule, instr, operands)
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
