@@ -301,6 +301,7 @@ class _Context:
         self._ftz = None
         self._ieee = None
         self._default = None
+        self._reruns = None
 
     def sensitivity(self):
         if self._sens is None:
@@ -330,6 +331,13 @@ class _Context:
         if self._ieee is None:
             self._ieee = evaluate(self.module, self.inputs, False)
         return self._ieee
+
+    def xla_reruns(self, n: int = 3):
+        """n more runs of XLA's default configuration (the cached executable)."""
+        if self._reruns is None:
+            self._reruns = [xla.run_text(self.text, self.inputs, fast=False)
+                            for _ in range(n)]
+        return self._reruns
 
     def default_xla(self):
         if self._default is None:
@@ -389,11 +397,37 @@ def _explain(ctx: _Context, backend: str, actual: list, acc: list, result: Resul
                 _count(result, "xla-keeps-subnormals")
                 continue
         reason = deviations.explain(ctx.module, ctx.inputs, expected, actual, m, acc)
+        if reason is None and _xla_nondeterministic(ctx, backend, expected, actual, m, acc):
+            reason = "xla-nondeterministic"
         if reason is None:
             left.append(m)
         else:
             _count(result, reason)
     return left
+
+
+def _xla_nondeterministic(ctx, backend, expected, actual, m, acc) -> bool:
+    """Whether XLA's value at every mismatching element changes from run to run of the same
+    executable on the same inputs (seen: an f16 grouped convolution in a larger module gave
+    2.5e-4, 4.4e-5 and -0.0139): XLA is then no reference there, and a compiled backend is
+    judged against the interpreter instead (the interpreter itself has nothing to meet)."""
+    k = m.output
+    try:
+        runs = ctx.xla_reruns()
+    except xla.XlaRejected:
+        return False
+    e = np.asarray(expected[k])
+    moved = np.zeros(e.shape, bool)
+    for r in runs:
+        r = np.asarray(r[k])
+        with np.errstate(invalid="ignore"):
+            moved |= ~((r == e) | (np.isnan(r.astype(np.float64)) & np.isnan(e.astype(np.float64)))
+                       if C.is_float(e.dtype) else r == e)
+    if not (m.mask & ~moved).sum() == 0:
+        return False
+    if backend == "interpreter":
+        return True
+    return C.compare_leaf(k, ctx.ftz()[k], actual[k], acc[k], unstable=~m.mask) is None
 
 
 def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
