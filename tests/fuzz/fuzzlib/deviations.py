@@ -311,7 +311,7 @@ def _pow_subnormal_base_as_glibc(a, b, out):
 
 
 def _subnormal(a) -> np.ndarray:
-    if a.dtype.kind != "f":
+    if a.dtype.kind != "f" and a.dtype != C.BF16:  # (bf16's kind is "V")
         return np.zeros(a.shape, bool)
     tiny = np.finfo(np.float32 if a.dtype.itemsize < 4 else a.dtype).tiny
     with np.errstate(all="ignore"):
