@@ -418,3 +418,31 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result
+
+
+def test_xla_strided_cropped_and_padded_convolution_is_wrong_and_the_interpreter_judges():
+    """XLA:CPU computes this convolution (a stride-2 dimension of 5 cropped by 1 and padded
+    by 2) wrong against a NumPy loop (hlo seed 11007064); xla.miscomputes sends it to the
+    interpreter."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[4,9,3,5] parameter(0)
+  k = f32[9,1,3,6] parameter(1)
+  ROOT c = f32[3,2,4,6] convolution(x, k), window={size=1x3 stride=1x2 pad=0_0x-1_2},
+    dim_labels=0fb1_i01o->b10f
+}"""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 9, 3, 5)).astype(np.float32)
+    k = rng.standard_normal((9, 1, 3, 6)).astype(np.float32)
+    # NumPy: columns 1..4, then two zeros; windows at columns 0 and 2 of that
+    cols = np.concatenate([x[..., 1:], np.zeros(x.shape[:3] + (2,), np.float32)], axis=3)
+    want = np.stack([np.einsum("sfbw,fwo->bso", cols[..., 2 * j:2 * j + 3], k[:, 0])
+                     for j in range(2)], axis=1)  # [b, s1, s0, o]
+    for backend in ("interpreter", "cpu", "cpu-nofusion"):
+        np.testing.assert_allclose(harness.run_backend(backend, parse(text), [x, k])[0], want,
+                                   rtol=1e-5, atol=1e-5)
+    assert not np.allclose(xla.run_text(text, [x, k])[0], want, atol=1e-3), \
+        "XLA is right now: drop the convolution case of xla.miscomputes"
+    result = harness.check(text, [x, k])
+    harness.clear_caches()
+    assert result.reference == "interpreter" and not result.findings, result
