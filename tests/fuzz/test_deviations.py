@@ -446,3 +446,28 @@ ENTRY e {
     result = harness.check(text, [x, k])
     harness.clear_caches()
     assert result.reference == "interpreter" and not result.findings, result
+
+
+def test_departures_are_judged_on_the_inlined_module():
+    """XLA inlines calls first: x / c with the constant c passed into a called computation
+    (a nested jit function) is still x * (1 / c) to it, and 1 / 5.96e-8 overflows f16 (jax
+    seed 11007475: NaN for 0 / c, -inf for -1.5 / c)."""
+    text = """HloModule m
+div {
+  a = f16[3] parameter(0)
+  b = f16[3] parameter(1)
+  ROOT d = f16[3] divide(a, b)
+}
+ENTRY e {
+  x = f16[3] parameter(0)
+  c = f16[3] constant({5.96e-08, 5.96e-08, 2})
+  ROOT r = f16[3] call(x, c), to_apply=div
+}"""
+    inputs = [np.array([0.0, -0.0009, 3.0], np.float16)]
+    got = harness.run_backend("cpu", parse(text), inputs)[0]
+    np.testing.assert_allclose(got.astype(np.float32), [0.0, -0.0009 / 5.96e-08, 1.5], rtol=2e-3)
+    assert np.isnan(xla.run_text(text, inputs)[0][0]), "XLA divides now"
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"divide-by-constant-as-reciprocal": 1}, result
