@@ -174,7 +174,11 @@ class _AsXla(_Mimic):
         elif _unsigned_power(instr) and self.on("unsigned-exponent-read-signed"):
             a, b = (np.asarray(o) for o in operands)
             out = super().apply(rule, instr, operands)
-            return np.where(_signed(b) < 0, (a == 1).astype(a.dtype), out)
+            # a "negative" exponent: 1 for base 1, +-1 for a base read as -1 (all ones), else 0
+            mone = _signed(a) == -1
+            odd = (b & 1).astype(bool)
+            neg = np.where(a == 1, 1, np.where(mone, np.where(odd, a, 1), 0)).astype(a.dtype)
+            return np.where(_signed(b) < 0, neg, out)
         return super().apply(rule, instr, operands)
 
 
