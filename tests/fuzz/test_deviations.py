@@ -471,3 +471,27 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"divide-by-constant-as-reciprocal": 1}, result
+
+
+def test_merged_slices_of_a_gather():
+    """dynamic-slice(gather(x)) with the gather taking one slice: XLA merges it like a slice
+    of a dynamic-slice, reading x[1 - 1] = x[0] where HLO clamps -1 to the gathered
+    rows' first, x[1] (hlo seed 11007779)."""
+    text = """HloModule m
+ENTRY e {
+  x = s32[4,3] parameter(0)
+  i = s32[1] parameter(1)
+  g = s32[2] gather(x, i), offset_dims={0}, collapsed_slice_dims={1}, start_index_map={0},
+    index_vector_dim=0, slice_sizes={2,1}
+  j = s32[] parameter(2)
+  ROOT d = s32[1] dynamic-slice(g, j), dynamic_slice_sizes={1}
+}"""
+    inputs = [np.array([[1, 7, 1], [-4, -9, -8], [-5, -1, 1], [10, 1, 1]], np.int32),
+              np.array([1], np.int32), np.int32(-1)]
+    for backend in ("interpreter", "cpu"):
+        assert harness.run_backend(backend, parse(text), inputs)[0][0] == -4
+    assert xla.run_text(text, inputs)[0][0] == 1
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"slice-of-dynamic-slice-merged": 3}, result

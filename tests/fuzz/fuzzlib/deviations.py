@@ -182,11 +182,25 @@ class _AsXla(_Mimic):
         return super().apply(rule, instr, operands)
 
 
+def _one_slice_gather(i: Instruction) -> bool:
+    """A gather of one index vector whose result is the slice itself (no batch dims: XLA
+    turns it into a dynamic-slice)."""
+    if i.opcode != "gather":
+        return False
+    idx = i.operands[1].shape
+    ivd = i.attrs.get("index_vector_dim", idx.rank)
+    if not all(d == 1 for k, d in enumerate(idx.dims) if k != ivd):
+        return False
+    kept = len(i.attrs["slice_sizes"]) - len(i.attrs.get("collapsed_slice_dims", ()))
+    return i.shape.rank == kept and list(i.attrs.get("offset_dims", ())) == list(range(kept))
+
+
 def _inner_slice(o: Instruction):
-    """The dynamic-slice that o is, or that o broadcasts, else None."""
+    """The dynamic-slice (or one-slice gather) that o is, or that o broadcasts, else
+    None."""
     if o.opcode == "broadcast" and o.operands[0].opcode == "dynamic-slice":
         return o.operands[0]
-    return o if o.opcode == "dynamic-slice" else None
+    return o if o.opcode == "dynamic-slice" or _one_slice_gather(o) else None
 
 
 def _sliced_slice(i: Instruction) -> bool:
@@ -220,14 +234,25 @@ class _MergedSlices(_Mimic):
         self._inner: dict[int, list] = {}
 
     def apply(self, rule, instr, operands):
-        if instr.opcode == "dynamic-slice":
+        if instr.opcode == "dynamic-slice" or _one_slice_gather(instr):
             self._inner[id(instr)] = list(operands)
         if (not self.on("slice-of-dynamic-slice-merged") or not _sliced_slice(instr)
                 or id(_inner_slice(instr.operands[0])) not in self._inner):
             return super().apply(rule, instr, operands)
         inner = _inner_slice(instr.operands[0])
-        x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
-        isz = list(inner.attrs["dynamic_slice_sizes"])
+        dim_map = None  # the inner slice's dims -> x's dims (a gather drops collapsed ones)
+        if inner.opcode == "gather":
+            x, idx0 = (np.asarray(o) for o in self._inner[id(inner)])
+            idx0 = idx0.reshape(-1)
+            starts = [np.zeros((), idx0.dtype)] * x.ndim
+            for p, d in enumerate(inner.attrs["start_index_map"]):
+                starts[d] = idx0[p]
+            isz = list(inner.attrs["slice_sizes"])
+            collapsed = set(inner.attrs.get("collapsed_slice_dims", ()))
+            dim_map = [d for d in range(x.ndim) if d not in collapsed]
+        else:
+            x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
+            isz = list(inner.attrs["dynamic_slice_sizes"])
         if instr.operands[0] is not inner:
             # a broadcast of the slice: the same merge on x broadcast alike, its new
             # dimensions taken whole from 0
@@ -250,10 +275,16 @@ class _MergedSlices(_Mimic):
             osz = list(instr.attrs["dynamic_slice_sizes"])
         else:
             idx = np.asarray(operands[1]).reshape(-1)
-            outer = [np.zeros((), idx.dtype)] * x.ndim
+            outer = [np.zeros((), idx.dtype)] * instr.operands[0].shape.rank
             for p, d in enumerate(instr.attrs["start_index_map"]):
                 outer[d] = idx[p]
             osz = list(instr.attrs["slice_sizes"])
+        if dim_map is not None:  # over x's dims: a collapsed dim is taken at its start
+            full_outer = [np.zeros((), np.int64)] * x.ndim
+            full_osz = [1] * x.ndim
+            for k, d in enumerate(dim_map):
+                full_outer[d], full_osz[d] = outer[k], osz[k]
+            outer, osz = full_outer, full_osz
         at = []
         for d, (a, b) in enumerate(zip(starts, outer)):
             if isz[d] == osz[d]:  # the outer start can only be 0: XLA drops it (as HLO)
