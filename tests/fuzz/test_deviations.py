@@ -527,3 +527,31 @@ ENTRY e {
     result = harness.check(text, inputs)
     harness.clear_caches()
     assert result.reference == "interpreter" and not result.findings, result
+
+
+def test_reverse_of_a_map_is_not_given_to_xla():
+    """XLA aborts the process compiling reverse(map(x, broadcast(c))) (hlo seed 11003208,
+    'Invalid binary instruction opcode map'): such modules go to the interpreter, and XLA
+    is never called here."""
+    text = """HloModule m
+mapped {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  m = f32[] maximum(x, y)
+  z = f32[] constant(0)
+  ROOT r = f32[] maximum(m, z)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  c = f32[] constant(2)
+  cb = f32[4] broadcast(c), dimensions={}
+  m = f32[4] map(a, cb), dimensions={0}, to_apply=mapped
+  ROOT r = f32[4] reverse(m), dimensions={0}
+}"""
+    assert xla.crashes_xla(parse(text))
+    x = np.array([1.0, 3.0, -1.0, 5.0], np.float32)
+    result = harness.check(text, [x])
+    harness.clear_caches()
+    assert result.reference == "interpreter" and not result.findings, result
+    np.testing.assert_array_equal(harness.run_backend("cpu", parse(text), [x])[0],
+                                  [5.0, 2.0, 3.0, 2.0])

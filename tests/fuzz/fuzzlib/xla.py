@@ -10,7 +10,8 @@ LLVM at -O0): the same HLO passes and the same arithmetic, used by the campaigns
 mismatch found against "fast" is checked again against "default" before it counts.
 
 XLA crashes the process (SIGFPE) when its constant folding divides integers by zero or
-INT_MIN by -1, so `crashes_xla(module)` tells which modules must not be given to it.
+INT_MIN by -1, and aborts on a reverse of a map, so `crashes_xla(module)` tells which
+modules must not be given to it.
 """
 
 from __future__ import annotations
@@ -90,11 +91,17 @@ def _constant_only(instr, memo) -> bool:
 def crashes_xla(module) -> bool:
     """An integer divide or remainder of constants only: XLA's constant folding may divide
     by zero (or INT_MIN by -1) and kill the process with SIGFPE (a known XLA departure:
-    HLO defines x/0 = -1 and x%0 = x)."""
+    HLO defines x/0 = -1 and x%0 = x). Or a reverse of a map of several operands: XLA's
+    simplifier moves the reverse into the map's operands and aborts the process
+    (`Invalid binary instruction opcode map`, hlo seed 11003208: reverse(map(x,
+    broadcast(c))) with a map computation it does not inline)."""
     for comp in module.computations:
         memo: dict = {}
         in_entry = comp is module.entry
         for instr in comp.instructions:
+            if (instr.opcode == "reverse" and instr.operands[0].opcode == "map"
+                    and len(instr.operands[0].operands) > 1):
+                return True
             if instr.opcode not in ("divide", "remainder") or not instr.shape.is_array:
                 continue
             if instr.shape.element_type.is_float or instr.shape.element_type.is_pred:
