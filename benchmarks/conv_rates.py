@@ -141,12 +141,15 @@ def measure(ins, budget: float) -> dict:
 
 def rate_lines(hlo_text: str, budget: float, rates: dict) -> list[tuple[str, dict]]:
     """(printed line, result) of every distinct convolution of the module text."""
+    from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
     out = []
     for ins in convolutions(hlo_text):
         r = measure(ins, budget)
         gf = r["flops"] / r["xlapy"] / 1e9
+        # Winograd does fewer multiply-adds: its rate is the direct method's flops per second
+        how = " (Winograd: direct-method flops)" if winograd_plan(ins) is not None else ""
         parts = [f"    conv {describe(ins)}: xlapy {r['xlapy'] * 1e3:7.3f} ms {gf:6.1f} GFLOP/s"
-                 f" = {gf / rates['xlapy']:4.2f} of xlapy's gemm, "
+                 f"{how} = {gf / rates['xlapy']:4.2f} of xlapy's gemm, "
                  f"{gf / rates['openblas']:4.2f} of OpenBLAS's"]
         if r["jax"]:
             parts.append(f"JAX {r['jax'] * 1e3:7.3f} ms ({r['flops'] / r['jax'] / 1e9:6.1f} "

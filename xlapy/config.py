@@ -84,19 +84,20 @@ def update(name: str, value) -> None:
 def enable_x64(new_val: bool = True):
     """Within the block, this thread runs with jax_enable_x64 = new_val (as
     jax.enable_x64). Functions jitted inside are compiled for that setting."""
+    # (no listener call: a block is seen through overrides_active(), which jit's fast path
+    # reads on every call; notifying every jitted function twice per block cost the TF 1.x
+    # session, which runs each step in a block, about 30 us a step)
     global _overrides
     old = _local.x64
     with _lock:
         _overrides += 1
         _local.x64 = bool(new_val)
-        _changed()
     try:
         yield
     finally:
         with _lock:
             _overrides -= 1
             _local.x64 = old
-            _changed()
 
 
 def __getattr__(name):

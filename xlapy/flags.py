@@ -33,6 +33,9 @@ class Flags:
     # (backends/llvm/fpmode.py); false: IEEE gradual underflow, as NumPy. xlapy's flag,
     # named after XLA's --xla_gpu_ftz
     xla_cpu_ftz: bool = True
+    # 3x3 and 5x5 stride-1 convolutions by Winograd's F(2x2, 3x3) and F(1x2, 5x5)
+    # (passes/winograd_plan.py); false: the im2col gemm path. xlapy's flag
+    xla_cpu_winograd: bool = True
 
 
 _BOOL = {"true": True, "1": True, "false": False, "0": False}

@@ -41,6 +41,8 @@ def main(train_fn):
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--out", help="write the final parameters (rank 0) to this npz")
+    ap.add_argument("--small", action="store_true",
+                    help="a scaled-down model (the examples read it from sys.argv)")
     args = ap.parse_args()
     params = train_fn(args.steps)
     if args.out and xp.process_index() == 0:

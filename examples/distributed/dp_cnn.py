@@ -1,10 +1,11 @@
-"""Data-parallel training of a small convolutional net (the shape of the model-class
-suite's deep-MNIST CNN in benchmarks/model_fns.py, scaled down: conv 3x3x8, max-pool,
-conv 3x3x16, max-pool, dense to 10 classes, on 12x12 images). Each MPI process takes its
+"""Data-parallel training of the model-class suite's deep-MNIST CNN (benchmarks/model_fns.py:
+conv 5x5x32, max-pool, conv 5x5x64, max-pool, dense 3136x1024, dense 1024x10, on 28x28
+images, global batch 50), or with --small a scaled-down net of the same shape (conv 3x3x8,
+conv 3x3x16, dense to 10 classes, 12x12 images, batch 16). Each MPI process takes its
 shard of every batch; the gradients are averaged with lax.pmean (an all-reduce), so N
 processes take the same SGD steps as one process on the whole batch.
 
-    mpirun -n 2 python examples/distributed/dp_cnn.py [--steps N] [--out PARAMS.npz]
+    mpirun -n 2 python examples/distributed/dp_cnn.py [--steps N] [--out PARAMS.npz] [--small]
     python examples/distributed/dp_cnn.py            # one process: the same steps
 
 (as root, Open MPI also needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;
@@ -13,22 +14,33 @@ on a machine with fewer cores than processes add --oversubscribe)
 
 from __future__ import annotations
 
+import sys
+
 import _dp  # the shared data-parallel loop (this directory)
 import numpy as np
 
 import xlapy.numpy as xnp
 from xlapy import lax
 
-BATCH, LR, SIDE = 16, 0.1, 12
 DN = ("NHWC", "HWIO", "NHWC")
+# (side, kernel, features of the two convs, dense width or None, batch, learning rate)
+MODELS = {"deep-mnist": (28, 5, (32, 64), 1024, 50, 0.005),
+          "small": (12, 3, (8, 16), None, 16, 0.1)}
+SIDE, K, (F1, F2), DENSE, BATCH, LR = MODELS["small" if "--small" in sys.argv else "deep-mnist"]
 
 
 def init(rng):
-    def normal(shape, scale):
-        return (rng.standard_normal(shape) * scale).astype(np.float32)
-    return {"w1": normal((3, 3, 1, 8), 0.3), "b1": np.full(8, 0.05, np.float32),
-            "w2": normal((3, 3, 8, 16), 0.15), "b2": np.full(16, 0.05, np.float32),
-            "w3": normal((3 * 3 * 16, 10), 0.1), "b3": np.zeros(10, np.float32)}
+    def normal(shape, fan_in):
+        return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+    flat = (SIDE // 4) ** 2 * F2
+    p = {"w1": normal((K, K, 1, F1), K * K), "b1": np.full(F1, 0.05, np.float32),
+         "w2": normal((K, K, F1, F2), K * K * F1), "b2": np.full(F2, 0.05, np.float32)}
+    if DENSE:
+        p.update(w3=normal((flat, DENSE), flat), b3=np.full(DENSE, 0.05, np.float32),
+                 w4=normal((DENSE, 10), DENSE), b4=np.zeros(10, np.float32))
+    else:
+        p.update(w3=normal((flat, 10), flat), b3=np.zeros(10, np.float32))
+    return p
 
 
 def conv(x, w):
@@ -42,7 +54,10 @@ def max_pool(x):
 def logits(p, x):
     h = max_pool(xnp.maximum(conv(x, p["w1"]) + p["b1"], 0.0))
     h = max_pool(xnp.maximum(conv(h, p["w2"]) + p["b2"], 0.0))
-    return xnp.reshape(h, (h.shape[0], -1)) @ p["w3"] + p["b3"]
+    h = xnp.reshape(h, (h.shape[0], -1)) @ p["w3"] + p["b3"]
+    if DENSE:
+        h = xnp.maximum(h, 0.0) @ p["w4"] + p["b4"]
+    return h
 
 
 def loss(p, x, y):

@@ -396,3 +396,26 @@ def test_clamp_grad_matches_jax():
     got = xp.grad(lambda l, x, h: xnp.sum(xlax.clamp(l, x, h)), (0, 1, 2))(lo, x, hi)
     for k in range(3):
         _close(got[k], want[k], f"clamp grad of argument {k}")
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_convolution_eager_and_jit(dt):
+    # the eager rule took complex for an integer type and dropped the imaginary parts
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((2, 3, 9)) + 1j * rng.standard_normal((2, 3, 9))).astype(dt)
+    w = (rng.standard_normal((4, 3, 3)) + 1j * rng.standard_normal((4, 3, 3))).astype(dt)
+    xpad = np.pad(x.astype(np.complex128), ((0, 0), (0, 0), (1, 2)))
+    want = np.stack([sum(xpad[:, :, 2 * t + 2 * k][:, None, :] * w[None, :, :, k]
+                         for k in range(3)).sum(-1) for t in range(4)], -1)
+
+    def f(x, w):
+        return xlax.conv_general_dilated(x, w, (2,), [(1, 2)], rhs_dilation=(2,))
+    with xp.enable_x64(dt == np.complex128):
+        eager, jitted = np.asarray(f(x, w)), np.asarray(xp.jit(f)(x, w))
+    if dt == np.complex64:
+        np.testing.assert_allclose(np.asarray(jax.lax.conv_general_dilated(
+            x, w, (2,), [(1, 2)], rhs_dilation=(2,))), want, rtol=1e-5, atol=1e-5)
+    assert eager.dtype == jitted.dtype == dt
+    tol = 1e-5 if dt == np.complex64 else 1e-12
+    np.testing.assert_allclose(eager, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(jitted, want, rtol=tol, atol=tol)

@@ -191,3 +191,30 @@ def test_op_table_in_default_mode(op):
             continue
         want = T._map_leaves(want, lambda w: _canon(np.asarray(w)))
         T.assert_same(op, op.xfn(*args, **kwargs), want, where + " eager")
+
+
+def test_fast_path_is_off_inside_enable_x64_blocks():
+    # int32 arguments need no canonicalization, so the second call takes jit's fast path;
+    # inside a block (this thread's or another's) the option's value decides again
+    import threading
+    f = xp.jit(lambda x: x + xp.numpy.arange(3))
+    x = np.arange(3, dtype=np.int32)
+    assert f(x).dtype == np.int32 and f(x).dtype == np.int32
+    with xp.enable_x64():
+        assert f(x).dtype == np.int64 and f(x).dtype == np.int64
+    assert f(x).dtype == np.int32
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def other():
+        with xp.enable_x64():
+            seen["other"] = f(x).dtype
+            inside.set()
+            release.wait(10)
+    t = threading.Thread(target=other)
+    t.start()
+    inside.wait(10)
+    seen["main"] = f(x).dtype   # while the other thread's block is open
+    release.set()
+    t.join()
+    assert seen == {"other": np.int64, "main": np.int32}
+    assert f(x).dtype == np.int32

@@ -400,6 +400,8 @@ row("linalg_qr",  # geqrf, householder_product
     lambda L, N, x: N.abs(N.linalg.qr(x)[1]), [F((2, 4, 3))], in_axes=1, rtol=1e-4)
 row("linalg_svdvals",  # svd
     lambda L, N, x: N.linalg.svd(x, compute_uv=False), [F((2, 4, 3))], in_axes=0, rtol=1e-4)
+row("linalg_eigvals",  # eig
+    lambda L, N, x: N.sort(N.abs(N.linalg.eigvals(x))), [F((2, 4, 4))], in_axes=1, rtol=1e-4)
 
 
 # host callbacks (xlapy.pure_callback): each vmap_method; the host function sees NumPy arrays

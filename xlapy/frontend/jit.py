@@ -40,6 +40,7 @@ from xlapy.frontend.array import ARRAY_TYPES, ArrayImpl, as_result
 from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
+from xlapy import config as _config
 from xlapy.config import on_change, overrides_active, x64_enabled
 from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
 from xlapy.frontend.dtypes import canonicalize_value
@@ -142,7 +143,7 @@ class JitFunction:
         self.backend = backend
         self._cache = BuildOnce()
         # fast path for positional NumPy arrays: (shape, dtype) per argument -> entry
-        self._fast: dict = _new_fast_path()
+        self._fast: dict = {}
         self._fast_ok = not self.static_argnums and not self.static_argnames
         self._signatures: list = []
         _LIVE.add(self)
@@ -290,7 +291,7 @@ class JitFunction:
         return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
 
     def __call__(self, *args, **kwargs):
-        if self._fast_ok and not kwargs:
+        if self._fast_ok and not kwargs and not _config._overrides:
             for a in args:
                 if type(a) not in ARRAY_TYPES:
                     break
@@ -320,8 +321,10 @@ class JitFunction:
                 key, arrays, in_tree, static, self._arg_names(args, kwargs, static_nums),
                 self._donated_leaves(args, static_nums), weak), f"jit({self.__name__})")
         # the fast path skips canonicalization: only arguments it would not change (it is
-        # emptied when the x64 option changes, and off while an enable_x64 block is open)
-        if (self._fast_ok and not kwargs and all(type(a) in ARRAY_TYPES for a in args)
+        # emptied when the x64 option changes, and neither read nor filled while an
+        # enable_x64 block is open in any thread)
+        if (self._fast_ok and not kwargs and not overrides_active()
+                and all(type(a) in ARRAY_TYPES for a in args)
                 and all(a is b for a, b in zip(arrays, args))
                 and in_tree == pytree.flatten((tuple(args), {}))[1]):
             self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
@@ -437,20 +440,9 @@ def _as_array(x, fn_name: str) -> np.ndarray:
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 
 
-class _NoFastPath(dict):
-    """The fast-path table while an enable_x64 block is open: it never holds an entry."""
-
-    def __setitem__(self, key, value):
-        pass
-
-
-def _new_fast_path() -> dict:
-    return _NoFastPath() if overrides_active() else {}
-
-
 def _drop_fast_paths() -> None:
     for f in list(_LIVE):
-        f._fast = _new_fast_path()
+        f._fast = {}
 
 
 on_change(_drop_fast_paths)

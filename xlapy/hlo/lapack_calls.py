@@ -1,9 +1,10 @@
 """The LAPACK custom-calls JAX emits for linear algebra on the cpu, as call plans.
 
 jax.numpy.linalg and jax.scipy.linalg lower to typed-FFI custom-calls named
-`lapack_<t><routine>_ffi` (t = s for f32, d for f64), each applying one LAPACK (or BLAS, for
-trsm) routine to every matrix of the leading batch dimensions, column-major, in place in its
-first result. `plan(instr-like)` reads one such instruction (operand and result shapes, the
+`lapack_<t><routine>_ffi` (t = s for f32, d for f64; c for c64, z for c128 where the
+table says so), each applying one LAPACK (or BLAS, for trsm) routine to every matrix of the
+leading batch dimensions, column-major, in place in its first result.
+`plan(instr-like)` reads one such instruction (operand and result shapes, the
 backend_config attributes) and returns a CallPlan: which column-major buffers one matrix of
 the batch needs (copied in from which operand, written back to which result), the routine's
 argument list and its workspace. The evaluator (hlo/evaluator/lapack.py, through ctypes) and
@@ -24,12 +25,21 @@ same arguments and workspace sizes: results are bitwise XLA's.
   gehrd    a[B,n,n]             (a, tau[B,n-1], info)                   low, high (1-based)
   sytrd    a[B,n,n]             (a, d[B,n], e[B,n-1], tau[B,n-1], info) uplo
   gtsv     dl,d,du[B,n], b[B,n,r]  (dl, d, du, x, info)                 (dl[0] unused)
+  geev     a[B,n,n] (s|d)       (wr[B,n], wi[B,n], vl c[B,n,n], vr c[B,n,n], info)
+           a[B,n,n] (c|z)       (w c[B,n], vl, vr, info)          compute_left, compute_right
+                                                                  (V|N each)
 
 Info results are s32 with the batch dims (LAPACK's info: 0, or > 0 for a singular / not
 positive definite / unconverged matrix; jax masks those results with NaN itself). Outputs a
 routine does not write (u and vt for mode N) are zeros. Matrices with a zero dimension skip
 the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are not
-supported (xlapy's IR has no complex types); geev (jnp.linalg.eig) returns complex results.
+supported except geev's (cgeev, zgeev: complex buffers, and a real workspace rwork).
+The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does:
+LAPACK's packed real form (a conjugate pair j, j+1 stored as the real part in column j and
+the imaginary part in column j+1) is unpacked when the buffer is written back
+(Buf.unpack). A vector not computed (mode N) is zeros. A matrix with an infinite or NaN
+element is not passed to geev (LAPACK rejects NaN in its balancing step): info is -4 and
+the outputs are zeros, which jax's module masks with NaN (what jax.jit returns for it).
 
 Attributes are the backend_config dictionary JAX prints: `{uplo = 76 : ui8, mode = 86 :
 ui8}` (characters as their codes) and `{low = 1 : i32, high = 4 : i32}`.
@@ -42,8 +52,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_TARGET = re.compile(r"lapack_([sd])([a-z0-9]+)_ffi")
+_TARGET = re.compile(r"lapack_([sdcz])([a-z0-9]+)_ffi")
+_DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64),
+           "c": np.dtype(np.complex64), "z": np.dtype(np.complex128)}
+COMPLEX_ROUTINES = frozenset({"geev"})   # the routines with c and z variants here
 _ATTR = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(-?\d+)\s*(?::\s*\w+)?")
+
+
+NONFINITE_INFO = -4
 
 
 class LapackCallError(Exception):
@@ -57,6 +73,9 @@ class Buf:
     name: str
     dims: tuple[int, ...]
     int32: bool = False       # s32 (pivots) rather than the routine's float type
+    real: bool = False        # the real type of a complex routine (rwork, w of real geev)
+    unpack: str | None = None  # LAPACK's packed real eigenvectors, written back to a complex
+                               # leaf by the imaginary parts in this (real, (n,)) buffer
     src: int | None = None    # operand copied in, else zeros
     out: int | None = None    # result leaf written back
 
@@ -79,6 +98,9 @@ class CallPlan:
     liwork: int = 0
     empty: bool = False       # a zero-sized matrix: the routine is not called
     query_args: dict = field(default_factory=dict)
+    finite_only: str | None = None  # a buffer whose matrix must be finite: if it is not,
+                                    # the routine is skipped and every "out" int is
+                                    # NONFINITE_INFO (jaxlib's geev: LAPACK can't take one)
 
     @property
     def blas(self) -> bool:
@@ -87,7 +109,33 @@ class CallPlan:
 
 def is_lapack_target(target: str) -> bool:
     m = _TARGET.fullmatch(target or "")
-    return bool(m) and m.group(2) in _PLANS
+    return bool(m) and m.group(2) in _PLANS and (m.group(1) in "sd"
+                                                 or m.group(2) in COMPLEX_ROUTINES)
+
+
+def targets() -> tuple[str, ...]:
+    """Every custom-call target name the plans cover."""
+    return tuple(f"lapack_{t}{name}_ffi" for name in _PLANS
+                 for t in ("sdcz" if name in COMPLEX_ROUTINES else "sd"))
+
+
+def real_dtype(dtype) -> np.dtype:
+    """The real type of a plan's dtype (its parts for complex ones)."""
+    dtype = np.dtype(dtype)
+    return np.dtype(np.float32 if dtype in (np.float32, np.complex64) else np.float64)
+
+
+def unpack_eigenvectors(packed: np.ndarray, wi: np.ndarray) -> np.ndarray:
+    """LAPACK's packed real eigenvectors (n, n) as complex columns: for a conjugate pair
+    (wi[j] > 0, wi[j+1] < 0) columns j and j+1 hold the real and imaginary parts."""
+    n = packed.shape[-1]
+    out = packed.astype(np.result_type(packed.dtype, np.complex64))
+    for j in range(n):
+        if wi[j] > 0 and j + 1 < n:
+            out[:, j] = packed[:, j] + 1j * packed[:, j + 1]
+        elif wi[j] < 0 and j > 0:
+            out[:, j] = packed[:, j - 1] - 1j * packed[:, j]
+    return out
 
 
 def attributes(backend_config) -> dict[str, int]:
@@ -98,10 +146,10 @@ def attributes(backend_config) -> dict[str, int]:
 def plan(target: str, operand_shapes, result_shapes, backend_config) -> CallPlan:
     """The call plan of one custom-call (shapes are xlapy Shapes; results the leaves)."""
     m = _TARGET.fullmatch(target or "")
-    if not m or m.group(2) not in _PLANS:
+    if not is_lapack_target(target):
         raise LapackCallError(f"unknown LAPACK target '{target}'")
     t, routine = m.groups()
-    dtype = np.dtype(np.float32 if t == "s" else np.float64)
+    dtype = _DTYPES[t]
     ops = [_dims(s, dtype, f"{target}: operand {i}") for i, s in enumerate(operand_shapes)]
     res = list(result_shapes)
     return _PLANS[routine](_Ctx(target, t + routine, dtype, ops, res, attributes(backend_config)))
@@ -149,13 +197,17 @@ class _Ctx:
         return batch, n
 
     def results(self, batch, *expected):
-        """Check the result leaves: expected entries are per-matrix dims (float), ("i32",
-        dims) for s32 ones, or None for a float leaf of any shape with the batch dims."""
+        """Check the result leaves: expected entries are per-matrix dims (of the plan's
+        type), ("i32", dims) for s32 ones, ("real", dims) / ("complex", dims) for the real
+        or complex type of the plan's precision, or None for a leaf of the plan's type of
+        any shape with the batch dims."""
         if len(self.res) != len(expected):
             raise self.fail(f"has {len(expected)} results, got {len(self.res)}")
+        kinds = {"i32": np.dtype(np.int32), "real": real_dtype(self.dtype),
+                 "complex": np.result_type(real_dtype(self.dtype), np.complex64)}
         for i, (s, e) in enumerate(zip(self.res, expected)):
-            want_int = isinstance(e, tuple) and e[:1] == ("i32",)
-            dt = np.dtype(np.int32) if want_int else self.dtype
+            tagged = isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], str)
+            dt = kinds[e[0]] if tagged else self.dtype
             if s.is_tuple or np.dtype(s.dtype) != dt:
                 raise self.fail(f"result {i} must be a {dt.name} array, got {s}")
             dims = tuple(s.dims)
@@ -163,7 +215,7 @@ class _Ctx:
                 if dims[:len(batch)] != batch or len(dims) != len(batch) + 2:
                     raise self.fail(f"result {i} {list(dims)} must be a batch of matrices")
                 continue
-            want = batch + tuple(e[1] if want_int else e)
+            want = batch + tuple(e[1] if tagged else e)
             if dims != want:
                 raise self.fail(f"result {i} must have dims {list(want)}, got {list(dims)}")
 
@@ -345,3 +397,29 @@ def _gtsv(c: _Ctx) -> CallPlan:
                           Buf("du", (n,), src=2, out=2), Buf("b", (n, r), src=3, out=3)],
                   [("int", n), ("int", r), ("buf", "dl", 1), ("buf", "d", 0),
                    ("buf", "du", 0), ("buf", "b", 0), _ld(n), ("out", 4)], empty=n == 0)
+
+
+@_plan("geev")
+def _geev(c: _Ctx) -> CallPlan:
+    batch, n = c.square()
+    left = c.char("compute_left", "VN", "N")
+    right = c.char("compute_right", "VN", "V")
+    real = c.dtype.kind == "f"
+    vecs = [Buf("vl", (n, n), out=len(c.res) - 3), Buf("vr", (n, n), out=len(c.res) - 2)]
+    if real:
+        c.results(batch, ("real", (n,)), ("real", (n,)), ("complex", (n, n)),
+                  ("complex", (n, n)), ("i32", ()))
+        vecs = [Buf(v.name, v.dims, out=v.out, unpack="wi") for v in vecs]
+        bufs = [Buf("a", (n, n), src=0), Buf("wr", (n,), out=0), Buf("wi", (n,), out=1)]
+        values = [("buf", "wr", 0), ("buf", "wi", 0)]
+        tail = [("out", 4)]
+    else:
+        c.results(batch, (n,), (n, n), (n, n), ("i32", ()))
+        bufs = [Buf("a", (n, n), src=0), Buf("w", (n,), out=0),
+                Buf("rwork", (max(2 * n, 1),), real=True)]
+        values = [("buf", "w", 0)]
+        tail = [("buf", "rwork", 0), ("out", 3)]
+    args = ([("char", left), ("char", right), ("int", n), ("buf", "a", 0), _ld(n)] + values
+            + [("buf", "vl", 0), _ld(n), ("buf", "vr", 0), _ld(n), ("work",), ("lwork",)]
+            + tail)
+    return c.make(batch, bufs + vecs, args, lwork=None, empty=n == 0, finite_only="a")

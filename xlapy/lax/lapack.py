@@ -9,9 +9,12 @@ through scipy's LAPACK, as jaxlib does).
   householder_product_p  a[...,m,n], tau[...,k] -> q[...,m,n]
   eigh_p               a[...,n,n] -> (vectors, values[...,n], info)   (lower, compute_v)
   svd_p                a[...,m,n] -> (s, u, vt, info)   (full_matrices, compute_uv)
+  eig_p                a[...,n,n] real -> (wr, wi, vl, vr, info), complex -> (w, vl, vr,
+                       info); vl, vr complex (compute_left, compute_right; zeros if not)
 
 Each: eager through the evaluator, abstract evaluation, lowering to its custom-call, a
-batching rule (batch dims lead: leading_batch_rule). f32 and f64 only (as the custom-calls).
+batching rule (batch dims lead: leading_batch_rule). f32 and f64 only (as the custom-calls),
+and for eig also c64 and c128.
 Differentiation: triangular_solve and eigh have VJP rules here; the JVP rules of all and
 the VJP rules of lu and svd are in xlapy/lax/lapack_ad.py (JAX's derivatives). geqrf and
 householder_product have none: QR is differentiated as a whole (xlapy/numpy/_qr.py).
@@ -30,9 +33,11 @@ from xlapy.hlo.shapes import Shape
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _check(name: str, a: ShapedArray, rank: int = 2, square: bool = False):
-    if np.dtype(a.dtype) not in _FLOATS:
-        raise ShapeError(f"{name}: expects f32 or f64 arrays (LAPACK), got {a}")
+def _check(name: str, a: ShapedArray, rank: int = 2, square: bool = False,
+           types=_FLOATS):
+    if np.dtype(a.dtype) not in types:
+        names = " or ".join(np.dtype(t).name for t in types)
+        raise ShapeError(f"{name}: expects {names} arrays (LAPACK), got {a}")
     if len(a.shape) < rank:
         raise ShapeError(f"{name}: expects arrays of rank >= {rank}, got {a}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -42,7 +47,8 @@ def _check(name: str, a: ShapedArray, rank: int = 2, square: bool = False):
 
 def _custom_call(ctx, routine: str, operands, avals, config: str = ""):
     """The custom-call of `routine` on operands, its results as a list (one per aval)."""
-    t = "s" if np.dtype(operands[0].shape.dtype) == np.float32 else "d"
+    t = {np.dtype(np.float32): "s", np.dtype(np.float64): "d", np.dtype(np.complex64): "c",
+         np.dtype(np.complex128): "z"}[np.dtype(operands[0].shape.dtype)]
     shapes = [Shape.array(np.dtype(a.dtype), a.shape) for a in avals]
     kw = {"backend_config": "{" + config + "}"} if config else {}
     shape = Shape.tuple(shapes) if len(shapes) > 1 else shapes[0]
@@ -171,6 +177,33 @@ def _svd_lower(ctx, a, full_matrices, compute_uv):
 
 
 svd_p = _define("svd", _svd_aval, _svd_lower)
+
+
+# ---- eig (geev) ------------------------------------------------------------------------------
+
+_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
+            np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _eig_aval(a, compute_left, compute_right):
+    _check("eig", a, square=True, types=_FLOATS + tuple(_COMPLEX.values()))
+    dt = np.dtype(a.dtype)
+    c = _COMPLEX.get(dt, dt)
+    vecs = [ShapedArray(a.shape, c)] * 2
+    info = ShapedArray(a.shape[:-2], _I32)
+    if dt in _COMPLEX:
+        return [ShapedArray(a.shape[:-1], dt)] * 2 + vecs + [info]
+    return [ShapedArray(a.shape[:-1], c)] + vecs + [info]
+
+
+def _eig_lower(ctx, a, compute_left, compute_right):
+    return _custom_call(ctx, "geev", [a], _eig_aval(_aval_of_instr(a), compute_left,
+                                                    compute_right),
+                        _chars(compute_left="V" if compute_left else "N",
+                               compute_right="V" if compute_right else "N"))
+
+
+eig_p = _define("eig", _eig_aval, _eig_lower)
 
 
 # ---- VJP rules (in xlapy's own operations; they run eagerly or traced, like any) ------------

@@ -17,6 +17,10 @@ Forward mode: one JVP rule per primitive.
   svd               a = U diag(s) V^T: ds = diag(U^T da V) and the dU, dV of JAX's rule;
                     full_matrices=True of a non-square matrix is not differentiable (as in
                     JAX).
+  eig               eigenvalues only (as JAX: eigenvectors are not differentiable):
+                    dw_i = u_i^H da v_i / u_i^H v_i with the left and right eigenvectors
+                    u_i, v_i (Giles 2008, eq. 4.60, without inverting V); of a real matrix
+                    the tangents of wr and wi are dw's real and imaginary parts.
 
 Reverse mode: the tangent maps above are linear in the input tangent, so a VJP rule is the
 VJP of the tangent map (taken by the tape at a zero tangent): the transposed map, with no
@@ -128,7 +132,7 @@ def _vjp_of_tangent(prim, tangent):
         from xlapy.frontend.autodiff import vjp
         outs = list(out) if prim.multiple_results else [out]
         cts = list(cts) if prim.multiple_results else [cts]
-        keep = [i for i, o in enumerate(outs) if np.issubdtype(_dtype(o), np.floating)]
+        keep = [i for i, o in enumerate(outs) if np.issubdtype(_dtype(o), np.inexact)]
 
         def lin(dot):
             ts = tangent(primals, out, [dot], **params)
@@ -330,3 +334,45 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 
 LP.svd_p.def_jvp(_svd_jvp)
 _vjp_of_tangent(LP.svd_p, _svd_tangent)
+
+
+# ---- eig (eigenvalues) ---------------------------------------------------------------------
+
+def _no_vector_derivatives(compute_left, compute_right):
+    if compute_left or compute_right:
+        raise XlapyError("eig: the derivatives of eigenvectors are not implemented (nor in "
+                         "JAX), only those of the eigenvalues (linalg.eigvals)")
+
+
+def _eig_dw(a, da, vl, vr):
+    from xlapy.frontend.primitives import complex as C
+    if not np.issubdtype(_dtype(da), np.complexfloating):
+        da = C.complex_(da, _zeros(da))
+    uh = C.conj(mT(vl))
+    dw = O.mul(diag(mm(uh, mm(da, vr))), O.div(O.full(_shape(vr)[:-1], 1, _dtype(vr)),
+                                               diag(mm(uh, vr))))
+    if np.issubdtype(_dtype(a), np.complexfloating):
+        return [dw, None, None, None]
+    return [C.real(dw), C.imag(dw), None, None, None]
+
+
+def _eig_tangent(primals, out, dots, *, compute_left, compute_right):
+    _no_vector_derivatives(compute_left, compute_right)
+    both = LP.eig_p.bind(primals[0], compute_left=True, compute_right=True)
+    return _eig_dw(primals[0], dots[0], both[-3], both[-2])
+
+
+def _eig_jvp(primals, tangents, *, compute_left, compute_right):
+    if tangents[0] is None:
+        out = LP.eig_p.bind(primals[0], compute_left=compute_left,
+                            compute_right=compute_right)
+        return out, [None] * len(out)
+    _no_vector_derivatives(compute_left, compute_right)
+    both = list(LP.eig_p.bind(primals[0], compute_left=True, compute_right=True))
+    tangent = _eig_dw(primals[0], tangents[0], both[-3], both[-2])
+    both[-3], both[-2] = _zeros(both[-3]), _zeros(both[-2])   # not asked for: zeros
+    return both, tangent
+
+
+LP.eig_p.def_jvp(_eig_jvp)
+_vjp_of_tangent(LP.eig_p, _eig_tangent)

@@ -20,12 +20,13 @@ from xlapy.lax import lapack as L
 from xlapy.lax.linalg import cholesky as _lax_cholesky
 from xlapy.numpy._core import asarray, cast, float_dtype_for, shape
 from xlapy.numpy._creation import eye, full_like, zeros_like
+from xlapy.numpy._eig import eig, eigvals
 from xlapy.numpy._linalg import matmul
 from xlapy.numpy._reductions import amax, sum
 from xlapy.numpy._shape_ops import diagonal, expand_dims, swapaxes
 from xlapy.numpy._ufuncs import abs, log, sign, sqrt, where
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power",
+__all__ = ["cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matrix_power",
            "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd"]
 
 

@@ -13,6 +13,7 @@ from xlapy.random._common import RandomError
 from xlapy.random._continuous import (bits, cauchy, exponential, gumbel, laplace, logistic,
                                       lognormal, normal, rademacher, truncated_normal,
                                       uniform)
+from xlapy.random._binomial import binomial, multinomial
 from xlapy.random._discrete import bernoulli, categorical, choice, permutation, randint
 from xlapy.random._gamma import (beta, chisquare, dirichlet, f, gamma, generalized_normal,
                                  loggamma, t)
@@ -27,7 +28,8 @@ __all__ = [
     "key_impl", "wrap_key_data", "split", "fold_in", "clone", "bits", "uniform", "normal",
     "truncated_normal", "exponential", "laplace", "logistic", "gumbel", "cauchy",
     "lognormal", "rademacher", "bernoulli", "randint", "permutation", "choice",
-    "categorical", "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
+    "categorical", "binomial", "multinomial", "gamma", "loggamma", "beta", "dirichlet",
+    "chisquare", "f", "t",
     "generalized_normal", "pareto", "weibull_min", "maxwell", "double_sided_maxwell",
     "rayleigh", "wald", "geometric", "triangular", "poisson", "multivariate_normal", "ball",
     "orthogonal",

@@ -20,7 +20,7 @@ RNG = np.random.default_rng(7)
 
 def _run_all(f, *args, bitwise=True):
     """(interpreter, cpu, xla) output lists of f lowered by jax."""
-    x64 = any(np.asarray(a).dtype == np.float64 for a in args)
+    x64 = any(np.asarray(a).dtype in (np.float64, np.complex128) for a in args)
     with jax.enable_x64(x64):
         text = jax.jit(f).lower(*args).as_text(dialect="hlo")
         want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(f)(*args))]
@@ -34,7 +34,7 @@ def _run_all(f, *args, bitwise=True):
             np.testing.assert_array_equal(g, r)
             np.testing.assert_array_equal(r, w)
         else:         # the HLO around the calls (dots, reductions) is not bitwise XLA's
-            tol = 1e-5 if r.dtype == np.float32 else 1e-12
+            tol = 1e-5 if r.dtype in (np.float32, np.complex64) else 1e-12
             np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
             np.testing.assert_allclose(r, w, rtol=tol, atol=tol)
     return ref, want
@@ -110,6 +110,35 @@ def test_empty_and_one_by_one(shape):
         _run_all(f, a)
 
 
+def _geev_input(dtype, *shape):
+    rng = np.random.default_rng(3)   # its own: the other tests' draws stay as they were
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_geev(dtype):
+    """eig, eigvals, and left eigenvectors too (real geev: packed conjugate-pair vectors
+    unpacked into complex columns, as jaxlib's kernel does)."""
+    a = _geev_input(dtype, 3, 5, 5)
+    _run_all(jnp.linalg.eig, a)
+    _run_all(jnp.linalg.eigvals, a[0])
+    _run_all(lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=True), a[1])
+
+
+def test_geev_nonfinite_and_real_pairs():
+    """Inputs with inf or NaN skip geev (NaN results, as jaxlib); a rotation has a
+    conjugate pair."""
+    bad = _geev_input(np.float32, 3, 4, 4)
+    bad[0, 1, 2], bad[1, 0, 0] = np.inf, np.nan
+    rot = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]], np.float32)
+    for a in (bad, rot, (bad * (1 - 2j)).astype(np.complex64)):
+        _run_all(jnp.linalg.eig, a)
+        _run_all(jnp.linalg.eigvals, a)
+
+
 def _hlo(result, operands, target, config=""):
     params = "\n".join(f"  p{i} = {s} parameter({i})" for i, s in enumerate(operands))
     args = ", ".join(f"p{i}" for i in range(len(operands)))
@@ -151,6 +180,10 @@ def test_row_major_results_and_raw_getrf_pivots():
      "the triangular matrix must be 3x3"),
     ("(f32[4,4], f32[4,4], f32[4], f32[4], s32[], s32[])", ["f32[4,4]"], "lapack_sgees_ffi",
      "mode = 86 : ui8, sort = 83 : ui8", r"sorting the eigenvalues \(sort = S\)"),
+    ("(f32[3], f32[3], f32[3,3], f32[3,3], s32[])", ["f32[3,3]"], "lapack_sgeev_ffi",
+     "compute_left = 78 : ui8, compute_right = 86 : ui8", "result 2 must be a complex64 array"),
+    ("(f64[3], f64[3], c128[3,3], c128[3,3], s32[])", ["f64[3,3]"], "lapack_dgeev_ffi",
+     "compute_right = 79 : ui8", "compute_right must be one of V, N, got 'O'"),
 ])
 def test_contract_errors_name_the_problem(result, operands, target, config, message):
     text = _hlo(result, operands, target, config)

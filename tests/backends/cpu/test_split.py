@@ -228,3 +228,43 @@ ENTRY e {
     tiny.emit("xlapy_entry")
     monkeypatch.setattr(split, "MIN_PART_LINES", 150)
     assert split_module(tiny.llmod, "xlapy_entry", 2) == [str(tiny.llmod)]
+
+
+def test_function_called_only_from_an_inline_helper():
+    """A unit whose only caller is an alwaysinline helper (copied into its callers' parts)
+    lands in its caller's part, or is external: left internal in another part, the call
+    resolved to address 0 (a Winograd convolution's epilogue, called from a helper)."""
+    from llvmlite import ir
+    mod = ir.Module("m")
+    i64 = ir.IntType(64)
+    fty = ir.FunctionType(i64, [i64])
+
+    def chain(name, lines, callee=None, inline=False, linkage="internal"):
+        fn = ir.Function(mod, fty, name)
+        fn.linkage = linkage
+        if inline:
+            fn.attributes.add("alwaysinline")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        x = fn.args[0]
+        for k in range(lines):
+            x = b.add(x, ir.Constant(i64, k))
+        if callee is not None:
+            x = b.call(callee, [x])
+        b.ret(x)
+        return fn
+
+    target = chain("target", 200)
+    helper = chain("helper", 5, target, inline=True)
+    user = chain("user", 300, helper)
+    other = chain("other", 250)   # packed largest first: target joins other's part
+    entry = ir.Function(mod, fty, "xlapy_entry")
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    b.ret(b.add(b.call(user, [entry.args[0]]), b.call(other, [entry.args[0]])))
+    texts = split_module(mod, "xlapy_entry", 2)
+    assert len(texts) == 2
+    owner = {name: k for k, t in enumerate(texts) for _, name in _defines(t)
+             if name != "helper"}
+    assert owner["user"] == owner["target"] or re.search(
+        r'^define external [^\n]*@"target"\(', texts[owner["target"]], re.M)
+    for t in texts:
+        codegen.parse_ir(t)

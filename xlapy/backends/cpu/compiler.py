@@ -193,7 +193,8 @@ def _code_flags(fl) -> str:
     """The XLAPY_FLAGS that change the code made (dump flags do not; profile and ftz are
     keyed by compile())."""
     return (f"disabled={','.join(sorted(set(fl.xla_disable_hlo_passes)))}|"
-            f"split={fl.xla_cpu_parallel_codegen_split_count}|")
+            f"split={fl.xla_cpu_parallel_codegen_split_count}|"
+            f"winograd={fl.xla_cpu_winograd}|")
 
 
 def _codegen_switches() -> str:

@@ -116,13 +116,6 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
             n = parent[n]
         return n
 
-    for n in units:
-        if n == entry:
-            continue
-        for r in refs[n]:
-            if r in parent and r != entry:
-                parent[find(r)] = find(n)
-
     helpers_of: dict[str, set[str]] = {}
 
     def helpers(n):
@@ -137,6 +130,17 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
                     stack.extend(r for r in refs[h] if r in inline)
             helpers_of[n] = got
         return got
+
+    # a unit's references include its alwaysinline helpers' (copied into its part): a
+    # function called only from a helper is still called from the unit's part
+    for n in units:
+        refs[n] = refs[n].union(*(refs[h] for h in helpers(n))) - {n}
+    for n in units:
+        if n == entry:
+            continue
+        for r in refs[n]:
+            if r in parent and r != entry:
+                parent[find(r)] = find(n)
 
     clusters: dict[str, list[str]] = {}
     for n in units:

@@ -177,7 +177,9 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     ls, rs, os_ = dimension_numbers
     out_t = np.dtype(preferred_element_type or lhs.dtype)
     # f16/bf16 accumulate in f32; integers (and pred) in int64, wrapped at the end
-    acc_t = (np.float32 if out_t.itemsize < 4 else out_t) if is_float(out_t) else np.int64
+    # (complex: in its own type; it was taken for an integer and lost its imaginary part)
+    acc_t = ((np.float32 if out_t.itemsize < 4 else out_t) if is_float(out_t)
+             else out_t if out_t.kind == "c" else np.int64)
     x = np.transpose(lhs, ls).astype(acc_t)              # [N, C, spatial..]
     k = np.transpose(rhs, rs).astype(acc_t)              # [O, I, window..]
     cfg = ((0, 0, 0), (0, 0, 0)) + tuple((lo, hi, d - 1) for (lo, hi), d

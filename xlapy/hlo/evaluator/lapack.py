@@ -16,7 +16,8 @@ import numpy as np
 
 from xlapy.errors import EvaluationError
 from xlapy.hlo.evaluator.control import xlapy_call
-from xlapy.hlo.lapack_calls import _PLANS, CallPlan, LapackCallError, plan
+from xlapy.hlo.lapack_calls import (NONFINITE_INFO, CallPlan, LapackCallError, plan,
+                                    real_dtype, targets, unpack_eigenvectors)
 
 _I32 = ctypes.c_int32
 
@@ -40,7 +41,6 @@ def routine(name: str, nargs: int):
 def _arguments(p: CallPlan, bufs: dict, work, iwork, lwork: int, query: bool, keep: list):
     """The routine's argument pointers; returns them and {arg index: c_int32} for the ints
     it sets ("out" arguments). `keep` holds the ctypes objects passed by pointer."""
-    scalar = np.ctypeslib.as_ctypes_type(p.dtype)
 
     def ref(obj):
         keep.append(obj)
@@ -55,7 +55,7 @@ def _arguments(p: CallPlan, bufs: dict, work, iwork, lwork: int, query: bool, ke
         elif kind in ("int", "lwork", "liwork"):
             out.append(ref(_I32({"int": a[-1], "lwork": lwork, "liwork": p.liwork}[kind])))
         elif kind == "one":
-            out.append(ref(scalar(1.0)))
+            out.append(ref(np.ctypeslib.as_ctypes_type(p.dtype)(1.0)))
         elif kind == "buf":
             arr = bufs[a[1]]
             out.append(ctypes.c_void_p(arr.ctypes.data + a[2] * arr.itemsize))
@@ -78,16 +78,21 @@ def run_plan(p: CallPlan, operands, result_shapes) -> list[np.ndarray]:
     for bidx in np.ndindex(*p.batch):
         bufs = {}
         for b in p.bufs:
-            arr = np.zeros(b.dims, np.int32 if b.int32 else p.dtype, order="F")
+            dt = np.int32 if b.int32 else real_dtype(p.dtype) if b.real else p.dtype
+            arr = np.zeros(b.dims, dt, order="F")
             if b.src is not None:
                 arr[...] = operands[b.src][bidx]
             bufs[b.name] = arr
-        if not p.empty:
+        if p.finite_only and not np.all(np.isfinite(bufs[p.finite_only])):
+            for a in p.args:
+                if a[0] == "out" and a[1] is not None:
+                    outs[a[1]][bidx] = NONFINITE_INFO
+        elif not p.empty:
             keep: list = []
             lwork = p.lwork
             if lwork is None:    # LAPACK's workspace query, as jaxlib makes it
                 fn(*_arguments(p, bufs, work, iwork, -1, True, keep)[0])
-                lwork = max(int(work[0]), 1)
+                lwork = max(int(work[0].real), 1)
                 if work.size < lwork:
                     work = np.zeros(lwork, p.dtype)
             args, slots = _arguments(p, bufs, work, iwork, lwork, False, keep)
@@ -97,7 +102,8 @@ def run_plan(p: CallPlan, operands, result_shapes) -> list[np.ndarray]:
                     outs[p.args[i][1]][bidx] = slot.value
         for b in p.bufs:
             if b.out is not None:
-                outs[b.out][bidx] = bufs[b.name]
+                outs[b.out][bidx] = (unpack_eigenvectors(bufs[b.name], bufs[b.unpack])
+                                     if b.unpack else bufs[b.name])
     return outs
 
 
@@ -113,6 +119,5 @@ def _rule(ev, instr, operands):
     return tuple(outs) if instr.shape.is_tuple else outs[0]
 
 
-for _name in _PLANS:
-    for _t in "sd":
-        xlapy_call(f"lapack_{_t}{_name}_ffi")(_rule)
+for _target in targets():
+    xlapy_call(_target)(_rule)

@@ -29,8 +29,10 @@ from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.emitters.conv_guard import guarded
+from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
 from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan, filter_grad_plan,
                                                  one_output_plan, strides_of)
+from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -64,8 +66,15 @@ def emit_conv(pe, instr, dest, operands) -> bool:
                 or emit_one_output(pe, instr, dest, operands)):
             emit_conv_gemm(pe, instr, conv_plan(instr), dest[0], operands[0], operands[1])
 
-    guarded(pe, instr, instr.operands[1], operands[1], fast,
-            lambda: pe.run_kernel(instr, dest, operands))
+    def other():
+        guarded(pe, instr, instr.operands[1], operands[1], fast,
+                lambda: pe.run_kernel(instr, dest, operands))
+
+    wp = winograd_plan(instr)
+    if wp is not None:
+        emit_guarded(pe, instr, wp, dest[0], operands[0], operands[1], other)
+    else:
+        other()
     return True
 
 

@@ -70,6 +70,11 @@ def _scan_function(module: ir.Module, t: str) -> ir.Function:
     return fn
 
 
+def any_nonfinite(pe, ptr, n: int, t: str):
+    """An i1: whether the n elements of type t at ptr hold an inf or NaN (one pass)."""
+    return pe.b.call(_scan_function(pe.llmod, t), [ptr, c64(n)])
+
+
 def guarded(pe, conv: Instruction, kernel: Instruction | None, rhs_ptr, fast, slow) -> None:
     """Emit fast() (a fast path that multiplies padding), or, where the kernel can hold a
     non-finite element, a branch: slow() (the elemental loop) when it does, else fast()."""

@@ -7,6 +7,7 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
 from xlapy.backends.cpu.emitters.conv_guard import guarded
+from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
 from xlapy.backends.cpu.emitters.conv import swapped_for as conv_swapped_for
 from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
@@ -15,6 +16,7 @@ from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.conv_plan import conv_plan
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.backends.cpu.passes.gemm_epilogue import KIND
+from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, lowering_error
 from xlapy.backends.llvm.loops import c64, for_range, linear_of
@@ -80,9 +82,20 @@ def _emit_conv_epilogue(pe, instr, d, dest, operands) -> bool:
     ctx = pe.table(list(dest) + leaf)
     kernel = d.operands[1]
     kernel = instr.operands[kernel.parameter_number] if kernel.opcode == "parameter" else None
-    guarded(pe, d, kernel, rhs,
-            lambda: emit_conv_gemm(pe, d, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx)),
-            lambda: pe.run_kernel(instr, dest, operands))
+
+    def gemm_path():
+        guarded(pe, d, kernel, rhs,
+                lambda: emit_conv_gemm(pe, d, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx)),
+                lambda: pe.run_kernel(instr, dest, operands))
+
+    wp = winograd_plan(d)
+    if wp is None:
+        gemm_path()
+        return True
+    # Winograd calls the epilogue per output pixel, in the gemm's orientation (not swapped)
+    wfn = fn if not conv_swapped_for(plan) else _epilogue_function(
+        pe.llmod, instr, d, raw, False, pe.me.unique(f"epi.{instr.name}"), index_of)
+    emit_guarded(pe, d, wp, dest[raw], lhs, rhs, gemm_path, epilogue=(wfn, ctx))
     return True
 
 

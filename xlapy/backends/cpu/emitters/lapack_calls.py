@@ -30,9 +30,9 @@ from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca, index_nest
-from xlapy.hlo.lapack_calls import _PLANS, LapackCallError, plan
+from xlapy.hlo.lapack_calls import NONFINITE_INFO, LapackCallError, plan, targets
 
-TARGETS = tuple(f"lapack_{t}{name}_ffi" for name in _PLANS for t in "sd")
+TARGETS = targets()
 
 
 def _libc(module: ir.Module, name: str, fty: ir.FunctionType) -> ir.Function:
@@ -70,6 +70,48 @@ def _copy_matrix(b, to_scratch: bool, scratch, rows: int, cols: int, ety, arr, s
         b.store(b.load(src, typ=ety), dst)
 
 
+def _call_if_finite(b, routine, args, buf, rt, outs_slots):
+    """Call the routine if every element of the scratch buffer is finite (both parts of a
+    complex one), else set its int outputs to NONFINITE_INFO."""
+    ptr, ety, n = buf
+    parts = n * (2 if isinstance(ety, ir.LiteralStructType) else 1)
+    ok = entry_alloca(b, T.I1)
+    b.store(ir.Constant(T.I1, 1), ok)
+    with index_nest(b, (parts,), name="finite") as (k,):
+        v = b.load(b.gep(ptr, [k], source_etype=rt), typ=rt)
+        nonfinite = b.fcmp_unordered("uno", b.fsub(v, v), v)   # inf - inf, NaN: NaN
+        b.store(b.and_(b.load(ok), b.not_(nonfinite)), ok)
+    with b.if_else(b.load(ok)) as (finite, not_finite):
+        with finite:
+            b.call(routine, args)
+        with not_finite:
+            for slot in outs_slots.values():
+                b.store(ir.Constant(T.I32, NONFINITE_INFO), slot)
+
+
+def _unpack_vectors(b, packed, wi, n: int, rt, arr, shape, bidx):
+    """LAPACK's packed real eigenvectors (column-major n x n at `packed`) to the complex
+    matrix `bidx` of `arr`: column j is (v_j, 0) for a real eigenvalue (wi[j] = 0 or NaN),
+    v_j + i v_{j+1} for the first of a conjugate pair (wi[j] > 0), v_{j-1} - i v_j for
+    the second (wi[j] < 0)."""
+    nn, zero = c64(n), ir.Constant(rt, 0.0)
+    with index_nest(b, (n, n), name="unpack") as (j, i):
+        w = b.load(b.gep(wi, [j], source_etype=rt), typ=rt)
+        first = b.and_(b.fcmp_ordered(">", w, zero), b.icmp_signed("<", b.add(j, c64(1)), nn))
+        second = b.and_(b.fcmp_ordered("<", w, zero), b.icmp_signed(">", j, c64(0)))
+
+        def cell(col):
+            return b.load(b.gep(packed, [b.add(b.mul(col, nn), i)], source_etype=rt), typ=rt)
+
+        here = cell(j)
+        re = b.select(second, cell(b.select(second, b.sub(j, c64(1)), j)), here)
+        im = b.select(first, cell(b.select(first, b.add(j, c64(1)), j)),
+                      b.select(second, b.fneg(here), zero))
+        z = b.insert_value(b.insert_value(ir.Constant(ir.LiteralStructType([rt, rt]),
+                                                      ir.Undefined), re, 0), im, 1)
+        b.store(z, element_ptr(b, arr, shape, [*bidx, i, j]))
+
+
 @custom_call_target(*TARGETS)
 def emit_lapack_call(pe, instr, dest, operands) -> bool:
     leaves = instr.shape.leaves() if instr.shape.is_tuple else [instr.shape]
@@ -79,7 +121,10 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
                  instr.attrs.get("backend_config"))
     except LapackCallError as e:
         raise lowering_error(instr, str(e)) from None
-    ct, esize = (T.F32, 4) if p.dtype.itemsize == 4 else (T.F64, 8)
+    single = p.dtype.itemsize == 4 or p.dtype.itemsize == 8 and p.dtype.kind == "c"
+    rt, rsize = (T.F32, 4) if single else (T.F64, 8)       # the real (part) type
+    ct, esize = (rt, rsize) if p.dtype.kind == "f" else (
+        ir.LiteralStructType([rt, rt]), 2 * rsize)         # complex: {re, im}
     nl = len(leaves)
     fn, b = routine_function(pe, f"lapack.{instr.name}", nl + len(op_shapes))
     outs, ins = fn.args[:nl], fn.args[nl:]
@@ -97,8 +142,9 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
         n = 1
         for d in buf.dims:
             n *= d
-        s = Scratch(b, n * (4 if buf.int32 else esize), f"lapack.{buf.name}")
-        scratch[buf.name] = (s.ptr, T.I32 if buf.int32 else ct, n)
+        ety, size = (T.I32, 4) if buf.int32 else (rt, rsize) if buf.real else (ct, esize)
+        s = Scratch(b, n * size, f"lapack.{buf.name}")
+        scratch[buf.name] = (s.ptr, ety, n)
         released.append(s)
     outs_slots: dict[int, ir.Value] = {}
     work = iwork = lwork_slot = None
@@ -149,7 +195,7 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
             work = entry_alloca(b, ct)
             b.store(ir.Constant(T.I32, -1), lwork_slot)
             b.call(routine, arguments(True))
-            n = b.fptosi(b.load(work, typ=ct), T.I64)
+            n = b.fptosi(b.load(work, typ=rt), T.I64)   # (the real part, for complex)
             n = b.select(b.icmp_signed("<", n, c64(1)), c64(1), n)
             b.store(b.trunc(n, T.I32), lwork_slot)
             malloc = _libc(b.module, "malloc", ir.FunctionType(T.PTR, [T.I64]))
@@ -160,13 +206,15 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
         for buf in p.bufs:
             ptr, ety, n = scratch[buf.name]
             if buf.src is None:
-                _memset0(b, ptr, n * (4 if buf.int32 else esize))
+                _memset0(b, ptr, n * (4 if buf.int32 else rsize if buf.real else esize))
             elif n:
                 _copy_matrix(b, True, ptr, buf.dims[0], buf.dims[1] if len(buf.dims) > 1
                              else None, ety, ins[buf.src], op_shapes[buf.src], bidx)
         for slot in outs_slots.values():
             b.store(ir.Constant(T.I32, 0), slot)
-        if not p.empty:
+        if p.finite_only and not p.empty:
+            _call_if_finite(b, routine, call_args, scratch[p.finite_only], rt, outs_slots)
+        elif not p.empty:
             b.call(routine, call_args)
         for i, a in enumerate(p.args):
             if a[0] == "out" and a[1] is not None:
@@ -175,7 +223,10 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
                 b.store(v, element_ptr(b, outs[a[1]], leaf, list(bidx)))
         for buf in p.bufs:
             ptr, ety, n = scratch[buf.name]
-            if buf.out is not None and n:
+            if buf.out is not None and n and buf.unpack:
+                _unpack_vectors(b, ptr, scratch[buf.unpack][0], buf.dims[0], rt,
+                                outs[buf.out], leaves[buf.out], bidx)
+            elif buf.out is not None and n:
                 _copy_matrix(b, False, ptr, buf.dims[0], buf.dims[1] if len(buf.dims) > 1
                              else None, ety, outs[buf.out], leaves[buf.out], bidx)
     if heap_work is not None:

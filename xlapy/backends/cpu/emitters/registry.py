@@ -12,7 +12,7 @@ when imported; emitters/__init__.py imports them all. Implemented custom-call ta
   TopK                 sort.py (XLA's top_k: sort by the comparator, first k)
   lapack_?potrf_ffi,   lapack_calls.py (the LAPACK custom-calls jax emits for the cpu:
   lapack_?getrf_ffi,   potrf, getrf, trsm, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd,
-  ...                  sytrd, gtsv; their contracts in hlo/lapack_calls.py)
+  ...                  sytrd, gtsv, geev (also c/z); their contracts in hlo/lapack_calls.py)
   __xlapy$gemm_update  gemm_update.py (W + alpha * A.B as one gemm)
   xlapy_host_callback  host_callback.py (a Python function: debug.print, pure_callback)
 """
