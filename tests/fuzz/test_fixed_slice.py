@@ -23,7 +23,7 @@ def _params():
         yield pytest.param(g, s, id=f"{g}-{s}", marks=marks)
 
 
-@pytest.mark.parametrize("generator,seed", _params())
+@pytest.mark.parametrize("generator,seed", list(_params()))
 def test_fixed_seed(generator, seed):
     prog = generate(generator, seed, BUNDLE)
     result = harness.check(prog.text, prog.inputs)

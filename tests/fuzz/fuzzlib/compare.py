@@ -171,8 +171,10 @@ def _widen(spreads, unstable, baseline, outs) -> None:
             continue
         with np.errstate(all="ignore"):
             b64, o64 = _f64(b), _f64(o)
-            cls_b = np.isnan(b64) * 1 + np.isinf(b64) * 2 + np.signbit(b64) * 4
-            cls_o = np.isnan(o64) * 1 + np.isinf(o64) * 2 + np.signbit(o64) * 4
+            # (a NaN's sign is no part of the class: compare_leaf does not compare it, so a
+            # variant that only flips it must not make the element unstable)
+            cls_b = np.isnan(b64) * 1 + np.isinf(b64) * 2 + (np.signbit(b64) & ~np.isnan(b64)) * 4
+            cls_o = np.isnan(o64) * 1 + np.isinf(o64) * 2 + (np.signbit(o64) & ~np.isnan(o64)) * 4
             unstable[k] |= cls_b != cls_o
             d = np.where(np.isfinite(b64) & np.isfinite(o64), np.abs(b64 - o64), 0)
             spreads[k] = np.maximum(spreads[k], d)
@@ -190,5 +192,11 @@ def sensitivity(evaluate, inputs, baseline: list, runs: int = 3, seed: int = 0,
     for _ in range(runs):
         _widen(spreads, unstable, baseline, evaluate([perturb(rng, x) for x in inputs]))
     for variant in variants:
-        _widen(spreads, unstable, baseline, variant(list(inputs)))
+        try:
+            out = variant(list(inputs))
+        except Exception:  # (the interpreter cannot compute this variant: it widens nothing)
+            continue
+        if [np.shape(o) for o in out] != [np.shape(b) for b in baseline]:
+            raise AssertionError("a sensitivity variant changed an output's shape")
+        _widen(spreads, unstable, baseline, out)
     return spreads, unstable

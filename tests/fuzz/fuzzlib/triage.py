@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from fuzzlib import harness, regressions, xla
 from fuzzlib.shrink import Shrinker, interpreter_oracle
 
@@ -68,6 +70,8 @@ def main(argv=None) -> int:
     p.add_argument("--comment", default="", help="what failed and what was fixed")
     p.add_argument("--budget", type=int, default=300)
     p.add_argument("--backend", help="only the finding on this backend")
+    p.add_argument("--save", metavar="DIR", help="also save the shrunk module and inputs as "
+                   "DIR/shrunk_GENERATOR_SEED.{hlo,npz}, in the regression format")
     args = p.parse_args(argv)
     prog = generate(args.generator, args.seed, args.bundle)
     result = harness.check(prog.text, prog.inputs)
@@ -80,9 +84,13 @@ def main(argv=None) -> int:
     text, inputs = shrink(prog.text, prog.inputs, finding, args.budget)
     print(text)
     for i, x in enumerate(inputs):
-        import numpy as np
         a = np.asarray(x)
         print(f"input {i}: {a.dtype}{list(a.shape)} {a.ravel()[:16]}")
+    if args.save:
+        import pathlib
+        path = regressions.write(f"shrunk_{args.generator}_{args.seed}", text, inputs, [],
+                                 str(finding), "none", directory=pathlib.Path(args.save))
+        print("saved", path, "(read it with fuzzlib.regressions.load)")
     again = harness.check(text, inputs)
     print("shrunk case:", [str(f) for f in again.findings] or "passes?!")
     if args.write:

@@ -228,7 +228,7 @@ def _pow_specials(c, x, y, r):
     xsign = c.bits(x).lt(0)                   # sign bit: -0 and -inf count as negative
     r = c.select(xsign & yodd, -r, r)
     bad = x.lt(0.0) & x.gt(-INF) & ~yint & c.isfinite(y)   # negative ** non-integer
-    r = c.select(bad, NAN, r)
+    r = c.select(bad, NEG_NAN, r)  # x86's default NaN, as glibc's pow and XLA give it
     r = c.select(c.fabs(x).eq(1.0) & c.isinf(y), 1.0, r)  # (-1) ** +-inf = 1
     r = c.select(x.eq(1.0), 1.0, r)           # 1 ** y = 1, even for NaN y
     return c.select(y.eq(0.0), 1.0, r)        # x ** 0 = 1, even for NaN x

@@ -88,7 +88,9 @@ def matmul_dims(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
     m, n = math.prod(lhs.shape[d] for d in lf), math.prod(rhs.shape[d] for d in rf)
     a = np.transpose(lhs, lb + lf + lc).reshape(b, m, k)
     c = np.transpose(rhs, rb + rc + rf).reshape(b, k, n)
-    r = np.matmul(a, c)
+    # no contracting dims: the products themselves (a matmul adds each to a +0, which
+    # turns a -0 product into +0; XLA computes these dots as a multiply)
+    r = a * c if not lc else np.matmul(a, c)
     return r.reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
 
 

@@ -331,6 +331,10 @@ def _reduce_window(ev, instr, operands):
                               f"{instr}")
     kind = reducer_kind(comp) if len(inputs) == 1 else None
     uf = ufunc_for(kind, inputs[0].dtype)
+    if ev.flush_denormals and uf is not None and inputs[0].dtype in _FLUSHED_WIDE:
+        uf = None  # every step flushes, as in reduce (subnormal * inf is NaN, as compiled)
+    elif ev.flush_denormals and uf is not None:
+        inputs = [flush_denormals(inputs[0])]
     acc_dtype = inputs[0].dtype
     if uf is not None and kind == "add" and acc_dtype in _LOW_PRECISION:
         acc_dtype = np.dtype(np.float32)

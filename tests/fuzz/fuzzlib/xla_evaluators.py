@@ -1,0 +1,345 @@
+"""Evaluators computing instructions as XLA:CPU does where it departs from HLO (see
+deviations.py): each departure only where its deviation is active."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from xlapy.hlo.evaluator import Evaluator
+from xlapy.hlo.ir import Instruction
+from xlapy.hlo.shapes import Shape
+
+from fuzzlib import compare as C
+
+_NARROW = ("f16", "bf16")
+
+
+def _signed(a) -> np.ndarray:
+    a = np.asarray(a)
+    return a.view(np.dtype(f"i{a.dtype.itemsize}")) if a.dtype.kind == "u" else a
+
+
+class _Mimic(Evaluator):
+    """An evaluator computing some instructions as XLA does: only those of the deviations
+    named in `active` (so that an entry explains nothing but its own departure)."""
+
+    def __init__(self, active=(), **kw):
+        super().__init__(**kw)
+        self.active = frozenset(active)
+
+    def on(self, name: str) -> bool:
+        return name in self.active
+
+
+class _AsXla(_Mimic):
+    """Evaluates atan2, clz, log, cbrt, pow, grouped convolutions, unsigned start indices
+    and unsigned integer exponents as XLA:CPU does (see DEVIATIONS), each only where its
+    deviation is active."""
+
+    def apply(self, rule, instr, operands):
+        if (instr.opcode == "convert" and instr.shape.element_type.name == "f32"
+                and instr.operands[0].shape.element_type.name in _NARROW):
+            return rule(self, instr, operands)  # a widening on bits: nothing flushed
+        if instr.opcode == "dynamic-slice" and self.on("unsigned-start-index-read-signed"):
+            operands = operands[:1] + [_signed(o) for o in operands[1:]]
+        elif (instr.opcode == "dynamic-update-slice"
+              and self.on("unsigned-start-index-read-signed")):
+            operands = operands[:2] + [_signed(o) for o in operands[2:]]
+        elif instr.opcode == "atan2" and self.on("atan2-of-two-subnormals"):
+            y, x = (np.asarray(o) for o in operands)
+            out = super().apply(rule, instr, operands)
+            sy, sx = _subnormal(y), _subnormal(x)
+            # y subnormal over a zero x (or, in f64, a subnormal one): +-pi/2 by y's sign
+            with np.errstate(invalid="ignore"):
+                half = np.where(np.signbit(y), -np.pi / 2, np.pi / 2).astype(out.dtype)
+                over_zero = sy & ((x == 0) | (sx if y.dtype == np.float64 else False))
+                wide = y.dtype == np.float64
+                left = sy & ~sx & (x < 0) & wide  # f64: -pi for either sign of y
+                one = sy & (x == 1) & ~wide  # f32 over exactly 1: y itself, unflushed
+            out = np.where(sy & sx, np.asarray(np.nan, out.dtype), out)  # f32: 0 / 0
+            out = np.where(over_zero, half, out)
+            out = np.where(one, y.astype(out.dtype), out)
+            return np.where(left, np.asarray(-np.pi, out.dtype), out)
+        elif _grouped_conv(instr) and self.on("grouped-conv-nan-across-groups"):
+            return super().apply(rule, *_one_group(instr, operands))
+        elif (_batch_grouped_conv(instr)
+              and self.on("batch-grouped-conv-nan-across-groups")):
+            # each output feature also gets 0 x (every group's kernel on every batch group)
+            lhs, rhs = (np.asarray(o) for o in operands)
+            g = instr.attrs["batch_group_count"]
+            dn = instr.attrs["dim_labels"]
+            per = lhs.shape[dn.input_batch] // g
+            per_out = rhs.shape[dn.kernel_output_feature] // g
+            out = np.asarray(super().apply(rule, instr, operands))
+            with np.errstate(all="ignore"):
+                for k in range(g):
+                    for j in range(g):
+                        if k == j == 0:
+                            continue
+                        other = super().apply(rule, instr, [
+                            np.roll(lhs, k * per, dn.input_batch),
+                            np.roll(rhs, j * per_out, dn.kernel_output_feature)])
+                        out = (out + np.zeros((), out.dtype) * np.asarray(other)
+                               ).astype(out.dtype)
+            return out
+        elif (instr.opcode == "count-leading-zeros" and instr.shape.element_type.name[0] == "s"
+              and self.on("clz-folded-negative")):
+            out = np.asarray(super().apply(rule, instr, operands))
+            x = np.asarray(operands[0])
+            bits = x.dtype.itemsize * 8
+            return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
+        elif instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order"):
+            # the window's positions visited with the last dimension outermost: the same
+            # select-and-scatter on the operand and source transposed, dimensions reversed
+            import copy as _copy
+            operand, source, init = (np.asarray(o) for o in operands)
+            perm = tuple(reversed(range(operand.ndim)))
+            w = instr.attrs["window"]
+            flipped = _copy.copy(instr)
+            flipped.attrs = dict(instr.attrs, window=dataclasses.replace(
+                w, **{f.name: tuple(reversed(getattr(w, f.name)))
+                      for f in dataclasses.fields(w)}))
+            flipped.shape = Shape.array(instr.shape.element_type,
+                                        tuple(reversed(instr.shape.dims)))
+            out = super().apply(rule, flipped, [operand.transpose(perm),
+                                                source.transpose(perm), init])
+            return np.ascontiguousarray(np.asarray(out).transpose(perm))
+        elif _f32_log(instr) and self.on("log-of-subnormal"):
+            out = super().apply(rule, instr, operands)
+            a = np.asarray(operands[0])
+            with np.errstate(invalid="ignore"):
+                neg = _subnormal(a) & (a < 0)
+            out = np.where(_subnormal(a), np.float32(-150 * np.log(2.0)), out)
+            return np.asarray(np.where(neg, np.float32(np.nan), out).astype(instr.shape.dtype))
+        elif _f32_cbrt(instr) and self.on("cbrt-of-subnormal"):
+            out = super().apply(rule, instr, operands)
+            a = np.asarray(operands[0])
+            return np.asarray(np.where(_subnormal(a), np.float32(-2.0 ** (-152 / 3)), out)
+                              .astype(out.dtype))
+        elif _float_power(instr) and self.on("pow-of-subnormal-base"):
+            out = super().apply(rule, instr, operands)
+            from xlapy.hlo.evaluator.numerics import flush_denormals
+            return flush_denormals(_pow_subnormal_base_as_glibc(*operands, out))
+        elif _unsigned_power(instr) and self.on("unsigned-exponent-read-signed"):
+            a, b = (np.asarray(o) for o in operands)
+            out = super().apply(rule, instr, operands)
+            # a "negative" exponent: 1 for base 1, +-1 for a base read as -1 (all ones), else 0
+            mone = _signed(a) == -1
+            odd = (b & 1).astype(bool)
+            neg = np.where(a == 1, 1, np.where(mone, np.where(odd, a, 1), 0)).astype(a.dtype)
+            return np.where(_signed(b) < 0, neg, out)
+        return super().apply(rule, instr, operands)
+
+
+def _one_slice_gather(i: Instruction) -> bool:
+    """A gather of one index vector whose result is the slice itself (no batch dims: XLA
+    turns it into a dynamic-slice)."""
+    if i.opcode != "gather":
+        return False
+    idx = i.operands[1].shape
+    ivd = i.attrs.get("index_vector_dim", idx.rank)
+    if not all(d == 1 for k, d in enumerate(idx.dims) if k != ivd):
+        return False
+    kept = len(i.attrs["slice_sizes"]) - len(i.attrs.get("collapsed_slice_dims", ()))
+    return i.shape.rank == kept and list(i.attrs.get("offset_dims", ())) == list(range(kept))
+
+
+def _inner_slice(o: Instruction):
+    """The dynamic-slice (or one-slice gather) that o is, or that o broadcasts, else
+    None."""
+    if o.opcode == "broadcast" and o.operands[0].opcode == "dynamic-slice":
+        return o.operands[0]
+    return o if o.opcode == "dynamic-slice" or _one_slice_gather(o) else None
+
+
+def _sliced_slice(i: Instruction) -> bool:
+    """A dynamic-slice of a dynamic-slice, or a gather of one index vector (which XLA turns
+    into a dynamic-slice) from a dynamic-slice, or from a broadcast of one (which XLA moves
+    out of the way first)."""
+    if not i.operands or _inner_slice(i.operands[0]) is None:
+        return False
+    if i.opcode == "dynamic-slice":
+        return True
+    if i.opcode != "gather":
+        return False
+    idx = i.operands[1].shape
+    ivd = i.attrs.get("index_vector_dim", idx.rank)
+    return all(d == 1 for k, d in enumerate(idx.dims) if k != ivd)
+
+
+class _MergedSlices(_Mimic):
+    """Evaluates a slice of a dynamic-slice as XLA:CPU's simplifier rewrites it: one
+    dynamic-slice of the inner operand x at (inner start clamped to [0, dim(x) - outer
+    size]) + (outer start), the sum taken in the outer start's type (wrapping: an s8 127
+    more is negative) and clamped against x only (DEVIATIONS); in a dimension the outer
+    slice takes whole, its start (which can only be 0) is dropped and the inner start
+    clamped as HLO does. Fitted to XLA's numbers (tests/fuzz/test_deviations.py): s8 x[8],
+    a 7-wide slice at 9 read at -3 gives x[4] (clamp(9, 0, 7) - 3), read at 127 gives
+    x[0] (7 + 127 wraps in s8); x[3,7] sliced 1x3 at (3,6) and read at (-1,1) gives
+    x[2,6]."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._inner: dict[int, list] = {}
+
+    def apply(self, rule, instr, operands):
+        if instr.opcode == "dynamic-slice" or _one_slice_gather(instr):
+            self._inner[id(instr)] = list(operands)
+        if (not self.on("slice-of-dynamic-slice-merged") or not _sliced_slice(instr)
+                or id(_inner_slice(instr.operands[0])) not in self._inner):
+            return super().apply(rule, instr, operands)
+        inner = _inner_slice(instr.operands[0])
+        dim_map = None  # the inner slice's dims -> x's dims (a gather drops collapsed ones)
+        if inner.opcode == "gather":
+            x, idx0 = (np.asarray(o) for o in self._inner[id(inner)])
+            idx0 = idx0.reshape(-1)
+            starts = [np.zeros((), idx0.dtype)] * x.ndim
+            for p, d in enumerate(inner.attrs["start_index_map"]):
+                starts[d] = idx0[p]
+            isz = list(inner.attrs["slice_sizes"])
+            collapsed = set(inner.attrs.get("collapsed_slice_dims", ()))
+            dim_map = [d for d in range(x.ndim) if d not in collapsed]
+        else:
+            x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
+            isz = list(inner.attrs["dynamic_slice_sizes"])
+        if instr.operands[0] is not inner:
+            # a broadcast of the slice: the same merge on x broadcast alike, its new
+            # dimensions taken whole from 0
+            b = instr.operands[0]
+            dims = list(b.attrs["dimensions"])
+            shape = [1] * b.shape.rank
+            for d, bd in enumerate(dims):
+                shape[bd] = x.shape[d]
+            full = list(b.shape.dims)
+            for d, bd in enumerate(dims):
+                full[bd] = x.shape[d]
+            x = np.broadcast_to(x.reshape(shape), full)
+            starts_b = [np.zeros((), np.int64)] * b.shape.rank
+            isz_b = list(b.shape.dims)
+            for d, bd in enumerate(dims):
+                starts_b[bd], isz_b[bd] = starts[d], isz[d]
+            starts, isz = starts_b, isz_b
+        if instr.opcode == "dynamic-slice":
+            outer = [np.asarray(v) for v in operands[1:]]
+            osz = list(instr.attrs["dynamic_slice_sizes"])
+        else:
+            idx = np.asarray(operands[1]).reshape(-1)
+            outer = [np.zeros((), idx.dtype)] * instr.operands[0].shape.rank
+            for p, d in enumerate(instr.attrs["start_index_map"]):
+                outer[d] = idx[p]
+            osz = list(instr.attrs["slice_sizes"])
+        if dim_map is not None:  # over x's dims: a collapsed dim is taken at its start
+            full_outer = [np.zeros((), np.int64)] * x.ndim
+            full_osz = [1] * x.ndim
+            for k, d in enumerate(dim_map):
+                full_outer[d], full_osz[d] = outer[k], osz[k]
+            outer, osz = full_outer, full_osz
+        at = []
+        for d, (a, b) in enumerate(zip(starts, outer)):
+            if isz[d] == osz[d]:  # the outer start can only be 0: XLA drops it (as HLO)
+                at.append(min(max(int(a), 0), x.shape[d] - isz[d]))
+                continue
+            a_c = min(max(int(a), 0), x.shape[d] - osz[d])
+            with np.errstate(over="ignore"):
+                total = int(np.asarray(a_c).astype(b.dtype) + b)  # wraps in b's type
+            at.append(min(max(total, 0), x.shape[d] - osz[d]))
+        out = x[tuple(slice(a, a + n) for a, n in zip(at, osz))]
+        return np.array(out.reshape(instr.shape.dims))  # (0-d stays 0-d)
+
+
+def _float_power(i: Instruction) -> bool:
+    return i.opcode == "power" and i.shape.element_type.name in ("f32", "bf16", "f64")
+
+
+def _f32_log(i: Instruction) -> bool:
+    return i.opcode == "log" and i.shape.element_type.name in ("f32", "bf16")
+
+
+def _f32_cbrt(i: Instruction) -> bool:
+    return i.opcode == "cbrt" and i.shape.element_type.name in ("f32", "bf16")
+
+
+def _pow_subnormal_base_as_glibc(a, b, out):
+    """XLA:CPU's pow calls glibc's pow/powf with denormals flushed: its normalization of a
+    subnormal base (x * 2^23, then subtracting 23 from the exponent bits) multiplies into a
+    flushed zero, which leaves log2|x| = -150 (f32; -1075 for f64) for every subnormal x."""
+    a, b = np.asarray(a), np.asarray(b)
+    sub = _subnormal(a)
+    sub_b = _subnormal(b)
+    if sub_b.any():
+        # a subnormal exponent is not zero to glibc (it tests the bits): x^tiny is 1 for
+        # x > 0, NaN for x < 0 (not an integer), 0 or inf for x = +-0, x for NaN
+        with np.errstate(all="ignore"):
+            xb = a.astype(np.float64)
+            tiny = np.where(np.isnan(xb), xb, np.where(
+                xb == 0, np.where(np.signbit(b), np.inf, 0.0),
+                np.where(np.signbit(xb) & (xb != 0), np.nan, 1.0)))
+            tiny = np.where(np.isinf(xb) & ~np.signbit(xb),
+                            np.where(np.signbit(b), 0.0, np.inf), tiny)
+        out = np.asarray(np.where(sub_b, tiny.astype(out.dtype), out).astype(out.dtype))
+        sub = sub & ~sub_b
+    if not sub.any():
+        return out
+    wide = np.float64
+    log2 = -1075.0 if a.dtype == np.float64 else -150.0
+    with np.errstate(all="ignore"):
+        bb = b.astype(wide)
+        mag = np.exp2(log2 * bb)
+        odd = (np.floor(bb) == bb) & (np.mod(bb, 2) == 1)
+        integer = np.floor(bb) == bb
+        neg = np.signbit(a)
+        val = np.where(neg & ~integer, np.nan, np.where(neg & odd, -mag, mag))
+        special = (bb == 0) | ~np.isfinite(bb)
+        res = np.where(sub & ~special, val.astype(out.dtype), out)
+    return np.asarray(res.astype(out.dtype))
+
+
+def _subnormal(a) -> np.ndarray:
+    if a.dtype.kind != "f" and a.dtype != C.BF16:  # (bf16's kind is "V")
+        return np.zeros(a.shape, bool)
+    tiny = np.finfo(np.float32 if a.dtype.itemsize < 4 else a.dtype).tiny
+    with np.errstate(all="ignore"):
+        return (a != 0) & (np.abs(a.astype(np.float64)) < tiny)
+
+
+def _grouped_conv(i: Instruction) -> bool:
+    return i.opcode == "convolution" and i.attrs.get("feature_group_count", 1) > 1
+
+
+def _batch_grouped_conv(i: Instruction) -> bool:
+    return i.opcode == "convolution" and i.attrs.get("batch_group_count", 1) > 1
+
+
+def _one_group(instr: Instruction, operands):
+    """A grouped convolution as one ungrouped convolution whose kernel is block diagonal:
+    (instruction copy, operands)."""
+    import copy
+    lhs, rhs = (np.asarray(o) for o in operands)
+    dn = instr.attrs["dim_labels"]
+    g = instr.attrs["feature_group_count"]
+    ci, co = dn.kernel_input_feature, dn.kernel_output_feature
+    per_in, per_out = rhs.shape[ci], rhs.shape[co] // g
+    shape = list(rhs.shape)
+    shape[ci] = per_in * g
+    kernel = np.zeros(shape, rhs.dtype)
+    for k in range(g):
+        src = [slice(None)] * rhs.ndim
+        dst = [slice(None)] * rhs.ndim
+        src[co] = dst[co] = slice(k * per_out, (k + 1) * per_out)
+        dst[ci] = slice(k * per_in, (k + 1) * per_in)
+        kernel[tuple(dst)] = rhs[tuple(src)]
+    one = copy.copy(instr)
+    one.attrs = dict(instr.attrs, feature_group_count=1)
+    return one, [lhs, kernel]
+
+
+def _unsigned_indices(i: Instruction) -> bool:
+    first = {"dynamic-slice": 1, "dynamic-update-slice": 2}.get(i.opcode)
+    return first is not None and any(o.shape.element_type.name.startswith("u")
+                                     for o in i.operands[first:])
+
+
+def _unsigned_power(i: Instruction) -> bool:
+    return i.opcode == "power" and i.shape.element_type.name.startswith("u")

@@ -1,0 +1,236 @@
+"""Rewrites of a module copy into what XLA:CPU's simplifier effectively computes where it
+departs from HLO (see deviations.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from xlapy.hlo.ir import Instruction
+from xlapy.hlo.shapes import Shape
+
+from fuzzlib.xla_evaluators import _NARROW
+
+
+def _conv_padded(i: Instruction) -> bool:
+    w = i.attrs.get("window")
+    return (i.opcode == "convolution" and w is not None
+            and (any(w.pad_low) or any(w.pad_high) or any(d > 1 for d in w.lhs_dilate)))
+
+
+def _materialize_padding(i: Instruction) -> None:
+    """convolution(lhs, pad=p, lhs_dilate=d) -> convolution(pad(lhs, 0, p, interior d-1)):
+    padding and holes become real zeros that the kernel multiplies."""
+    from xlapy.hlo import attributes as A
+    from xlapy.hlo.shape_inference import infer_shape
+    comp = i.parent
+    lhs = i.operands[0]
+    dn = i.attrs["dim_labels"]
+    w = i.attrs["window"]
+    config = [(0, 0, 0)] * lhs.shape.rank
+    for s, d in enumerate(dn.input_spatial):
+        config[d] = (w.pad_low[s], w.pad_high[s], w.lhs_dilate[s] - 1)
+    zero = comp.add_instruction(Instruction(
+        "constant", Shape.array(lhs.shape.element_type, ()), (), name="dev.zero",
+        literal=np.zeros((), lhs.shape.dtype)))
+    attrs = {"padding": A.PaddingConfig(*map(tuple, zip(*config)))}
+    shape = infer_shape("pad", [lhs.shape, zero.shape], attrs)
+    pad = comp.add_instruction(Instruction("pad", shape, [lhs, zero], attrs, name="dev.pad"))
+    i.replace_operand_with(lhs, pad)
+    i.attrs = dict(i.attrs)
+    n = len(w.size)
+    i.attrs["window"] = dataclasses.replace(w, lhs_dilate=(1,) * n, pad_low=(0,) * n,
+                                            pad_high=(0,) * n)
+
+
+def _constant_negative_zero(i: Instruction) -> bool:
+    if i.opcode != "constant" or not i.shape.is_array or not i.shape.element_type.is_float:
+        return False
+    lit = np.asarray(i.literal)
+    return bool((np.signbit(lit) & (lit == 0)).any())
+
+
+def _positive_zeros(i: Instruction) -> None:
+    lit = np.asarray(i.literal)
+    i.literal = np.where(lit == 0, np.zeros((), lit.dtype), lit).astype(lit.dtype)
+
+
+def _float_constant_divisor(i: Instruction):
+    """divide(x, c) with c a float constant or a broadcast of one: the constant, or None."""
+    if i.opcode != "divide" or not i.shape.is_array or not i.shape.element_type.is_float:
+        return None
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        d = d.operands[0]
+    return d if d.opcode == "constant" else None
+
+
+def _reciprocal_multiply(i: Instruction) -> None:
+    c = _float_constant_divisor(i)
+    lit = np.asarray(c.literal)
+    with np.errstate(all="ignore"):
+        inv = (np.ones((), np.float64) / lit.astype(np.float64)).astype(lit.dtype)
+    comp = i.parent
+    new = comp.add_instruction(Instruction("constant", c.shape, (), name="dev.inv",
+                                           literal=inv))
+    d = i.operands[1]
+    if d.opcode == "broadcast":
+        new = comp.add_instruction(Instruction("broadcast", d.shape, [new], d.attrs,
+                                               name="dev.invb"))
+    i.replace_operand_with(d, new)
+    i.opcode = "multiply"
+
+
+def _converted_pred(o: Instruction) -> Instruction | None:
+    """The pred p where o is convert(p) or a broadcast of it, else None."""
+    inner = o.operands[0] if o.opcode == "broadcast" else o
+    if inner.opcode == "convert" and inner.operands[0].shape.element_type.is_pred:
+        return inner.operands[0]
+    return None
+
+
+def _multiply_by_pred(i: Instruction) -> bool:
+    """multiply(x, convert<float>(pred)) (either order; not bf16, which XLA computes in f32
+    and does not rewrite)."""
+    return (i.opcode == "multiply" and i.shape.is_array and i.shape.element_type.is_float
+            and i.shape.element_type.name != "bf16"
+            and any(_converted_pred(o) is not None for o in i.operands))
+
+
+def _select_for_multiply(i: Instruction) -> None:
+    """multiply(x, convert(p)) -> select(p, x, +0)."""
+    comp = i.parent
+    k = 1 if _converted_pred(i.operands[1]) is not None else 0
+    factor, x = i.operands[k], i.operands[1 - k]
+    p = _converted_pred(factor)
+    if factor.opcode == "broadcast":
+        p = comp.add_instruction(Instruction(
+            "broadcast", Shape.array(p.shape.element_type, factor.shape.dims), [p],
+            factor.attrs, name="dev.predb"))
+    zero = comp.add_instruction(Instruction(
+        "constant", Shape.array(i.shape.element_type, ()), (), name="dev.zero",
+        literal=np.zeros((), i.shape.dtype)))
+    zeros = comp.add_instruction(Instruction("broadcast", i.shape, [zero],
+                                             {"dimensions": ()}, name="dev.zeros"))
+    i.replace_operands([p, x, zeros])
+    i.opcode = "select"
+
+
+def _f16_logistic(i: Instruction) -> bool:
+    return i.opcode == "logistic" and i.shape.element_type.name == "f16"
+
+
+def _expand_logistic(i: Instruction) -> None:
+    """logistic(x) -> 1 / (1 + exp(-x)), each op in the instruction's type."""
+    comp = i.parent
+    x = i.operands[0]
+    et = i.shape.element_type
+    one = comp.add_instruction(Instruction("constant", Shape.array(et, ()), (),
+                                           name="dev.one", literal=np.ones((), i.shape.dtype)))
+    ones = comp.add_instruction(Instruction("broadcast", i.shape, [one], {"dimensions": ()},
+                                            name="dev.ones"))
+    neg = comp.add_instruction(Instruction("negate", i.shape, [x], name="dev.neg"))
+    exp = comp.add_instruction(Instruction("exponential", i.shape, [neg], name="dev.exp"))
+    den = comp.add_instruction(Instruction("add", i.shape, [ones, exp], name="dev.den"))
+    i.replace_operands([ones, den])
+    i.opcode = "divide"
+
+
+def _divide_by_quotient(i: Instruction) -> bool:
+    return (i.opcode == "divide" and i.shape.is_array and i.shape.element_type.is_float
+            and i.operands[1].opcode == "divide")
+
+
+def _reassociate_divide(i: Instruction) -> None:
+    """a / (b / c) -> (a * c) / b."""
+    a, q = i.operands
+    b, c = q.operands
+    prod = i.parent.add_instruction(Instruction("multiply", i.shape, [a, c], name="dev.ac"))
+    i.replace_operands([prod, b])
+
+
+def _divide_by_power(i: Instruction) -> bool:
+    return (i.opcode == "divide" and i.shape.is_array
+            and i.operands[1].opcode == "power")
+
+
+def _negative_power(i: Instruction) -> None:
+    """a / pow(b, c) -> a * pow(b, -c)."""
+    a, p = i.operands
+    b, c = p.operands
+    comp = i.parent
+    neg = comp.add_instruction(Instruction("negate", c.shape, [c], name="dev.negc"))
+    inv = comp.add_instruction(Instruction("power", p.shape, [b, neg], name="dev.pow"))
+    i.replace_operands([a, inv])
+    i.opcode = "multiply"
+
+
+def _log_of_power(i: Instruction) -> bool:
+    return (i.opcode == "log" and i.shape.is_array and i.operands[0].opcode == "power"
+            and i.shape.element_type.is_float)
+
+
+def _log_power_as_product(i: Instruction) -> None:
+    """log(pow(a, b)) -> b * log(abs(a))."""
+    a, b = i.operands[0].operands
+    comp = i.parent
+    mag = comp.add_instruction(Instruction("abs", a.shape, [a], name="dev.abs"))
+    lg = comp.add_instruction(Instruction("log", i.shape, [mag], name="dev.log"))
+    i.replace_operands([b, lg])
+    i.opcode = "multiply"
+
+
+
+
+def _widenable(i: Instruction) -> bool:
+    """An arithmetic instruction on f16/bf16 that XLA:CPU computes in f32."""
+    from xlapy.hlo.opcodes import opinfo
+    if not i.shape.is_array or not i.operands:
+        return False
+    kind = opinfo(i.opcode).category
+    if kind not in ("unary", "binary") and i.opcode != "compare":
+        return False
+    if i.opcode in ("abs", "negate", "is-finite", "real", "imag"):
+        return False
+    types = {o.shape.element_type.name for o in i.operands if o.shape.is_array}
+    return len(types) == 1 and types <= set(_NARROW)
+
+
+def _has_narrow_arithmetic(module) -> bool:
+    return any(_widenable(i) for c in module.computations for i in c.instructions)
+
+
+def _excess_precision(module) -> None:
+    """f16/bf16 arithmetic computed in f32 and rounded only where a narrow value is kept:
+    each widenable op becomes convert<narrow>(op<f32>(...)), and convert<f32>(convert<
+    narrow>(y)) of such a y is y itself (what XLA's SimplifyFPConversions removes). Calls
+    are inlined first, as XLA does before it, so a chain running out of a called
+    computation (JAX's nested jit functions) is seen whole."""
+    from xlapy.hlo.shapes import F32
+    from xlapy.passes.inliner import CallInliner
+    CallInliner().run(module)
+    for comp in module.computations:
+        wide: dict[int, Instruction] = {}
+        for instr in comp.post_order():
+            if _widenable(instr):
+                ops = []
+                for o in instr.operands:
+                    w = wide.get(id(o))
+                    if w is None:
+                        w = comp.add_instruction(Instruction(
+                            "convert", Shape.array(F32, o.shape.dims), [o]))
+                    ops.append(w)
+                shape = instr.shape
+                if shape.element_type.name in _NARROW:
+                    shape = Shape.array(F32, shape.dims)
+                w = comp.add_instruction(Instruction(instr.opcode, shape, ops, instr.attrs))
+                if w.shape is shape and instr.shape.element_type.name in _NARROW:
+                    back = comp.add_instruction(Instruction("convert", instr.shape, [w]))
+                    instr.replace_all_uses_with(back)
+                    wide[id(back)] = w
+                else:
+                    instr.replace_all_uses_with(w)
+            elif (instr.opcode == "convert" and instr.shape.element_type is F32
+                  and id(instr.operands[0]) in wide):
+                instr.replace_all_uses_with(wide[id(instr.operands[0])])
