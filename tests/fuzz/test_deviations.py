@@ -555,3 +555,25 @@ ENTRY e {
     assert result.reference == "interpreter" and not result.findings, result
     np.testing.assert_array_equal(harness.run_backend("cpu", parse(text), [x])[0],
                                   [5.0, 2.0, 3.0, 2.0])
+
+
+def test_xla_cropped_and_padded_convolution_at_stride_1_is_wrong_too():
+    """Stride 1 (c6, hlo 12000697): a 2-wide dimension cropped by 1 and padded by 1 under a
+    2-wide window leaves one real column per window; with all-ones operands and 2 input
+    features per group every output is 2 (rows) x 1 x 2 = 4. XLA gives 8."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[2,4,2,6] parameter(0)
+  k = f32[2,2,2,3] parameter(1)
+  ROOT c = f32[1,2,2,3] convolution(x, k), window={size=2x2 pad=0_-1x-1_1},
+    dim_labels=b01f_10io->10bf, feature_group_count=3
+}"""
+    x, k = np.ones((2, 4, 2, 6), np.float32), np.ones((2, 2, 2, 3), np.float32)
+    for backend in ("interpreter", "cpu", "cpu-nofusion"):
+        np.testing.assert_array_equal(harness.run_backend(backend, parse(text), [x, k])[0],
+                                      np.full((1, 2, 2, 3), 4, np.float32))
+    assert np.all(xla.run_text(text, [x, k])[0] == 8), \
+        "XLA is right now: narrow the convolution case of xla.miscomputes"
+    result = harness.check(text, [x, k])
+    harness.clear_caches()
+    assert result.reference == "interpreter" and not result.findings, result
