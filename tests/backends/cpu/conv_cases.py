@@ -8,6 +8,28 @@ import numpy as np
 import xlapy_tests_cpu_optable as O
 
 
+def out_sizes(insp, win, stride, ldil, rdil, pl, ph) -> list | None:
+    """A convolution's output spatial sizes, or None where a window does not fit."""
+    outsp = []
+    for s in range(len(insp)):
+        padded = (insp[s] - 1) * ldil[s] + 1 + pl[s] + ph[s]
+        eff = (win[s] - 1) * rdil[s] + 1
+        if padded < eff:
+            return None
+        outsp.append((padded - eff) // stride[s] + 1)
+    return outsp
+
+
+def draw(make, rng, n: int) -> list:
+    """n cases of make(rng), skipping the None (invalid) ones."""
+    cases = []
+    while len(cases) < n:
+        c = make(rng)
+        if c is not None:
+            cases.append(c)
+    return cases
+
+
 def _case(rng, nsp=None):
     """(lhs dims, lhs layout, rhs dims, rhs layout, out dims, out layout, window text,
     labels, extra) of a random valid convolution, or None."""
@@ -29,13 +51,9 @@ def _case(rng, nsp=None):
     ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
     rev = [int(rng.integers(0, 2)) if rng.random() < 0.3 else 0 for _ in range(nsp)]
     insp = [int(rng.integers(1, 7)) for _ in range(nsp)]
-    outsp = []
-    for s in range(nsp):
-        padded = (insp[s] - 1) * ldil[s] + 1 + pl[s] + ph[s]
-        eff = (win[s] - 1) * rdil[s] + 1
-        if padded < eff:
-            return None
-        outsp.append((padded - eff) // stride[s] + 1)
+    outsp = out_sizes(insp, win, stride, ldil, rdil, pl, ph)
+    if outsp is None:
+        return None
     rank = nsp + 2
     lperm, rperm, operm = (list(rng.permutation(rank)) for _ in range(3))
 
@@ -69,11 +87,14 @@ def _case(rng, nsp=None):
     return ld, layouts[0], rd, layouts[1], od, layouts[2], window, text, extra
 
 
-def _module(cases, t="f32", seed=0):
-    rng = np.random.default_rng(seed)
-    m = O.ModuleText(name="convs")
+def _module(cases, t="f32", seed=0, rng=None, name="convs"):
+    """A module of one convolution per case (the extra attribute text, a case's ninth
+    element, may be left out) and standard-normal arguments from rng (else from seed)."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    m = O.ModuleText(name=name)
     args = []
-    for ld, ll, rd, rl, od, ol, window, labels, extra in cases:
+    for ld, ll, rd, rl, od, ol, window, labels, *more in cases:
+        extra = more[0] if more else ""
         pl = m.param(O.ShapeCase("", ld, ll).text(t))
         pr = m.param(O.ShapeCase("", rd, rl).text(t))
         args += [rng.standard_normal(ld).astype(O.DTYPE[t]),
@@ -123,13 +144,9 @@ def _depthwise_case(rng):
     pl = [int(rng.integers(-1, 3)) for _ in range(nsp)]
     ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
     rev = [int(rng.random() < 0.3) for _ in range(nsp)]
-    outsp = []
-    for s in range(nsp):
-        padded = (insp[s] - 1) * ldil[s] + 1 + pl[s] + ph[s]
-        eff = (win[s] - 1) * rdil[s] + 1
-        if padded < eff:
-            return None
-        outsp.append((padded - eff) // stride[s] + 1)
+    outsp = out_sizes(insp, win, stride, ldil, rdil, pl, ph)
+    if outsp is None:
+        return None
     batch = int(rng.integers(1, 4))
     sp = "".join(str(s) for s in range(nsp))
     # kernel: spatial, then i (size 1) and o, or o and i ("01oi", the input gradient's)

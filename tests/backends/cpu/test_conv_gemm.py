@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlapy_tests_cpu_optable as O
-from xlapy_tests_cpu_conv_cases import _MODEL_FORMS, _case, _depthwise_case, _module
+from xlapy_tests_cpu_conv_cases import _MODEL_FORMS, _case, _depthwise_case, _module, draw
 from xlapy.backends.cpu.passes.conv_plan import conv_plan
 from xlapy.hlo import parse
 
@@ -23,11 +23,7 @@ def _plans(text):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_random_convolutions(cpu_check, seed):
     rng = np.random.default_rng(100 + seed)
-    cases = []
-    while len(cases) < 40:
-        c = _case(rng)
-        if c is not None:
-            cases.append(c)
+    cases = draw(_case, rng, 40)
     m, args = _module(cases, seed=seed)
     plans = _plans(m.text())
     assert sum(p is not None for p in plans) >= 30  # the gemm path takes most of them
@@ -55,11 +51,7 @@ def test_f64(cpu_check):
 def test_depthwise(cpu_check):
     from xlapy.backends.cpu.passes.conv_plan import depthwise_plan
     rng = np.random.default_rng(300)
-    cases = []
-    while len(cases) < 30:
-        c = _depthwise_case(rng)
-        if c is not None:
-            cases.append(c)
+    cases = draw(_depthwise_case, rng, 30)
     m, args = _module(cases, seed=9)
     mod = parse(m.text())
     assert all(depthwise_plan(i) is not None for i in mod.entry.instructions
@@ -125,11 +117,7 @@ def test_row_blocks(cpu_check, tiny_blocks):
     """The blocked paths on random convolutions (f32), the model forms (f32 and bf16, some
     with f32 results) against the interpreter."""
     rng = np.random.default_rng(300)
-    cases = []
-    while len(cases) < 30:
-        c = _case(rng)
-        if c is not None:
-            cases.append(c)
+    cases = draw(_case, rng, 30)
     m, args = _module(cases + list(_MODEL_FORMS), seed=3)
     plans = [p for p in _plans(m.text()) if p is not None]
     assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 12

@@ -10,7 +10,7 @@ import pytest
 
 import xlapy as xp
 import xlapy.lax as lax
-from xlapy_tests_cpu_conv_cases import _MODEL_FORMS, _case, _depthwise_case, _module
+from xlapy_tests_cpu_conv_cases import _MODEL_FORMS, _case, _depthwise_case, _module, draw
 from xlapy.backends.cpu.emitters.conv_guard import needs_guard
 from xlapy.hlo import parse
 
@@ -42,11 +42,7 @@ def _same(got, want, labels):
 
 def test_model_forms_and_random_convolutions(cpu_check):
     rng = np.random.default_rng(7)
-    cases = list(_MODEL_FORMS)
-    while len(cases) < len(_MODEL_FORMS) + 24:
-        c = _case(rng)
-        if c is not None:
-            cases.append(c)
+    cases = list(_MODEL_FORMS) + draw(_case, rng, 24)
     m, args = _module(cases, seed=3)
     mod = parse(m.text())
     assert sum(needs_guard(i, None) for i in mod.entry.instructions
@@ -57,11 +53,7 @@ def test_model_forms_and_random_convolutions(cpu_check):
 
 def test_depthwise(cpu_check):
     rng = np.random.default_rng(8)
-    cases = []
-    while len(cases) < 12:
-        c = _depthwise_case(rng)
-        if c is not None:
-            cases.append(c)
+    cases = draw(_depthwise_case, rng, 12)
     m, args = _module(cases, seed=4)
     got, want = cpu_check.run(m.text(), *_poison(rng, args))
     _same(got, want, m.labels)

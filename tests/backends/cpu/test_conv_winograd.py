@@ -14,6 +14,8 @@ import pytest
 
 import xlapy as xp
 import xlapy_tests_cpu_optable as O
+from xlapy_tests_cpu_conv_cases import _module as shared_module
+from xlapy_tests_cpu_conv_cases import draw
 from xlapy.backends.base import get_platform
 from xlapy.backends.cpu.passes import winograd_plan as W
 from xlapy.hlo import parse
@@ -66,26 +68,7 @@ def _case(rng):
 
 
 def _module(cases, rng):
-    m = O.ModuleText(name="winograd")
-    args = []
-    for ld, ll, rd, rl, od, ol, window, labels in cases:
-        pl = m.param(O.ShapeCase("", ld, ll).text("f32"))
-        pr = m.param(O.ShapeCase("", rd, rl).text("f32"))
-        args += [rng.standard_normal(ld).astype(np.float32),
-                 rng.standard_normal(rd).astype(np.float32)]
-        m.op(O.ShapeCase("", od, ol).text("f32"),
-             f"convolution({pl}, {pr}), window={{{window}}}, dim_labels={labels}",
-             f"conv {labels} {window} {ld} {rd}")
-    return m, args
-
-
-def _random_cases(rng, n):
-    cases = []
-    while len(cases) < n:
-        c = _case(rng)
-        if c is not None:
-            cases.append(c)
-    return cases
+    return shared_module(cases, rng=rng, name="winograd")
 
 
 def _convs(text):
@@ -94,7 +77,7 @@ def _convs(text):
 
 def test_random_convolutions(cpu_check, any_size):
     rng = np.random.default_rng(17)
-    cases = _random_cases(rng, 30)
+    cases = draw(_case, rng, 30)
     # and a few at sizes the tiles do not divide, with more features
     cases += [((2, 11, 7, 20), None, (3, 3, 20, 18), None, (2, 9, 5, 18), None,
                "size=3x3", "b01f_01io->b01f"),
@@ -140,7 +123,7 @@ def test_half_types(cpu_check, any_size, t):
     rng = np.random.default_rng(29)
     m = O.ModuleText(name=f"winograd_{t}")
     args, checks = [], []
-    cases = _random_cases(rng, 10)
+    cases = draw(_case, rng, 10)
     for k, (ld, ll, rd, rl, od, ol, window, labels) in enumerate(cases):
         out_t = "f32" if k % 3 == 2 else t
         pl = m.param(O.ShapeCase("", ld, ll).text(t))
@@ -173,7 +156,7 @@ def test_non_finite_operands(cpu_check, any_size):
     """Winograd would spread an inf or NaN over a whole tile (and multiply padding): the
     other paths run, and NaN / inf land where the interpreter puts them."""
     rng = np.random.default_rng(23)
-    m, args = _module(_random_cases(rng, 12), rng)
+    m, args = _module(draw(_case, rng, 12), rng)
     got, want = cpu_check.run(m.text(), *_poison(rng, args))
     bad = []
     for g, w, label in zip(got, want, m.labels):

@@ -75,18 +75,20 @@ def any_nonfinite(pe, ptr, n: int, t: str):
     return pe.b.call(_scan_function(pe.llmod, t), [ptr, c64(n)])
 
 
+def branch(pe, bad, slow, fast) -> None:
+    """Emit `if (bad) slow(); else fast();` (bad: an i1, rarely true)."""
+    with pe.b.if_else(bad, likely=False) as (then, otherwise):
+        with then:
+            slow()
+        with otherwise:
+            fast()
+
+
 def guarded(pe, conv: Instruction, kernel: Instruction | None, rhs_ptr, fast, slow) -> None:
     """Emit fast() (a fast path that multiplies padding), or, where the kernel can hold a
     non-finite element, a branch: slow() (the elemental loop) when it does, else fast()."""
     if not needs_guard(conv, kernel):
         fast()
         return
-    t = conv.operands[1].shape.element_type.name
-    b = pe.b
-    scan = _scan_function(pe.llmod, t)
-    bad = b.call(scan, [rhs_ptr, c64(conv.operands[1].shape.size)])
-    with b.if_else(bad, likely=False) as (then, otherwise):
-        with then:
-            slow()
-        with otherwise:
-            fast()
+    rhs = conv.operands[1].shape
+    branch(pe, any_nonfinite(pe, rhs_ptr, rhs.size, rhs.element_type.name), slow, fast)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_guard import any_nonfinite
+from xlapy.backends.cpu.emitters.conv_guard import any_nonfinite, branch
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
@@ -68,11 +68,8 @@ def emit_guarded(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, other, epilogue=None)
     lhs, rhs = instr.operands[0].shape, instr.operands[1].shape
     t = lhs.element_type.name
     bad = b.or_(any_nonfinite(pe, rhs_ptr, rhs.size, t), any_nonfinite(pe, lhs_ptr, lhs.size, t))
-    with b.if_else(bad, likely=False) as (then, otherwise):
-        with then:
-            other()
-        with otherwise:
-            emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue)
+    branch(pe, bad, other,
+           lambda: emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue))
 
 
 def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
@@ -255,17 +252,16 @@ def _kernel_fn(pe, instr, wp):
 
 # -- the blocks ------------------------------------------------------------------------
 
-def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
-    """fn(ctx = [lhs, out, U, slices, epilogue ctx], u0, u1): the tile blocks of units
-    (thread shares) [u0, u1), unit u in slice u."""
+def _blocks_frame(pe, name, instr, wp, tb, n_blocks, chunks, sizes, epilogue, block):
+    """fn(ctx = [lhs, out, U, slices, epilogue ctx], u0, u1): the blocks of units (thread
+    shares) [u0, u1), unit u in slice u (V, M, Y and the gemm's workspace). block(b, blk,
+    lhs, V, U, M, gemm, slots) emits block blk's input transform and gemms and returns
+    (first tile, tiles); the output transform and the epilogue follow here."""
     v_bytes, m_bytes, y_bytes, slice_bytes = sizes
-    fn, b = _fn(pe, f"wino.blocks.{instr.name}", [T.PTR, T.I64, T.I64])
+    fn, b = _fn(pe, name, [T.PTR, T.I64, T.I64])
     ctx, u0, u1 = fn.args
     lhs_ptr, out_ptr, u_buf, slices, ectx = _ptrs(b, ctx, 5)
-    n2 = wp.points
-    n_blocks = -(-wp.tiles // tb)
     per = -(-n_blocks // chunks)
-    in_fn = _shared(pe, ("input", _key(instr), wp, tb), lambda: _input_fn(pe, instr, wp, tb))
     out_fn = _shared(pe, ("output", _key(instr), wp, tb), lambda: _output_fn(pe, instr, wp, tb))
     epi_fn = _epilogue_calls_fn(pe, instr, wp, epilogue[0]) if epilogue else None
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
@@ -281,19 +277,32 @@ def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
         blk0 = _umin(b, b.mul(u, c64(per)), c64(n_blocks))
         blk1 = _umin(b, b.add(blk0, c64(per)), c64(n_blocks))
         with for_range(b, blk0, blk1, name="block") as blk:
-            t0 = b.mul(blk, c64(tb))
-            nt = _umin(b, c64(tb), b.sub(c64(wp.tiles), t0))
-            b.call(in_fn, [lhs_ptr, v_buf, t0, nt])
-            put(b, slots, "N" if gemm.swap else "M", nt)
-            with for_range(b, 0, n2, name="p") as p:
-                gemm.call(b, b.gep(v_buf, [b.mul(p, c64(tb * wp.c * 4))], source_etype=T.I8),
-                          b.gep(u_buf, [b.mul(p, c64(wp.c * wp.k * 4))], source_etype=T.I8),
-                          b.gep(m_buf, [b.mul(p, c64(tb * wp.k * 4))], source_etype=T.I8))
+            t0, nt = block(b, blk, lhs_ptr, v_buf, u_buf, m_buf, gemm, slots)
             b.call(out_fn, [m_buf, out_ptr, y_buf, t0, nt])
             if epi_fn is not None:
                 b.call(epi_fn, [ectx, t0, nt])
     b.ret_void()
     return fn
+
+
+def _blocks_fn(pe, instr, wp, tb, chunks, sizes, epilogue):
+    """_blocks_frame for blocks of tb tiles in tile order."""
+    n2 = wp.points
+    in_fn = _shared(pe, ("input", _key(instr), wp, tb), lambda: _input_fn(pe, instr, wp, tb))
+
+    def block(b, blk, lhs_ptr, v_buf, u_buf, m_buf, gemm, slots):
+        t0 = b.mul(blk, c64(tb))
+        nt = _umin(b, c64(tb), b.sub(c64(wp.tiles), t0))
+        b.call(in_fn, [lhs_ptr, v_buf, t0, nt])
+        put(b, slots, "N" if gemm.swap else "M", nt)
+        with for_range(b, 0, n2, name="p") as p:
+            gemm.call(b, b.gep(v_buf, [b.mul(p, c64(tb * wp.c * 4))], source_etype=T.I8),
+                      b.gep(u_buf, [b.mul(p, c64(wp.c * wp.k * 4))], source_etype=T.I8),
+                      b.gep(m_buf, [b.mul(p, c64(tb * wp.k * 4))], source_etype=T.I8))
+        return t0, nt
+
+    return _blocks_frame(pe, f"wino.blocks.{instr.name}", instr, wp, tb,
+                         -(-wp.tiles // tb), chunks, sizes, epilogue, block)
 
 
 def _block_rows(wp, tb: int) -> int:
@@ -309,55 +318,34 @@ def _block_rows(wp, tb: int) -> int:
 
 
 def _rows_blocks_fn(pe, instr, wp, rows, chunks, sizes, epilogue):
-    """_blocks_fn for blocks of `rows` tile rows of one image (_block_rows): V[q][r][x][c]
+    """_blocks_frame for blocks of `rows` tile rows of one image (_block_rows): V[q][r][x][c]
     is the second dim's transform of input row ty0 + r (r < rows + ny - 1), and gemm
     (a, q) reads its rows from row a on: the tiles' patches (a, q) in tile order."""
-    v_bytes, m_bytes, y_bytes, slice_bytes = sizes
-    fn, b = _fn(pe, f"wino.rows.{instr.name}", [T.PTR, T.I64, T.I64])
-    ctx, u0, u1 = fn.args
-    lhs_ptr, out_ptr, u_buf, slices, ectx = _ptrs(b, ctx, 5)
     (ny, nx), (th, tw) = wp.ns, wp.tiles_hw
     tb, vrows = rows * tw, rows + ny - 1
     per_image = -(-th // rows)
-    n_blocks = wp.batch * per_image
-    per = -(-n_blocks // chunks)
     in_fn = _shared(pe, ("rows", _key(instr), wp, rows),
                     lambda: _input_rows_fn(pe, instr, wp, vrows))
-    out_fn = _shared(pe, ("output", _key(instr), wp, tb), lambda: _output_fn(pe, instr, wp, tb))
-    epi_fn = _epilogue_calls_fn(pe, instr, wp, epilogue[0]) if epilogue else None
-    slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
-    gemm = OwnGemm(b, slots, "f32", tb, wp.k, wp.c, (wp.c, 1), (wp.k, 1), (wp.k, 1), c64(0), 1,
-                   swap=_swaps(wp, tb))
-    with for_range(b, u0, u1, name="unit") as u:
-        base = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
-        v_buf = base
-        m_buf = b.gep(base, [c64(v_bytes)], source_etype=T.I8)
-        y_buf = b.gep(base, [c64(v_bytes + m_bytes)], source_etype=T.I8)
-        put(b, slots, "ws", b.gep(base, [c64(v_bytes + m_bytes + y_bytes)],
-                                  source_etype=T.I8))
-        blk0 = _umin(b, b.mul(u, c64(per)), c64(n_blocks))
-        blk1 = _umin(b, b.add(blk0, c64(per)), c64(n_blocks))
-        with for_range(b, blk0, blk1, name="block") as blk:
-            bi = b.udiv(blk, c64(per_image))
-            ty0 = b.mul(b.urem(blk, c64(per_image)), c64(rows))
-            nr = _umin(b, c64(rows), b.sub(c64(th), ty0))
-            t0 = b.mul(b.add(b.mul(bi, c64(th)), ty0), c64(tw))
-            nt = b.mul(nr, c64(tw))
-            b.call(in_fn, [lhs_ptr, v_buf, bi, ty0, b.add(nr, c64(ny - 1))])
-            put(b, slots, "N" if gemm.swap else "M", nt)
-            for a in range(ny):
-                with for_range(b, 0, nx, name="q") as q:
-                    p = b.add(c64(a * nx), q)
-                    v_at = b.add(b.mul(q, c64(vrows * tw * wp.c)), c64(a * tw * wp.c))
-                    gemm.call(b, b.gep(v_buf, [b.mul(v_at, c64(4))], source_etype=T.I8),
-                              b.gep(u_buf, [b.mul(p, c64(wp.c * wp.k * 4))],
-                                    source_etype=T.I8),
-                              b.gep(m_buf, [b.mul(p, c64(tb * wp.k * 4))], source_etype=T.I8))
-            b.call(out_fn, [m_buf, out_ptr, y_buf, t0, nt])
-            if epi_fn is not None:
-                b.call(epi_fn, [ectx, t0, nt])
-    b.ret_void()
-    return fn
+
+    def block(b, blk, lhs_ptr, v_buf, u_buf, m_buf, gemm, slots):
+        bi = b.udiv(blk, c64(per_image))
+        ty0 = b.mul(b.urem(blk, c64(per_image)), c64(rows))
+        nr = _umin(b, c64(rows), b.sub(c64(th), ty0))
+        t0 = b.mul(b.add(b.mul(bi, c64(th)), ty0), c64(tw))
+        nt = b.mul(nr, c64(tw))
+        b.call(in_fn, [lhs_ptr, v_buf, bi, ty0, b.add(nr, c64(ny - 1))])
+        put(b, slots, "N" if gemm.swap else "M", nt)
+        for a in range(ny):
+            with for_range(b, 0, nx, name="q") as q:
+                p = b.add(c64(a * nx), q)
+                v_at = b.add(b.mul(q, c64(vrows * tw * wp.c)), c64(a * tw * wp.c))
+                gemm.call(b, b.gep(v_buf, [b.mul(v_at, c64(4))], source_etype=T.I8),
+                          b.gep(u_buf, [b.mul(p, c64(wp.c * wp.k * 4))], source_etype=T.I8),
+                          b.gep(m_buf, [b.mul(p, c64(tb * wp.k * 4))], source_etype=T.I8))
+        return t0, nt
+
+    return _blocks_frame(pe, f"wino.rows.{instr.name}", instr, wp, tb,
+                         wp.batch * per_image, chunks, sizes, epilogue, block)
 
 
 def _input_rows_fn(pe, instr, wp, vrows):
