@@ -3,6 +3,7 @@
 or a change to it could be served stale code."""
 
 import ast
+import os
 import pathlib
 
 from xlapy.backends.cpu import options
@@ -55,3 +56,64 @@ def test_fingerprint_is_stable_within_a_process():
         assert options.source_fingerprint() == first
     finally:
         options._SOURCE_HASH[:] = [first]
+
+
+# ---- the stat-keyed memo of the contents' hash ----------------------------------------------
+
+def _tree(tmp_path):
+    root = tmp_path / "src"
+    for rel, text in {"top.py": "a = 1\n", "hlo/ir.py": "b = 2\n",
+                      "backends/cpu/x.py": "c = 3\n", "frontend/f.py": "d = 4\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _memos(cache):
+    return sorted(cache.glob("sources-*")) if cache.exists() else []
+
+
+def test_memo_is_written_once_settled_and_then_read(tmp_path, monkeypatch):
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    monkeypatch.setenv("XLAPY_CACHE_DIR", str(cache))
+    monkeypatch.delenv("XLAPY_DISABLE_CACHE", raising=False)
+    paths = options._source_paths(str(root))
+    truth = options._hash_contents(str(root), paths)
+    monkeypatch.setattr(options, "SETTLE_SECONDS", 3600.0)  # files changed "just now"
+    assert options._memoized_source_hash(str(root)) == truth
+    assert _memos(cache) == []  # racy: not memoized
+    monkeypatch.setattr(options, "SETTLE_SECONDS", 0.0)
+    assert options._memoized_source_hash(str(root)) == truth
+    (memo,) = _memos(cache)
+    assert memo.read_text() == truth
+    memo.write_text("0123456789abcdef")  # the memo, not the sources, answers now
+    assert options._memoized_source_hash(str(root)) == "0123456789abcdef"
+    memo.write_text("not a hash")  # a damaged memo is ignored and rewritten
+    assert options._memoized_source_hash(str(root)) == truth
+    assert memo.read_text() == truth
+
+
+def test_an_edit_that_keeps_size_and_mtime_changes_the_fingerprint(tmp_path, monkeypatch):
+    root, cache = _tree(tmp_path), tmp_path / "cache"
+    monkeypatch.setenv("XLAPY_CACHE_DIR", str(cache))
+    monkeypatch.delenv("XLAPY_DISABLE_CACHE", raising=False)
+    monkeypatch.setattr(options, "SETTLE_SECONDS", 0.0)
+    first = options._memoized_source_hash(str(root))
+    assert len(_memos(cache)) == 1
+    path = root / "backends" / "cpu" / "x.py"
+    st = path.stat()
+    path.write_text("c = 4\n")  # same size; mtime set back as `touch -d` or rsync -t would
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = options._memoized_source_hash(str(root))
+    assert second != first
+    assert second == options._hash_contents(str(root), options._source_paths(str(root)))
+    # files outside the code-generating packages are not part of it
+    (root / "frontend" / "f.py").write_text("d = 5\n")
+    assert options._memoized_source_hash(str(root)) == second
+
+
+def test_without_a_cache_directory_the_contents_are_hashed(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    assert options._memoized_source_hash(str(root)) == options._hash_contents(
+        str(root), options._source_paths(str(root)))
