@@ -73,10 +73,17 @@ def _memos(cache):
     return sorted(cache.glob("sources-*")) if cache.exists() else []
 
 
-def test_memo_is_written_once_settled_and_then_read(tmp_path, monkeypatch):
-    root, cache = _tree(tmp_path), tmp_path / "cache"
-    monkeypatch.setenv("XLAPY_CACHE_DIR", str(cache))
+def _caches(tmp_path, monkeypatch):
+    """(runtime cache, program cache) directories, both in tmp_path."""
+    monkeypatch.setenv("XLAPY_RUNTIME_CACHE_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("XLAPY_CACHE_DIR", str(tmp_path / "programs"))
     monkeypatch.delenv("XLAPY_DISABLE_CACHE", raising=False)
+    return tmp_path / "runtime", tmp_path / "programs"
+
+
+def test_memo_is_written_once_settled_and_then_read(tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    cache, programs = _caches(tmp_path, monkeypatch)
     paths = options._source_paths(str(root))
     truth = options._hash_contents(str(root), paths)
     monkeypatch.setattr(options, "SETTLE_SECONDS", 3600.0)  # files changed "just now"
@@ -91,12 +98,25 @@ def test_memo_is_written_once_settled_and_then_read(tmp_path, monkeypatch):
     memo.write_text("not a hash")  # a damaged memo is ignored and rewritten
     assert options._memoized_source_hash(str(root)) == truth
     assert memo.read_text() == truth
+    assert _memos(programs) == []  # the installation's directory took it
+
+
+def test_memo_goes_to_the_program_cache_where_the_installation_is_read_only(
+        tmp_path, monkeypatch):
+    root = _tree(tmp_path)
+    cache, programs = _caches(tmp_path, monkeypatch)
+    cache.write_text("a file where the directory would be: nothing can be written there")
+    monkeypatch.setattr(options, "SETTLE_SECONDS", 0.0)
+    truth = options._memoized_source_hash(str(root))
+    (memo,) = _memos(programs)
+    memo.write_text("fedcba9876543210")
+    assert options._memoized_source_hash(str(root)) == "fedcba9876543210"
+    assert truth == options._hash_contents(str(root), options._source_paths(str(root)))
 
 
 def test_an_edit_that_keeps_size_and_mtime_changes_the_fingerprint(tmp_path, monkeypatch):
-    root, cache = _tree(tmp_path), tmp_path / "cache"
-    monkeypatch.setenv("XLAPY_CACHE_DIR", str(cache))
-    monkeypatch.delenv("XLAPY_DISABLE_CACHE", raising=False)
+    root = _tree(tmp_path)
+    cache, _ = _caches(tmp_path, monkeypatch)
     monkeypatch.setattr(options, "SETTLE_SECONDS", 0.0)
     first = options._memoized_source_hash(str(root))
     assert len(_memos(cache)) == 1
@@ -114,6 +134,18 @@ def test_an_edit_that_keeps_size_and_mtime_changes_the_fingerprint(tmp_path, mon
 
 def test_without_a_cache_directory_the_contents_are_hashed(tmp_path, monkeypatch):
     root = _tree(tmp_path)
+    cache, programs = _caches(tmp_path, monkeypatch)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    monkeypatch.setattr(options, "SETTLE_SECONDS", 0.0)
+    assert options.runtime_cache_dirs() == []
     assert options._memoized_source_hash(str(root)) == options._hash_contents(
         str(root), options._source_paths(str(root)))
+    assert not cache.exists() and not programs.exists()
+
+
+def test_runtime_cache_defaults_to_the_installation(monkeypatch):
+    monkeypatch.delenv("XLAPY_RUNTIME_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XLAPY_DISABLE_CACHE", raising=False)
+    own, programs = options.runtime_cache_dirs()
+    assert own == pathlib.Path(options.__file__).resolve().parent / "__pycache__"
+    assert programs == options.cache_dir()

@@ -23,7 +23,7 @@ import warnings
 import llvmlite.binding as llvm
 
 from xlapy.backends.cpu import cache_file, parallel_compile
-from xlapy.backends.cpu.options import cache_dir, source_fingerprint
+from xlapy.backends.cpu.options import runtime_cache_dirs, source_fingerprint
 from xlapy.backends.cpu.split import join_parts
 from xlapy.backends.cpu.target import RELOC, host, init_llvm, new_target_machine, target_machine
 from xlapy.errors import LoweringError, XlapyWarning
@@ -213,18 +213,22 @@ def compile_objects(texts: list[str], dump=None, pipelines: list[str] | None = N
 
 def cached_object(build, name: str, pipeline: str = "O3") -> bytes:
     """compile_to_object for the runtime's own fixed modules (trampoline, thread pool, gemm,
-    launcher), through the disk cache, so a new process does not run LLVM for them again.
+    launcher), through the runtime's disk cache (options.runtime_cache_dirs: next to the
+    installation, then the program cache), so a new process does not run LLVM for them
+    again, even with an empty program cache: on the TF softmax tutorial's cold-cache run
+    the trampoline's LLVM was 7-10 ms CPU of the first compile.
 
     build() returns the module's IR; `name` identifies the module and its parameters
     ("gemm-f32-512"). The key is the name, xlapy's source fingerprint (the builders are
     sources), the target and the pipeline, so a cache hit skips building the IR as well:
     building and printing the gemm kernel's IR took 166 ms of a process's first training
     step on a warm cache (examples/mnist_softmax.py --xla, cProfile)."""
-    root = cache_dir()
+    dirs = runtime_cache_dirs()
     data = f"{name}|{source_fingerprint()}|{target_key()}|pipeline={pipeline}"
     key = hashlib.sha256(data.encode()).hexdigest()
-    path = root / f"runtime-{key}.xlapy" if root is not None else None
-    if path is not None:
+    file = f"runtime-{key}.xlapy"
+    for root in dirs:
+        path = root / file
         try:
             found = cache_file.read(path, "cpu-runtime-object", key)
             if found is not None and len(found[1]) == 1 and found[1][0]:
@@ -235,10 +239,11 @@ def cached_object(build, name: str, pipeline: str = "O3") -> bytes:
         except OSError:
             pass
     obj = compile_to_object(build(), pipeline=pipeline)
-    if path is not None:
+    for root in dirs:  # the first directory that takes it
         try:
             root.mkdir(parents=True, exist_ok=True)
-            cache_file.write(path, "cpu-runtime-object", key, {"name": name}, [obj])
+            cache_file.write(root / file, "cpu-runtime-object", key, {"name": name}, [obj])
+            break
         except OSError:
-            pass
+            continue
     return obj

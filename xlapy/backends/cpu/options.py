@@ -3,7 +3,9 @@
   XLAPY_NUM_THREADS     threads for large kernels (default: all cores)
   XLAPY_GEMM            auto | xlapy | blas: which gemm runs f32/f64 dots (dot_plan.py)
   XLAPY_CACHE_DIR       where compiled code is cached (default ~/.cache/xlapy)
-  XLAPY_DISABLE_CACHE   1: neither read nor write the disk cache
+  XLAPY_RUNTIME_CACHE_DIR  where the runtime's own objects are cached (default: next to
+                        xlapy's code, see runtime_cache_dirs)
+  XLAPY_DISABLE_CACHE   1: neither read nor write the disk caches
 
 This module is the bottom of the cpu package: it imports nothing else from it.
 """
@@ -56,6 +58,25 @@ def cache_dir() -> pathlib.Path | None:
     return pathlib.Path(root)
 
 
+def runtime_cache_dirs() -> list[pathlib.Path]:
+    """Where what depends on the installation alone (not on the programs compiled) is
+    cached, in the order to look: the runtime's own objects (codegen.cached_object: the
+    trampoline, the thread pool, the launcher, the gemm kernels) and the memo of the source
+    fingerprint. First the installation's own directory: __pycache__ next to this file,
+    where Python keeps the installation's bytecode (numba keeps its compiled functions in
+    __pycache__ too), or XLAPY_RUNTIME_CACHE_DIR; it lives and goes with the installation,
+    so a new or emptied program cache (cache_dir) does not build the runtime again. Then
+    cache_dir(), written where the installation is read-only. Empty with
+    XLAPY_DISABLE_CACHE. Writers try the directories in order (_write_memo,
+    codegen.cached_object)."""
+    program_cache = cache_dir()
+    if program_cache is None:
+        return []
+    own = os.environ.get("XLAPY_RUNTIME_CACHE_DIR") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    return [pathlib.Path(own), program_cache]
+
+
 _SOURCE_HASH: list = []
 # the packages whose code turns an HLO module into machine code (the layers at and below
 # the backends, which import nothing above them: tests/test_layering.py), and the top-level
@@ -82,8 +103,8 @@ def source_fingerprint() -> str:
     few ms on Linux): a file written in the same tick as the memo's hashing could change
     unseen. As git does for its index ("racy git"), no memo is written while any file's
     ctime or mtime is within SETTLE_SECONDS of the clock; its contents are hashed again then.
-    The memo is as trusted as the cache entries it keys (cache_file.py): the cache directory
-    must be private."""
+    The memo is kept with the runtime's objects (runtime_cache_dirs) and is as trusted as
+    the cache entries it keys (cache_file.py): those directories must be private."""
     if not _SOURCE_HASH:
         _SOURCE_HASH.append(_memoized_source_hash())
     return _SOURCE_HASH[0]
@@ -113,8 +134,8 @@ def _hash_contents(root: str, paths: list[str]) -> str:
 def _memoized_source_hash(root: str | None = None) -> str:
     root = root or str(pathlib.Path(__file__).resolve().parents[2])
     paths = _source_paths(root)
-    cache = cache_dir()
-    if cache is None:
+    dirs = runtime_cache_dirs()
+    if not dirs:
         return _hash_contents(root, paths)
     h = hashlib.sha256(f"{root}\0".encode())
     newest = 0
@@ -126,31 +147,34 @@ def _memoized_source_hash(root: str | None = None) -> str:
         h.update(f"{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
                  .encode())
         newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
-    memo = cache / f"sources-{h.hexdigest()[:32]}"
-    try:
-        found = memo.read_text()
-        if len(found) == 16 and all(c in "0123456789abcdef" for c in found):
-            return found
-    except (OSError, UnicodeDecodeError):
-        pass
+    name = f"sources-{h.hexdigest()[:32]}"
+    for d in dirs:
+        try:
+            found = (d / name).read_text()
+            if len(found) == 16 and all(c in "0123456789abcdef" for c in found):
+                return found
+        except (OSError, UnicodeDecodeError):
+            pass
     value = _hash_contents(root, paths)
     if newest < (time.time() - SETTLE_SECONDS) * 1e9:
-        _write_memo(memo, value)
+        _write_memo(dirs, name, value)
     return value
 
 
-def _write_memo(path: pathlib.Path, value: str) -> None:
-    """Atomically (a reader sees the whole memo or none); a cache directory that cannot be
-    written only costs hashing the sources again."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+def _write_memo(dirs: list[pathlib.Path], name: str, value: str) -> None:
+    """Into the first directory that takes it, atomically (a reader sees the whole memo or
+    none); where none can be written, the sources are only hashed again next time."""
+    for d in dirs:
         try:
-            with os.fdopen(fd, "w") as f:
-                f.write(value)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+            d.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=name + ".", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(value)
+                os.replace(tmp, d / name)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            return
+        except OSError:
+            continue
