@@ -26,6 +26,7 @@ from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.backends.cpu.options import default_num_threads, gemm_choice, source_fingerprint
 from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
+from xlapy.backends.cpu.runtime import loader
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, split_module
 from xlapy.backends.cpu.target import threads_available
@@ -103,6 +104,7 @@ class CpuCompiler(Compiler):
                                dumper.fl.xla_cpu_ftz, dumper.fl)
 
         def build() -> CpuExecutable:
+            loader.prepare_engine()  # (its engine is made while this thread works)
             spec = None
             if not dumper.active:  # dumps describe a compilation: never serve them a cache
                 spec = disk_cache.load(key, module)

@@ -114,17 +114,26 @@ def _prepare_engine() -> None:
             _spare = None
 
 
+def prepare_engine() -> None:
+    """Start building an engine on the helper thread now, if none is ready or under way:
+    the compiler calls it when it starts on a program it has not loaded yet, so that the
+    process's first engine (about 2 ms, more while LLVM's code is still being paged in) is
+    made while Python traces, lowers and emits."""
+    _prepare_engine()
+
+
 def _take_engine():
-    """The prepared engine when it is ready (each is handed out once), else a new one."""
+    """The prepared engine (each is handed out once): when it is still being built, it is
+    waited for (building another would wait for the same lock first); when the helper
+    thread has not started it yet, it is cancelled and one is made here."""
     global _spare
     with _spare_lock:
-        spare = _spare
-        if spare is not None and spare.done():
-            _spare = None
-        else:
-            spare = None
-    if spare is not None and spare.exception() is None:
-        return spare.result()
+        spare, _spare = _spare, None
+    if spare is not None and (spare.done() or not spare.cancel()):
+        try:
+            return spare.result()
+        except Exception:
+            pass  # (made again below, where its error is raised)
     return _new_engine()
 
 
