@@ -1,6 +1,9 @@
 """The seeds' TF 1.x softmax tutorial end to end, as `time python mnist_softmax_xla.py` sees
 it: a fresh process per run, the executor against session-level XLA, with a cold disk
-cache (an empty XLAPY_CACHE_DIR: every program and runtime module compiled) and a warm one.
+cache (an empty XLAPY_CACHE_DIR: every program compiled; the runtime's own objects come from
+their cache with the installation, XLAPY_RUNTIME_CACHE_DIR, warm here as after any earlier
+run) and a warm one (benchmarks/compat_softmax_time.py also times first runs after
+installing, with both empty).
 
     .venv/bin/python benchmarks/compat_softmax_e2e.py [--runs 4] [--steps 1000]
                                                      [--lazy both|on|off]
@@ -71,7 +74,8 @@ PHASES = ["import", "data", "graph", "two steps", "loop", "eval"]
 
 
 def one_run(mode: str, cold: bool, warm_dir: str, steps: int, lazy: bool) -> dict:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1",
+               XLAPY_RUNTIME_CACHE_DIR=os.path.join(warm_dir, "runtime"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)   # a user's Python caches the bytecode
     flag = f"--tf_xla_enable_lazy_compilation={'true' if lazy else 'false'}"
     env["TF_XLA_FLAGS"] = " ".join(filter(None, [env.get("TF_XLA_FLAGS", ""), flag]))

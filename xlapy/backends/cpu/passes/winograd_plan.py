@@ -10,7 +10,9 @@ Summed over the input features, the n^2 elementwise products become n^2 gemms
 [tiles, C] x [C, K], so a 3x3 convolution does 16 / 36 = 0.44x of the direct method's
 multiply-adds with F(2x2, 3x3). The matrices come from Toom-Cook interpolation at the given
 points (and infinity): A^T and G from the points, B^T solved so that the identity holds,
-checked exactly in rational arithmetic when this module is imported.
+checked exactly in rational arithmetic when a convolution first needs them (computing all
+of them took 10 ms CPU, which every process importing the cpu backend paid when it was done
+at import).
 
 Taken (winograd_plan): f32, bf16 or f16 (TYPES), two spatial dims, a 3x3 (or 5x5: below)
 window, stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
@@ -193,7 +195,3 @@ def winograd_plan(instr):
             or c > MAX_FEATURES[r]:
         return None
     return wp
-
-
-for _key in POINTS:   # the identity checked at import (exact, a few ms)
-    matrices(*_key)
