@@ -66,3 +66,15 @@ def test_fork_right_after_a_load():
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300)
     assert proc.stdout.strip().endswith("ok"), proc.stdout + proc.stderr
+
+
+def test_prepare_engine_builds_one_spare_which_the_next_load_takes():
+    loader.prepare_engine()   # (the compiler's call when it starts on a new program)
+    spare = loader._spare
+    assert spare is not None
+    loader.prepare_engine()
+    assert loader._spare is spare  # one build at a time, not one per call
+    engine = spare.result(timeout=30)
+    a = loader.LoadedObject(_obj(3))
+    assert a.engine is engine
+    assert loader._spare is not spare  # handed out once; the next one is under way
