@@ -266,3 +266,23 @@ def test_tf_xla_flags_parsing_and_dumps(tmp_path, monkeypatch, caplog):
     dumped = sorted(p.name for p in (tmp_path / "hlo").iterdir())
     assert any("cluster_0" in n and n.endswith("before_optimizations.txt") for n in dumped)
     assert (tmp_path / "clusters" / "cluster_0.0.hlo.txt").read_text().startswith("HloModule")
+
+
+def test_compiled_module_texts_are_printed_when_read():
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.reduce_sum(tf.exp(x) * 2.0 + 1.0, axis=1) - 3.0
+    sess = tf.Session(config=jit_config())
+    feed = {x: np.ones((2, 3), np.float32)}
+    for _ in range(2):  # (lazy compilation: the second run compiles)
+        sess.run(y, feed)
+    cc = list(sess._plans.values())[-1].clusters[0]
+    texts = cc.modules
+    assert len(texts) == 1 and not isinstance(texts._items[0], str)  # not printed yet
+    module = texts._items[0]
+    text = texts[0]
+    assert text.startswith("HloModule") and text == module.to_string()
+    assert texts._items[0] is text  # printed once, then kept
+    assert texts[-1] is text and texts[:] == [text] and list(texts) == [text]
+    sess.run(y, {x: np.ones((4, 3), np.float32)})  # a new signature: a second module
+    sess.run(y, {x: np.ones((4, 3), np.float32)})
+    assert len(cc.modules) == 2 and "f32[4,3]" in cc.modules[1]
