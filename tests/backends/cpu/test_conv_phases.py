@@ -45,7 +45,7 @@ def _dilated_case(rng):
     od = list(od)
     for s in range(nsp):
         od[out_lab.index(str(s))] = outsp[s]
-    j = lambda v: "x".join(map(str, v))  # noqa: E731
+    j = lambda v: "x".join(map(str, v))
     window = (f"size={f['size']} stride={j(stride)} pad={f['pad']} lhs_dilate={j(ldil)} "
               f"rhs_dilate={j(rdil)} rhs_reversal={f['rhs_reversal']}")
     return ld, ll, rd, rl, tuple(od), ol, window, labels, extra
