@@ -30,8 +30,8 @@ from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.emitters.conv_guard import guarded
 from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
-from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan, filter_grad_plan,
-                                                 one_output_plan, strides_of)
+from xlapy.backends.cpu.passes.conv_plan import (a_dims, conv_plan, depthwise_plan,
+                                                 filter_grad_plan, one_output_plan, strides_of)
 from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
@@ -114,8 +114,16 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     dn = a["dim_labels"]
     a_bytes = 0 if plan.a_view else _align(plan.m_total * plan.k * es)
     flops = 2 * plan.m * plan.n * plan.k
-    chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS else 1
-    ws_bytes = workspace_bytes(t, plan.m, plan.n, plan.k, chunks, swapped_for(plan))
+    n_outer = 1
+    for size, _ in plan.outer:
+        n_outer *= size
+    # the outer row loop split across the pool's threads, a one-thread gemm each
+    units = min(me.num_threads, n_outer) if me.use_threads and epilogue is None \
+        and n_outer >= me.num_threads and flops * n_outer >= GEMM_PARALLEL_FLOPS else 1
+    chunks = me.num_threads if me.use_threads and flops >= GEMM_PARALLEL_FLOPS \
+        and units == 1 else 1
+    ws_unit = _align(workspace_bytes(t, plan.m, plan.n, plan.k, chunks, swapped_for(plan)))
+    ws_bytes = ws_unit * units
     out_ptr, final, bc_buf, (a_buf, ws) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
                                                    [a_bytes, ws_bytes])
     im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
@@ -156,38 +164,61 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
             else:
                 b.call(im2col, [ptrs, c64(0), c64(lines)])
 
-        def one_gemm(o):
-            """The gemm of the outer row index o (an i64, or None without outer dims)."""
-            c_o, a_o = c_g, a_buf if im2col is not None else l_g
-            if o is not None:
-                c_off, a_off = c64(0), c64(0)
-                rem = o
-                for (size, stride), lstride in zip(reversed(plan.outer),
-                                                   reversed(_outer_lhs(plan))):
-                    idx = b.urem(rem, c64(size))
-                    rem = b.udiv(rem, c64(size))
-                    c_off = b.add(c_off, b.mul(idx, c64(stride)))
-                    a_off = b.add(a_off, b.mul(idx, c64(lstride)))
-                c_o = at(c_g, b.mul(c_off, c64(ec)))
-                if im2col is not None:
-                    per = plan.m * plan.k if plan.a_rows_first else plan.m
-                    a_o = at(a_buf, bytes_of(o, per))
-                else:
-                    a_o = at(l_g, b.mul(a_off, c64(es)))
-            gemm.call(b, a_o, b_g, c_o)
-
-        n_outer = 1
-        for size, _ in plan.outer:
-            n_outer *= size
+        a_base = a_buf if im2col is not None else l_g
         if n_outer == 1:
-            one_gemm(None)
+            gemm.call(b, a_base, b_g, c_g)
+        elif units > 1:
+            fn = _outer_fn(pe, instr, plan, n_outer, units, ws_unit, im2col is not None)
+            ctx = pe.table([a_base, b_g, c_g, ws])
+            b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(units), c64(1)])
         else:
             with for_range(b, 0, n_outer, name="conv.outer") as o:
-                one_gemm(o)
+                _outer_gemm(b, plan, gemm, o, a_base, b_g, c_g, im2col is not None)
 
     _each_group(b, plan, group_body)
     if final is not None:
         _round(b, out, out_ptr, final)
+
+
+def _outer_gemm(b, plan, gemm, o, a_base, b_g, c_g, materialized: bool) -> None:
+    """The gemm of the outer row index o (an i64)."""
+    es, ec = _esize(plan.t), _esize(gk.compute_type(plan.t))
+    c_off, a_off = c64(0), c64(0)
+    rem = o
+    for (size, stride), lstride in zip(reversed(plan.outer), reversed(_outer_lhs(plan))):
+        idx = b.urem(rem, c64(size))
+        rem = b.udiv(rem, c64(size))
+        c_off = b.add(c_off, b.mul(idx, c64(stride)))
+        a_off = b.add(a_off, b.mul(idx, c64(lstride)))
+    if materialized:
+        a_off = b.mul(o, c64(plan.m * plan.k if plan.a_rows_first else plan.m))
+    c_o = b.gep(c_g, [b.mul(c_off, c64(ec))], source_etype=T.I8)
+    a_o = b.gep(a_base, [b.mul(a_off, c64(es))], source_etype=T.I8)
+    gemm.call(b, a_o, b_g, c_o)
+
+
+def _outer_fn(pe, instr, plan, n_outer, units, ws_unit, materialized) -> ir.Function:
+    """fn(ctx = [A, B, C of the group, workspace], u0, u1): the gemms of the outer row
+    indices of units (thread shares) [u0, u1), one thread each, unit u with its slice of
+    the workspace. A convolution whose rows do not collapse (NCHW's batch) runs its
+    gemms side by side rather than each split across the threads: NCHW 8x32x32x32 3x3
+    stride 2 -> 64 ..."""
+    fn, b = _new_fn(pe, f"conv.outer.{instr.name}")
+    ctx, u0, u1 = fn.args
+    a_base, b_g, c_g, ws = _ptrs(b, ctx, 4)
+    slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
+    gemm = OwnGemm(b, slots, plan.t, plan.m, plan.n, plan.k, _a_strides(plan),
+                   plan.b_strides or (plan.n, 1), plan.c_strides, c64(0), 1,
+                   swap=swapped_for(plan))
+    per = -(-n_outer // units)
+    with for_range(b, u0, u1, name="unit") as u:
+        put(b, slots, "ws", b.gep(ws, [b.mul(u, c64(ws_unit))], source_etype=T.I8))
+        o0 = _umin(b, b.mul(u, c64(per)), c64(n_outer))
+        o1 = _umin(b, b.add(o0, c64(per)), c64(n_outer))
+        with for_range(b, o0, o1, name="o") as o:
+            _outer_gemm(b, plan, gemm, o, a_base, b_g, c_g, materialized)
+    b.ret_void()
+    return fn
 
 
 def blocked_rows(plan) -> int:
@@ -514,29 +545,32 @@ def _pack_kernel_fn(pe, instr, plan) -> ir.Function:
 
 
 def _pdims(plan):
-    """The materialized A's dims, major -> minor, size-1 dims left out: (role, kind, j,
-    size), role "r" (a row dim) or "c" (a contracting dim)."""
-    rows = [("r",) + r for r in plan.rows if r[2] != 1]
-    cols = [("c",) + c for c in plan.cols if c[2] != 1]
-    dims = rows + cols if plan.a_rows_first else cols + rows
-    return dims or [("c", "i", 0, 1)]
+    """The materialized A's dims, major -> minor (conv_plan.a_dims)."""
+    return a_dims(plan.rows, plan.cols, plan.a_rows_first)
 
 
 def _im2col_lines(plan) -> int:
+    """The im2col kernel's work items: its lines, or planes of lines (plan.plane)."""
     n = 1
-    for d in _pdims(plan)[:-1]:
+    for d in _pdims(plan)[:-plan.line_dims - plan.plane]:
         n *= d[3]
     return n
 
 
 def _im2col_inner(plan) -> int:
-    return _pdims(plan)[-1][3]
+    """Elements of A per work item of the im2col kernel."""
+    n = 1
+    for d in _pdims(plan)[-plan.line_dims - plan.plane:]:
+        n *= d[3]
+    return n
 
 
 def _im2col_fn(pe, instr, plan) -> ir.Function:
-    """fn(ctx = [lhs, A, g], start, end): the lines [start, end) of the patch matrix A of
-    group g (a line: A's innermost dim, the others fixed), zeros in the padding and between
-    lhs-dilated elements."""
+    """fn(ctx = [lhs, A, g], start, end): the work items [start, end) of the patch matrix A
+    of group g, zeros in the padding and between lhs-dilated elements. A work item is a
+    line (A's plan.line_dims innermost dims, the others fixed: one run of the lhs, its
+    valid part one range of its spatial dim, if it has one), or with plan.plane the lines
+    along the next dim (a spatial dim: the others' coordinates decoded once per plane)."""
     fn, b = _new_fn(pe, f"conv.im2col.{instr.name}")
     ctx, start, end = fn.args
     lhs_ptr, a_ptr, gp = _ptrs(b, ctx, 3)
@@ -549,68 +583,114 @@ def _im2col_fn(pe, instr, plan) -> ir.Function:
     fty = T.value_type(lhs.element_type)
     zero = ir.Constant(fty, 0) if isinstance(fty, ir.IntType) else ir.Constant(fty, 0.0)
     pd = _pdims(plan)
-    inner = pd[-1]
-    n_inner = inner[3]
+    line_d = pd[-plan.line_dims:]
+    n_item = _im2col_inner(plan)
+    n_inner = n_item // (pd[-plan.line_dims - 1][3] if plan.plane else 1)
     i_group = instr.operands[1].shape.dims[dn.kernel_input_feature]
     nsp = len(dn.output_spatial)
+    # the line's spatial dim (its most-major, if any), and the lhs step between its elements
+    sp_d = line_d[0] if line_d[0][1] == "s" else None
+    last = line_d[-1]
+    if last[1] == "s":
+        s_ = last[2]
+        el_step = (w.stride[s_] if last[0] == "r" else w.rhs_dilate[s_]) \
+            * lst[dn.input_spatial[s_]]
+    else:
+        el_step = lst[dn.input_batch] if last[1] == "b" else lst[dn.input_feature]
+    # a spatial dim in the line with no lhs dilation and no reversal of its kernel dim is in
+    # bounds over one range of its positions: that range is copied, the rest zeroed
+    ranged = sp_d is not None and w.lhs_dilate[sp_d[2]] == 1 \
+        and not (sp_d[0] == "c" and w.rhs_reversal[sp_d[2]])
+
+    def one_line(coord, base, dst_line):
+        """A line at the coordinates `coord` of the dims outside it."""
+        def value(key, default):
+            return coord.get(key, default)
+
+        ok = ir.Constant(T.I1, 1)
+        s_pos = None
+        for s in range(nsp):
+            if sp_d is not None and sp_d[2] == s and not ranged:
+                continue
+            pos, valid = window_position(b, w, s, value(("r", "s", s), c64(0)),
+                                         value(("c", "s", s), c64(0)),
+                                         lhs.dims[dn.input_spatial[s]])
+            if sp_d is not None and sp_d[2] == s:   # ranged: pos is the line's first
+                s_pos = pos
+                continue
+            ok = b.and_(ok, valid)
+            base = b.add(base, b.mul(b.select(valid, pos, c64(0)),
+                                     c64(lst[dn.input_spatial[s]])))
+        if sp_d is None or ranged:
+            if sp_d is None:
+                lo, hi = c64(0), b.select(ok, c64(n_inner), c64(0))
+                src = b.gep(lhs_ptr, [base], source_etype=fty)
+            else:
+                s = sp_d[2]
+                d = w.stride[s] if sp_d[0] == "r" else w.rhs_dilate[s]
+                lo, hi = _valid_range(b, s_pos, d, lhs.dims[dn.input_spatial[s]], sp_d[3])
+                per = n_inner // sp_d[3]
+                hi = b.select(ok, b.mul(hi, c64(per)), c64(0))
+                lo = _umin(b, b.mul(lo, c64(per)), hi)
+                src = b.gep(lhs_ptr, [b.add(base, b.mul(s_pos, c64(
+                    lst[dn.input_spatial[s]])))], source_etype=fty)
+            with for_range(b, 0, lo, name="z") as e:
+                b.store(zero, b.gep(dst_line, [e], source_etype=fty))
+            with for_range(b, lo, hi, name="e") as e:
+                x = b.load(b.gep(src, [b.mul(e, c64(el_step))], source_etype=fty), typ=fty)
+                b.store(x, b.gep(dst_line, [e], source_etype=fty))
+            with for_range(b, hi, c64(n_inner), name="z") as e:
+                b.store(zero, b.gep(dst_line, [e], source_etype=fty))
+            return
+        # one spatial dim, lhs-dilated or a reversed kernel dim: element by element
+        s = sp_d[2]
+        o_fixed = value(("r", "s", s), None)
+        c_fixed = value(("c", "s", s), None)
+        with for_range(b, 0, n_inner, name="e") as e:
+            o = e if sp_d[0] == "r" else (c64(0) if o_fixed is None else o_fixed)
+            c = e if sp_d[0] == "c" else (c64(0) if c_fixed is None else c_fixed)
+            pos, valid = window_position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
+            valid = b.and_(valid, ok)
+            at = b.add(base, b.mul(b.select(valid, pos, c64(0)),
+                                   c64(lst[dn.input_spatial[s]])))
+            at = b.select(valid, at, c64(0))
+            x = b.load(b.gep(lhs_ptr, [at], source_etype=fty), typ=fty)
+            b.store(b.select(valid, x, zero), b.gep(dst_line, [e], source_etype=fty))
 
     with for_range(b, start, end, name="line") as line:
         coord = {}
         rem = line
-        for role, kind, j, size in reversed(pd[:-1]):
+        for role, kind, j, size in reversed(pd[:-plan.line_dims - plan.plane]):
             coord[(role, kind, j)] = b.urem(rem, c64(size))
             rem = b.udiv(rem, c64(size))
-
-        def value(key, default):
-            return coord.get(key, default)
-
-        # fixed parts: batch, feature, and each spatial dim's output / window coordinates
-        bidx = value(("r", "b", 0), c64(0))
+        # fixed parts: batch and feature; the spatial ones per line (one_line)
+        bidx = coord.get(("r", "b", 0), c64(0))
         if plan.batch_groups:
             bidx = b.add(bidx, b.mul(g, c64(out.dims[dn.output_batch])))
-        fidx = value(("c", "i", 0), c64(0))
+        fidx = coord.get(("c", "i", 0), c64(0))
         if not plan.batch_groups:
             fidx = b.add(fidx, b.mul(g, c64(i_group)))
         base = b.add(b.mul(bidx, c64(lst[dn.input_batch])),
                      b.mul(fidx, c64(lst[dn.input_feature])))
-        ok = ir.Constant(T.I1, 1)
-        inner_s = None
-        for s in range(nsp):
-            if inner[1] == "s" and inner[2] == s:
-                inner_s = s
-                continue
-            pos, valid = window_position(b, w, s, value(("r", "s", s), c64(0)),
-                                   value(("c", "s", s), c64(0)),
-                                   lhs.dims[dn.input_spatial[s]])
-            ok = b.and_(ok, valid)
-            base = b.add(base, b.mul(b.select(valid, pos, c64(0)),
-                                     c64(lst[dn.input_spatial[s]])))
-        dst_line = b.gep(a_ptr, [b.mul(line, c64(n_inner))], source_etype=fty)
-        if inner_s is None:
-            step = lst[dn.input_batch] if inner[1] == "b" else lst[dn.input_feature]
-            with b.if_else(ok) as (inside, outside):
-                with inside:
-                    src = b.gep(lhs_ptr, [base], source_etype=fty)
-                    with for_range(b, 0, n_inner, name="e") as e:
-                        x = b.load(b.gep(src, [b.mul(e, c64(step))], source_etype=fty),
-                                   typ=fty)
-                        b.store(x, b.gep(dst_line, [e], source_etype=fty))
-                with outside:
-                    with for_range(b, 0, n_inner, name="z") as e:
-                        b.store(zero, b.gep(dst_line, [e], source_etype=fty))
+        dst = b.gep(a_ptr, [b.mul(line, c64(n_item))], source_etype=fty)
+        if plan.plane:
+            role, kind, j, size = pd[-plan.line_dims - 1]
+            with for_range(b, 0, size, name="plane") as p:
+                one_line({**coord, (role, kind, j): p}, base,
+                         b.gep(dst, [b.mul(p, c64(n_inner))], source_etype=fty))
         else:
-            s = inner_s
-            o_fixed = value(("r", "s", s), None)
-            c_fixed = value(("c", "s", s), None)
-            with for_range(b, 0, n_inner, name="e") as e:
-                o = e if inner[0] == "r" else (c64(0) if o_fixed is None else o_fixed)
-                c = e if inner[0] == "c" else (c64(0) if c_fixed is None else c_fixed)
-                pos, valid = window_position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
-                valid = b.and_(valid, ok)
-                at = b.add(base, b.mul(b.select(valid, pos, c64(0)),
-                                       c64(lst[dn.input_spatial[s]])))
-                at = b.select(valid, at, c64(0))
-                x = b.load(b.gep(lhs_ptr, [at], source_etype=fty), typ=fty)
-                b.store(b.select(valid, x, zero), b.gep(dst_line, [e], source_etype=fty))
+            one_line(coord, base, dst)
     b.ret_void()
     return fn
+
+
+def _valid_range(b, p0, d: int, size: int, n: int):
+    """[lo, hi) (i64 values, lo <= hi <= n) of the e in [0, n) with 0 <= p0 + d e < size
+    (p0 an i64, d > 0)."""
+    neg = b.icmp_signed("<", p0, c64(0))
+    lo = b.select(neg, b.udiv(b.add(b.sub(c64(0), p0), c64(d - 1)), c64(d)), c64(0))
+    room = b.sub(c64(size), p0)
+    hi = b.select(b.icmp_signed("<=", room, c64(0)), c64(0),
+                  b.udiv(b.add(room, c64(d - 1)), c64(d)))
+    hi = _umin(b, hi, c64(n))
+    return _umin(b, lo, hi), hi
