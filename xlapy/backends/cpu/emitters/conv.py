@@ -518,7 +518,14 @@ def _ptrs(b, ctx, n):
 
 def _pack_kernel_fn(pe, instr, plan) -> ir.Function:
     """fn(ctx = [rhs, dst], g0, g1): dst[g][k][n] = the kernel's element at contracting
-    position k (plan.cols order) and output feature g * N + n, for groups [g0, g1)."""
+    position k (plan.cols order) and output feature g * N + n, for groups [g0, g1).
+
+    Where the innermost contracting dim is closer together in the kernel than its output
+    features (a filter gradient's kernel, the output gradient, with its positions
+    innermost), the copy goes a line of that dim at a time, the output features inside:
+    it reads runs of the line and writes a [line, N] block that stays in the L1 cache
+    (NCHW 8x32x32x32 3x3 -> 64's filter gradient, a kernel of 8192 x 64 elements: 5.0 ms
+    CPU time against 5.2 reading them with the output features innermost)."""
     fn, b = _new_fn(pe, f"conv.pack_kernel.{instr.name}")
     ctx, g0, g1 = fn.args
     rhs_ptr, dst = _ptrs(b, ctx, 2)
@@ -529,17 +536,28 @@ def _pack_kernel_fn(pe, instr, plan) -> ir.Function:
     col_strides = [rst[dn.kernel_input_feature] if kind == "i" else rst[dn.kernel_spatial[j]]
                    for kind, j, _ in plan.cols]
     ostride = rst[dn.kernel_output_feature]
+    by_line = plan.cols[-1][2] > 1 and col_strides[-1] < ostride
+    inner = plan.cols[-1][2] if by_line else 1
+    cols = plan.cols[:-1] if by_line else plan.cols
+    strides = col_strides[:-1] if by_line else col_strides
     with for_range(b, g0, g1, name="g") as g:
-        with for_range(b, 0, plan.k, name="k") as k:
+        with for_range(b, 0, plan.k // inner, name="k") as k:
             rem, src = k, b.mul(g, c64(plan.n * ostride))
-            for (_, _, size), st in zip(reversed(plan.cols), reversed(col_strides)):
+            for (_, _, size), st in zip(reversed(cols), reversed(strides)):
                 src = b.add(src, b.mul(b.urem(rem, c64(size)), c64(st)))
                 rem = b.udiv(rem, c64(size))
-            row = b.mul(b.add(b.mul(g, c64(plan.k)), k), c64(plan.n))
+            row = b.mul(b.add(b.mul(g, c64(plan.k)), b.mul(k, c64(inner))), c64(plan.n))
             with for_range(b, 0, plan.n, name="n") as n:
-                x = b.load(b.gep(rhs_ptr, [b.add(src, b.mul(n, c64(ostride)))],
-                                 source_etype=fty), typ=fty)
-                b.store(x, b.gep(dst, [b.add(row, n)], source_etype=fty))
+                src_n = b.add(src, b.mul(n, c64(ostride)))
+                if by_line:
+                    with for_range(b, 0, inner, name="e") as e:
+                        x = b.load(b.gep(rhs_ptr, [b.add(src_n, b.mul(
+                            e, c64(col_strides[-1])))], source_etype=fty), typ=fty)
+                        b.store(x, b.gep(dst, [b.add(row, b.add(b.mul(e, c64(plan.n)), n))],
+                                         source_etype=fty))
+                else:
+                    x = b.load(b.gep(rhs_ptr, [src_n], source_etype=fty), typ=fty)
+                    b.store(x, b.gep(dst, [b.add(row, n)], source_etype=fty))
     b.ret_void()
     return fn
 

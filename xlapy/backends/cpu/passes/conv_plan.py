@@ -342,26 +342,29 @@ def filter_grad_plan(instr):
 
 MAX_ONE_OUTPUT_WINDOW = 64     # window positions of a one-output-feature kernel (unrolled)
 MAX_ONE_OUTPUT_FEATURES = 256  # lhs features it reads per position (unrolled vectors)
+MAX_FEW_OUTPUTS = 4            # output features the direct kernel computes side by side
 
 
 def one_output_plan(instr):
-    """The lhs feature count when instr has a single output feature and the direct kernel
-    (emitters/conv_one_output.py) computes it: no groups, the lhs's and the kernel's input
-    features innermost (the input gradient of a one-feature image's first layer, as
-    jax.grad emits for NHWC / HWIO), else None."""
+    """The lhs feature count when instr has few output features (at most MAX_FEW_OUTPUTS)
+    and the direct kernel (emitters/conv_one_output.py) computes it: no groups, the lhs's
+    and the kernel's input features innermost (the input gradient of an image's first
+    layer, one to four colour channels, as jax.grad emits for NHWC / HWIO), else None."""
     got = _direct_operands(instr)
     if got is None:
         return None
     a, lhs, rhs, _, dn = got
     w = a["window"]
+    n_out = rhs.dims[dn.kernel_output_feature]
     if a.get("feature_group_count", 1) != 1 or a.get("batch_group_count", 1) != 1 \
-            or rhs.dims[dn.kernel_output_feature] != 1:
+            or n_out > MAX_FEW_OUTPUTS:
         return None
     c = lhs.dims[dn.input_feature]
     n_win = 1
     for size in w.size:
         n_win *= size
     if c < 2 or c > MAX_ONE_OUTPUT_FEATURES or n_win > MAX_ONE_OUTPUT_WINDOW \
+            or n_win * c * n_out > MAX_ONE_OUTPUT_WINDOW * MAX_ONE_OUTPUT_FEATURES \
             or strides_of(lhs)[dn.input_feature] != 1 \
             or strides_of(rhs)[dn.kernel_input_feature] != 1:
         return None
