@@ -17,7 +17,7 @@ the others add -0.0, which leaves any value (signed zeros, inf, NaN) as it is. A
 no tap reaches is +0.0 (an empty sum, as HLO's convolution gives). XLA and oneDNN compute
 transposed convolutions in the same way (without the holes' products).
 
-Taken: float convolutions the cpu computes with its own kernels (conv_plan's types) whose
+Taken: float convolutions (f32, f64, bf16, f16 operands and result) whose
 lhs-dilated dimensions have window stride 1 and no kernel dilation, with at most
 MAX_PHASES phases. The padding semantics (a padded position adds nothing, conv_guard.py)
 carry over: the sub-convolutions pad where the original read padding, and never read holes.
@@ -45,8 +45,9 @@ def phase_plan(conv: Instruction):
     if conv.opcode != "convolution" or "window" not in conv.attrs:
         return None
     w = conv.attrs["window"]
-    t = conv.shape.element_type.name
-    if t not in GEMM_TYPES + HALF_TYPES or conv.operands[0].shape.element_type.name != t:
+    types = GEMM_TYPES + HALF_TYPES
+    if conv.shape.element_type.name not in types \
+            or conv.operands[0].shape.element_type.name not in types:
         return None
     if not any(d > 1 for d in w.lhs_dilate) or conv.shape.size == 0:
         return None
