@@ -202,7 +202,8 @@ def _outer_fn(pe, instr, plan, n_outer, units, ws_unit, materialized) -> ir.Func
     indices of units (thread shares) [u0, u1), one thread each, unit u with its slice of
     the workspace. A convolution whose rows do not collapse (NCHW's batch) runs its
     gemms side by side rather than each split across the threads: NCHW 8x32x32x32 3x3
-    stride 2 -> 64 ..."""
+    stride 2 -> 64: 1.75 -> 1.48 ms CPU time, NCH 16x64x128 window 5 -> 128: 2.66 -> 2.45
+    (JAX 1.49 and 2.48, load 7-13)."""
     fn, b = _new_fn(pe, f"conv.outer.{instr.name}")
     ctx, u0, u1 = fn.args
     a_base, b_g, c_g, ws = _ptrs(b, ctx, 4)

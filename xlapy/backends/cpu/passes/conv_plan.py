@@ -227,8 +227,9 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
 # an im2col line shorter than this (elements) is built the other way round (A as [K, M]
 # instead of [M, K] or the reverse) where that makes lines at least twice as long: the
 # per-line work (its coordinates, bounds) dominates short lines. Measured (CPU time, load
-# ~7): NCHW 8x32x32x32 3x3 stride 2 -> 64, lines of 3 (kernel columns) 2.06 ms, of 16
-# (output columns) ...; NCH 16x64x128 window 5 -> 128, lines of 5 2.97 ms, of 124 ...
+# 7-13, with the ranged line copies of emitters/conv.py): NCHW 8x32x32x32 3x3 stride 2 ->
+# 64, lines of 3 (kernel columns) 2.06 ms, of 16 (output columns) 1.75; NCH 16x64x128
+# window 5 -> 128, lines of 5 2.97 ms, of 124 2.66
 MIN_LINE = 16
 
 
