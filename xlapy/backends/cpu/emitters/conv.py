@@ -8,6 +8,9 @@ straight into the output, whose row dims the plan collapsed (more-major row dims
 not collapse are looped over, a gemm each). A gemm epilogue fusion around a convolution
 (passes/gemm_epilogue.py) hands emit_conv_gemm the epilogue to run on each finished tile.
 
+The patch and kernel matrices are built by conv_im2col.py. Where the output's rows do not
+collapse (NCHW, NCW: a gemm per batch element), the gemms run side by side on the pool.
+
 A row-major patch matrix larger than BLOCK_BYTES is never built whole (emit_conv_blocked):
 each thread builds a block of its rows in its slice of the scratch space, where it stays
 in the L2 cache, and multiplies it at once. Measured (one thread, CPU time, loaded 2-core
@@ -22,15 +25,16 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_depthwise import (emit_depthwise, emit_filter_grad,
-                                                         window_position)
+from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
 from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
-from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.emitters.conv_guard import guarded
+from xlapy.backends.cpu.emitters.conv_im2col import (im2col_fn, im2col_inner, im2col_lines,
+                                                      new_fn, pack_kernel_fn, pdims, ptrs,
+                                                      umin)
 from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
-from xlapy.backends.cpu.passes.conv_plan import (a_dims, conv_plan, depthwise_plan,
+from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan,
                                                  filter_grad_plan, one_output_plan, strides_of)
 from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.cpu.runtime import threadpool
@@ -126,7 +130,7 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     ws_bytes = ws_unit * units
     out_ptr, final, bc_buf, (a_buf, ws) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
                                                    [a_bytes, ws_bytes])
-    im2col = None if plan.a_view else _im2col_fn(pe, instr, plan)
+    im2col = None if plan.a_view else im2col_fn(pe, instr, plan)
     gemm = OwnGemm(b, pe.alloca(T.I64, c64(len(gk.ARGS))), t, plan.m, plan.n, plan.k,
                    _a_strides(plan), plan.b_strides or (plan.n, 1), plan.c_strides, ws, chunks,
                    epilogue, swap=swapped_for(plan))
@@ -156,8 +160,8 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
             l_g = at(lhs_ptr, bytes_of(g, i_group * lst[dn.input_feature]))
         if im2col is not None:
             ptrs = pe.table([lhs_ptr, a_buf, b.inttoptr(g, T.PTR)])
-            lines = _im2col_lines(plan)
-            total = lines * _im2col_inner(plan)
+            lines = im2col_lines(plan)
+            total = lines * im2col_inner(plan)
             if me.use_threads and total >= IM2COL_PARALLEL_ELEMENTS and lines >= 2:
                 grain = max(lines // (4 * me.num_threads), 1)
                 b.call(threadpool.declare(pe.llmod), [im2col, ptrs, c64(lines), c64(grain)])
@@ -204,9 +208,9 @@ def _outer_fn(pe, instr, plan, n_outer, units, ws_unit, materialized) -> ir.Func
     gemms side by side rather than each split across the threads: NCHW 8x32x32x32 3x3
     stride 2 -> 64: 1.75 -> 1.48 ms CPU time, NCH 16x64x128 window 5 -> 128: 2.66 -> 2.45
     (JAX 1.49 and 2.48, load 7-13)."""
-    fn, b = _new_fn(pe, f"conv.outer.{instr.name}")
+    fn, b = new_fn(pe, f"conv.outer.{instr.name}")
     ctx, u0, u1 = fn.args
-    a_base, b_g, c_g, ws = _ptrs(b, ctx, 4)
+    a_base, b_g, c_g, ws = ptrs(b, ctx, 4)
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
     gemm = OwnGemm(b, slots, plan.t, plan.m, plan.n, plan.k, _a_strides(plan),
                    plan.b_strides or (plan.n, 1), plan.c_strides, c64(0), 1,
@@ -214,8 +218,8 @@ def _outer_fn(pe, instr, plan, n_outer, units, ws_unit, materialized) -> ir.Func
     per = -(-n_outer // units)
     with for_range(b, u0, u1, name="unit") as u:
         put(b, slots, "ws", b.gep(ws, [b.mul(u, c64(ws_unit))], source_etype=T.I8))
-        o0 = _umin(b, b.mul(u, c64(per)), c64(n_outer))
-        o1 = _umin(b, b.add(o0, c64(per)), c64(n_outer))
+        o0 = umin(b, b.mul(u, c64(per)), c64(n_outer))
+        o1 = umin(b, b.add(o0, c64(per)), c64(n_outer))
         with for_range(b, o0, o1, name="o") as o:
             _outer_gemm(b, plan, gemm, o, a_base, b_g, c_g, materialized)
     b.ret_void()
@@ -226,7 +230,7 @@ def blocked_rows(plan) -> int:
     """Rows of the patch matrix A per block when the convolution runs a block at a time
     (emit_conv_blocked), else 0: A materialized row-major ([M, K], each of its lines part of
     one row), no outer row loops, and more rows than one block holds."""
-    if plan.a_view or not plan.a_rows_first or plan.outer or _pdims(plan)[-1][0] != "c":
+    if plan.a_view or not plan.a_rows_first or plan.outer or pdims(plan)[-1][0] != "c":
         return 0
     rows = BLOCK_BYTES // (plan.k * _esize(plan.t))
     rows = max(rows // BLOCK_ROW_UNIT, 1) * BLOCK_ROW_UNIT
@@ -290,7 +294,7 @@ def _scratch(pe, instr, plan, out_ptr, rhs_ptr, sizes):
         regions.append(b.gep(scratch, [c64(at)], source_etype=T.I8))
         at += _align(size)
     if not plan.b_strides:
-        b.call(_pack_kernel_fn(pe, instr, plan),
+        b.call(pack_kernel_fn(pe, instr, plan),
                [pe.table([rhs_ptr, bc_buf]), c64(0), c64(plan.groups)])
     return out_ptr, final, bc_buf, regions
 
@@ -332,7 +336,7 @@ def blocked_depth(plan) -> int:
     depth block at a time (emit_conv_depth_blocked), else 0: A materialized column-major
     ([K, M], its lines each part of one column: a filter gradient, whose innermost lhs
     dim is a row dim), no outer row loops, and more columns than one block holds."""
-    if plan.a_view or plan.a_rows_first or plan.outer or _pdims(plan)[-1][0] != "r":
+    if plan.a_view or plan.a_rows_first or plan.outer or pdims(plan)[-1][0] != "r":
         return 0
     cols = BLOCK_BYTES // (plan.m * _esize(plan.t))
     cols = max(cols // BLOCK_ROW_UNIT, 1) * BLOCK_ROW_UNIT
@@ -356,8 +360,8 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
     out_ptr, final, bc_buf, (a_buf, ws) = _scratch(pe, instr, plan, out_ptr, rhs_ptr,
                                                    [a_bytes, ws_bytes])
     rsb = plan.b_strides[0] if plan.b_strides else plan.n
-    im2col = _im2col_fn(pe, instr, plan)
-    lines_per_k = _im2col_lines(plan) // plan.k
+    im2col = im2col_fn(pe, instr, plan)
+    lines_per_k = im2col_lines(plan) // plan.k
     n_blocks = -(-plan.k // depth)
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
     gemm = OwnGemm(b, slots, t, plan.m, plan.n, depth, _a_strides(plan),
@@ -376,7 +380,7 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
         b.store(b.inttoptr(g, T.PTR), b.gep(ictx, [c64(2)], source_etype=T.PTR))
         with for_range(b, 0, n_blocks, name="conv.depth") as blk:
             k0 = b.mul(blk, c64(depth))
-            kb = _umin(b, c64(depth), b.sub(c64(plan.k), k0))
+            kb = umin(b, c64(depth), b.sub(c64(plan.k), k0))
             # A^T's row k is at a_buf + (k - k0) * M: the block's columns of A
             origin = b.gep(a_buf, [b.sub(c64(0), b.mul(k0, c64(plan.m * es)))],
                            source_etype=T.I8)
@@ -405,9 +409,9 @@ def emit_conv_depth_blocked(pe, instr, plan, depth, out_ptr, lhs_ptr, rhs_ptr,
 
 def _shifted_lines_fn(pe, instr, im2col) -> ir.Function:
     """fn(ctx = [im2col's ctx, lo], start, end): im2col(ctx[0], lo + start, lo + end)."""
-    fn, b = _new_fn(pe, f"conv.im2col_block.{instr.name}")
+    fn, b = new_fn(pe, f"conv.im2col_block.{instr.name}")
     ctx, start, end = fn.args
-    ictx, lo = _ptrs(b, ctx, 2)
+    ictx, lo = ptrs(b, ctx, 2)
     lo = b.ptrtoint(lo, T.I64)
     b.call(im2col, [ictx, b.add(lo, start), b.add(lo, end)])
     b.ret_void()
@@ -417,13 +421,13 @@ def _shifted_lines_fn(pe, instr, im2col) -> ir.Function:
 def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, epilogue):
     """fn(ctx = [lhs, C of the group, B of the group, slices, g, epilogue ctx], u0, u1):
     the row blocks of units (thread shares) [u0, u1), unit u in slice u."""
-    fn, b = _new_fn(pe, f"conv.blocks.{instr.name}")
+    fn, b = new_fn(pe, f"conv.blocks.{instr.name}")
     ctx, u0, u1 = fn.args
-    lhs_ptr, c_g, b_g, slices, gp, ectx = _ptrs(b, ctx, 6)
+    lhs_ptr, c_g, b_g, slices, gp, ectx = ptrs(b, ctx, 6)
     t, es = plan.t, _esize(plan.t)
     ec = _esize(gk.compute_type(t))
-    im2col = _im2col_fn(pe, instr, plan)
-    lines_per_row = _im2col_lines(plan) // plan.m
+    im2col = im2col_fn(pe, instr, plan)
+    lines_per_row = im2col_lines(plan) // plan.m
     n_blocks = -(-plan.m // rows_blk)
     per = -(-n_blocks // chunks)
     ictx = entry_alloca(b, T.PTR, c64(3))
@@ -440,11 +444,11 @@ def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, ep
     with for_range(b, u0, u1, name="unit") as u:
         a_buf = b.gep(slices, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
         put(b, slots, "ws", b.gep(a_buf, [c64(a_bytes)], source_etype=T.I8))
-        blk0 = _umin(b, b.mul(u, c64(per)), c64(n_blocks))
-        blk1 = _umin(b, b.add(blk0, c64(per)), c64(n_blocks))
+        blk0 = umin(b, b.mul(u, c64(per)), c64(n_blocks))
+        blk1 = umin(b, b.add(blk0, c64(per)), c64(n_blocks))
         with for_range(b, blk0, blk1, name="block") as blk:
             r0 = b.mul(blk, c64(rows_blk))
-            mb = _umin(b, c64(rows_blk), b.sub(c64(plan.m), r0))
+            mb = umin(b, c64(rows_blk), b.sub(c64(plan.m), r0))
             # A's row r is at a_buf + (r - r0) * K: the block's rows of the patch matrix
             origin = b.gep(a_buf, [b.sub(c64(0), b.mul(r0, c64(plan.k * es)))],
                            source_etype=T.I8)
@@ -460,10 +464,6 @@ def _blocks_fn(pe, instr, plan, rows_blk, chunks, a_bytes, slice_bytes, swap, ep
     return fn
 
 
-def _umin(b, x, y):
-    return b.select(b.icmp_unsigned("<", x, y), x, y)
-
-
 def _offset_epilogue(pe, instr, plan, inner, swap) -> ir.Function:
     """epi(wctx = [inner's ctx, row offset], row, col, rows, cols): `inner` on the tile of
     the whole result: a block gemm's tile (transposed when it computes C^T: `swap`) moved
@@ -474,7 +474,7 @@ def _offset_epilogue(pe, instr, plan, inner, swap) -> ir.Function:
     fn.attributes.add("nounwind")
     wctx, row, col, rows, cols = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ictx, off = _ptrs(b, wctx, 2)
+    ictx, off = ptrs(b, wctx, 2)
     off = b.ptrtoint(off, T.I64)
     if swap:   # the block's gemm computed C^T: its tile as (output rows, features)
         row, col, rows, cols = col, row, cols, rows
@@ -502,214 +502,3 @@ def _a_strides(plan) -> tuple:
     if plan.a_view:
         return plan.a_view[0], plan.a_view[1]
     return (plan.k, 1) if plan.a_rows_first else (1, plan.m_total)
-
-
-def _new_fn(pe, name: str, n_args: int = 3) -> tuple[ir.Function, ir.IRBuilder]:
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(name))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
-
-
-def _ptrs(b, ctx, n):
-    return [b.load(b.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(n)]
-
-
-def _pack_kernel_fn(pe, instr, plan) -> ir.Function:
-    """fn(ctx = [rhs, dst], g0, g1): dst[g][k][n] = the kernel's element at contracting
-    position k (plan.cols order) and output feature g * N + n, for groups [g0, g1).
-
-    Where the innermost contracting dim is closer together in the kernel than its output
-    features (a filter gradient's kernel, the output gradient, with its positions
-    innermost), the copy goes a line of that dim at a time, the output features inside:
-    it reads runs of the line and writes a [line, N] block that stays in the L1 cache
-    (NCHW 8x32x32x32 3x3 -> 64's filter gradient, a kernel of 8192 x 64 elements: 5.0 ms
-    CPU time against 5.2 reading them with the output features innermost)."""
-    fn, b = _new_fn(pe, f"conv.pack_kernel.{instr.name}")
-    ctx, g0, g1 = fn.args
-    rhs_ptr, dst = _ptrs(b, ctx, 2)
-    rhs = instr.operands[1].shape
-    dn = instr.attrs["dim_labels"]
-    rst = _strides(rhs)
-    fty = T.value_type(rhs.element_type)
-    col_strides = [rst[dn.kernel_input_feature] if kind == "i" else rst[dn.kernel_spatial[j]]
-                   for kind, j, _ in plan.cols]
-    ostride = rst[dn.kernel_output_feature]
-    by_line = plan.cols[-1][2] > 1 and col_strides[-1] < ostride
-    inner = plan.cols[-1][2] if by_line else 1
-    cols = plan.cols[:-1] if by_line else plan.cols
-    strides = col_strides[:-1] if by_line else col_strides
-    with for_range(b, g0, g1, name="g") as g:
-        with for_range(b, 0, plan.k // inner, name="k") as k:
-            rem, src = k, b.mul(g, c64(plan.n * ostride))
-            for (_, _, size), st in zip(reversed(cols), reversed(strides)):
-                src = b.add(src, b.mul(b.urem(rem, c64(size)), c64(st)))
-                rem = b.udiv(rem, c64(size))
-            row = b.mul(b.add(b.mul(g, c64(plan.k)), b.mul(k, c64(inner))), c64(plan.n))
-            with for_range(b, 0, plan.n, name="n") as n:
-                src_n = b.add(src, b.mul(n, c64(ostride)))
-                if by_line:
-                    with for_range(b, 0, inner, name="e") as e:
-                        x = b.load(b.gep(rhs_ptr, [b.add(src_n, b.mul(
-                            e, c64(col_strides[-1])))], source_etype=fty), typ=fty)
-                        b.store(x, b.gep(dst, [b.add(row, b.add(b.mul(e, c64(plan.n)), n))],
-                                         source_etype=fty))
-                else:
-                    x = b.load(b.gep(rhs_ptr, [src_n], source_etype=fty), typ=fty)
-                    b.store(x, b.gep(dst, [b.add(row, n)], source_etype=fty))
-    b.ret_void()
-    return fn
-
-
-def _pdims(plan):
-    """The materialized A's dims, major -> minor (conv_plan.a_dims)."""
-    return a_dims(plan.rows, plan.cols, plan.a_rows_first)
-
-
-def _im2col_lines(plan) -> int:
-    """The im2col kernel's work items: its lines, or planes of lines (plan.plane)."""
-    n = 1
-    for d in _pdims(plan)[:-plan.line_dims - plan.plane]:
-        n *= d[3]
-    return n
-
-
-def _im2col_inner(plan) -> int:
-    """Elements of A per work item of the im2col kernel."""
-    n = 1
-    for d in _pdims(plan)[-plan.line_dims - plan.plane:]:
-        n *= d[3]
-    return n
-
-
-def _im2col_fn(pe, instr, plan) -> ir.Function:
-    """fn(ctx = [lhs, A, g], start, end): the work items [start, end) of the patch matrix A
-    of group g, zeros in the padding and between lhs-dilated elements. A work item is a
-    line (A's plan.line_dims innermost dims, the others fixed: one run of the lhs, its
-    valid part one range of its spatial dim, if it has one), or with plan.plane the lines
-    along the next dim (a spatial dim: the others' coordinates decoded once per plane)."""
-    fn, b = _new_fn(pe, f"conv.im2col.{instr.name}")
-    ctx, start, end = fn.args
-    lhs_ptr, a_ptr, gp = _ptrs(b, ctx, 3)
-    g = b.ptrtoint(gp, T.I64)
-    lhs = instr.operands[0].shape
-    out = instr.shape
-    a = instr.attrs
-    dn, w = a["dim_labels"], a["window"]
-    lst = _strides(lhs)
-    fty = T.value_type(lhs.element_type)
-    zero = ir.Constant(fty, 0) if isinstance(fty, ir.IntType) else ir.Constant(fty, 0.0)
-    pd = _pdims(plan)
-    line_d = pd[-plan.line_dims:]
-    n_item = _im2col_inner(plan)
-    n_inner = n_item // (pd[-plan.line_dims - 1][3] if plan.plane else 1)
-    i_group = instr.operands[1].shape.dims[dn.kernel_input_feature]
-    nsp = len(dn.output_spatial)
-    # the line's spatial dim (its most-major, if any), and the lhs step between its elements
-    sp_d = line_d[0] if line_d[0][1] == "s" else None
-    last = line_d[-1]
-    if last[1] == "s":
-        s_ = last[2]
-        el_step = (w.stride[s_] if last[0] == "r" else w.rhs_dilate[s_]) \
-            * lst[dn.input_spatial[s_]]
-    else:
-        el_step = lst[dn.input_batch] if last[1] == "b" else lst[dn.input_feature]
-    # a spatial dim in the line with no lhs dilation and no reversal of its kernel dim is in
-    # bounds over one range of its positions: that range is copied, the rest zeroed
-    ranged = sp_d is not None and w.lhs_dilate[sp_d[2]] == 1 \
-        and not (sp_d[0] == "c" and w.rhs_reversal[sp_d[2]])
-
-    def one_line(coord, base, dst_line):
-        """A line at the coordinates `coord` of the dims outside it."""
-        def value(key, default):
-            return coord.get(key, default)
-
-        ok = ir.Constant(T.I1, 1)
-        s_pos = None
-        for s in range(nsp):
-            if sp_d is not None and sp_d[2] == s and not ranged:
-                continue
-            pos, valid = window_position(b, w, s, value(("r", "s", s), c64(0)),
-                                         value(("c", "s", s), c64(0)),
-                                         lhs.dims[dn.input_spatial[s]])
-            if sp_d is not None and sp_d[2] == s:   # ranged: pos is the line's first
-                s_pos = pos
-                continue
-            ok = b.and_(ok, valid)
-            base = b.add(base, b.mul(b.select(valid, pos, c64(0)),
-                                     c64(lst[dn.input_spatial[s]])))
-        if sp_d is None or ranged:
-            if sp_d is None:
-                lo, hi = c64(0), b.select(ok, c64(n_inner), c64(0))
-                src = b.gep(lhs_ptr, [base], source_etype=fty)
-            else:
-                s = sp_d[2]
-                d = w.stride[s] if sp_d[0] == "r" else w.rhs_dilate[s]
-                lo, hi = _valid_range(b, s_pos, d, lhs.dims[dn.input_spatial[s]], sp_d[3])
-                per = n_inner // sp_d[3]
-                hi = b.select(ok, b.mul(hi, c64(per)), c64(0))
-                lo = _umin(b, b.mul(lo, c64(per)), hi)
-                src = b.gep(lhs_ptr, [b.add(base, b.mul(s_pos, c64(
-                    lst[dn.input_spatial[s]])))], source_etype=fty)
-            with for_range(b, 0, lo, name="z") as e:
-                b.store(zero, b.gep(dst_line, [e], source_etype=fty))
-            with for_range(b, lo, hi, name="e") as e:
-                x = b.load(b.gep(src, [b.mul(e, c64(el_step))], source_etype=fty), typ=fty)
-                b.store(x, b.gep(dst_line, [e], source_etype=fty))
-            with for_range(b, hi, c64(n_inner), name="z") as e:
-                b.store(zero, b.gep(dst_line, [e], source_etype=fty))
-            return
-        # one spatial dim, lhs-dilated or a reversed kernel dim: element by element
-        s = sp_d[2]
-        o_fixed = value(("r", "s", s), None)
-        c_fixed = value(("c", "s", s), None)
-        with for_range(b, 0, n_inner, name="e") as e:
-            o = e if sp_d[0] == "r" else (c64(0) if o_fixed is None else o_fixed)
-            c = e if sp_d[0] == "c" else (c64(0) if c_fixed is None else c_fixed)
-            pos, valid = window_position(b, w, s, o, c, lhs.dims[dn.input_spatial[s]])
-            valid = b.and_(valid, ok)
-            at = b.add(base, b.mul(b.select(valid, pos, c64(0)),
-                                   c64(lst[dn.input_spatial[s]])))
-            at = b.select(valid, at, c64(0))
-            x = b.load(b.gep(lhs_ptr, [at], source_etype=fty), typ=fty)
-            b.store(b.select(valid, x, zero), b.gep(dst_line, [e], source_etype=fty))
-
-    with for_range(b, start, end, name="line") as line:
-        coord = {}
-        rem = line
-        for role, kind, j, size in reversed(pd[:-plan.line_dims - plan.plane]):
-            coord[(role, kind, j)] = b.urem(rem, c64(size))
-            rem = b.udiv(rem, c64(size))
-        # fixed parts: batch and feature; the spatial ones per line (one_line)
-        bidx = coord.get(("r", "b", 0), c64(0))
-        if plan.batch_groups:
-            bidx = b.add(bidx, b.mul(g, c64(out.dims[dn.output_batch])))
-        fidx = coord.get(("c", "i", 0), c64(0))
-        if not plan.batch_groups:
-            fidx = b.add(fidx, b.mul(g, c64(i_group)))
-        base = b.add(b.mul(bidx, c64(lst[dn.input_batch])),
-                     b.mul(fidx, c64(lst[dn.input_feature])))
-        dst = b.gep(a_ptr, [b.mul(line, c64(n_item))], source_etype=fty)
-        if plan.plane:
-            role, kind, j, size = pd[-plan.line_dims - 1]
-            with for_range(b, 0, size, name="plane") as p:
-                one_line({**coord, (role, kind, j): p}, base,
-                         b.gep(dst, [b.mul(p, c64(n_inner))], source_etype=fty))
-        else:
-            one_line(coord, base, dst)
-    b.ret_void()
-    return fn
-
-
-def _valid_range(b, p0, d: int, size: int, n: int):
-    """[lo, hi) (i64 values, lo <= hi <= n) of the e in [0, n) with 0 <= p0 + d e < size
-    (p0 an i64, d > 0)."""
-    neg = b.icmp_signed("<", p0, c64(0))
-    lo = b.select(neg, b.udiv(b.add(b.sub(c64(0), p0), c64(d - 1)), c64(d)), c64(0))
-    room = b.sub(c64(size), p0)
-    hi = b.select(b.icmp_signed("<=", room, c64(0)), c64(0),
-                  b.udiv(b.add(room, c64(d - 1)), c64(d)))
-    hi = _umin(b, hi, c64(n))
-    return _umin(b, lo, hi), hi
