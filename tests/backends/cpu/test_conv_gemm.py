@@ -122,6 +122,8 @@ def test_row_blocks(cpu_check, tiny_blocks):
     plans = [p for p in _plans(m.text()) if p is not None]
     assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 10
     assert sum(bool(tiny_blocks.blocked_depth(p)) for p in plans) >= 6
+    assert sum(bool(p.outer) for p in plans) >= 3   # gemms per outer row, side by side
+    assert sum(p.line_dims > 1 for p in plans) >= 3 and sum(p.plane for p in plans) >= 10
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
     rng = np.random.default_rng(301)
