@@ -120,8 +120,10 @@ def test_row_blocks(cpu_check, tiny_blocks):
     cases = draw(_case, rng, 30)
     m, args = _module(cases + list(_MODEL_FORMS), seed=3)
     plans = [p for p in _plans(m.text()) if p is not None]
-    assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 12
+    assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 10
     assert sum(bool(tiny_blocks.blocked_depth(p)) for p in plans) >= 6
+    assert sum(bool(p.outer) for p in plans) >= 3   # gemms per outer row, side by side
+    assert sum(p.line_dims > 1 for p in plans) >= 3 and sum(p.plane for p in plans) >= 10
     got, want = cpu_check.run(m.text(), *args)
     O.compare_outputs(got, want, m.labels, (O.CLOSE, 1e-4, 1e-4))
     rng = np.random.default_rng(301)
@@ -223,9 +225,9 @@ ENTRY e {
 
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_one_output_feature(cpu_check, t):
-    """One output feature on the direct kernel (conv_one_output.py): lhs features below,
-    at and above a vector (tail lanes), strides, padding (negative too), lhs and rhs
-    dilation, kernel reversal, 1-D to 3-D, interior and edge pixels."""
+    """One to four output features on the direct kernel (conv_one_output.py): lhs features
+    below, at and above a vector (tail lanes), strides, padding (negative too), lhs and rhs
+    dilation, kernel reversal, 1-D to 3-D, interior and edge pixels, output layouts."""
     from xlapy.backends.cpu.passes.conv_plan import one_output_plan
     cases = [((3, 12, 11, 32), None, (5, 5, 1, 32), None, (3, 12, 11, 1), None,
               "size=5x5 pad=2_2x2_2 rhs_reversal=1x1", "b01f_01oi->b01f", ""),
@@ -236,7 +238,14 @@ def test_one_output_feature(cpu_check, t):
              ((1, 4, 5, 6, 5), None, (2, 2, 2, 1, 5), None, (1, 5, 6, 7, 1), None,
               "size=2x2x2 pad=1_1x1_1x1_1", "b012f_012oi->b012f", ""),
              ((2, 6, 6, 3), None, (3, 3, 1, 3), None, (2, 1, 6, 6), None,
-              "size=3x3 pad=1_1x1_1", "b01f_01oi->bf01", "")]
+              "size=3x3 pad=1_1x1_1", "b01f_01oi->bf01", ""),
+             # two to four output features (a colour image's first layer's input gradient)
+             ((2, 7, 6, 40), None, (4, 4, 3, 40), None, (2, 8, 7, 3), None,
+              "size=4x4 pad=2_2x2_2 rhs_reversal=1x1", "b01f_01oi->b01f", ""),
+             ((3, 9, 21), None, (3, 2, 21), None, (3, 3, 2), None,
+              "size=3 stride=2 pad=0_-1", "b0f_0oi->b0f", ""),
+             ((2, 5, 6, 17), None, (2, 3, 4, 17), None, (2, 10, 6, 4), (2, 1, 0, 3),
+              "size=2x3 pad=1_1x1_1 lhs_dilate=2x1", "b01f_01oi->b01f", "")]
     m, args = _module(cases, t=t, seed=13)
     mod = parse(m.text())
     assert all(one_output_plan(i) is not None for i in mod.entry.instructions

@@ -23,8 +23,12 @@ from xlapy.hlo import parse
 
 @pytest.fixture
 def any_size(monkeypatch):
-    """Winograd for every convolution it can compute, however small (the thresholds are
-    not part of the compile cache's key: no disk cache, and a fresh memory cache)."""
+    """Winograd for every convolution it can compute, however small, and with two to four
+    output features (the direct kernel of conv_one_output.py takes those otherwise; the
+    thresholds are not part of the compile cache's key: no disk cache, and a fresh memory
+    cache)."""
+    from xlapy.backends.cpu.passes import conv_plan
+    monkeypatch.setattr(conv_plan, "MAX_FEW_OUTPUTS", 1)
     monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
     monkeypatch.setattr(W, "MIN_TILES", 1)
     monkeypatch.setattr(W, "MIN_FLOPS", 0)

@@ -87,6 +87,8 @@ class ConvPlan:
         return t
 
     out_t: str = ""
+    line_dims: int = 1       # the innermost dims of A one im2col line covers (_line_dims)
+    plane: bool = False      # one im2col call builds the lines of the next dim (spatial)
 
     @property
     def epilogue_ok(self) -> bool:
@@ -156,11 +158,19 @@ def plan_for(a: dict, lhs, rhs, out):
         k *= size
     b_strides = (kc[1], rst[dn.kernel_output_feature]) if kc is not None else None
     a_view = _lhs_view(dn, w, lhs, lst, rows[split:], outer and rows[:split], cols, nsp)
+    rows = tuple((r[0], r[1], r[2]) for r in rows)
+    rows_first = _rows_first(dn, lhs, lst, rows, cols)
+    lines = {first: _line_dims(dn, w, lst, a_dims(rows, cols, first)) for first in (0, 1)}
+    if _line_size(a_dims(rows, cols, rows_first), lines[rows_first]) < MIN_LINE \
+            and _line_size(a_dims(rows, cols, not rows_first), lines[not rows_first]) \
+            >= 2 * _line_size(a_dims(rows, cols, rows_first), lines[rows_first]):
+        rows_first = not rows_first
     return ConvPlan(t=t, out_t=out_t, groups=groups, batch_groups=bg > 1,
-                    rows=tuple((r[0], r[1], r[2]) for r in rows), cols=tuple(cols), m=m, n=n,
+                    rows=rows, cols=tuple(cols), m=m, n=n,
                     k=k, outer=outer, c_strides=(rs_c, ost[dn.output_feature]),
-                    b_strides=b_strides, a_view=a_view,
-                    a_rows_first=_rows_first(dn, lhs, lst, rows, cols))
+                    b_strides=b_strides, a_view=a_view, a_rows_first=rows_first,
+                    line_dims=lines[rows_first],
+                    plane=_plane(a_dims(rows, cols, rows_first), lines[rows_first]))
 
 
 def _lhs_dim(dn, kind, j, as_row):
@@ -212,6 +222,69 @@ def _rows_first(dn, lhs, lst, rows, cols) -> bool:
     if not r or not c:
         return True
     return cost(c[-1][0], c[-1][1], False) <= cost(r[-1][0], r[-1][1], True)
+
+
+# an im2col line shorter than this (elements) is built the other way round (A as [K, M]
+# instead of [M, K] or the reverse) where that makes lines at least twice as long: the
+# per-line work (its coordinates, bounds) dominates short lines. Measured (CPU time, load
+# 7-13, with the ranged line copies of emitters/conv.py): NCHW 8x32x32x32 3x3 stride 2 ->
+# 64, lines of 3 (kernel columns) 2.06 ms, of 16 (output columns) 1.75; NCH 16x64x128
+# window 5 -> 128, lines of 5 2.97 ms, of 124 2.66
+MIN_LINE = 16
+
+
+def a_dims(rows, cols, rows_first) -> list:
+    """The materialized A's dims, major -> minor, size-1 dims left out: (role, kind, j,
+    size), role "r" (a row dim) or "c" (a contracting dim)."""
+    r = [("r",) + tuple(x[:3]) for x in rows if x[2] != 1]
+    c = [("c",) + tuple(x[:3]) for x in cols if x[2] != 1]
+    dims = r + c if rows_first else c + r
+    return dims or [("c", "i", 0, 1)]
+
+
+def _line_size(dims, n: int) -> int:
+    size = 1
+    for d in dims[len(dims) - n:]:
+        size *= d[3]
+    return size
+
+
+def _line_dims(dn, w, lst, dims) -> int:
+    """How many of A's innermost dims (a_dims) one im2col line covers: the innermost, and
+    the more-major ones of its role while their lhs positions continue one arithmetic
+    progression, up to and including at most one spatial dim (NHWC's kernel columns and
+    input features: a line of kw * C elements read in one run, its valid part one range
+    of the spatial dim). A spatial dim in a line has no lhs dilation and, as a kernel dim,
+    no reversal."""
+    def step(role, kind, j):
+        if kind == "b":
+            return lst[dn.input_batch]
+        if kind == "i":
+            return lst[dn.input_feature]
+        if w.lhs_dilate[j] != 1 or (role == "c" and w.rhs_reversal[j]):
+            return None
+        return (w.stride[j] if role == "r" else w.rhs_dilate[j]) * lst[dn.input_spatial[j]]
+
+    role, kind, j, size = dims[-1]
+    n, run_size, run_step = 1, size, step(role, kind, j)
+    if kind == "s" or run_step is None:
+        return 1
+    for prev in reversed(dims[:-1]):
+        st = step(*prev[:3])
+        if prev[0] != role or st is None or st != run_size * run_step:
+            break
+        n += 1
+        run_size *= prev[3]
+        if prev[1] == "s":
+            break
+    return n
+
+
+def _plane(dims, n: int) -> bool:
+    """Whether the dim outside a line of n dims is a spatial dim of the same role: one
+    work item of the im2col kernel is then a plane of lines along it (the coordinates of
+    the dims further out computed once per plane)."""
+    return len(dims) > n and dims[-n - 1][1] == "s" and dims[-n - 1][0] == dims[-1][0]
 
 
 MAX_FILTER_POSITIONS = 32   # filter-gradient outputs accumulated in registers at once
@@ -270,26 +343,29 @@ def filter_grad_plan(instr):
 
 MAX_ONE_OUTPUT_WINDOW = 64     # window positions of a one-output-feature kernel (unrolled)
 MAX_ONE_OUTPUT_FEATURES = 256  # lhs features it reads per position (unrolled vectors)
+MAX_FEW_OUTPUTS = 4            # output features the direct kernel computes side by side
 
 
 def one_output_plan(instr):
-    """The lhs feature count when instr has a single output feature and the direct kernel
-    (emitters/conv_one_output.py) computes it: no groups, the lhs's and the kernel's input
-    features innermost (the input gradient of a one-feature image's first layer, as
-    jax.grad emits for NHWC / HWIO), else None."""
+    """The lhs feature count when instr has few output features (at most MAX_FEW_OUTPUTS)
+    and the direct kernel (emitters/conv_one_output.py) computes it: no groups, the lhs's
+    and the kernel's input features innermost (the input gradient of an image's first
+    layer, one to four colour channels, as jax.grad emits for NHWC / HWIO), else None."""
     got = _direct_operands(instr)
     if got is None:
         return None
     a, lhs, rhs, _, dn = got
     w = a["window"]
+    n_out = rhs.dims[dn.kernel_output_feature]
     if a.get("feature_group_count", 1) != 1 or a.get("batch_group_count", 1) != 1 \
-            or rhs.dims[dn.kernel_output_feature] != 1:
+            or n_out > MAX_FEW_OUTPUTS:
         return None
     c = lhs.dims[dn.input_feature]
     n_win = 1
     for size in w.size:
         n_win *= size
     if c < 2 or c > MAX_ONE_OUTPUT_FEATURES or n_win > MAX_ONE_OUTPUT_WINDOW \
+            or n_win * c * n_out > MAX_ONE_OUTPUT_WINDOW * MAX_ONE_OUTPUT_FEATURES \
             or strides_of(lhs)[dn.input_feature] != 1 \
             or strides_of(rhs)[dn.kernel_input_feature] != 1:
         return None

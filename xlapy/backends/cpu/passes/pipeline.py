@@ -7,6 +7,8 @@
                     imported fusions the cpu cannot emit as one loop kernel (XLA fuses
                     scatter, sort, ...) are still undone, so a valid module always compiles
   simplify          fixed point of algsimp, constant_folding, cse, dce, tuple-simplifier
+  conv-phases       an lhs-dilated convolution becomes one convolution per output phase
+                    (no products with the dilation's holes: conv_phases.py)
   transpose-folding transposes feeding dots become gemm transpose flags
   reduction-splitter large reductions to a scalar become a parallel row reduction + a
                     small one
@@ -28,6 +30,7 @@ observers receive the module before and after each pass (the --xla_dump_hlo_pass
 from __future__ import annotations
 
 from xlapy.backends.cpu.passes.column_plan import column_plan
+from xlapy.backends.cpu.passes.conv_phases import ConvPhases
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
 from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
@@ -64,7 +67,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
     simplify = simplification_pipeline(flush_denormals=flags().xla_cpu_ftz)
     simplify.name = "simplify"
     return Pipeline("cpu", [CallInliner(), FusionInliner(all_fusions=True),
-                            FusionLegalizer(), simplify,
+                            FusionLegalizer(), simplify, ConvPhases(),
                             TransposeFolding(), ReductionSplitter(), GemmUpdateFusion(), DCE(),
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
