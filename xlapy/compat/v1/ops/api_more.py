@@ -1,0 +1,40 @@
+"""The tf.* names of the math, linear algebra, partition and random ops added for issue 21
+(special_math_ops, linalg_ops, partition_ops, bits_ops, random_more_ops, placeholder_ops),
+and the TF1-in-TF2 scaffolding (behavior.py), collected for xlapy.compat.v1's namespace."""
+
+from __future__ import annotations
+
+from xlapy.compat.v1.behavior import (disable_control_flow_v2, disable_eager_execution,
+                                      disable_resource_variables, disable_v2_behavior,
+                                      disable_v2_tensorshape, enable_eager_execution,
+                                      enable_v2_behavior, executing_eagerly)
+from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
+from xlapy.compat.v1.ops.linalg_ops import (cholesky, diag, diag_part, eye,
+                                            log_matrix_determinant, matrix_determinant,
+                                            matrix_diag, matrix_diag_part, matrix_inverse,
+                                            matrix_solve, matrix_transpose, qr,
+                                            self_adjoint_eig, self_adjoint_eigvals, svd, trace)
+from xlapy.compat.v1.ops.partition_ops import (dynamic_partition, dynamic_stitch,
+                                               invert_permutation, unique_with_counts,
+                                               unsorted_segment_max, unsorted_segment_min)
+from xlapy.compat.v1.ops.placeholder_ops import placeholder_with_default
+from xlapy.compat.v1.ops.random_more_ops import multinomial, random_gamma, random_shuffle
+from xlapy.compat.v1.ops.special_math_ops import (accumulate_n, clip_by_average_norm, digamma,
+                                                  div_no_nan, erf, erfc, expm1, lgamma,
+                                                  log_sigmoid, round)
+
+__all__ = [
+    "disable_control_flow_v2", "disable_eager_execution", "disable_resource_variables",
+    "disable_v2_behavior", "disable_v2_tensorshape", "enable_eager_execution",
+    "enable_v2_behavior", "executing_eagerly",
+    "bitcast", "histogram_fixed_width", "searchsorted", "shape_n",
+    "cholesky", "diag", "diag_part", "eye", "log_matrix_determinant", "matrix_determinant",
+    "matrix_diag", "matrix_diag_part", "matrix_inverse", "matrix_solve", "matrix_transpose",
+    "qr", "self_adjoint_eig", "self_adjoint_eigvals", "svd", "trace",
+    "dynamic_partition", "dynamic_stitch", "invert_permutation", "unique_with_counts",
+    "unsorted_segment_max", "unsorted_segment_min",
+    "placeholder_with_default",
+    "multinomial", "random_gamma", "random_shuffle",
+    "accumulate_n", "clip_by_average_norm", "digamma", "div_no_nan", "erf", "erfc", "expm1",
+    "lgamma", "log_sigmoid", "round",
+]
