@@ -68,6 +68,10 @@ from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...
 from xlapy.compat.v1 import layers, nest
 from xlapy.compat.v1.ops.api_more import *  # noqa: F403  (linalg, special math, random, ...)
 from xlapy.compat.v1 import linalg, math, random  # tf.linalg, tf.math, tf.random
+from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_initializer,
+                                      uniform_unit_scaling_initializer,
+                                      variance_scaling_initializer)
+from xlapy.compat.v1 import initializers
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 
