@@ -28,7 +28,7 @@ NAMESPACES = [
     ("compat", False), ("test", False), ("app", False), ("app.flags", False),
     ("errors", False), ("image", True), ("math", True), ("random", True),
     ("initializers", True), ("io", True), ("contrib.compiler.jit", False),
-    ("contrib.rnn", True), ("contrib.layers", True),
+    ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
     ("contrib.tensorboard.plugins.projector", False),
 ]
 BEGIN = "<!-- BEGIN GENERATED SYMBOLS: .venv/bin/python -m xlapy.tools.compat_symbols --write -->"

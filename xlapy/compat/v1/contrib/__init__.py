@@ -3,4 +3,5 @@
 
 from xlapy.compat.v1.contrib import compiler
 from xlapy.compat.v1.contrib import layers
+from xlapy.compat.v1.contrib import opt
 from xlapy.compat.v1.contrib import rnn

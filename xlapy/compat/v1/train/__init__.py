@@ -21,6 +21,16 @@ from xlapy.compat.v1.train.training_util import (assert_global_step, create_glob
                                                  get_global_step, get_or_create_global_step,
                                                  global_step)
 from xlapy.compat.v1.train.moving_averages import ExponentialMovingAverage
+from xlapy.compat.v1.train.ftrl import FtrlOptimizer
+from xlapy.compat.v1.train.monitored_session import (ChiefSessionCreator, MonitoredSession,
+                                                     MonitoredTrainingSession, Scaffold,
+                                                     SingularMonitoredSession)
+from xlapy.compat.v1.train.session_run_hook import (CheckpointSaverHook, LoggingTensorHook,
+                                                    NanLossDuringTrainingError, NanTensorHook,
+                                                    SecondOrStepTimer, SessionRunArgs,
+                                                    SessionRunContext, SessionRunHook,
+                                                    SessionRunValues, StepCounterHook,
+                                                    StopAtStepHook, SummarySaverHook)
 from xlapy.compat.v1.train.checkpoint_io import CheckpointReader, CheckpointState
 from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          checkpoint_exists, get_checkpoint_mtimes,
