@@ -1,0 +1,147 @@
+"""tf.image: resize_bilinear / resize_nearest_neighbor (legacy, half-pixel and
+align_corners coordinates) against per-pixel loops of TF's kernel definitions, their
+gradient against JAX, and flips, per_image_standardization, central_crop,
+convert_image_dtype, rgb_to_grayscale against NumPy; executor and compiled (XLA_CPU)."""
+
+import contextlib
+import math
+
+import jax
+import numpy as np
+import pytest
+
+import xlapy.compat.v1 as tf
+from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
+
+from .helpers import assert_close
+
+R = np.random.default_rng(12)
+IMG = R.random((2, 5, 7, 3)).astype(np.float32)
+U8 = (R.random((5, 7, 3)) * 255).astype(np.uint8)
+
+
+def _src(i, n_in, n_out, align, half):
+    s = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+    return (i + 0.5) * s - 0.5 if half else i * s
+
+
+def _ref_bilinear(x, oh, ow, align=False, half=False, xp=np):
+    b, ih, iw, c = x.shape
+    rows = []
+    for i in range(oh):
+        cols = []
+        for j in range(ow):
+            y, xx = _src(i, ih, oh, align, half), _src(j, iw, ow, align, half)
+            y0, x0 = math.floor(y), math.floor(xx)
+            ly, lx = y - y0, xx - x0
+            y0c, y1 = max(y0, 0), min(math.ceil(y), ih - 1)
+            x0c, x1 = max(x0, 0), min(math.ceil(xx), iw - 1)
+            top = x[:, y0c, x0c] + (x[:, y0c, x1] - x[:, y0c, x0c]) * lx
+            bot = x[:, y1, x0c] + (x[:, y1, x1] - x[:, y1, x0c]) * lx
+            cols.append(top + (bot - top) * ly)
+        rows.append(xp.stack(cols, 1))
+    return xp.stack(rows, 1)
+
+
+def _ref_nearest(x, oh, ow, align=False, half=False):
+    def idx(i, n_in, n_out):
+        s = (n_in - 1) / (n_out - 1) if align and n_out > 1 else n_in / n_out
+        v = math.floor(i * s + 0.5) if align else math.floor((i + 0.5) * s if half else i * s)
+        return min(v, n_in - 1)
+    ys = [idx(i, x.shape[1], oh) for i in range(oh)]
+    xs = [idx(j, x.shape[2], ow) for j in range(ow)]
+    return x[:, ys][:, :, xs]
+
+
+def _both(build):
+    out = []
+    for xla in (False, True):
+        g = tf.Graph()
+        with g.as_default(), (tf.device("/device:XLA_CPU:0") if xla
+                              else contextlib.nullcontext()):
+            fetches = build()
+        with g.as_default():
+            out.append(tf.Session(graph=g).run(fetches))
+    return out
+
+
+SIZES = [(3, 4), (9, 11), (1, 1)]
+
+
+def test_resize_against_tf_kernel_definitions():
+    def build():
+        x = tf.constant(IMG)
+        o = {}
+        for oh, ow in SIZES:
+            for ac, hp in ((False, False), (True, False), (False, True)):
+                o[f"bl{oh}x{ow}{ac}{hp}"] = tf.image.resize_bilinear(
+                    x, [oh, ow], align_corners=ac, half_pixel_centers=hp)
+                o[f"nn{oh}x{ow}{ac}{hp}"] = tf.image.resize_nearest_neighbor(
+                    x, [oh, ow], align_corners=ac, half_pixel_centers=hp)
+        o["single_u8"] = tf.image.resize_images(tf.constant(U8), [4, 9])
+        o["single_nn_u8"] = tf.image.resize_images(tf.constant(U8), [4, 9], method=1)
+        return o
+    for got in _both(build):
+        for oh, ow in SIZES:
+            for ac, hp in ((False, False), (True, False), (False, True)):
+                k = f"{oh}x{ow}{ac}{hp}"
+                assert_close(got["bl" + k], _ref_bilinear(IMG, oh, ow, ac, hp), 1e-5, 1e-6,
+                             what=f"bilinear {k}: ")
+                assert_close(got["nn" + k], _ref_nearest(IMG, oh, ow, ac, hp), what=f"nn {k}: ")
+        want = _ref_bilinear(U8[None].astype(np.float32), 4, 9)[0]
+        assert got["single_u8"].dtype == np.float32
+        assert_close(got["single_u8"], want, 1e-5, 1e-3)
+        assert got["single_nn_u8"].dtype == np.uint8
+        assert_close(got["single_nn_u8"], _ref_nearest(U8[None], 4, 9)[0])
+
+
+def test_resize_gradient_against_jax():
+    c = R.standard_normal((2, 9, 4, 3)).astype(np.float32)
+
+    def build():
+        x = tf.constant(IMG)
+        y = tf.image.resize_bilinear(x, [9, 4], half_pixel_centers=True)
+        return tf.gradients(tf.reduce_sum(y * c), x)[0]
+    want = jax.jit(jax.grad(lambda v: (_ref_bilinear(v, 9, 4, half=True, xp=jax.numpy)
+                                       * c).sum()))(IMG)
+    for got in _both(build):
+        assert_close(got, np.asarray(want), 1e-5, 1e-5)
+
+
+def test_flips_standardization_crop_and_dtypes():
+    def build():
+        x, u = tf.constant(IMG), tf.constant(U8)
+        return {"flr": tf.image.flip_left_right(x), "fud": tf.image.flip_up_down(u),
+                "pis": tf.image.per_image_standardization(x),
+                "pis_flat": tf.image.per_image_standardization(tf.zeros([2, 2, 1])),
+                "crop": tf.image.central_crop(x, 0.5), "crop3": tf.image.central_crop(u, 0.7),
+                "to_f": tf.image.convert_image_dtype(u, tf.float32),
+                "to_u8": tf.image.convert_image_dtype(x, tf.uint8),
+                "to_u8_sat": tf.image.convert_image_dtype(x * 3.0, tf.uint8, saturate=True),
+                "to_i32": tf.image.convert_image_dtype(u, tf.int32),
+                "gray": tf.image.rgb_to_grayscale(u)}
+    mean = IMG.mean((1, 2, 3), keepdims=True)
+    std = np.maximum(IMG.std((1, 2, 3), keepdims=True), 1 / math.sqrt(105))
+    gray = (U8 / 255.0).astype(np.float32) @ np.array([0.2989, 0.5870, 0.1140], np.float32)
+    want = {"flr": IMG[:, :, ::-1], "fud": U8[::-1], "pis": (IMG - mean) / std,
+            "pis_flat": np.zeros((2, 2, 1), np.float32),
+            "crop": IMG[:, 1:4, 1:6], "crop3": U8[0:5, 1:6],
+            "to_f": U8.astype(np.float32) / 255,
+            "to_u8": (IMG * 255.5).astype(np.uint8),
+            "to_u8_sat": np.clip(IMG * 3 * 255.5, 0, 255).astype(np.uint8),
+            "to_i32": U8.astype(np.int32) * (2 ** 31 // 256),
+            "gray": (gray[..., None] * 255.5).astype(np.uint8)}
+    for got in _both(build):
+        for k, w in want.items():
+            assert_close(got[k], w, 1e-5, 1e-5, what=f"{k}: ")
+
+
+def test_image_errors():
+    with pytest.raises(InvalidArgumentError, match="3 or 4 dimensions"):
+        tf.image.resize_bilinear(tf.zeros([4, 4]), [2, 2])
+    with pytest.raises(InvalidArgumentError, match="size must be known"):
+        tf.image.resize_bilinear(tf.zeros([1, 4, 4, 1]), tf.placeholder(tf.int32, [2]))
+    with pytest.raises(UnimplementedError, match="BICUBIC"):
+        tf.image.resize_images(tf.zeros([1, 4, 4, 1]), [2, 2], method=tf.image.ResizeMethod.BICUBIC)
+    with pytest.raises(InvalidArgumentError, match="central_fraction"):
+        tf.image.central_crop(tf.zeros([4, 4, 1]), 0.0)
