@@ -31,7 +31,7 @@ from xlapy.compat.v1.variables import Variable, variable_scope
 _F32 = dtypes.float32
 
 
-def metric_variable(shape, dtype, validate_shape=True, name=None):
+def _metric_variable(shape, dtype, validate_shape=True, name=None):
     """A local variable of zeros holding a metric's state."""
     return Variable(zeros(shape, dtype), trainable=False, validate_shape=validate_shape,
                     collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
@@ -53,8 +53,8 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
          name=None):
     with variable_scope(name, "mean"):
         values = cast(tensor(values), _F32)
-        total = metric_variable([], _F32, name="total")
-        count = metric_variable([], _F32, name="count")
+        total = _metric_variable([], _F32, name="total")
+        count = _metric_variable([], _F32, name="count")
         w = _weights_like(values, weights)
         if w is None:
             num = cast(size(values), _F32)
@@ -94,7 +94,7 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
 def _count(condition, weights, scope):
     """(variable read, update) of a weighted count of `condition`, in scope/count."""
     with variable_scope(None, scope):
-        count = metric_variable([], _F32, name="count")
+        count = _metric_variable([], _F32, name="count")
         v = cast(condition, _F32)
         w = _weights_like(v, weights)
         if w is not None:
@@ -169,7 +169,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                           ("false_negatives", logical_and(lab, logical_not(pos))),
                           ("true_negatives", logical_and(logical_not(lab), logical_not(pos))),
                           ("false_positives", logical_and(logical_not(lab), pos))):
-            var = metric_variable([t], _F32, name=key)
+            var = _metric_variable([t], _F32, name=key)
             v = cast(cond, _F32)
             if w is not None:
                 v = multiply(v, w)

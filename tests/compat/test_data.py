@@ -1,0 +1,102 @@
+"""tf.data, host-side: from_tensor_slices / from_tensors / range with shuffle, batch,
+repeat, take, skip; one-shot and initializable iterators (state per session and per
+iterator, OutOfRangeError at the end), and a training loop fed by get_next whose step
+compiles into one cluster."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import xlapy.compat.v1 as tf
+from xlapy.compat.v1.errors import (FailedPreconditionError, OutOfRangeError,
+                                    UnimplementedError)
+
+from .conftest import jit_config
+
+
+def _drain(sess, t):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(t))
+        except OutOfRangeError as e:
+            assert "End of sequence" in str(e)
+            return out
+
+
+def test_pipeline_shapes_order_and_end_of_sequence():
+    x = np.arange(14, dtype=np.float32).reshape(7, 2)
+    ds = tf.data.Dataset.from_tensor_slices({"x": x, "y": np.arange(7)}).batch(3).repeat(2)
+    assert ds.output_types == {"x": tf.float32, "y": tf.int64}
+    assert ds.output_shapes["x"].as_list() == [None, 2]
+    el = ds.make_one_shot_iterator().get_next()
+    got = _drain(tf.Session(), el)
+    assert [len(b["y"]) for b in got] == [3, 3, 1, 3, 3, 1]
+    np.testing.assert_array_equal(np.concatenate([b["x"] for b in got]), np.concatenate([x, x]))
+    dropped = tf.data.Dataset.from_tensor_slices(x).batch(3, drop_remainder=True)
+    assert dropped.output_shapes.as_list() == [3, 2]
+    r = tf.data.Dataset.range(10).skip(2).take(5).make_one_shot_iterator().get_next()
+    assert _drain(tf.Session(), r) == [2, 3, 4, 5, 6]
+    pair = tf.data.Dataset.from_tensors(([1.0, 2.0], 3)).repeat(2)
+    a, b = pair.make_one_shot_iterator().get_next()
+    assert a.dtype == tf.float32 and b.dtype == tf.int32 and a.shape.as_list() == [2]
+    assert len(_drain(tf.Session(), a)) == 2
+
+
+def test_shuffle_is_a_seeded_buffered_shuffle():
+    tf.set_random_seed(4)
+    base = tf.data.Dataset.from_tensor_slices(np.arange(20))
+    full = base.shuffle(20).repeat(2).make_one_shot_iterator().get_next()
+    small = base.shuffle(2, seed=1).make_one_shot_iterator().get_next()
+    same = base.shuffle(20, seed=2, reshuffle_each_iteration=False).repeat(2)
+    same_t = same.make_one_shot_iterator().get_next()
+    sess = tf.Session()
+    v = _drain(sess, full)
+    assert sorted(v[:20]) == list(range(20)) and v[:20] != list(range(20))
+    assert v[20:] != v[:20] and sorted(v[20:]) == list(range(20))
+    s = _drain(sess, small)
+    # a buffer of 2: the k-th output is one of the first k + 2 inputs
+    assert sorted(s) == list(range(20)) and all(v <= k + 1 for k, v in enumerate(s))
+    assert s != list(range(20))
+    w = _drain(sess, same_t)
+    assert w[:20] == w[20:]
+    assert _drain(tf.Session(), full) == v  # graph + op seeds: the same order per session
+
+
+def test_iterator_state_is_per_session_and_initializer_restarts():
+    it = tf.data.Dataset.range(3).make_initializable_iterator()
+    nxt = it.get_next()
+    s1, s2 = tf.Session(), tf.Session()
+    with pytest.raises(FailedPreconditionError, match="not been initialized"):
+        s1.run(nxt)
+    s1.run(it.initializer)
+    s2.run(it.initializer)
+    assert s1.run(nxt) == 0 and s1.run(nxt) == 1 and s2.run(nxt) == 0
+    s1.run(it.initializer)
+    assert _drain(s1, nxt) == [0, 1, 2]
+    with pytest.raises(UnimplementedError, match="map"):
+        tf.data.Dataset.range(3).map(lambda v: v)
+    with pytest.raises(UnimplementedError, match="computed by the graph"):
+        tf.data.Dataset.from_tensor_slices(tf.placeholder(tf.float32, [3]))
+
+
+def test_training_from_a_dataset_compiles_the_step():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 3)).astype(np.float32)
+    Y = (X @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    Batch = collections.namedtuple("Batch", ["x", "y"])
+    ds = tf.data.Dataset.from_tensor_slices(Batch(X, Y)).shuffle(64, seed=3).batch(16).repeat()
+    batch = tf.data.make_one_shot_iterator(ds).get_next()
+    assert isinstance(batch, Batch)
+    w = tf.Variable(tf.zeros([3, 1]))
+    loss = tf.reduce_mean(tf.square(tf.matmul(batch.x, w) - batch.y))
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    sess = tf.Session(config=jit_config())
+    sess.run(tf.global_variables_initializer())
+    summary = sess.cluster_summary([step, loss])
+    assert summary.startswith("XLA clustering: 1 cluster(s)"), summary
+    assert "IteratorGetNext" in summary.split("not clustered")[1]
+    for _ in range(200):
+        _, lv = sess.run([step, loss])
+    assert lv < 1e-4

@@ -1,0 +1,8 @@
+"""tf.data (host-side datasets and iterators for TF 1.x graphs): see dataset.py."""
+
+from xlapy.compat.v1.data.dataset import (Dataset, Iterator, get_output_shapes,
+                                          get_output_types, make_initializable_iterator,
+                                          make_one_shot_iterator)
+
+__all__ = ["Dataset", "Iterator", "get_output_shapes", "get_output_types",
+           "make_initializable_iterator", "make_one_shot_iterator"]
