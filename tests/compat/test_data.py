@@ -75,8 +75,6 @@ def test_iterator_state_is_per_session_and_initializer_restarts():
     assert s1.run(nxt) == 0 and s1.run(nxt) == 1 and s2.run(nxt) == 0
     s1.run(it.initializer)
     assert _drain(s1, nxt) == [0, 1, 2]
-    with pytest.raises(UnimplementedError, match="map"):
-        tf.data.Dataset.range(3).map(lambda v: v)
     with pytest.raises(UnimplementedError, match="computed by the graph"):
         tf.data.Dataset.from_tensor_slices(tf.placeholder(tf.float32, [3]))
 
@@ -100,3 +98,29 @@ def test_training_from_a_dataset_compiles_the_step():
     for _ in range(200):
         _, lv = sess.run([step, loss])
     assert lv < 1e-4
+
+
+def test_map_runs_graph_functions_with_captures():
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    scale = tf.Variable(2.0)
+    offset = tf.placeholder(tf.float32, [])
+    ds = (tf.data.Dataset.from_tensor_slices((x, np.arange(6)))
+          .map(lambda a, i: {"v": a * scale + offset, "even": tf.equal(i % 2, 0)})
+          .batch(4)
+          .map(lambda d: (tf.reduce_sum(d["v"], 1), tf.cast(d["even"], tf.int32))))
+    assert ds.output_types == (tf.float32, tf.int32)
+    assert ds.output_shapes[0].as_list() == [None]
+    it = ds.make_initializable_iterator()
+    s, e = it.get_next()
+    sess = tf.Session(config=jit_config())
+    sess.run([tf.global_variables_initializer(), it.initializer])
+    got = []
+    while True:
+        try:
+            got.append(sess.run([s, e], {offset: 1.0}))
+        except OutOfRangeError:
+            break
+    np.testing.assert_allclose(np.concatenate([g[0] for g in got]), (x * 2 + 1).sum(1))
+    np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), [1, 0, 1, 0, 1, 0])
+    sess.run([scale.assign(0.0), it.initializer])
+    np.testing.assert_allclose(sess.run(s, {offset: 3.0}), [6.0] * 4)  # read at get_next

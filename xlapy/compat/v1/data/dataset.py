@@ -13,7 +13,9 @@ initializer runs. At the end, get_next raises OutOfRangeError("End of sequence")
 shuffle is TF's buffered shuffle (a buffer of buffer_size elements, each output drawn
 uniformly from it and replaced by the next input), seeded TF-style from the graph and op
 seeds; with reshuffle_each_iteration every repetition is shuffled anew.
-Dataset.map is not implemented (it needs graph functions run on the host).
+Dataset.map builds its function's ops in a function graph (as loop bodies are) and runs
+them in the executor for each element; tensors of the enclosing graph it reads become
+inputs of get_next.
 """
 
 from __future__ import annotations
@@ -86,6 +88,11 @@ def _to_array(x):
     return a
 
 
+def _as_graph_tensor(x):
+    from xlapy.compat.v1.framework import convert_to_tensor
+    return convert_to_tensor(x)
+
+
 def _dtype(a: np.ndarray):
     return dtypes.string if a.dtype == object or a.dtype.kind in "SU" else dtypes.as_dtype(
         a.dtype)
@@ -97,9 +104,10 @@ class Dataset:
     """A pipeline: `_elements(seed_rng)` yields the elements; `_structure` holds
     (dtype, TensorShape) leaves in the element's nesting."""
 
-    def __init__(self, elements, structure):
+    def __init__(self, elements, structure, captures=()):
         self._elements = elements
         self._structure = structure
+        self._captures = list(captures)  # outer tensors map functions read
 
     @property
     def output_types(self):
@@ -129,7 +137,7 @@ class Dataset:
         structure = _map_structure(lambda a: _Spec(_dtype(a), TensorShape(a.shape[1:])),
                                    arrays)
 
-        def elements(rng_for):
+        def elements(ctx):
             for i in range(n):
                 yield [a[i] for a in flat]
         return Dataset(elements, structure)
@@ -139,13 +147,13 @@ class Dataset:
         arrays = _map_structure(_to_array, tensors)
         flat = _flatten(arrays)
         structure = _map_structure(lambda a: _Spec(_dtype(a), TensorShape(a.shape)), arrays)
-        return Dataset(lambda rng_for: iter([list(flat)]), structure)
+        return Dataset(lambda ctx: iter([list(flat)]), structure)
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
         r = range(*[int(a) for a in args])
         dt = dtypes.as_dtype(output_type)
-        return Dataset(lambda rng_for: ([np.asarray(i, dt.np)] for i in r),
+        return Dataset(lambda ctx: ([np.asarray(i, dt.np)] for i in r),
                        _Spec(dt, TensorShape([])))
 
     # -- transformations
@@ -158,10 +166,10 @@ class Dataset:
         src = self._elements
         key = object()
 
-        def elements(rng_for):
-            rng = rng_for(key, s1, s2, reshuffle_each_iteration)
+        def elements(ctx):
+            rng = ctx.rng(key, s1, s2, reshuffle_each_iteration)
             buf = []
-            for e in src(rng_for):
+            for e in src(ctx):
                 buf.append(e)
                 if len(buf) == size:
                     i = int(rng.integers(len(buf)))
@@ -171,7 +179,7 @@ class Dataset:
                 i = int(rng.integers(len(buf)))
                 buf[i], buf[-1] = buf[-1], buf[i]
                 yield buf.pop()
-        return Dataset(elements, self._structure)
+        return Dataset(elements, self._structure, self._captures)
 
     def batch(self, batch_size, drop_remainder=False):
         b = int(batch_size)
@@ -179,8 +187,8 @@ class Dataset:
             raise InvalidArgumentError(f"batch_size must be greater than zero, got {b}")
         src = self._elements
 
-        def elements(rng_for):
-            it = src(rng_for)
+        def elements(ctx):
+            it = src(ctx)
             while True:
                 chunk = list(itertools.islice(it, b))
                 if not chunk or (drop_remainder and len(chunk) < b):
@@ -189,34 +197,34 @@ class Dataset:
         structure = _map_structure(
             lambda leaf: _Spec(leaf.dtype, TensorShape([b if drop_remainder else None])
                                .concatenate(leaf.shape)), self._structure)
-        return Dataset(elements, structure)
+        return Dataset(elements, structure, self._captures)
 
     def repeat(self, count=None):
         n = None if count is None or int(count) < 0 else int(count)
         src = self._elements
 
-        def elements(rng_for):
+        def elements(ctx):
             for _ in (itertools.count() if n is None else range(n)):
                 empty = True
-                for e in src(rng_for):
+                for e in src(ctx):
                     empty = False
                     yield e
                 if empty:
                     return
-        return Dataset(elements, self._structure)
+        return Dataset(elements, self._structure, self._captures)
 
     def take(self, count):
         n = int(count)
         src = self._elements
-        return Dataset(lambda rng_for: itertools.islice(src(rng_for), None if n < 0 else n),
-                       self._structure)
+        return Dataset(lambda ctx: itertools.islice(src(ctx), None if n < 0 else n),
+                       self._structure, self._captures)
 
     def skip(self, count):
         n = int(count)
         src = self._elements
-        return Dataset(lambda rng_for: itertools.islice(src(rng_for), n if n >= 0 else None,
+        return Dataset(lambda ctx: itertools.islice(src(ctx), n if n >= 0 else None,
                                                         None) if n >= 0 else iter(()),
-                       self._structure)
+                       self._structure, self._captures)
 
     def prefetch(self, buffer_size):
         return self  # elements are produced on demand on the host: the same sequence
@@ -228,8 +236,36 @@ class Dataset:
         return self  # the sources are in memory already: the same sequence
 
     def map(self, map_func, num_parallel_calls=None):
-        raise UnimplementedError("Dataset.map is not implemented in xlapy.compat.v1: apply the "
-                                 "function to get_next()'s tensors in the graph instead")
+        """map_func builds graph ops on the element's tensors (a tuple element is passed as
+        positional arguments); they run in the executor for each element, inside
+        get_next. Tensors of the enclosing graph it uses are read at each get_next."""
+        from xlapy.compat.v1.framework import get_default_graph
+        from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+        fg = FuncGraph("dataset_map", get_default_graph())
+        leaves = _flatten(self._structure)
+        with fg.as_default():
+            phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
+                   for i, leaf in enumerate(leaves)]
+            args = _pack(self._structure, phs)
+            out = map_func(*args) if isinstance(args, tuple) and not hasattr(args, "_fields") \
+                else map_func(args)
+            if isinstance(out, list):
+                out = tuple(out)
+            out = _map_structure(lambda t: fg.capture(t) if hasattr(t, "graph") and
+                                 t.graph is not fg else _as_graph_tensor(t), out)
+        flat_out = _flatten(out)
+        n_caps = len(fg.captured)
+        fn = Function(fg, phs + [fg.captures[t] for t in fg.captured], flat_out)
+        structure = _map_structure(lambda t: _Spec(t.dtype, t.shape), out)
+        src, first = self._elements, len(self._captures)
+
+        def elements(ctx):
+            from xlapy.compat.v1.ops.functional import executor_runner
+            run = executor_runner(ctx.session, fn)
+            for e in src(ctx):
+                caps = ctx.captures[first:first + n_caps]
+                yield [np.asarray(v) for v in run(*e, *caps)]
+        return Dataset(elements, structure, self._captures + list(fg.captured))
 
     # -- iterators
     def make_one_shot_iterator(self):
@@ -261,24 +297,38 @@ class Iterator:
 
     def get_next(self, name=None):
         leaves = _flatten(self._dataset._structure)
-        op = make_op("IteratorGetNext", [], {
+        op = make_op("IteratorGetNext", list(self._dataset._captures), {
             "iterator": self, "output_types": [leaf.dtype for leaf in leaves],
             "output_shapes": [leaf.shape for leaf in leaves]}, name=name or "IteratorGetNext")
         return _pack(self._dataset._structure, list(op.outputs))
 
     def _start(self, session):
-        state = _session_state(session)
-        seeds, gens = {}, {}
+        _session_state(session)[id(self)] = _Run(self._dataset, session)
 
-        def rng_for(key, s1, s2, reshuffle):
-            """The shuffle's generator: one per iterator start, continuing across
-            repetitions (reshuffle_each_iteration), or restarted from the same seed."""
-            if key not in seeds:
-                seeds[key] = [s1, s2] if s1 is not None else \
-                    list(np.random.SeedSequence().generate_state(2))
-                gens[key] = np.random.default_rng(seeds[key])
-            return gens[key] if reshuffle else np.random.default_rng(seeds[key])
-        state[id(self)] = iter(self._dataset._elements(rng_for))
+
+class _Run:
+    """One pass of an iterator in one session: the pipeline's generator and what its
+    stages need (the session, the shuffle generators, the captured tensors' values)."""
+
+    def __init__(self, dataset, session):
+        self.session = session
+        self.captures: list = []
+        self._seeds: dict = {}
+        self._gens: dict = {}
+        self._it = iter(dataset._elements(self))
+
+    def rng(self, key, s1, s2, reshuffle):
+        """The shuffle's generator: one per iterator start, continuing across repetitions
+        (reshuffle_each_iteration), or restarted from the same seed."""
+        if key not in self._seeds:
+            self._seeds[key] = [s1, s2] if s1 is not None else \
+                list(np.random.SeedSequence().generate_state(2))
+            self._gens[key] = np.random.default_rng(self._seeds[key])
+        return self._gens[key] if reshuffle else np.random.default_rng(self._seeds[key])
+
+    def next(self, captures):
+        self.captures = list(captures)
+        return next(self._it)
 
 
 def _session_state(session) -> dict:
@@ -321,7 +371,7 @@ def _get_next_executor(session, op):
     it = op.get_attr("iterator")
     state = _session_state(session)
 
-    def run():
+    def run(*captures):
         if id(it) not in state:
             if it._initializable:
                 raise FailedPreconditionError(
@@ -330,7 +380,7 @@ def _get_next_executor(session, op):
                     f"getting the next element.\n\t [[{op.name}]]", op=op)
             it._start(session)
         try:
-            return next(state[id(it)])
+            return state[id(it)].next(captures)
         except StopIteration:
             raise OutOfRangeError(f"End of sequence\n\t [[{op.name}]]", op=op) from None
     return run
