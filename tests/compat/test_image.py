@@ -145,3 +145,58 @@ def test_image_errors():
         tf.image.resize_images(tf.zeros([1, 4, 4, 1]), [2, 2], method=tf.image.ResizeMethod.BICUBIC)
     with pytest.raises(InvalidArgumentError, match="central_fraction"):
         tf.image.central_crop(tf.zeros([4, 4, 1]), 0.0)
+
+
+def test_adjust_crop_pad_against_numpy():
+    def build():
+        x, u = tf.constant(IMG), tf.constant(U8)
+        return {"bright": tf.image.adjust_brightness(x, 0.3),
+                "bright_u8": tf.image.adjust_brightness(u, 0.2),
+                "contrast": tf.image.adjust_contrast(x, 1.7),
+                "contrast_u8": tf.image.adjust_contrast(u, 2.5),
+                "crop": tf.image.crop_to_bounding_box(x, 1, 2, 3, 4),
+                "pad": tf.image.pad_to_bounding_box(u, 1, 2, 8, 10),
+                "crop_or_pad": tf.image.resize_image_with_crop_or_pad(u, 3, 9)}
+    f = U8.astype(np.float32) / 255
+    m = f.mean((0, 1), keepdims=True)
+    padded = np.zeros((8, 10, 3), np.uint8)
+    padded[1:6, 2:9] = U8
+    cop = np.zeros((3, 9, 3), np.uint8)
+    cop[:, 1:8] = U8[1:4]
+    want = {"bright": IMG + 0.3,
+            "bright_u8": (np.clip(f + 0.2, 0, 1) * 255.5).astype(np.uint8),
+            "contrast": (IMG - IMG.mean((1, 2), keepdims=True)) * 1.7
+            + IMG.mean((1, 2), keepdims=True),
+            "contrast_u8": (np.clip((f - m) * 2.5 + m, 0, 1) * 255.5).astype(np.uint8),
+            "crop": IMG[:, 1:4, 2:6], "pad": padded, "crop_or_pad": cop}
+    for got in _both(build):
+        for k, w in want.items():
+            assert_close(got[k], w, 1e-5, 1e-5, what=f"{k}: ")
+
+
+def test_random_augmentation():
+    tf.set_random_seed(9)
+    x = tf.constant(IMG)
+    crops = [tf.random_crop(x, [2, 3, 3, 3]) for _ in range(8)]
+    flips = tf.image.random_flip_left_right(tf.tile(x[:1], [16, 1, 1, 1]))
+    ud = [tf.image.random_flip_up_down(x[0]) for _ in range(8)]
+    bright = tf.image.random_brightness(x, 0.2)
+    contrast = tf.image.random_contrast(x, 0.5, 1.5)
+    sess = tf.Session()
+    cv, fv, uv, bv, kv = sess.run([crops, flips, ud, bright, contrast])
+    offsets = set()
+    for c in cv:  # every crop is a window of the image
+        hits = [(i, j) for i in range(3) for j in range(5)
+                if np.array_equal(c, IMG[:, i:i + 3, j:j + 3])]
+        assert len(hits) == 1
+        offsets.add(hits[0])
+    assert len(offsets) > 1
+    flipped = [np.array_equal(f, IMG[0, :, ::-1]) for f in fv]
+    assert all(flipped[i] or np.array_equal(fv[i], IMG[0]) for i in range(16))
+    assert 0 < sum(flipped) < 16  # drawn per image
+    assert all(np.array_equal(v, IMG[0]) or np.array_equal(v, IMG[0, ::-1]) for v in uv)
+    d = bv - IMG
+    assert np.allclose(d, d.flat[0], atol=1e-6) and abs(d.flat[0]) <= 0.2
+    mean = IMG.mean((1, 2), keepdims=True)
+    factor = (kv - mean) / (IMG - mean)
+    assert np.allclose(factor, factor.flat[0], atol=1e-3) and 0.5 <= factor.flat[0] <= 1.5

@@ -236,3 +236,10 @@ def rgb_to_grayscale(images, name=None):
         w = tensor(np.array([0.2989, 0.5870, 0.1140], np.float32))
         gray = reduce_sum(multiply(f, w), [-1], keepdims=True)
         return convert_image_dtype(gray, x.dtype)
+
+
+from xlapy.compat.v1.image.adjust import (adjust_brightness, adjust_contrast,  # noqa: E402
+                                          crop_to_bounding_box, pad_to_bounding_box,
+                                          random_brightness, random_contrast, random_crop,
+                                          random_flip_left_right, random_flip_up_down,
+                                          resize_image_with_crop_or_pad)

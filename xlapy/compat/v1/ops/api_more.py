@@ -8,6 +8,7 @@ from xlapy.compat.v1.behavior import (disable_control_flow_v2, disable_eager_exe
                                       disable_resource_variables, disable_v2_behavior,
                                       disable_v2_tensorshape, enable_eager_execution,
                                       enable_v2_behavior, executing_eagerly)
+from xlapy.compat.v1.image.adjust import random_crop
 from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
 from xlapy.compat.v1.ops.linalg_ops import (cholesky, diag, diag_part, eye,
                                             log_matrix_determinant, matrix_determinant,
@@ -36,5 +37,5 @@ __all__ = [
     "placeholder_with_default",
     "multinomial", "random_gamma", "random_shuffle",
     "accumulate_n", "clip_by_average_norm", "digamma", "div_no_nan", "erf", "erfc", "expm1",
-    "lgamma", "log_sigmoid", "round",
+    "lgamma", "log_sigmoid", "round", "random_crop",
 ]
