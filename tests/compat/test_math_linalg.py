@@ -272,3 +272,24 @@ def test_random_shuffle_multinomial_gamma():
     assert_close(gv.mean(0), [2.0, 2.5], rtol=0.05, atol=0.0)  # alpha / beta
     s2 = tf.Session().run(sh)
     assert s2.tolist() == s1.tolist()  # graph + op seeds make runs reproducible
+
+
+def test_random_gamma_gradient_is_the_implicit_reparameterization():
+    alpha = tf.placeholder(tf.float32, [3])
+    beta = tf.constant([1.0, 2.0, 0.5])
+    tf.set_random_seed(11)
+    s = tf.random_gamma([4000], alpha, beta=beta)
+    (g_mean,) = tf.gradients(tf.reduce_mean(s, 0)[0] + tf.reduce_mean(s, 0)[1]
+                             + tf.reduce_mean(s, 0)[2], [alpha])
+    raw = tf.random_gamma([5], alpha)
+    (g_raw,) = tf.gradients(raw, [alpha])
+    a = np.array([0.4, 2.0, 6.0], np.float32)
+    gm, rv, gr = tf.Session().run([g_mean, raw, g_raw], {alpha: a})
+    # d E[sample] / d alpha = 1 / beta
+    assert_close(gm, np.array([1.0, 0.5, 2.0], np.float32), rtol=0.05)
+    # per sample: d x / d alpha along u = F(x; alpha) fixed, by SciPy's inverse CDF
+    a64 = a.astype(np.float64)
+    u = scipy.special.gammainc(a64, rv.astype(np.float64))
+    h = 1e-4
+    dx = (scipy.special.gammaincinv(a64 + h, u) - scipy.special.gammaincinv(a64 - h, u)) / (2 * h)
+    assert_close(gr, dx.sum(0).astype(np.float32), rtol=1e-3, atol=1e-4)

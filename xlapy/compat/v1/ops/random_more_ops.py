@@ -3,8 +3,11 @@ tf.random_gamma. As the other random ops (random_ops.py) they draw on the host w
 generator seeded TF-style from the graph and op seeds; inside a compiled cluster their
 values are drawn on the host and passed in.
 
-RandomGamma's gradient with respect to alpha (TF's implicit reparameterization) is not
-implemented: tf.gradients through it raises LookupGradientError naming the op.
+RandomGamma has TF's gradient with respect to alpha (implicit reparameterization:
+d sample / d alpha = -(dF/d alpha) / f at the sample, F and f the Gamma(alpha, 1) CDF and
+density). Its RandomGammaGrad op runs in the executor (SciPy's regularized incomplete
+gamma, differentiated in alpha by a central difference in float64: about 1e-7 relative
+error); it has no XLA lowering.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import numpy as np
 
 from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError
-from xlapy.compat.v1.op_registry import not_differentiable, register_op
+from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
 from xlapy.compat.v1.ops._common import constant_value, ints, make, partial_shape_value, tensor
 from xlapy.compat.v1.ops.random_ops import _shape_tensor, get_seed
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
@@ -76,6 +79,44 @@ def _gamma(m, rng, shape, alpha):
 
 
 not_differentiable("RandomShuffle", "Multinomial")
+
+
+def _gamma_grad_infer(op):
+    from xlapy.compat.v1.tensor_shape import broadcast_shape
+    a, x = op.inputs
+    return [(a.dtype, broadcast_shape(a.shape, x.shape, f" for '{op.name}'"))]
+
+
+@register_op("RandomGammaGrad", infer=_gamma_grad_infer, lowering=None)
+def _gamma_grad_kernel(m, alpha, sample):
+    import scipy.special as sp
+    a, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(sample, np.float64))
+    h = 1e-6 * np.maximum(a, 1.0)
+    h = np.minimum(h, a / 2)
+    dcdf = (sp.gammainc(a + h, x) - sp.gammainc(a - h, x)) / (2 * h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logpdf = (a - 1) * np.log(x) - x - sp.gammaln(a)
+        out = np.where(x > 0, -dcdf / np.exp(logpdf), 0.0)
+    return np.where(np.isfinite(out), out, 0.0).astype(alpha.dtype)
+
+
+not_differentiable("RandomGammaGrad")
+
+
+@register_gradient("RandomGamma")
+def _random_gamma_grad(op, g):
+    from xlapy.compat.v1.ops.array_ops import reshape
+    from xlapy.compat.v1.ops.math_ops import multiply, reduce_sum
+    shape_t, alpha = op.inputs
+    k = partial_shape_value(shape_t).ndims
+    if k is None or alpha.shape.ndims is None:
+        raise InvalidArgumentError(f"the gradient of {op.name} needs the number of sample "
+                                   "dimensions and alpha's rank")
+    a = reshape(alpha, [1] * k + [-1 if d is None else d for d in alpha.shape.dims]) \
+        if k else alpha
+    partial = make("RandomGammaGrad", [a, op.outputs[0]])
+    prod = multiply(g, partial)
+    return [None, reduce_sum(prod, list(range(k))) if k else prod]
 
 
 def random_shuffle(value, seed=None, name=None):
