@@ -247,6 +247,18 @@ _FILES = {
                        "TruncateDiv TruncateMod IsFinite IsNan IsInf Print PrintV2 "
                        "ScatterUpdate ScatterAdd ScatterSub",
     "test_distributed_hvd": "XlapyAllreduce XlapyBroadcast",
+    "test_math_linalg": "Round Erf Erfc Expm1 Lgamma Digamma DivNoNan MatrixInverse "
+                        "MatrixInverseGrad MatrixDeterminant MatrixDeterminantGrad "
+                        "LogMatrixDeterminant LogMatrixDeterminantGrad MatrixSolve "
+                        "MatrixSolveGrad Cholesky CholeskyGrad SelfAdjointEigV2 "
+                        "SelfAdjointEigV2Grad Svd SvdGrad Qr QrGrad Diag DiagPart MatrixDiag "
+                        "MatrixDiagPart MatrixDiagPartGrad Bitcast SearchSorted "
+                        "HistogramFixedWidth InvertPermutation UnsortedSegmentMax "
+                        "UnsortedSegmentMin PlaceholderWithDefault DynamicPartition "
+                        "DynamicStitch UniqueWithCounts RandomShuffle Multinomial RandomGamma "
+                        "RandomGammaGrad",
+    "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2",
+    "test_data": "IteratorGetNext MakeIterator",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -258,6 +270,12 @@ EXECUTOR_ONLY = {
     "SegmentSum": "output shape depends on the data (its largest segment id)",
     "Print": "writes to the host's stderr", "PrintV2": "writes to the host's stream",
     "XlapyBroadcast": "sets variables from rank 0 through MPI once, before training",
+    "DynamicPartition": "output shapes depend on the data",
+    "DynamicStitch": "output shape depends on the data (its largest index)",
+    "UniqueWithCounts": "output shapes depend on the data",
+    "RandomGammaGrad": "SciPy's incomplete gamma, differentiated in float64",
+    "IteratorGetNext": "runs the host-side tf.data pipeline",
+    "MakeIterator": "restarts the host-side tf.data pipeline",
 }
 
 
