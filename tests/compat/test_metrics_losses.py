@@ -25,6 +25,16 @@ def _np_auc(lab, p, n, curve="ROC", how="trapezoidal", w=None):
     lab = lab.astype(bool)[None, :]
     tp, fn = (w * (lab & pos)).sum(1), (w * (lab & ~pos)).sum(1)
     tn, fp = (w * (~lab & ~pos)).sum(1), (w * (~lab & pos)).sum(1)
+    if how == "careful":
+        p = tp + fp
+        dtp, dp = tp[:-1] - tp[1:], p[:-1] - p[1:]
+        slope = np.where(dp > 0, dtp / np.where(dp > 0, dp, 1), 0)
+        icpt = tp[1:] - slope * p[1:]
+        both = (p[:-1] > 0) & (p[1:] > 0)
+        ratio = np.where(both, p[:-1] / np.where(both, p[1:], 1), 1)
+        den = tp[1:] + fn[1:]
+        inc = slope * (dtp + icpt * np.log(ratio))
+        return np.sum(np.where(den > 0, inc / np.where(den > 0, den, 1), 0))
     e = 1e-6
     rec = (tp + e) / (tp + fn + e)
     x, y = (fp / (fp + tn + e), rec) if curve == "ROC" else (rec, (tp + e) / (tp + fp + e))
@@ -47,7 +57,9 @@ def test_metrics_accumulate_over_batches(jit):
          "rec": tf.metrics.recall(lab, p > 0.5, weights=w),
          "auc": tf.metrics.auc(lab, p),
          "auc_pr": tf.metrics.auc(lab, p, weights=w, curve="PR", num_thresholds=50),
-         "auc_min": tf.metrics.auc(lab, p, num_thresholds=7, summation_method="minoring")}
+         "auc_min": tf.metrics.auc(lab, p, num_thresholds=7, summation_method="minoring"),
+         "auc_careful": tf.metrics.auc(lab, p, weights=w, curve="PR", num_thresholds=20,
+                                       summation_method="careful_interpolation")}
     names = sorted(v.op.name for v in tf.local_variables())
     assert names[:4] == ["accuracy/count", "accuracy/total", "accuracy_1/count",
                          "accuracy_1/total"]
@@ -70,7 +82,8 @@ def test_metrics_accumulate_over_batches(jit):
                 "prec": np.sum(H & L) / np.sum(H),
                 "rec": np.sum(W * (H & L)) / np.sum(W * L),
                 "auc": _np_auc(L, P, 200), "auc_pr": _np_auc(L, P, 50, "PR", w=W),
-                "auc_min": _np_auc(L, P, 7, how="minoring")}
+                "auc_min": _np_auc(L, P, 7, how="minoring"),
+                "auc_careful": _np_auc(L, P, 20, "PR", "careful", W)}
         for k, v in want.items():
             assert_close(got[k], np.float32(v), rtol=1e-5, atol=1e-6, what=f"{k} update: ")
             assert_close(got_vals[k], np.float32(v), rtol=1e-5, atol=1e-6, what=f"{k}: ")

@@ -8,7 +8,8 @@ value reads the state without changing it. Ratios with an empty denominator are 
 
 auc accumulates the confusion matrix at `num_thresholds` thresholds spread evenly over
 [0, 1] (with -1e-7 and 1 + 1e-7 at the ends) and sums the ROC or PR curve with TF's
-'trapezoidal', 'minoring' or 'majoring' rule.
+'trapezoidal', 'careful_interpolation' (PR; the trapezoidal rule for ROC), 'minoring' or
+'majoring' rule.
 """
 
 from __future__ import annotations
@@ -146,9 +147,15 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         thresholds=None):
     if curve not in ("ROC", "PR"):
         raise InvalidArgumentError(f"curve must be 'ROC' or 'PR', got {curve!r}")
-    if summation_method not in ("trapezoidal", "minoring", "majoring"):
-        raise InvalidArgumentError(f"auc: summation_method {summation_method!r} is not "
-                                   "supported (trapezoidal, minoring, majoring)")
+    if summation_method not in ("trapezoidal", "careful_interpolation", "minoring",
+                                "majoring"):
+        raise InvalidArgumentError(f"Invalid summation_method: {summation_method!r}; "
+                                   "summation_method should be 'trapezoidal', "
+                                   "'careful_interpolation', 'minoring', or 'majoring'.")
+    if curve == "PR" and summation_method == "trapezoidal":
+        from xlapy.compat.v1 import logging
+        logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; please "
+                        "switch to \"careful_interpolation\" instead.")
     if thresholds is None:
         if num_thresholds < 2:
             raise InvalidArgumentError("num_thresholds must be > 1.")
@@ -180,13 +187,15 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             e = tensor(np.float32(1e-6))
             tp, fn, tn, fp = (s[k] for k in ("true_positives", "false_negatives",
                                              "true_negatives", "false_positives"))
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return _interpolated_pr_auc(tp, fp, fn, t, name_)
             rec = realdiv(add(tp, e), add(add(tp, fn), e))
             if curve == "ROC":
                 x, y = realdiv(fp, add(add(fp, tn), e)), rec
             else:
                 x, y = rec, realdiv(add(tp, e), add(add(tp, fp), e))
             dx = subtract(x[:t - 1], x[1:])
-            if summation_method == "trapezoidal":
+            if summation_method in ("trapezoidal", "careful_interpolation"):
                 h = multiply(add(y[:t - 1], y[1:]), tensor(np.float32(0.5)))
             elif summation_method == "minoring":
                 h = minimum(y[:t - 1], y[1:])
@@ -198,3 +207,21 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     _collect(metrics_collections, value)
     _collect(updates_collections, update_op)
     return value, update_op
+
+
+def _interpolated_pr_auc(tp, fp, fn, t, name):
+    """The PR area with precision interpolated between thresholds as TF 1.x's
+    'careful_interpolation' (Davis & Goadrich 2006): within each interval tp and the
+    predicted positives p = tp + fp vary linearly, so precision is (a + b p) / p and its
+    integral over recall is b (dtp + a log(p_lo / p_hi)) / (tp + fn)."""
+    from xlapy.compat.v1.ops.math_ops import log
+    zero = tensor(np.float32(0.0))
+    p = add(tp, fp)
+    d_tp = subtract(tp[:t - 1], tp[1:])
+    slope = div_no_nan(d_tp, maximum(subtract(p[:t - 1], p[1:]), zero))
+    intercept = subtract(tp[1:], multiply(slope, p[1:]))
+    both = logical_and(greater(p[:t - 1], zero), greater(p[1:], zero))
+    ratio = where(both, div_no_nan(p[:t - 1], maximum(p[1:], zero)), ones_like(p[1:]))
+    inc = div_no_nan(multiply(slope, add(d_tp, multiply(intercept, log(ratio)))),
+                     maximum(add(tp[1:], fn[1:]), zero))
+    return reduce_sum(inc, name=name)
