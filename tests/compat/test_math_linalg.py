@@ -85,6 +85,10 @@ def _value_cases(x, b):
         "eye": (tf.eye(2, 3, batch_shape=[2]) + b[0, 0],
                 np.broadcast_to(np.eye(2, 3), (2, 2, 3)).astype(np.float32) + B[0, 0]),
         "matvec": (tf.linalg.matvec(x, b[0]), S @ B[0]),
+        "batch_matmul": (tf.matmul(tf.reshape(b, [2, 1, 2, 3]), tf.stack([x, x * 2.0])),
+                         B.reshape(2, 1, 2, 3) @ np.stack([S, S * 2])),
+        "batch_matvec": (tf.linalg.matvec(tf.stack([x, x]), b[:2, :3]),
+                         np.einsum("bij,bj->bi", np.stack([S, S]), B[:2, :3])),
         "invert_permutation": (tf.invert_permutation(tf.constant([2, 0, 3, 1])),
                                np.array([1, 3, 0, 2], np.int32)),
         "searchsorted": ((tf.searchsorted(tf.constant([[1.0, 2.0, 2.0, 3.0]]),
@@ -169,6 +173,13 @@ GRAD_CASES = {  # name: (xlapy loss of (x, b), jax loss of (x, b))
                      tf.concat([b, b[:1]], 0), [1, 0, 1, 0, 1], 2) * C[4][:2, :3]),
                  lambda x, b: jnp.sum(jnp.stack([jnp.maximum(b[1], b[3]), jnp.maximum(
                      jnp.maximum(b[0], b[2]), b[0])]) * C[4][:2, :3])),
+    "batch_matmul": (lambda x, b: tf.reduce_sum(
+        tf.matmul(tf.reshape(b, [2, 1, 2, 3]), x, transpose_b=True) * C[6][:2, :3])
+        + tf.reduce_sum(tf.matmul(tf.stack([x, x * 2.0]), tf.reshape(b, [1, 4, 3]),
+                                  adjoint_b=True)[:, :1, :2]),
+        lambda x, b: jnp.sum(jnp.matmul(b.reshape(2, 1, 2, 3), x.T) * C[6][:2, :3])
+        + jnp.sum(jnp.matmul(jnp.stack([x, x * 2.0]), b.reshape(1, 4, 3).transpose(0, 2, 1))
+                  [:, :1, :2])),
     "clip_avg": (lambda x, b: tf.reduce_sum(tf.clip_by_average_norm(b, 0.01) * C[5][:4, :3]),
                  lambda x, b: jnp.sum(b * 0.01 * B.size / jnp.linalg.norm(b) * C[5][:4, :3])),
 }

@@ -256,7 +256,7 @@ _FILES = {
                         "HistogramFixedWidth InvertPermutation UnsortedSegmentMax "
                         "UnsortedSegmentMin PlaceholderWithDefault DynamicPartition "
                         "DynamicStitch UniqueWithCounts RandomShuffle Multinomial RandomGamma "
-                        "RandomGammaGrad",
+                        "RandomGammaGrad BatchMatMulV2",
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2",
     "test_data": "IteratorGetNext MakeIterator",
 }

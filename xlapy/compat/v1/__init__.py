@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 # ops register themselves on import
-from xlapy.compat.v1.ops import (array_ops, index_ops, math_ops, nn_ops,
+from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, math_ops, nn_ops,
                                  random_ops, script_ops, state_ops)
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
