@@ -304,3 +304,16 @@ def test_random_gamma_gradient_is_the_implicit_reparameterization():
     h = 1e-4
     dx = (scipy.special.gammaincinv(a64 + h, u) - scipy.special.gammaincinv(a64 - h, u)) / (2 * h)
     assert_close(gr, dx.sum(0).astype(np.float32), rtol=1e-3, atol=1e-4)
+
+
+def test_singular_and_indefinite_inputs_raise_tf_errors():
+    sess = tf.Session()
+    z = tf.zeros([2, 2])
+    with pytest.raises(InvalidArgumentError, match="not invertible"):
+        sess.run(tf.matrix_inverse(z))
+    with pytest.raises(InvalidArgumentError, match="not invertible"):
+        sess.run(tf.matrix_solve(z, tf.ones([2, 1])))
+    with pytest.raises(InvalidArgumentError, match="Cholesky decomposition was not"):
+        sess.run(tf.cholesky(-tf.eye(2)))
+    with pytest.raises(InvalidArgumentError, match="square"):
+        tf.matrix_inverse(tf.zeros([2, 3]))

@@ -57,8 +57,25 @@ def _c(v, x):
     return np.asarray(v, dtype=x.dtype)
 
 
+def _checked(m, what):
+    """Run a NumPy factorization, turning its LinAlgError into TF's InvalidArgumentError
+    (compiled, XLA's factorizations give NaN or Inf instead, as TF's XLA does)."""
+    import contextlib
+    if m is not np:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def guard():
+        try:
+            yield
+        except np.linalg.LinAlgError as e:
+            raise InvalidArgumentError(f"{what} ({e})") from None
+    return guard()
+
+
 def _inverse(m, x, adjoint=False):
-    y = m.linalg.inv(x)
+    with _checked(m, "Input is not invertible."):
+        y = m.linalg.inv(x)
     return _mT(m, y) if adjoint else y
 
 
@@ -72,11 +89,14 @@ def _slogdet(m, x):
 
 
 def _solve(m, a, b, adjoint=False):
-    return m.linalg.solve(_mT(m, a) if adjoint else a, b)
+    with _checked(m, "Input matrix is not invertible."):
+        return m.linalg.solve(_mT(m, a) if adjoint else a, b)
 
 
 def _cholesky(m, x):
-    return m.linalg.cholesky(_lower_symmetric(m, x))  # TF reads the lower triangle only
+    with _checked(m, "Cholesky decomposition was not successful. The input might not be "
+                     "valid."):
+        return m.linalg.cholesky(_lower_symmetric(m, x))  # TF reads the lower triangle
 
 
 def _lower_symmetric(m, x):
