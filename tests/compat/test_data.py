@@ -124,3 +124,25 @@ def test_map_runs_graph_functions_with_captures():
     np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), [1, 0, 1, 0, 1, 0])
     sess.run([scale.assign(0.0), it.initializer])
     np.testing.assert_allclose(sess.run(s, {offset: 3.0}), [6.0] * 4)  # read at get_next
+
+
+def test_map_with_random_augmentation_keeps_static_shapes():
+    tf.set_random_seed(0)
+    imgs = (np.random.default_rng(0).random((10, 6, 6, 3)) * 255).astype(np.uint8)
+
+    def augment(im, label):
+        im = tf.image.convert_image_dtype(im, tf.float32)
+        return tf.image.random_flip_left_right(tf.random_crop(im, [4, 4, 3])), label
+    ds = tf.data.Dataset.from_tensor_slices((imgs, np.arange(10))).map(augment).batch(4)
+    assert ds.output_shapes[0].as_list() == [None, 4, 4, 3]
+    x, y = ds.make_one_shot_iterator().get_next()
+    sess = tf.Session()
+    seen = []
+    for _ in range(3):
+        xv, yv = sess.run([x, y])
+        for img, lab in zip(xv, yv):
+            src = imgs[lab].astype(np.float32) / 255
+            windows = [src[i:i + 4, j:j + 4] for i in range(3) for j in range(3)]
+            assert any(np.allclose(img, w) or np.allclose(img, w[:, ::-1]) for w in windows)
+        seen += list(yv)
+    assert seen == list(range(10))

@@ -112,7 +112,9 @@ def random_crop(value, size, seed=None, name=None):
         limit = cast(add(subtract(shape(x), size), 1), dtypes.float32)
         u = random_uniform([len(size)], 0, 1.0, seed=seed)
         offset = cast(floor(multiply(u, limit)), dtypes.int32)
-        return slice_(x, offset, size)
+        out = slice_(x, offset, size)
+        out.set_shape(size)  # the size is static even though the offset is drawn
+        return out
 
 
 def _hw(x, what):
