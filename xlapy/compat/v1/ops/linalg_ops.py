@@ -21,6 +21,7 @@ import numpy as np
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import get_default_graph
 from xlapy.compat.v1.op_registry import register_gradient, register_op
+from xlapy.compat.v1.ops import _common
 from xlapy.compat.v1.ops._common import make, make_op, tensor
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
 
@@ -397,21 +398,23 @@ def cholesky(input, name=None):
     return make("Cholesky", [tensor(input)], name=name)
 
 
-def self_adjoint_eig(tensor_, name=None):
+def self_adjoint_eig(tensor, name=None):
     """(e, v): eigenvalues ascending and eigenvectors (columns) of each self-adjoint matrix,
     from its lower triangle."""
-    return make("SelfAdjointEigV2", [tensor(tensor_)], {"compute_v": True}, name=name)
+    return make("SelfAdjointEigV2", [_common.tensor(tensor)], {"compute_v": True}, name=name)
 
 
-def self_adjoint_eigvals(tensor_, name=None):
-    return make("SelfAdjointEigV2", [tensor(tensor_)], {"compute_v": False}, name=name)[0]
+def self_adjoint_eigvals(tensor, name=None):
+    return make("SelfAdjointEigV2", [_common.tensor(tensor)], {"compute_v": False},
+                name=name)[0]
 
 
-def svd(tensor_, full_matrices=False, compute_uv=True, name=None):
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """(s, u, v) with tensor = u diag(s) v^T, as TF's (v, not its transpose); s alone when
     compute_uv=False."""
-    out = make("Svd", [tensor(tensor_)], {"compute_uv": bool(compute_uv),
-                                          "full_matrices": bool(full_matrices)}, name=name)
+    out = make("Svd", [_common.tensor(tensor)], {"compute_uv": bool(compute_uv),
+                                                 "full_matrices": bool(full_matrices)},
+               name=name)
     return out if compute_uv else out[0]
 
 
