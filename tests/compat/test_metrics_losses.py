@@ -106,7 +106,7 @@ def test_losses_weights_reductions_and_collections():
         want[red] = ref
     err = np.abs(X4 - L4)
     quad = np.minimum(err, 0.7)
-    out["huber"] = tf.losses.huber_loss(L4, X4, weights=W4, delta=0.7)
+    out["huber"] = tf.losses.huber_loss(L4, X4, W4, 0.7)  # TF's positional order
     want["huber"] = ((0.5 * quad ** 2 + 0.7 * (err - quad)) * bw).sum() / 9
     out["log"] = tf.losses.log_loss(L4, P4)
     want["log"] = np.mean(-L4 * np.log(P4 + 1e-7) - (1 - L4) * np.log(1 - P4 + 1e-7))

@@ -154,8 +154,22 @@ def _log(lab, p, epsilon=1e-7):
 
 absolute_difference = _loss("absolute_difference", _absolute)
 mean_squared_error = _loss("mean_squared_error", _squared)
-huber_loss = _loss("huber_loss", _huber)
-log_loss = _loss("log_loss", _log)
+_huber_loss = _loss("huber_loss", _huber)
+_log_loss = _loss("log_loss", _log)
+
+
+def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
+               loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """0.5 e^2 where |e| <= delta, else delta (|e| - 0.5 delta); e = predictions - labels."""
+    return _huber_loss(labels, predictions, weights, scope, loss_collection, reduction,
+                       delta=delta)
+
+
+def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
+             loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """-labels log(p + eps) - (1 - labels) log(1 - p + eps)."""
+    return _log_loss(labels, predictions, weights, scope, loss_collection, reduction,
+                     epsilon=epsilon)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
