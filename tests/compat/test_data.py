@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import xlapy.compat.v1 as tf
-from xlapy.compat.v1.errors import (FailedPreconditionError, OutOfRangeError,
-                                    UnimplementedError)
+from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError,
+                                    OutOfRangeError, UnimplementedError)
 
 from .conftest import jit_config
 
@@ -113,17 +113,50 @@ def test_map_runs_graph_functions_with_captures():
     it = ds.make_initializable_iterator()
     s, e = it.get_next()
     sess = tf.Session(config=jit_config())
-    sess.run([tf.global_variables_initializer(), it.initializer])
-    got = []
-    while True:
-        try:
-            got.append(sess.run([s, e], {offset: 1.0}))
-        except OutOfRangeError:
-            break
+    # the tensors map functions read are evaluated when the iterator starts, as TF's
+    sess.run([tf.global_variables_initializer(), it.initializer], {offset: 1.0})
+    got = _drain(sess, [s, e])
     np.testing.assert_allclose(np.concatenate([g[0] for g in got]), (x * 2 + 1).sum(1))
     np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), [1, 0, 1, 0, 1, 0])
-    sess.run([scale.assign(0.0), it.initializer])
-    np.testing.assert_allclose(sess.run(s, {offset: 3.0}), [6.0] * 4)  # read at get_next
+    sess.run(scale.assign(0.0))
+    sess.run(it.initializer, {offset: 3.0})
+    np.testing.assert_allclose(sess.run(s), [6.0] * 4)
+
+
+def test_from_structure_zip_concatenate_filter_from_generator():
+    train = tf.data.Dataset.from_tensor_slices((np.arange(6, dtype=np.float32),
+                                                np.arange(6) % 2))
+    val = tf.data.Dataset.zip((tf.data.Dataset.range(3).map(lambda i: tf.cast(i, tf.float32)),
+                               tf.data.Dataset.from_tensors(np.int64(1)).repeat()))
+    it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+    v, lab = it.get_next()
+    init_train, init_val = it.make_initializer(train), it.make_initializer(val)
+    sess = tf.Session()
+    with pytest.raises(FailedPreconditionError):
+        sess.run(v)
+    sess.run(init_train)
+    assert [tuple(map(float, r)) for r in _drain(sess, [v, lab])] == \
+        [(i, i % 2) for i in range(6)]
+    sess.run(init_val)
+    assert [tuple(map(float, r)) for r in _drain(sess, [v, lab])] == [(0, 1), (1, 1), (2, 1)]
+    with pytest.raises(InvalidArgumentError, match="not compatible"):
+        it.make_initializer(tf.data.Dataset.range(3))
+
+    both = train.concatenate(train).filter(lambda a, b: tf.greater(a, 3.5))
+    assert _drain(sess, both.make_one_shot_iterator().get_next()[0]) == [4, 5, 4, 5]
+
+    def gen(n):
+        for i in range(n):
+            yield {"x": [i, i + 1], "s": i * 0.5}
+    g = tf.data.Dataset.from_generator(gen, {"x": tf.int32, "s": tf.float32},
+                                       {"x": [2], "s": []}, args=(3,)).batch(2)
+    assert g.output_shapes["x"].as_list() == [None, 2]
+    out = _drain(sess, g.make_one_shot_iterator().get_next())
+    np.testing.assert_array_equal(out[0]["x"], [[0, 1], [1, 2]])
+    assert out[1]["s"].dtype == np.float32 and out[1]["s"].tolist() == [1.0]
+    bad = tf.data.Dataset.from_generator(lambda: iter([[1, 2, 3]]), tf.int32, [2])
+    with pytest.raises(InvalidArgumentError, match="shape"):
+        sess.run(bad.make_one_shot_iterator().get_next())
 
 
 def test_map_with_random_augmentation_keeps_static_shapes():

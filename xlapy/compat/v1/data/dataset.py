@@ -10,12 +10,16 @@ iteration state is per session and per iterator, as TF's: a one-shot iterator st
 its first get_next in a session; an initializable iterator starts (again) when its
 initializer runs. At the end, get_next raises OutOfRangeError("End of sequence").
 
+Tensors of the graph that map functions use are read when the iterator starts (its
+initializer runs, or a one-shot iterator's first get_next), as TF evaluates a dataset's
+captured inputs at initialization. Iterator.from_structure(types, shapes) with
+make_initializer(dataset) switches one iterator between datasets (training, validation).
+
 shuffle is TF's buffered shuffle (a buffer of buffer_size elements, each output drawn
 uniformly from it and replaced by the next input), seeded TF-style from the graph and op
 seeds; with reshuffle_each_iteration every repetition is shuffled anew.
 Dataset.map builds its function's ops in a function graph (as loop bodies are) and runs
-them in the executor for each element; tensors of the enclosing graph it reads become
-inputs of get_next.
+them in the executor for each element.
 """
 
 from __future__ import annotations
@@ -88,6 +92,43 @@ def _to_array(x):
     return a
 
 
+def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both fit: equal dims kept, others unknown."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
+
+
+def _flatten_datasets(s):
+    if isinstance(s, dict):
+        return [x for k in sorted(s) for x in _flatten_datasets(s[k])]
+    if isinstance(s, tuple):
+        return [x for v in s for x in _flatten_datasets(v)]
+    if not isinstance(s, Dataset):
+        raise InvalidArgumentError(f"zip: expected a (nested) tuple or dict of datasets, got "
+                                   f"{type(s).__name__}")
+    return [s]
+
+
+def _function_of(structure, fn_, name):
+    """(Function, keyed captures, key) of fn_ applied to an element's tensors."""
+    from xlapy.compat.v1.framework import get_default_graph
+    from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+    fg = FuncGraph(name, get_default_graph())
+    leaves = _flatten(structure)
+    with fg.as_default():
+        phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
+               for i, leaf in enumerate(leaves)]
+        args = _pack(structure, phs)
+        out = fn_(*args) if isinstance(args, tuple) and not hasattr(args, "_fields") \
+            else fn_(args)
+        out = fg.capture(out) if hasattr(out, "graph") and out.graph is not fg \
+            else _as_graph_tensor(out)
+    key = object()
+    fn = Function(fg, phs + [fg.captures[t] for t in fg.captured], [out])
+    return fn, [(key, t) for t in fg.captured], key
+
+
 def _as_graph_tensor(x):
     from xlapy.compat.v1.framework import convert_to_tensor
     return convert_to_tensor(x)
@@ -107,7 +148,7 @@ class Dataset:
     def __init__(self, elements, structure, captures=()):
         self._elements = elements
         self._structure = structure
-        self._captures = list(captures)  # outer tensors map functions read
+        self._captures = list(captures)  # (stage key, outer tensor) its functions read
 
     @property
     def output_types(self):
@@ -254,18 +295,90 @@ class Dataset:
             out = _map_structure(lambda t: fg.capture(t) if hasattr(t, "graph") and
                                  t.graph is not fg else _as_graph_tensor(t), out)
         flat_out = _flatten(out)
-        n_caps = len(fg.captured)
         fn = Function(fg, phs + [fg.captures[t] for t in fg.captured], flat_out)
         structure = _map_structure(lambda t: _Spec(t.dtype, t.shape), out)
-        src, first = self._elements, len(self._captures)
+        src, key = self._elements, object()
 
         def elements(ctx):
             from xlapy.compat.v1.ops.functional import executor_runner
             run = executor_runner(ctx.session, fn)
+            caps = ctx.capture_values(key)
             for e in src(ctx):
-                caps = ctx.captures[first:first + n_caps]
                 yield [np.asarray(v) for v in run(*e, *caps)]
-        return Dataset(elements, structure, self._captures + list(fg.captured))
+        return Dataset(elements, structure,
+                       self._captures + [(key, t) for t in fg.captured])
+
+    def filter(self, predicate):
+        """The elements for which predicate (graph ops returning a scalar bool) is True."""
+        fn, caps, key = _function_of(self._structure, predicate, "dataset_filter")
+        pred = fn.outputs[0]
+        if pred.dtype != dtypes.bool or pred.shape.ndims not in (None, 0):
+            raise InvalidArgumentError(f"filter: the predicate must return a scalar bool "
+                                       f"tensor, got {pred.dtype.name} {pred.shape.tf_str()}")
+        src = self._elements
+
+        def elements(ctx):
+            from xlapy.compat.v1.ops.functional import executor_runner
+            run = executor_runner(ctx.session, fn)
+            values = ctx.capture_values(key)
+            for e in src(ctx):
+                if bool(run(*e, *values)[0]):
+                    yield e
+        return Dataset(elements, self._structure, self._captures + caps)
+
+    @staticmethod
+    def zip(datasets):
+        """Elements combining one element of each dataset (a tuple or dict of datasets),
+        until the shortest ends."""
+        parts = _flatten_datasets(datasets)
+        structure = _pack(datasets, [d._structure for d in parts])
+
+        def elements(ctx):
+            for items in zip(*[d._elements(ctx) for d in parts]):
+                yield [x for item in items for x in item]
+        return Dataset(elements, structure, [c for d in parts for c in d._captures])
+
+    def concatenate(self, dataset):
+        a, b = _flatten(self._structure), _flatten(dataset._structure)
+        if len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b)):
+            raise InvalidArgumentError("concatenate: the datasets' element types differ")
+        structure = _pack(self._structure, [_Spec(x.dtype, _common_shape(x.shape, y.shape))
+                                            for x, y in zip(a, b)])
+        first, second = self._elements, dataset._elements
+        return Dataset(lambda ctx: itertools.chain(first(ctx), second(ctx)), structure,
+                       self._captures + dataset._captures)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None):
+        """Elements from calling generator(*args) (each iteration calls it anew), converted
+        to output_types and checked against output_shapes."""
+        if not callable(generator):
+            raise InvalidArgumentError("from_generator: `generator` must be callable")
+        types = [dtypes.as_dtype(t) for t in _flatten(output_types)]
+        shapes = [TensorShape(x) for x in _flatten(output_shapes)] \
+            if output_shapes is not None else [TensorShape(None)] * len(types)
+        structure = _pack(output_types, [_Spec(t, sh) for t, sh in zip(types, shapes)])
+        call_args = tuple(args or ())
+
+        def elements(ctx):
+            for item in generator(*call_args):
+                flat = _flatten(item if isinstance(item, (tuple, dict)) or len(types) == 1
+                                else tuple(item))
+                if len(flat) != len(types):
+                    raise InvalidArgumentError(
+                        f"from_generator: the generator yielded {len(flat)} components, "
+                        f"expected {len(types)}")
+                out = []
+                for v, t, sh in zip(flat, types, shapes):
+                    a = np.asarray(v, dtype=object if t == dtypes.string else t.np)
+                    if not sh.is_compatible_with(TensorShape(a.shape)):
+                        raise InvalidArgumentError(
+                            f"from_generator: `generator` yielded an element of shape "
+                            f"{list(a.shape)} where an element of shape {sh.tf_str()} was "
+                            "expected.")
+                    out.append(a)
+                yield out
+        return Dataset(elements, structure)
 
     # -- iterators
     def make_one_shot_iterator(self):
@@ -276,43 +389,78 @@ class Dataset:
 
 
 class Iterator:
-    def __init__(self, dataset, initializable):
+    """An iterator over a dataset (one-shot, initializable) or over any dataset of one
+    structure (Iterator.from_structure, started by make_initializer(dataset))."""
+
+    def __init__(self, dataset, initializable, structure=None):
         self._dataset = dataset
+        self._structure = dataset._structure if dataset is not None else structure
         self._initializable = initializable
         self._initializer = None
-        if initializable:
-            self._initializer = make_op("MakeIterator", [], {"iterator": self},
-                                        name="MakeIterator")
+        if initializable and dataset is not None:
+            self._initializer = self.make_initializer(dataset, name="MakeIterator")
 
-    output_types = property(lambda self: self._dataset.output_types)
-    output_shapes = property(lambda self: self._dataset.output_shapes)
-    output_classes = property(lambda self: self._dataset.output_classes)
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None):
+        types = _flatten(output_types)
+        shapes = _flatten(output_shapes) if output_shapes is not None else [None] * len(types)
+        if len(shapes) != len(types):
+            raise InvalidArgumentError("output_types and output_shapes must have the same "
+                                       "structure")
+        leaves = [_Spec(dtypes.as_dtype(t), TensorShape(s)) for t, s in zip(types, shapes)]
+        return Iterator(None, True, _pack(output_types, leaves))
+
+    output_types = property(lambda self: _map_structure(lambda x: x.dtype, self._structure))
+    output_shapes = property(lambda self: _map_structure(lambda x: x.shape, self._structure))
+
+    @property
+    def output_classes(self):
+        from xlapy.compat.v1.framework import Tensor
+        return _map_structure(lambda leaf: Tensor, self._structure)
 
     @property
     def initializer(self):
         if self._initializer is None:
-            raise InvalidArgumentError("a one-shot iterator has no initializer; use "
-                                       "make_initializable_iterator()")
+            raise InvalidArgumentError("this iterator has no initializer: a one-shot iterator "
+                                       "starts by itself; one made by from_structure starts "
+                                       "with make_initializer(dataset)")
         return self._initializer
 
+    def make_initializer(self, dataset, name=None):
+        """An op (re)starting this iterator on `dataset`; the tensors its map functions read
+        are evaluated when it runs, as TF's."""
+        mine, theirs = _flatten(self._structure), _flatten(dataset._structure)
+        if len(mine) != len(theirs) or any(
+                a.dtype != b.dtype or not a.shape.is_compatible_with(b.shape)
+                for a, b in zip(mine, theirs)):
+            raise InvalidArgumentError("make_initializer: the dataset's element types and "
+                                       "shapes are not compatible with the iterator's")
+        return make_op("MakeIterator", [t for _, t in dataset._captures],
+                       {"iterator": self, "dataset": dataset}, name=name or "MakeIterator")
+
     def get_next(self, name=None):
-        leaves = _flatten(self._dataset._structure)
-        op = make_op("IteratorGetNext", list(self._dataset._captures), {
+        leaves = _flatten(self._structure)
+        # a one-shot iterator reads the tensors its map functions use when it starts
+        caps = [t for _, t in self._dataset._captures] if not self._initializable else []
+        op = make_op("IteratorGetNext", caps, {
             "iterator": self, "output_types": [leaf.dtype for leaf in leaves],
             "output_shapes": [leaf.shape for leaf in leaves]}, name=name or "IteratorGetNext")
-        return _pack(self._dataset._structure, list(op.outputs))
+        return _pack(self._structure, list(op.outputs))
 
-    def _start(self, session):
-        _session_state(session)[id(self)] = _Run(self._dataset, session)
+    def _start(self, session, dataset, captures):
+        _session_state(session)[id(self)] = _Run(dataset, session, captures)
 
 
 class _Run:
     """One pass of an iterator in one session: the pipeline's generator and what its
     stages need (the session, the shuffle generators, the captured tensors' values)."""
 
-    def __init__(self, dataset, session):
+    def __init__(self, dataset, session, captures):
         self.session = session
-        self.captures: list = []
+        self._caps: dict = {}
+        for (key, _), v in zip(dataset._captures, captures):
+            self._caps.setdefault(key, []).append(v)
         self._seeds: dict = {}
         self._gens: dict = {}
         self._it = iter(dataset._elements(self))
@@ -326,8 +474,10 @@ class _Run:
             self._gens[key] = np.random.default_rng(self._seeds[key])
         return self._gens[key] if reshuffle else np.random.default_rng(self._seeds[key])
 
-    def next(self, captures):
-        self.captures = list(captures)
+    def capture_values(self, key) -> list:
+        return self._caps.get(key, [])
+
+    def next(self):
         return next(self._it)
 
 
@@ -378,19 +528,19 @@ def _get_next_executor(session, op):
                     "GetNext() failed because the iterator has not been initialized. Ensure "
                     "that you have run the initializer operation for this iterator before "
                     f"getting the next element.\n\t [[{op.name}]]", op=op)
-            it._start(session)
+            it._start(session, it._dataset, captures)
         try:
-            return state[id(it)].next(captures)
+            return state[id(it)].next()
         except StopIteration:
             raise OutOfRangeError(f"End of sequence\n\t [[{op.name}]]", op=op) from None
     return run
 
 
 def _make_iterator_executor(session, op):
-    it = op.get_attr("iterator")
+    it, dataset = op.get_attr("iterator"), op.get_attr("dataset")
 
-    def run():
-        it._start(session)
+    def run(*captures):
+        it._start(session, dataset, captures)
         return []
     return run
 
