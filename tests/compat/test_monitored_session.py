@@ -141,3 +141,38 @@ def _read_events(path, event_pb2):
         out.append(ev)
         i += 12 + n + 4
     return out
+
+
+def test_tf1_script_dataset_metrics_and_monitored_session_under_xla(tmp_path):
+    """A TF1-in-TF2 style script: tf.data input, variance-scaling initializers, a metric,
+    Adam, a MonitoredTrainingSession ending when the dataset runs out (OutOfRangeError),
+    auto-jit on; the step's math compiles into one cluster."""
+    tf.disable_v2_behavior()
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((96, 4)).astype(np.float32)
+    ys = (xs @ np.array([1.0, -1.0, 0.5, 0.0], np.float32) > 0).astype(np.int64)
+    ds = tf.data.Dataset.from_tensor_slices((xs, ys)).shuffle(96, seed=2).batch(16).repeat(8)
+    x, y = ds.make_one_shot_iterator().get_next()
+    gs = tf.train.get_or_create_global_step()
+    h = tf.layers.dense(x, 8, tf.nn.relu,
+                        kernel_initializer=tf.variance_scaling_initializer(2.0))
+    logits = tf.layers.dense(h, 2, kernel_initializer=tf.glorot_normal_initializer(seed=1))
+    loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+    acc, acc_up = tf.metrics.accuracy(y, tf.argmax(logits, 1))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=gs)
+    config = tf.ConfigProto()
+    config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+    steps = 0
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), config=config,
+                                           save_checkpoint_steps=20,
+                                           log_step_count_steps=None,
+                                           save_summaries_steps=None) as sess:
+        summary = sess._tf_sess().cluster_summary([train, acc_up])
+        assert summary.startswith("XLA clustering: 1 cluster(s)"), summary
+        while not sess.should_stop():
+            sess.run([train, acc_up])
+            steps += 1
+    assert steps == 48  # 96 / 16 * 8 batches, then OutOfRangeError ended the loop
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-48")
+    reader = tf.train.load_checkpoint(str(tmp_path))
+    assert reader.get_tensor("global_step") == 48
