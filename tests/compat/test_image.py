@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import xlapy.compat.v1 as tf
-from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
+from xlapy.compat.v1.errors import InvalidArgumentError
 
 from .helpers import assert_close
 
@@ -141,8 +141,8 @@ def test_image_errors():
         tf.image.resize_bilinear(tf.zeros([4, 4]), [2, 2])
     with pytest.raises(InvalidArgumentError, match="size must be known"):
         tf.image.resize_bilinear(tf.zeros([1, 4, 4, 1]), tf.placeholder(tf.int32, [2]))
-    with pytest.raises(UnimplementedError, match="BICUBIC"):
-        tf.image.resize_images(tf.zeros([1, 4, 4, 1]), [2, 2], method=tf.image.ResizeMethod.BICUBIC)
+    with pytest.raises(InvalidArgumentError, match="unknown method"):
+        tf.image.resize_images(tf.zeros([1, 4, 4, 1]), [2, 2], method=7)
     with pytest.raises(InvalidArgumentError, match="central_fraction"):
         tf.image.central_crop(tf.zeros([4, 4, 1]), 0.0)
 
@@ -200,3 +200,56 @@ def test_random_augmentation():
     mean = IMG.mean((1, 2), keepdims=True)
     factor = (kv - mean) / (IMG - mean)
     assert np.allclose(factor, factor.flat[0], atol=1e-3) and 0.5 <= factor.flat[0] <= 1.5
+
+
+def _keys(d, a):
+    d = abs(d)
+    return ((a + 2) * d - (a + 3)) * d * d + 1 if d <= 1 else \
+        ((a * d - 5 * a) * d + 8 * a) * d - 4 * a if d < 2 else 0.0
+
+
+def _ref_bicubic(x, oh, ow, half=False):
+    """Per pixel: 4x4 taps of Keys' cubic (a = -0.75 clamped, or -0.5 with taps outside
+    the image dropped and renormalized), the position rounded to 1/1024 as TF's table."""
+    a = -0.5 if half else -0.75
+
+    def taps(o, n_in, n_out):
+        src = (o + 0.5) * n_in / n_out - 0.5 if half else o * n_in / n_out
+        base = math.floor(src)
+        t = round((src - base) * 1024) / 1024
+        ts = [(base + k, _keys(t - k, a)) for k in (-1, 0, 1, 2)]
+        if half:
+            ts = [(i, w) for i, w in ts if 0 <= i < n_in]
+            tot = sum(w for _, w in ts)
+            ts = [(i, w / tot) for i, w in ts]
+        return [(min(max(i, 0), n_in - 1), w) for i, w in ts]
+    out = np.zeros((x.shape[0], oh, ow, x.shape[3]))
+    for i in range(oh):
+        for j in range(ow):
+            for yi, wy in taps(i, x.shape[1], oh):
+                for xj, wx in taps(j, x.shape[2], ow):
+                    out[:, i, j] += wy * wx * x[:, yi, xj]
+    return out.astype(np.float32)
+
+
+def test_bicubic_and_area():
+    def build():
+        x = tf.constant(IMG)
+        return {"bc": tf.image.resize_bicubic(x, [9, 4]),
+                "bc_half": tf.image.resize_bicubic(x, [3, 11], half_pixel_centers=True),
+                "bc_same": tf.image.resize_bicubic(x, [5, 7]),
+                "area": tf.image.resize_area(x, [3, 4]),
+                "area_u8": tf.image.resize_images(tf.constant(U8), [3, 4],
+                                                  method=tf.image.ResizeMethod.AREA)}
+    # area: the mean over each output's box of the piecewise-constant image, exact on a
+    # grid refined by the output sizes (5 -> 3 rows: 15 subrows, 5 per output)
+    fine = np.repeat(np.repeat(IMG, 3, axis=1), 4, axis=2)        # [2, 15, 28, 3]
+    area = fine.reshape(2, 3, 5, 4, 7, 3).mean((2, 4))
+    fine_u8 = np.repeat(np.repeat(U8.astype(np.float64), 3, 0), 4, 1)
+    for got in _both(build):
+        assert_close(got["bc"], _ref_bicubic(IMG, 9, 4), 1e-5, 1e-5)
+        assert_close(got["bc_half"], _ref_bicubic(IMG, 3, 11, half=True), 1e-5, 1e-5)
+        assert_close(got["bc_same"], IMG, 1e-6, 1e-6)
+        assert_close(got["area"], area.astype(np.float32), 1e-5, 1e-6)
+        assert_close(got["area_u8"], fine_u8.reshape(3, 5, 4, 7, 3).mean((1, 3))
+                     .astype(np.float32), 1e-5, 1e-3)

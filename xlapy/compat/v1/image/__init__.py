@@ -7,7 +7,8 @@ interpolation weights computed when the graph is built (the sizes must be static
 runs in the executor, compiles into clusters and has a gradient (the gathers'). Source
 coordinates are TF's: out * in/out (legacy), (out + 0.5) * in/out - 0.5 (half-pixel
 centers, clamped at 0) or out * (in - 1)/(out - 1) (align_corners); nearest neighbour
-floors them (rounds with align_corners). BICUBIC and AREA resizing are not implemented.
+floors them (rounds with align_corners). Bicubic and area resizing are linear maps along
+each axis: dense [out, in] weight matrices built from TF's kernels, applied with einsum.
 """
 
 from __future__ import annotations
@@ -119,6 +120,76 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None,
         return squeeze(out, [0]) if single else out
 
 
+def _cubic_matrix(n_in, n_out, align, half):
+    """[n_out, n_in] weights of TF's bicubic resize along one axis: Keys' cubic with
+    a = -0.75 and clamped taps (legacy), or a = -0.5 with out-of-range taps dropped and
+    the rest renormalized (half-pixel centers); the fractional position is rounded to
+    1/1024, as TF reads the weights from a 1024-entry table."""
+    a = -0.5 if half else -0.75
+    s = np.float32(_scale(n_in, n_out, align))
+    w = np.zeros((n_out, n_in), np.float64)
+    for o in range(n_out):
+        src = (np.float32(o) + np.float32(0.5)) * s - np.float32(0.5) if half \
+            else np.float32(o) * s
+        base = int(np.floor(src))
+        t = float(np.rint(np.float32(src - base) * 1024)) / 1024  # TF's 1024-entry table
+        ks = []
+        for k, d in zip(range(-1, 3), (1 + t, t, 1 - t, 2 - t)):
+            d = abs(d)
+            wt = ((a + 2) * d - (a + 3)) * d * d + 1 if d <= 1 else \
+                ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+            ks.append((base + k, wt))
+        if half:
+            ks = [(i, wt) for i, wt in ks if 0 <= i < n_in]
+            total = sum(wt for _, wt in ks)
+            if abs(total) >= 1000 * np.finfo(np.float32).tiny:
+                ks = [(i, wt / total) for i, wt in ks]
+        for i, wt in ks:
+            w[o, min(max(i, 0), n_in - 1)] += wt
+    return w.astype(np.float32)
+
+
+def _area_matrix(n_in, n_out, align):
+    """[n_out, n_in] weights of TF's area resize along one axis: each output averages the
+    input span [o s, (o + 1) s) it covers, partial pixels weighted by their overlap."""
+    s = np.float32(_scale(n_in, n_out, align))
+    w = np.zeros((n_out, n_in), np.float64)
+    for o in range(n_out):
+        lo, hi = np.float32(o) * s, np.float32(o + 1) * s
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            if i < lo:
+                part = s if i + 1 > hi else i + 1 - lo
+            else:
+                part = hi - i if i + 1 > hi else 1.0
+            w[o, min(max(i, 0), n_in - 1)] += float(part) / float(s)
+    return w.astype(np.float32)
+
+
+def _separable(images, size, what, matrices):
+    from xlapy.compat.v1.ops.api import einsum
+    x, single = _images(images, what)
+    oh, ow = _size(size, what)
+    ih, iw = _in_dims(x, what)
+    wh, ww = matrices(ih, oh), matrices(iw, ow)
+    with get_default_graph().name_scope(what):
+        f = cast(x, dtypes.float32)
+        out = einsum("hi,bijc,wj->bhwc", tensor(wh), f, tensor(ww))
+        return squeeze(out, [0]) if single else out
+
+
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bicubic resize (TF's kernel: Keys' cubic convolution), as float32."""
+    return _separable(images, size, name or "ResizeBicubic",
+                      lambda n_in, n_out: _cubic_matrix(n_in, n_out, align_corners,
+                                                        half_pixel_centers))
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    """Area-averaging resize (TF's ResizeArea), as float32."""
+    return _separable(images, size, name or "ResizeArea",
+                      lambda n_in, n_out: _area_matrix(n_in, n_out, align_corners))
+
+
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
                   preserve_aspect_ratio=False):
     """TF 1.x's resize_images: float32 unless nearest neighbour (or no resize needed)."""
@@ -135,8 +206,12 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         return resize_bilinear(x, [oh, ow], align_corners)
     if method in (ResizeMethod.NEAREST_NEIGHBOR, "nearest"):
         return resize_nearest_neighbor(x, [oh, ow], align_corners)
-    raise UnimplementedError(f"resize_images: method {method!r} (BICUBIC / AREA) is not "
-                             "implemented; use BILINEAR or NEAREST_NEIGHBOR")
+    if method in (ResizeMethod.BICUBIC, "bicubic"):
+        return resize_bicubic(x, [oh, ow], align_corners)
+    if method in (ResizeMethod.AREA, "area"):
+        return resize_area(x, [oh, ow], align_corners)
+    raise InvalidArgumentError(f"resize_images: unknown method {method!r} (BILINEAR, "
+                               "NEAREST_NEIGHBOR, BICUBIC or AREA)")
 
 
 def flip_left_right(image):
