@@ -259,6 +259,8 @@ _FILES = {
                         "RandomGammaGrad BatchMatMulV2",
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2",
     "test_data": "IteratorGetNext MakeIterator",
+    "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
+                      "MulNoNan Assert CheckNumerics",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -276,6 +278,8 @@ EXECUTOR_ONLY = {
     "RandomGammaGrad": "SciPy's incomplete gamma, differentiated in float64",
     "IteratorGetNext": "runs the host-side tf.data pipeline",
     "MakeIterator": "restarts the host-side tf.data pipeline",
+    "Assert": "raises on the host when its condition is false",
+    "CheckNumerics": "raises on the host when its input has NaN or Inf",
 }
 
 

@@ -21,3 +21,9 @@ from xlapy.compat.v1.ops.partition_ops import unsorted_segment_max, unsorted_seg
 from xlapy.compat.v1.ops.special_math_ops import (accumulate_n, digamma, erf, erfc, expm1,
                                                   lgamma, log_sigmoid, round)
 from xlapy.compat.v1.ops.special_math_ops import div_no_nan as divide_no_nan
+from xlapy.compat.v1.ops.check_ops import is_non_decreasing, is_strictly_increasing
+from xlapy.compat.v1.ops.stats_ops import (bincount, confusion_matrix, reduce_euclidean_norm,
+                                           reduce_std, reduce_variance)
+from xlapy.compat.v1.ops.trig_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh,
+                                          multiply_no_nan, reciprocal_no_nan, rint, sinh, tan,
+                                          xdivy, xlogy)

@@ -20,6 +20,17 @@ from xlapy.compat.v1.ops.partition_ops import (dynamic_partition, dynamic_stitch
                                                unsorted_segment_max, unsorted_segment_min)
 from xlapy.compat.v1.ops.placeholder_ops import placeholder_with_default
 from xlapy.compat.v1.ops.random_more_ops import multinomial, random_gamma, random_shuffle
+from xlapy.compat.v1.ops.check_ops import (Assert, add_check_numerics_ops, assert_equal,
+                                           assert_greater, assert_greater_equal,
+                                           assert_integer, assert_less, assert_less_equal,
+                                           assert_negative, assert_non_negative,
+                                           assert_non_positive, assert_none_equal,
+                                           assert_positive, assert_rank, assert_type,
+                                           check_numerics, is_non_decreasing,
+                                           is_strictly_increasing, verify_tensor_all_finite)
+from xlapy.compat.v1.ops.stats_ops import bincount, confusion_matrix
+from xlapy.compat.v1.ops.trig_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh,
+                                          rint, sinh, tan)
 from xlapy.compat.v1.ops.special_math_ops import (accumulate_n, clip_by_average_norm, digamma,
                                                   div_no_nan, erf, erfc, expm1, lgamma,
                                                   log_sigmoid, round)
@@ -38,4 +49,10 @@ __all__ = [
     "multinomial", "random_gamma", "random_shuffle",
     "accumulate_n", "clip_by_average_norm", "digamma", "div_no_nan", "erf", "erfc", "expm1",
     "lgamma", "log_sigmoid", "round", "random_crop",
+    "Assert", "add_check_numerics_ops", "assert_equal", "assert_greater",
+    "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
+    "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+    "assert_positive", "assert_rank", "assert_type", "check_numerics", "is_non_decreasing",
+    "is_strictly_increasing", "verify_tensor_all_finite", "bincount", "confusion_matrix",
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "rint", "sinh", "tan",
 ]
