@@ -154,3 +154,90 @@ def test_assertions_and_check_numerics():
         sess.run(checks, {v: [1.0, 2.0]})
         with pytest.raises(InvalidArgumentError, match="Sqrt:0 : Tensor had NaN"):
             sess.run(checks, {v: [-1.0, 2.0]})
+
+
+def _set(x, rows, v):
+    out = x.copy()
+    out[rows] = v
+    return out
+
+
+def _add(x, idx, v):
+    out = x.copy()
+    np.add.at(out, idx, v)
+    return out
+
+
+A3 = (R.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32)
+B3 = R.standard_normal((3, 2)).astype(np.float32)
+T = R.standard_normal((4, 3)).astype(np.float32)
+ARRAY_CASES = {  # name: (xlapy of (a, b, t), numpy, jax of (a, b, t) or None)
+    "roll": (lambda a, b, t: tf.roll(t, [1, -1], [0, 1]), np.roll(T, (1, -1), (0, 1)),
+             lambda a, b, t: jnp.roll(t, (1, -1), (0, 1))),
+    "set_diag": (lambda a, b, t: tf.matrix_set_diag(t, b[:, 0]),
+                 np.where(np.eye(4, 3, dtype=bool), np.pad(B3[:, 0], (0, 1))[:, None], T),
+                 lambda a, b, t: t * (1 - jnp.eye(4, 3)) + jnp.eye(4, 3) * jnp.pad(
+                     b[:, 0], (0, 1))[:, None]),
+    "tri_lower": (lambda a, b, t: tf.matrix_triangular_solve(a, b),
+                  np.linalg.solve(np.tril(A3), B3),
+                  lambda a, b, t: jnp.linalg.solve(jnp.tril(a), b)),
+    "tri_upper_adj": (lambda a, b, t: tf.linalg.triangular_solve(a, b, lower=False,
+                                                                 adjoint=True),
+                      np.linalg.solve(np.triu(A3).T, B3),
+                      lambda a, b, t: jnp.linalg.solve(jnp.triu(a).T, b)),
+    "scatter_update": (lambda a, b, t: tf.tensor_scatter_nd_update(t, [[0], [2]],
+                                                                  t[1:3] * 2.0),
+                       _set(T, [0, 2], T[1:3] * 2),
+                       lambda a, b, t: t.at[jnp.array([0, 2])].set(t[1:3] * 2.0)),
+    "scatter_add": (lambda a, b, t: tf.tensor_scatter_nd_add(t, [[0, 1], [0, 1], [3, 2]],
+                                                             b[:, 0] * 3.0),
+                    _add(T, ([0, 0, 3], [1, 1, 2]), B3[:, 0] * 3),
+                    lambda a, b, t: t.at[jnp.array([0, 0, 3]), jnp.array([1, 1, 2])].add(
+                        b[:, 0] * 3.0)),
+    "scatter_sub": (lambda a, b, t: tf.tensor_scatter_sub(t, [[1]], t[:1]),
+                    _add(T, ([1],), -T[:1]),
+                    lambda a, b, t: t.at[jnp.array([1])].add(-t[:1])),
+    "batch_gather": (lambda a, b, t: tf.batch_gather(t, [[2, 0], [1, 1], [0, 0], [2, 2]]),
+                     np.take_along_axis(T, np.array([[2, 0], [1, 1], [0, 0], [2, 2]]), 1),
+                     lambda a, b, t: jnp.take_along_axis(
+                         t, jnp.array([[2, 0], [1, 1], [0, 0], [2, 2]]), 1)),
+}
+
+
+
+def test_array_extras_values_and_gradients():
+    keys = sorted(ARRAY_CASES)
+    c = {k: R.standard_normal(np.shape(ARRAY_CASES[k][1])).astype(np.float32) for k in keys}
+
+    def build():
+        a, b, t = (tf.placeholder(tf.float32, v.shape) for v in (A3, B3, T))
+        out = {}
+        for k in keys:
+            y = ARRAY_CASES[k][0](a, b, t)
+            out[k] = y
+            out["d" + k] = [tf.zeros_like(v) if gv is None else gv for v, gv in
+                            zip((a, b, t), tf.gradients(tf.reduce_sum(y * c[k]), [a, b, t]))]
+        return out, {a: A3, b: B3, t: T}
+    want = jax.jit(lambda a, b, t: {k: jax.grad(
+        lambda *v, k=k: jnp.sum(ARRAY_CASES[k][2](*v) * c[k]), argnums=(0, 1, 2))(a, b, t)
+        for k in keys})(A3, B3, T)
+    for got in _both(build):
+        for k in keys:
+            assert_close(got[k], np.asarray(ARRAY_CASES[k][1], np.float32), 1e-5, 1e-5,
+                         what=k)
+            for gv, w in zip(got["d" + k], want[k]):
+                assert_close(gv, np.asarray(w), 1e-4, 1e-5, what="d" + k)
+
+
+def test_setdiff1d_unravel_index_and_errors():
+    d = tf.setdiff1d([1, 2, 3, 4, 2, 6], [2, 4])
+    u = tf.unravel_index([5, 1, 11], [3, 4])
+    sess = tf.Session()
+    out, idx = sess.run(d)
+    np.testing.assert_array_equal(out, [1, 3, 6])
+    np.testing.assert_array_equal(idx, [0, 2, 5])
+    np.testing.assert_array_equal(sess.run(u), np.array(np.unravel_index([5, 1, 11], (3, 4))))
+    with pytest.raises(InvalidArgumentError, match="does not index"):
+        sess.run(tf.tensor_scatter_nd_update(tf.zeros([2]), [[3]], [1.0]))
+    with pytest.raises(InvalidArgumentError, match="not invertible"):
+        sess.run(tf.matrix_triangular_solve(tf.zeros([2, 2]), tf.ones([2, 1])))

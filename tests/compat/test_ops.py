@@ -260,7 +260,9 @@ _FILES = {
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2",
     "test_data": "IteratorGetNext MakeIterator",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
-                      "MulNoNan Assert CheckNumerics",
+                      "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
+                      "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
+                      "TensorScatterAdd TensorScatterSub ListDiff",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -280,6 +282,7 @@ EXECUTOR_ONLY = {
     "MakeIterator": "restarts the host-side tf.data pipeline",
     "Assert": "raises on the host when its condition is false",
     "CheckNumerics": "raises on the host when its input has NaN or Inf",
+    "ListDiff": "output shape depends on the data",
 }
 
 

@@ -15,3 +15,5 @@ from xlapy.compat.v1.ops.linalg_ops import (cholesky, eye, logdet, matrix_determ
                                             self_adjoint_eigvals as eigvalsh, svd, trace)
 from xlapy.compat.v1.ops.linalg_ops import log_matrix_determinant as slogdet
 from xlapy.compat.v1.ops.math_ops import matmul
+from xlapy.compat.v1.ops.array_extra_ops import (matrix_set_diag as set_diag,
+                                                 matrix_triangular_solve as triangular_solve)

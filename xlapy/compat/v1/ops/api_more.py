@@ -9,6 +9,12 @@ from xlapy.compat.v1.behavior import (disable_control_flow_v2, disable_eager_exe
                                       disable_v2_tensorshape, enable_eager_execution,
                                       enable_v2_behavior, executing_eagerly)
 from xlapy.compat.v1.image.adjust import random_crop
+from xlapy.compat.v1.ops.array_extra_ops import (batch_gather, matrix_set_diag,
+                                                 matrix_triangular_solve, roll, setdiff1d,
+                                                 tensor_scatter_add, tensor_scatter_nd_add,
+                                                 tensor_scatter_nd_sub,
+                                                 tensor_scatter_nd_update, tensor_scatter_sub,
+                                                 tensor_scatter_update, unravel_index)
 from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
 from xlapy.compat.v1.ops.linalg_ops import (cholesky, diag, diag_part, eye,
                                             log_matrix_determinant, matrix_determinant,
@@ -55,4 +61,8 @@ __all__ = [
     "assert_positive", "assert_rank", "assert_type", "check_numerics", "is_non_decreasing",
     "is_strictly_increasing", "verify_tensor_all_finite", "bincount", "confusion_matrix",
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "rint", "sinh", "tan",
+    "batch_gather", "matrix_set_diag", "matrix_triangular_solve", "roll", "setdiff1d",
+    "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_update", "tensor_scatter_sub", "tensor_scatter_update",
+    "unravel_index",
 ]
