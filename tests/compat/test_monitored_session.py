@@ -176,3 +176,29 @@ def test_tf1_script_dataset_metrics_and_monitored_session_under_xla(tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-48")
     reader = tf.train.load_checkpoint(str(tmp_path))
     assert reader.get_tensor("global_step") == 48
+
+
+def test_coordinator_and_start_queue_runners():
+    import threading
+    coord = tf.train.Coordinator()
+    seen = []
+
+    def worker(i):
+        with coord.stop_on_exception():
+            while not coord.should_stop():
+                seen.append(i)
+                if len(seen) > 20:
+                    raise ValueError("worker failed")
+                coord.wait_for_stop(0.001)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    with pytest.raises(ValueError, match="worker failed"):
+        coord.join(threads)
+    assert coord.should_stop() and coord.joined
+    clean = tf.train.Coordinator()
+    clean.request_stop(tf.errors.OutOfRangeError("done"))  # a clean stop: not re-raised
+    clean.join([])
+    x = tf.constant(1.0)
+    sess = tf.Session()
+    assert tf.train.start_queue_runners(sess=sess, coord=clean) == []
