@@ -199,6 +199,6 @@ def test_coordinator_and_start_queue_runners():
     clean = tf.train.Coordinator()
     clean.request_stop(tf.errors.OutOfRangeError("done"))  # a clean stop: not re-raised
     clean.join([])
-    x = tf.constant(1.0)
+    tf.constant(1.0)
     sess = tf.Session()
     assert tf.train.start_queue_runners(sess=sess, coord=clean) == []
