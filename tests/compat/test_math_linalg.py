@@ -317,3 +317,5 @@ def test_singular_and_indefinite_inputs_raise_tf_errors():
         sess.run(tf.cholesky(-tf.eye(2)))
     with pytest.raises(InvalidArgumentError, match="square"):
         tf.matrix_inverse(tf.zeros([2, 3]))
+    with pytest.raises(InvalidArgumentError, match="value_range"):
+        sess.run(tf.histogram_fixed_width([1.0, 2.0], [1.0, 1.0]))

@@ -137,6 +137,10 @@ def _hist(m, values, value_range, nbins, dtype=dtypes.int32):
     if m is np and nbins <= 0:
         raise InvalidArgumentError(f"histogram_fixed_width: nbins should be > 0, got {nbins}")
     lo, hi = value_range[0], value_range[1]
+    if m is np and not lo < hi:
+        raise InvalidArgumentError(f"histogram_fixed_width: value_range should satisfy "
+                                   f"value_range[0] < value_range[1], but got "
+                                   f"[{lo}, {hi}]")
     flat = m.reshape(values, (-1,))
     scaled = m.true_divide(m.subtract(flat, lo), m.subtract(hi, lo))
     idx = m.floor(m.multiply(scaled, np.asarray(nbins, scaled.dtype)))
