@@ -480,6 +480,9 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None
         return int(np.asarray(v))
     n = static(num_rows, "num_rows")
     cols = n if num_columns is None else static(num_columns, "num_columns")
+    if n < 0 or cols < 0:
+        raise InvalidArgumentError(f"eye: num_rows and num_columns must be non-negative, got "
+                                   f"{n} and {cols}")
     batch = [] if batch_shape is None else [static(b, "batch_shape") for b in
                                             (batch_shape if not hasattr(batch_shape, "op")
                                              else list(constant_value(batch_shape)))]

@@ -42,7 +42,16 @@ register_op("Digamma", infer=float_unary)(lambda m, x: _special(m).digamma(x))
 not_differentiable("Round")
 
 
-@register_op("DivNoNan", infer=broadcasting())
+def _float_binary(op):
+    from xlapy.compat.v1.errors import InvalidTypeError
+    if not op.inputs[0].dtype.is_floating:
+        raise InvalidTypeError(f"Value passed to parameter 'x' of '{op.type}' Op has DataType "
+                               f"{op.inputs[0].dtype.name} not in list of allowed values: "
+                               "float16, float32, float64")
+    return broadcasting()(op)
+
+
+@register_op("DivNoNan", infer=_float_binary)
 def _div_no_nan(m, x, y):
     zero = _c(0, y)
     safe = m.where(m.equal(y, zero), _c(1, y), y)

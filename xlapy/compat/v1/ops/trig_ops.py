@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import binary_args, broadcasting, float_unary, make, tensor
+from xlapy.compat.v1.ops._common import binary_args, float_unary, make, tensor
+from xlapy.compat.v1.ops.special_math_ops import _float_binary
 from xlapy.compat.v1.ops.math_ops import (add, cast, cos, multiply, negative, not_equal,
                                           reciprocal, sqrt, square, subtract, sum_to)
 
@@ -30,22 +31,22 @@ for _t, _f in _UNARY.items():
     register_op(_t, infer=float_unary)(lambda m, x, _f=_f: getattr(m, _f)(x))
 not_differentiable("Rint")
 
-register_op("Atan2", infer=broadcasting())(lambda m, y, x: m.arctan2(y, x))
+register_op("Atan2", infer=_float_binary)(lambda m, y, x: m.arctan2(y, x))
 
 
-@register_op("Xlogy", infer=broadcasting())
+@register_op("Xlogy", infer=_float_binary)
 def _xlogy(m, x, y):
     safe = m.where(m.equal(x, _c(0, x)), m.ones_like(y), y)
     return m.where(m.equal(x, _c(0, x)), _c(0, x), m.multiply(x, m.log(safe)))
 
 
-@register_op("Xdivy", infer=broadcasting())
+@register_op("Xdivy", infer=_float_binary)
 def _xdivy(m, x, y):
     safe = m.where(m.equal(x, _c(0, x)), m.ones_like(y), y)
     return m.where(m.equal(x, _c(0, x)), _c(0, x), m.true_divide(x, safe))
 
 
-@register_op("MulNoNan", infer=broadcasting())
+@register_op("MulNoNan", infer=_float_binary)
 def _mul_no_nan(m, x, y):
     zero = m.equal(y, _c(0, y))
     return m.multiply(m.where(zero, _c(0, x), x), y)  # 0 * (inf or nan) never computed
