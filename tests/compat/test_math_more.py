@@ -241,3 +241,51 @@ def test_setdiff1d_unravel_index_and_errors():
         sess.run(tf.tensor_scatter_nd_update(tf.zeros([2]), [[3]], [1.0]))
     with pytest.raises(InvalidArgumentError, match="not invertible"):
         sess.run(tf.matrix_triangular_solve(tf.zeros([2, 2]), tf.ones([2, 1])))
+
+
+def test_nn_extras():
+    x = R.standard_normal((2, 3, 4, 8)).astype(np.float32)
+    w = R.random((2, 3, 4, 8)).astype(np.float32)
+    t = np.array([0.0, 0.5, 1.0, 3.0, 7.0], np.float32)
+    li = R.standard_normal(5).astype(np.float32)
+    c = R.standard_normal((2, 6, 8, 2)).astype(np.float32)
+
+    def ref_d2s(v, b):
+        n, h, ww, ch = v.shape
+        return v.reshape(n, h, ww, b, b, ch // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(
+            n, h * b, ww * b, ch // (b * b))
+
+    def build():
+        xp = tf.placeholder(tf.float32, x.shape)
+        d2s = tf.nn.depth_to_space(xp, 2)
+        s2d = tf.space_to_depth(d2s, 2)
+        nchw = tf.nn.depth_to_space(tf.transpose(xp, [0, 3, 1, 2]), 2, data_format="NCHW")
+        mean, var = tf.nn.weighted_moments(xp, [1, 2], w)
+        cnt, ms, vs, _ = tf.nn.sufficient_statistics(xp, [0, 3])
+        nm, nv = tf.nn.normalize_moments(cnt, ms, vs, None)
+        (gd,) = tf.gradients(tf.reduce_sum(d2s * c), [xp])
+        return {"d2s": d2s, "s2d": s2d, "nchw": nchw, "mean": mean, "var": var, "nm": nm,
+                "nv": nv, "gd": gd,
+                "lp": tf.nn.log_poisson_loss(t, li),
+                "lp_full": tf.nn.log_poisson_loss(t, li, compute_full_loss=True),
+                "mp1": tf.nn.max_pool1d(xp[:, 0], 2, 2, "VALID"),
+                "ap1": tf.nn.avg_pool1d(xp[:, 0], 3, 1, "SAME")}, {xp: x}
+    stir = t * np.log(np.maximum(t, 1)) - t + 0.5 * np.log(2 * np.pi * np.maximum(t, 1))
+    x0 = x[:, 0]
+    padded = np.pad(x0, [(0, 0), (1, 1), (0, 0)], constant_values=np.nan)
+    ap1 = np.stack([np.nanmean(padded[:, i:i + 3], 1) for i in range(4)], 1)
+    want = {"d2s": ref_d2s(x, 2), "s2d": x,
+            "nchw": ref_d2s(x, 2).transpose(0, 3, 1, 2),
+            "mean": (w * x).sum((1, 2)) / w.sum((1, 2)),
+            "var": (w * (x - ((w * x).sum((1, 2), keepdims=True) / w.sum((1, 2), keepdims=True)))
+                    ** 2).sum((1, 2)) / w.sum((1, 2)),
+            "nm": x.mean((0, 3)), "nv": x.var((0, 3)),
+            "gd": c.reshape(2, 3, 2, 4, 2, 2).transpose(0, 1, 3, 2, 4, 5).reshape(x.shape),
+            "lp": np.exp(li) - li * t,
+            "lp_full": np.exp(li) - li * t + np.where(t > 1, stir, 0),
+            "mp1": np.maximum(x0[:, 0::2], x0[:, 1::2]), "ap1": ap1}
+    for got in _both(build):
+        for k, v in want.items():
+            assert_close(got[k], np.asarray(v, np.float32), 1e-5, 1e-5, what=k)
+    with pytest.raises(InvalidArgumentError, match="divisible"):
+        tf.nn.depth_to_space(tf.zeros([1, 2, 2, 3]), 2)
