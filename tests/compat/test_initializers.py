@@ -88,3 +88,39 @@ def test_local_variables_initializer_alias_and_errors():
         tf.variance_scaling_initializer(mode="fan_sideways")
     with pytest.raises(InvalidArgumentError, match="floating-point"):
         tf.glorot_normal_initializer(dtype=tf.int32)
+
+
+def test_contrib_layers_initializers_fully_connected_flatten():
+    tf.set_random_seed(3)
+    x = tf.placeholder(tf.float32, [None, 2, 3])
+    h = tf.contrib.layers.fully_connected(x, 4,
+                                          weights_regularizer=tf.contrib.layers.l2_regularizer(
+                                              0.5))
+    y = tf.contrib.layers.fully_connected(tf.contrib.layers.flatten(h), 2, activation_fn=None,
+                                          biases_initializer=None, scope="out")
+    assert h.shape.as_list() == [None, 2, 4] and y.shape.as_list() == [None, 2]
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert names == ["fully_connected/biases", "fully_connected/weights", "out/weights"]
+    big = {"xavier_u": ([300, 500], tf.contrib.layers.xavier_initializer()),
+           "xavier_n": ([300, 500], tf.contrib.layers.xavier_initializer(uniform=False)),
+           "vs": ([3, 3, 40, 60], tf.contrib.layers.variance_scaling_initializer())}
+    vs = {k: tf.get_variable(k, s, initializer=i) for k, (s, i) in big.items()}
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    xv = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    w, b, w2 = sess.run([tf.get_default_graph().get_tensor_by_name(n + ":0") for n in
+                         ("fully_connected/weights", "fully_connected/biases",
+                          "out/weights")])
+    hv, yv, reg = sess.run([h, y, tf.losses.get_regularization_loss()], {x: xv})
+    np.testing.assert_allclose(hv, np.maximum(xv @ w + b, 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(yv, hv.reshape(5, 8) @ w2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(reg, 0.5 * (w ** 2).sum() / 2, rtol=1e-5)
+    got = sess.run(vs)
+    lim = math.sqrt(6.0 / 800)
+    assert np.abs(got["xavier_u"]).max() <= lim and np.abs(got["xavier_u"]).max() > 0.98 * lim
+    # contrib's truncated normal: stddev parameter sqrt(1.3 * factor / n), drawn within 2 of it
+    s = math.sqrt(1.3 / 400)
+    assert np.abs(got["xavier_n"]).max() <= 2 * s + 1e-6
+    assert abs(got["xavier_n"].std() / (s * 0.87962566) - 1) < 0.03
+    s = math.sqrt(1.3 * 2.0 / 360)
+    assert abs(got["vs"].std() / (s * 0.87962566) - 1) < 0.03
