@@ -34,6 +34,20 @@ def _np_ftrl(steps, lr, l1, l2, shrink, p, init=0.1):
     return w
 
 
+def _np_prox(steps, lr, l1, l2, adagrad=False, init=0.1):
+    w, acc = W0.astype(np.float64), np.full_like(W0, init, np.float64)
+    for _ in range(steps):
+        g = 2 * X.T @ (X @ w - Y) / len(X)
+        if adagrad:
+            acc = acc + g * g
+            eff = lr / np.sqrt(acc)
+        else:
+            eff = lr
+        v = w - eff * g
+        w = np.sign(v) * np.maximum(np.abs(v) - eff * l1, 0) / (1 + eff * l2)
+    return w
+
+
 def _np_adamw(steps, wd, lr=0.1, b1=0.9, b2=0.999, eps=1e-8):
     w, m, v = W0.astype(np.float64), 0 * W0, 0 * W0
     for t in range(1, steps + 1):
@@ -55,7 +69,13 @@ def test_ftrl_and_adamw_match_numpy(jit):
                  l2_shrinkage_regularization_strength=0.2, initial_accumulator_value=0.5),
                  _np_ftrl(5, 0.3, 0.5, 0.0, 0.2, -0.7, init=0.5)),
              "adamw": (lambda: tf.contrib.opt.AdamWOptimizer(0.05, learning_rate=0.1),
-                       _np_adamw(5, 0.05))}
+                       _np_adamw(5, 0.05)),
+             "prox_gd": (lambda: tf.train.ProximalGradientDescentOptimizer(
+                 0.1, l1_regularization_strength=0.3, l2_regularization_strength=0.2),
+                 _np_prox(5, 0.1, 0.3, 0.2)),
+             "prox_adagrad": (lambda: tf.train.ProximalAdagradOptimizer(
+                 0.5, l1_regularization_strength=0.05, l2_regularization_strength=0.1),
+                 _np_prox(5, 0.5, 0.05, 0.1, adagrad=True))}
     for name, (make_opt, want) in cases.items():
         g = tf.Graph()
         with g.as_default():

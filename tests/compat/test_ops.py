@@ -257,7 +257,8 @@ _FILES = {
                         "UnsortedSegmentMin PlaceholderWithDefault DynamicPartition "
                         "DynamicStitch UniqueWithCounts RandomShuffle Multinomial RandomGamma "
                         "RandomGammaGrad BatchMatMulV2",
-    "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2",
+    "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2 ApplyProximalGradientDescent "
+                           "ApplyProximalAdagrad",
     "test_data": "IteratorGetNext MakeIterator",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "

@@ -1,6 +1,7 @@
 """The FTRL-Proximal update ops of tf.train.FtrlOptimizer (TF's ApplyFtrl and ApplyFtrlV2,
-training_ops): written once against the array module `m`, so the update runs in the
-executor and inside a compiled training step.
+training_ops) and the proximal ones of ProximalGradientDescent / ProximalAdagrad: written
+once against the array module `m`, so the update runs in the executor and inside a
+compiled training step.
 
     accum' = accum + g^2
     linear += g_s - (accum'^(-p) - accum^(-p)) / lr * var     (g_s = g + 2 l2_shrinkage var)
@@ -46,4 +47,28 @@ def _apply_ftrl_v2(m, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_pow
     return _ftrl(m, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power)
 
 
-not_differentiable("ApplyFtrl", "ApplyFtrlV2")
+def _prox(m, v, lr, l1, l2):
+    """sign(v) max(|v| - lr l1, 0) / (1 + lr l2): the proximal step of l1 + l2/2."""
+    shrunk = m.maximum(m.subtract(m.abs(v), m.multiply(lr, l1)), m.zeros_like(v))
+    return m.true_divide(m.multiply(m.sign(v), shrunk),
+                         m.add(np.asarray(1, v.dtype), m.multiply(lr, l2)))
+
+
+@register_op("ApplyProximalGradientDescent", infer=_ref_infer, ref_inputs=(0,),
+             attrs=("use_locking",))
+def _apply_prox_gd(m, var, alpha, l1, l2, delta, use_locking=False):
+    """var <- prox(var - alpha delta)."""
+    return (_prox(m, m.subtract(var, m.multiply(alpha, delta)), alpha, l1, l2),)
+
+
+@register_op("ApplyProximalAdagrad", infer=_ref_infer, ref_inputs=(0, 1),
+             attrs=("use_locking",))
+def _apply_prox_adagrad(m, var, accum, lr, l1, l2, grad, use_locking=False):
+    """accum += g^2; with lr' = lr / sqrt(accum): var <- prox_lr'(var - lr' g)."""
+    accum = m.add(accum, m.multiply(grad, grad))
+    eff = m.true_divide(lr, m.sqrt(accum))
+    return _prox(m, m.subtract(var, m.multiply(eff, grad)), eff, l1, l2), accum
+
+
+not_differentiable("ApplyFtrl", "ApplyFtrlV2", "ApplyProximalGradientDescent",
+                   "ApplyProximalAdagrad")

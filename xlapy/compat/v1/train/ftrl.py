@@ -1,5 +1,6 @@
-"""tf.train.FtrlOptimizer (FTRL-Proximal, McMahan et al. 2013) and the decoupled weight
-decay Adam of tf.contrib.opt (AdamWOptimizer), as TF 1.x builds them: Ftrl's slots are
+"""tf.train.FtrlOptimizer (FTRL-Proximal, McMahan et al. 2013), ProximalGradientDescent and
+ProximalAdagrad, and the decoupled weight decay Adam of tf.contrib.opt (AdamWOptimizer), as
+TF 1.x builds them: Ftrl's slots are
 `<var>/Ftrl` (the accumulator, starting at initial_accumulator_value) and `<var>/Ftrl_1`
 (the linear term); AdamW subtracts weight_decay * var before Adam's update, not scaled by
 the learning rate (TF's DecoupledWeightDecayExtension)."""
@@ -56,6 +57,47 @@ class FtrlOptimizer(Optimizer):
             return make("ApplyFtrl", refs + h + [p],
                         {"use_locking": self._use_locking}).op
         return make("ApplyFtrlV2", refs + h + [self._hyper(self._shrink, var), p],
+                    {"use_locking": self._use_locking}).op
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent followed by the proximal step of l1 |w| + l2 w^2 / 2."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _apply_dense(self, grad, var):
+        h = [self._hyper(x, var) for x in (self._learning_rate, self._l1, self._l2)]
+        return make("ApplyProximalGradientDescent", [var._ref()] + h + [grad],
+                    {"use_locking": self._use_locking}).op
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Adagrad's per-coordinate rate followed by the proximal step of l1 and l2; the
+    accumulator slot `<var>/ProximalAdagrad` starts at initial_accumulator_value."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise InvalidArgumentError(f"initial_accumulator_value must be positive: "
+                                       f"{initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._learning_rate, self._init = learning_rate, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._slot(v, "accumulator", self._name, self._init)
+
+    def _apply_dense(self, grad, var):
+        h = [self._hyper(x, var) for x in (self._learning_rate, self._l1, self._l2)]
+        return make("ApplyProximalAdagrad",
+                    [var._ref(), self.get_slot(var, "accumulator")._ref()] + h + [grad],
                     {"use_locking": self._use_locking}).op
 
 
