@@ -253,3 +253,55 @@ def test_bicubic_and_area():
         assert_close(got["area"], area.astype(np.float32), 1e-5, 1e-6)
         assert_close(got["area_u8"], fine_u8.reshape(3, 5, 4, 7, 3).mean((1, 3))
                      .astype(np.float32), 1e-5, 1e-3)
+
+
+def test_hsv_colour_adjustments_and_quality_measures():
+    import colorsys
+    img = IMG.copy()
+    img[0, 0, 0] = [0.3, 0.3, 0.3]   # grey: hue 0
+    img[0, 0, 1] = 0.0               # black: saturation 0
+    flat = img.reshape(-1, 3).astype(np.float64)
+    hsv = np.array([colorsys.rgb_to_hsv(*p) for p in flat]).reshape(img.shape)
+
+    def shifted(delta, sat):
+        out = []
+        for h, s, v in hsv.reshape(-1, 3):
+            out.append(colorsys.hsv_to_rgb((h + delta) % 1.0, min(max(s * sat, 0), 1), v))
+        return np.array(out).reshape(img.shape)
+
+    def build():
+        x = tf.constant(img)
+        return {"hsv": tf.image.rgb_to_hsv(x), "back": tf.image.hsv_to_rgb(tf.constant(
+                    hsv.astype(np.float32))),
+                "hue": tf.image.adjust_hue(x, -0.3), "sat": tf.image.adjust_saturation(x, 1.5),
+                "gamma": tf.image.adjust_gamma(x, 2.0, 0.5),
+                "gray3": tf.image.grayscale_to_rgb(x[..., :1]),
+                "psnr": tf.image.psnr(x, x * 0.5, 1.0), "tv": tf.image.total_variation(x),
+                "grads": tf.image.image_gradients(x)}
+    mse = ((img * 0.5) ** 2).mean((1, 2, 3))
+    dy = np.zeros_like(img)
+    dy[:, :-1] = img[:, 1:] - img[:, :-1]
+    dx = np.zeros_like(img)
+    dx[:, :, :-1] = img[:, :, 1:] - img[:, :, :-1]
+    want = {"hsv": hsv, "back": img, "hue": shifted(-0.3, 1.0), "sat": shifted(0.0, 1.5),
+            "gamma": 0.5 * img ** 2, "gray3": np.repeat(img[..., :1], 3, -1),
+            "psnr": 20 * np.log10(1.0) - 10 * np.log10(mse),
+            "tv": np.abs(np.diff(img, axis=1)).sum((1, 2, 3))
+            + np.abs(np.diff(img, axis=2)).sum((1, 2, 3)), "grads": (dy, dx)}
+    for got in _both(build):
+        for k, w in want.items():
+            w = tuple(np.asarray(v, np.float32) for v in w) if isinstance(w, tuple) \
+                else np.asarray(w, np.float32)
+            assert_close(got[k], w, 1e-4, 1e-5, what=f"{k}: ")
+    tf.set_random_seed(5)
+    x = tf.constant(img)
+    rh, rs = tf.image.random_hue(x, 0.2), tf.image.random_saturation(x, 0.5, 1.5)
+    hv, sv = tf.Session().run([tf.image.rgb_to_hsv(rh), tf.image.rgb_to_hsv(rs)])
+    dh = (hv[..., 0] - hsv[..., 0] + 0.5) % 1.0 - 0.5
+    colored = hsv[..., 1] > 0.05
+    assert np.allclose(dh[colored], dh[colored].flat[0], atol=1e-4)
+    assert abs(dh[colored].flat[0]) <= 0.2
+    ratio = sv[..., 1][colored] / hsv[..., 1][colored]
+    unclipped = sv[..., 1][colored] < 0.999
+    assert np.allclose(ratio[unclipped], ratio[unclipped][0], atol=1e-3)
+    assert 0.5 <= ratio[unclipped][0] <= 1.5

@@ -318,3 +318,7 @@ from xlapy.compat.v1.image.adjust import (adjust_brightness, adjust_contrast,  #
                                           random_brightness, random_contrast, random_crop,
                                           random_flip_left_right, random_flip_up_down,
                                           resize_image_with_crop_or_pad)
+from xlapy.compat.v1.image.color import (adjust_gamma, adjust_hue,  # noqa: E402
+                                         adjust_saturation, grayscale_to_rgb, hsv_to_rgb,
+                                         image_gradients, psnr, random_hue,
+                                         random_saturation, rgb_to_hsv, total_variation)
