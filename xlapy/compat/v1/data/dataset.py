@@ -3,7 +3,9 @@
 get_next() tensors feed the rest of the graph.
 
 A Dataset is a description of a Python pipeline over NumPy arrays (nested in tuples and
-dicts, as TF's element structures); nothing runs until a session runs get_next().
+dicts, as TF's element structures); nothing runs until a session runs get_next(). Source
+tensors computed by the graph (placeholders fed to the initializer, TF's recommended way
+to feed large arrays) are read when the iterator starts.
 get_next() is an IteratorGetNext op with no XLA lowering: it runs in the executor and
 hands the next element to the graph (a compiled cluster consumes it as an input). The
 iteration state is per session and per iterator, as TF's: a one-shot iterator starts on
@@ -72,13 +74,21 @@ class _Spec:
         self.dtype, self.shape = dtype, shape
 
 
+class _Graph:
+    """A source component computed by the graph (a placeholder fed when the iterator's
+    initializer runs, a variable, ...): read when the iterator starts."""
+
+    __slots__ = ("tensor", "key")
+
+    def __init__(self, t):
+        self.tensor, self.key = t, object()
+
+
 def _to_array(x):
-    if hasattr(x, "op"):  # a Tensor: its value must be known when the graph is built
+    if hasattr(x, "op"):  # a Tensor: its value if known now, else read at iterator start
         v = constant_value(x)
         if v is None:
-            raise UnimplementedError(f"tf.data here reads NumPy values (or constant tensors); "
-                                     f"{x.name} is computed by the graph. Feed the values as "
-                                     "arrays instead")
+            return _Graph(x)
         return np.asarray(v, dtype=x.dtype.np)
     if isinstance(x, np.ndarray):
         return x
@@ -90,6 +100,15 @@ def _to_array(x):
     if a.dtype.kind == "U":
         return a.astype(object)
     return a
+
+
+def _source_values(flat, ctx) -> list:
+    return [np.asarray(ctx.capture_values(a.key)[0]) if isinstance(a, _Graph) else a
+            for a in flat]
+
+
+def _source_captures(flat) -> list:
+    return [(a.key, a.tensor) for a in flat if isinstance(a, _Graph)]
 
 
 def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
@@ -166,29 +185,45 @@ class Dataset:
     # -- sources
     @staticmethod
     def from_tensor_slices(tensors):
+        """Slices of `tensors` along their first dimension. Components computed by the graph
+        (placeholders, typically) are read when the iterator starts: run its initializer
+        with their feed, as in TF."""
         arrays = _map_structure(_to_array, tensors)
         flat = _flatten(arrays)
-        if any(a.ndim == 0 for a in flat):
+        shapes = [a.tensor.shape if isinstance(a, _Graph) else TensorShape(a.shape)
+                  for a in flat]
+        if any(sh.ndims == 0 for sh in shapes):
             raise InvalidArgumentError("from_tensor_slices: every component must have at "
                                        "least one dimension to slice")
-        n = flat[0].shape[0]
-        if any(a.shape[0] != n for a in flat):
+        firsts = {sh.dims[0] for sh in shapes if sh.ndims is not None} - {None}
+        if len(firsts) > 1:
             raise InvalidArgumentError(f"from_tensor_slices: all components must have the same "
-                                       f"first dimension, got {[a.shape[0] for a in flat]}")
-        structure = _map_structure(lambda a: _Spec(_dtype(a), TensorShape(a.shape[1:])),
-                                   arrays)
+                                       f"first dimension, got {sorted(firsts)}")
+        structure = _pack(arrays, [
+            _Spec(a.tensor.dtype if isinstance(a, _Graph) else _dtype(a),
+                  TensorShape(None) if sh.ndims is None else TensorShape(sh.dims[1:]))
+            for a, sh in zip(flat, shapes)])
 
         def elements(ctx):
+            vals = _source_values(flat, ctx)
+            n = vals[0].shape[0]
+            if any(v.ndim == 0 or v.shape[0] != n for v in vals):
+                raise InvalidArgumentError("from_tensor_slices: all components must have the "
+                                           "same first dimension, got "
+                                           f"{[v.shape[:1] for v in vals]}")
             for i in range(n):
-                yield [a[i] for a in flat]
-        return Dataset(elements, structure)
+                yield [v[i] for v in vals]
+        return Dataset(elements, structure, _source_captures(flat))
 
     @staticmethod
     def from_tensors(tensors):
         arrays = _map_structure(_to_array, tensors)
         flat = _flatten(arrays)
-        structure = _map_structure(lambda a: _Spec(_dtype(a), TensorShape(a.shape)), arrays)
-        return Dataset(lambda ctx: iter([list(flat)]), structure)
+        structure = _pack(arrays, [
+            _Spec(a.tensor.dtype, a.tensor.shape) if isinstance(a, _Graph)
+            else _Spec(_dtype(a), TensorShape(a.shape)) for a in flat])
+        return Dataset(lambda ctx: iter([_source_values(flat, ctx)]), structure,
+                       _source_captures(flat))
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
