@@ -201,3 +201,33 @@ def test_placeholder_sources_are_read_when_the_initializer_runs():
         sess.run(x)
     with pytest.raises(InvalidArgumentError, match="must feed"):
         sess.run(it.initializer, {labels: [1]})
+
+
+def test_padded_batch_unbatch_and_text_lines(tmp_path):
+    import gzip
+    seqs = [[1, 2], [3], [4, 5, 6], [7]]
+    ds = tf.data.Dataset.from_generator(lambda: iter(seqs), tf.int32, [None])
+    pb = ds.padded_batch(2, [None], padding_values=-1)
+    fixed = ds.padded_batch(3, [4], drop_remainder=True)
+    assert pb.output_shapes.as_list() == [None, None] and fixed.output_shapes.as_list() == [3, 4]
+    sess = tf.Session()
+    got = _drain(sess, pb.make_one_shot_iterator().get_next())
+    np.testing.assert_array_equal(got[0], [[1, 2], [3, -1]])
+    np.testing.assert_array_equal(got[1], [[4, 5, 6], [7, -1, -1]])
+    f = _drain(sess, fixed.make_one_shot_iterator().get_next())
+    assert len(f) == 1
+    np.testing.assert_array_equal(f[0], [[1, 2, 0, 0], [3, 0, 0, 0], [4, 5, 6, 0]])
+    ub = tf.data.Dataset.from_tensor_slices(np.arange(6).reshape(3, 2)).unbatch()
+    assert _drain(sess, ub.make_one_shot_iterator().get_next()) == list(range(6))
+    (tmp_path / "a.txt").write_text("first line\nsecond\n")
+    with gzip.open(tmp_path / "b.txt.gz", "wt") as fh:
+        fh.write("zipped\r\n")
+    lines = tf.data.TextLineDataset([str(tmp_path / "a.txt")]).repeat(2)
+    assert lines.output_types == tf.string
+    assert [bytes(v) for v in _drain(sess, lines.make_one_shot_iterator().get_next())] == \
+        [b"first line", b"second"] * 2
+    z = tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), compression_type="GZIP")
+    assert [bytes(v) for v in _drain(sess, z.make_one_shot_iterator().get_next())] == \
+        [b"zipped"]
+    with pytest.raises(tf.errors.NotFoundError):
+        sess.run(tf.data.TextLineDataset("/nonexistent/x").make_one_shot_iterator().get_next())

@@ -3,6 +3,7 @@
 from xlapy.compat.v1.data.dataset import (Dataset, Iterator, get_output_shapes,
                                           get_output_types, make_initializable_iterator,
                                           make_one_shot_iterator)
+from xlapy.compat.v1.data.readers import TextLineDataset
 
 __all__ = ["Dataset", "Iterator", "get_output_shapes", "get_output_types",
-           "make_initializable_iterator", "make_one_shot_iterator"]
+           "make_initializable_iterator", "make_one_shot_iterator", "TextLineDataset"]

@@ -111,6 +111,23 @@ def _source_captures(flat) -> list:
     return [(a.key, a.tensor) for a in flat if isinstance(a, _Graph)]
 
 
+def _flatten_shapes(s, n):
+    """padded_shapes' leaves: TensorShapes or lists of dims (a list of ints is one shape)."""
+    if isinstance(s, dict):
+        return [x for k in sorted(s) for x in _flatten_shapes(s[k], None)]
+    if isinstance(s, tuple):
+        return [x for v in s for x in _flatten_shapes(v, None)]
+    if isinstance(s, TensorShape):
+        return [None if s.ndims is None else list(s.dims)]
+    if hasattr(s, "op"):
+        v = constant_value(s)
+        if v is None:
+            raise InvalidArgumentError("padded_batch: padded_shapes must be known when the "
+                                       "graph is built")
+        return [[int(d) for d in np.reshape(v, [-1])]]
+    return [list(s)]
+
+
 def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
     """The most specific shape both fit: equal dims kept, others unknown."""
     if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
@@ -273,6 +290,72 @@ class Dataset:
         structure = _map_structure(
             lambda leaf: _Spec(leaf.dtype, TensorShape([b if drop_remainder else None])
                                .concatenate(leaf.shape)), self._structure)
+        return Dataset(elements, structure, self._captures)
+
+    def padded_batch(self, batch_size, padded_shapes, padding_values=None,
+                     drop_remainder=False):
+        """Batches of elements padded (at the end of each dimension) to padded_shapes;
+        an unknown (None / -1) dimension pads to the longest in the batch."""
+        b = int(batch_size)
+        if b <= 0:
+            raise InvalidArgumentError(f"batch_size must be greater than zero, got {b}")
+        leaves = _flatten(self._structure)
+        shapes = [TensorShape(None) if ps is None else TensorShape(
+            [None if d is None or (isinstance(d, int) and d < 0) else d for d in ps])
+            for ps in _flatten_shapes(padded_shapes, len(leaves))]
+        pads = _flatten(padding_values) if padding_values is not None else [None] * len(leaves)
+        if len(pads) != len(leaves):
+            raise InvalidArgumentError("padded_batch: padding_values must have the element's "
+                                       "structure")
+        for leaf, ps in zip(leaves, shapes):
+            if leaf.shape.ndims is not None and ps.ndims is not None and \
+                    leaf.shape.ndims != ps.ndims:
+                raise InvalidArgumentError(f"padded_batch: padded shape {ps.tf_str()} does not "
+                                           f"have the element's rank {leaf.shape.ndims}")
+        src = self._elements
+
+        def pad_value(i):
+            if pads[i] is not None:
+                return np.asarray(pads[i])
+            return np.asarray(b"" if leaves[i].dtype == dtypes.string else 0)
+
+        def elements(ctx):
+            it = src(ctx)
+            while True:
+                chunk = list(itertools.islice(it, b))
+                if not chunk or (drop_remainder and len(chunk) < b):
+                    return
+                out = []
+                for i, parts in enumerate(zip(*chunk)):
+                    parts = [np.asarray(p) for p in parts]
+                    target = [max(p.shape[k] for p in parts) if d is None else d
+                              for k, d in enumerate(shapes[i].dims or [None] * parts[0].ndim)]
+                    arr = np.full([len(parts)] + target, pad_value(i),
+                                  dtype=parts[0].dtype)
+                    for j, p in enumerate(parts):
+                        if any(sz > t for sz, t in zip(p.shape, target)):
+                            raise InvalidArgumentError(
+                                f"padded_batch: an element of shape {list(p.shape)} is larger "
+                                f"than the padded shape {target}")
+                        arr[(j,) + tuple(slice(0, sz) for sz in p.shape)] = p
+                    out.append(arr)
+                yield out
+        structure = _pack(self._structure, [
+            _Spec(leaf.dtype, TensorShape([b if drop_remainder else None]).concatenate(ps))
+            for leaf, ps in zip(leaves, shapes)])
+        return Dataset(elements, structure, self._captures)
+
+    def unbatch(self):
+        """The rows of each element (the inverse of batch)."""
+        src = self._elements
+
+        def elements(ctx):
+            for e in src(ctx):
+                for row in zip(*e):
+                    yield list(row)
+        structure = _map_structure(lambda leaf: _Spec(
+            leaf.dtype, TensorShape(None) if leaf.shape.ndims is None
+            else TensorShape(leaf.shape.dims[1:])), self._structure)
         return Dataset(elements, structure, self._captures)
 
     def repeat(self, count=None):
