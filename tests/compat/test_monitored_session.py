@@ -202,3 +202,35 @@ def test_coordinator_and_start_queue_runners():
     tf.constant(1.0)
     sess = tf.Session()
     assert tf.train.start_queue_runners(sess=sess, coord=clean) == []
+
+
+def test_supervisor_managed_session_saves_and_restores(tmp_path):
+    gs, x, y, w, loss, step = _model()
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=1e-9,
+                             save_summaries_secs=0)
+    assert sv.global_step is gs and sv.saver is not None
+    with sv.managed_session() as sess:
+        for _ in range(3):
+            if sv.should_stop():
+                break
+            sess.run(step, {x: X, y: Y})
+        trained = sess.run(w)
+        sv.saver.save(sess, sv.save_path, global_step=sv.global_step)
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
+    assert any(f.startswith("model.ckpt-1") for f in os.listdir(tmp_path))  # the service
+    with pytest.raises(InvalidArgumentError, match="finalized"):
+        tf.constant(0.0)
+    with tf.Graph().as_default():
+        gs, x, y, w, loss, step = _model()
+        sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=0)
+        with sv.managed_session() as sess:   # restored, not initialized
+            assert sess.run(gs) == 3
+            np.testing.assert_array_equal(sess.run(w), trained)
+            raise tf.errors.OutOfRangeError("input done")   # a clean stop
+        assert sv.should_stop()
+    with tf.Graph().as_default():
+        _model()
+        sv = tf.train.Supervisor(logdir=None)
+        with pytest.raises(ValueError, match="boom"):
+            with sv.managed_session():
+                raise ValueError("boom")

@@ -22,6 +22,7 @@ from xlapy.compat.v1.train.training_util import (assert_global_step, create_glob
                                                  global_step)
 from xlapy.compat.v1.train.moving_averages import ExponentialMovingAverage
 from xlapy.compat.v1.train.coordinator import Coordinator, start_queue_runners
+from xlapy.compat.v1.train.supervisor import Supervisor
 from xlapy.compat.v1.train.ftrl import (FtrlOptimizer, ProximalAdagradOptimizer,
                                         ProximalGradientDescentOptimizer)
 from xlapy.compat.v1.train.monitored_session import (ChiefSessionCreator, MonitoredSession,
