@@ -231,3 +231,27 @@ def test_padded_batch_unbatch_and_text_lines(tmp_path):
         [b"zipped"]
     with pytest.raises(tf.errors.NotFoundError):
         sess.run(tf.data.TextLineDataset("/nonexistent/x").make_one_shot_iterator().get_next())
+
+
+def test_flat_map_and_interleave_in_tf_order():
+    base = tf.data.Dataset.from_tensor_slices(np.array([1, 2, 3, 4], np.int64))
+    il = base.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
+                         block_length=2)
+    fm = base.flat_map(lambda x: tf.data.Dataset.from_tensor_slices(
+        tf.fill([tf.cast(x, tf.int32)], x * 10)))
+    rr = base.interleave(lambda x: tf.data.Dataset.range(x), cycle_length=3)
+    scale = tf.placeholder(tf.int64, [])
+    fed = base.flat_map(lambda x: tf.data.Dataset.from_tensors(x * scale)).take(scale)
+    it = fed.make_initializable_iterator()
+    sess = tf.Session()
+    # orders as TF 2.21's compat.v1 gives them
+    assert _drain(sess, il.make_one_shot_iterator().get_next()) == \
+        [1, 2, 2, 3, 3, 3, 4, 4, 4, 4]
+    assert _drain(sess, fm.make_one_shot_iterator().get_next()) == \
+        [10, 20, 20, 30, 30, 30, 40, 40, 40, 40]
+    assert _drain(sess, rr.make_one_shot_iterator().get_next()) == \
+        [0, 0, 0, 1, 1, 0, 2, 1, 2, 3]
+    sess.run(it.initializer, {scale: 3})
+    assert _drain(sess, it.get_next()) == [3, 6, 9]
+    with pytest.raises(InvalidArgumentError, match="must return a Dataset"):
+        base.flat_map(lambda x: x)

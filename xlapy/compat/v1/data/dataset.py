@@ -102,6 +102,26 @@ def _to_array(x):
     return a
 
 
+def _count_arg(count, captures):
+    """A count (int, constant tensor or a tensor read when the iterator starts) and the
+    dataset's captures with it."""
+    if count is None:
+        return None, list(captures)
+    if hasattr(count, "op"):
+        v = constant_value(count)
+        if v is None:
+            g = _Graph(count)
+            return g, list(captures) + [(g.key, count)]
+        count = v
+    return int(count), list(captures)
+
+
+def _count_value(count, ctx):
+    if isinstance(count, _Graph):
+        return int(ctx.capture_values(count.key)[0])
+    return count
+
+
 def _source_values(flat, ctx) -> list:
     return [np.asarray(ctx.capture_values(a.key)[0]) if isinstance(a, _Graph) else a
             for a in flat]
@@ -244,10 +264,21 @@ class Dataset:
 
     @staticmethod
     def range(*args, output_type=dtypes.int64):
-        r = range(*[int(a) for a in args])
+        """start, stop, step as Python's range (tensors are read when the iterator
+        starts)."""
+        if not 1 <= len(args) <= 3:
+            raise InvalidArgumentError(f"range takes 1 to 3 arguments, got {len(args)}")
         dt = dtypes.as_dtype(output_type)
-        return Dataset(lambda ctx: ([np.asarray(i, dt.np)] for i in r),
-                       _Spec(dt, TensorShape([])))
+        caps: list = []
+        parts = []
+        for a in args:
+            v, caps = _count_arg(a, caps)
+            parts.append(v)
+
+        def elements(ctx):
+            r = range(*[_count_value(v, ctx) for v in parts])
+            return ([np.asarray(i, dt.np)] for i in r)
+        return Dataset(elements, _Spec(dt, TensorShape([])), caps)
 
     # -- transformations
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
@@ -359,31 +390,37 @@ class Dataset:
         return Dataset(elements, structure, self._captures)
 
     def repeat(self, count=None):
-        n = None if count is None or int(count) < 0 else int(count)
+        count, caps = _count_arg(count, self._captures)
         src = self._elements
 
         def elements(ctx):
-            for _ in (itertools.count() if n is None else range(n)):
+            n = _count_value(count, ctx)
+            for _ in (itertools.count() if n is None or n < 0 else range(n)):
                 empty = True
                 for e in src(ctx):
                     empty = False
                     yield e
                 if empty:
                     return
-        return Dataset(elements, self._structure, self._captures)
+        return Dataset(elements, self._structure, caps)
 
     def take(self, count):
-        n = int(count)
+        count, caps = _count_arg(count, self._captures)
         src = self._elements
-        return Dataset(lambda ctx: itertools.islice(src(ctx), None if n < 0 else n),
-                       self._structure, self._captures)
+
+        def elements(ctx):
+            n = _count_value(count, ctx)
+            return itertools.islice(src(ctx), None if n < 0 else n)
+        return Dataset(elements, self._structure, caps)
 
     def skip(self, count):
-        n = int(count)
+        count, caps = _count_arg(count, self._captures)
         src = self._elements
-        return Dataset(lambda ctx: itertools.islice(src(ctx), n if n >= 0 else None,
-                                                        None) if n >= 0 else iter(()),
-                       self._structure, self._captures)
+
+        def elements(ctx):
+            n = _count_value(count, ctx)
+            return itertools.islice(src(ctx), n, None) if n >= 0 else iter(())
+        return Dataset(elements, self._structure, caps)
 
     def prefetch(self, buffer_size):
         return self  # elements are produced on demand on the host: the same sequence
@@ -425,6 +462,72 @@ class Dataset:
                 yield [np.asarray(v) for v in run(*e, *caps)]
         return Dataset(elements, structure,
                        self._captures + [(key, t) for t in fg.captured])
+
+    def _per_element_dataset(self, map_func, name):
+        """(inner dataset, Function computing its graph inputs from an element, keyed
+        captures of the enclosing graph)."""
+        from xlapy.compat.v1.framework import get_default_graph
+        from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+        fg = FuncGraph(name, get_default_graph())
+        leaves = _flatten(self._structure)
+        with fg.as_default():
+            phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
+                   for i, leaf in enumerate(leaves)]
+            args = _pack(self._structure, phs)
+            inner = map_func(*args) if isinstance(args, tuple) and \
+                not hasattr(args, "_fields") else map_func(args)
+            if not isinstance(inner, Dataset):
+                raise InvalidArgumentError(f"{name}: map_func must return a Dataset, got "
+                                           f"{type(inner).__name__}")
+            outs = [t if t.graph is fg else fg.capture(t) for _, t in inner._captures]
+        fn = Function(fg, phs + [fg.captures[t] for t in fg.captured], outs)
+        key = object()
+        return inner, fn, key, [(key, t) for t in fg.captured]
+
+    def flat_map(self, map_func):
+        """The elements of map_func(element)'s dataset, for each element in turn."""
+        return self.interleave(map_func, cycle_length=1, block_length=1, _name="flat_map")
+
+    def interleave(self, map_func, cycle_length=None, block_length=1,
+                   num_parallel_calls=None, _name="interleave"):
+        """Elements of the datasets map_func makes from cycle_length input elements at a
+        time, block_length from each in turn (TF's deterministic order); a finished one is
+        replaced by the dataset of the next input element."""
+        c = 1 if cycle_length is None else int(cycle_length)
+        k = int(block_length)
+        if c < 1 or k < 1:
+            raise InvalidArgumentError(f"{_name}: cycle_length and block_length must be >= 1")
+        inner, fn, key, caps = self._per_element_dataset(map_func, _name)
+        src = self._elements
+
+        def elements(ctx):
+            from xlapy.compat.v1.ops.functional import executor_runner
+            run = executor_runner(ctx.session, fn)
+            outer_caps = ctx.capture_values(key)
+            outer = src(ctx)
+
+            def open_next():
+                e = next(outer)
+                vals = [np.asarray(v) for v in run(*e, *outer_caps)]
+                return iter(inner._elements(_SubRun(ctx, inner, vals)))
+            cycle, end_of_input, i = [None] * c, False, 0
+            while True:
+                if cycle[i] is None and not end_of_input:
+                    try:
+                        cycle[i] = open_next()
+                    except StopIteration:
+                        end_of_input = True
+                if cycle[i] is not None:
+                    for _ in range(k):
+                        try:
+                            yield next(cycle[i])
+                        except StopIteration:
+                            cycle[i] = None
+                            break
+                if end_of_input and all(it is None for it in cycle):
+                    return
+                i = (i + 1) % c
+        return Dataset(elements, inner._structure, self._captures + caps)
 
     def filter(self, predicate):
         """The elements for which predicate (graph ops returning a scalar bool) is True."""
@@ -568,6 +671,24 @@ class Iterator:
 
     def _start(self, session, dataset, captures):
         _session_state(session)[id(self)] = _Run(dataset, session, captures)
+
+
+class _SubRun:
+    """The context of a dataset made per element (flat_map, interleave): its graph inputs
+    computed from the element, everything else from the enclosing pass."""
+
+    def __init__(self, parent, dataset, values):
+        self.session = parent.session
+        self._parent = parent
+        self._caps: dict = {}
+        for (key, _), v in zip(dataset._captures, values):
+            self._caps.setdefault(key, []).append(v)
+
+    def rng(self, *args):
+        return self._parent.rng(*args)
+
+    def capture_values(self, key) -> list:
+        return self._caps[key] if key in self._caps else self._parent.capture_values(key)
 
 
 class _Run:
