@@ -255,3 +255,36 @@ def test_flat_map_and_interleave_in_tf_order():
     assert _drain(sess, it.get_next()) == [3, 6, 9]
     with pytest.raises(InvalidArgumentError, match="must return a Dataset"):
         base.flat_map(lambda x: x)
+
+
+def test_read_decode_images_in_a_pipeline(tmp_path):
+    pytest.importorskip("PIL")
+    from PIL import Image
+    rng = np.random.default_rng(2)
+    imgs = [(rng.random((4, 5, 3)) * 255).astype(np.uint8) for _ in range(3)]
+    paths = []
+    for i, im in enumerate(imgs):
+        p = str(tmp_path / f"im{i}.png")
+        Image.fromarray(im).save(p)
+        paths.append(p)
+    Image.fromarray(imgs[0]).save(str(tmp_path / "im.jpg"), quality=95)
+    ds = tf.data.Dataset.from_tensor_slices(paths).map(
+        lambda f: tf.image.convert_image_dtype(tf.image.decode_png(tf.read_file(f), 3),
+                                               tf.float32)).batch(3)
+    batch = ds.make_one_shot_iterator().get_next()
+    assert batch.shape.as_list() == [None, None, None, 3]
+    sess = tf.Session()
+    np.testing.assert_allclose(sess.run(batch), np.stack(imgs) / 255.0, rtol=1e-6)
+    gray = tf.image.decode_image(tf.io.read_file(paths[1]), channels=1)
+    jpg = tf.image.decode_jpeg(tf.read_file(str(tmp_path / "im.jpg")))
+    gv, jv = sess.run([gray, jpg])
+    want_gray = np.asarray(Image.fromarray(imgs[1]).convert("L"))[:, :, None]
+    np.testing.assert_array_equal(gv, want_gray)
+    np.testing.assert_array_equal(jv, np.asarray(Image.open(str(tmp_path / "im.jpg"))))
+    out = str(tmp_path / "sub" / "back.png")
+    sess.run(tf.write_file(out, tf.image.encode_png(tf.constant(imgs[2]))))
+    np.testing.assert_array_equal(np.asarray(Image.open(out)), imgs[2])
+    with pytest.raises(tf.errors.NotFoundError):
+        sess.run(tf.read_file(str(tmp_path / "missing.png")))
+    with pytest.raises(InvalidArgumentError, match="not a valid image"):
+        sess.run(tf.image.decode_png(tf.constant(b"not a png")))

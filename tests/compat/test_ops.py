@@ -260,6 +260,7 @@ _FILES = {
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2 ApplyProximalGradientDescent "
                            "ApplyProximalAdagrad",
     "test_data": "IteratorGetNext MakeIterator",
+    "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -284,6 +285,9 @@ EXECUTOR_ONLY = {
     "Assert": "raises on the host when its condition is false",
     "CheckNumerics": "raises on the host when its input has NaN or Inf",
     "ListDiff": "output shape depends on the data",
+    "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
+    "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
+    "EncodePng": "encodes with Pillow on the host",
 }
 
 

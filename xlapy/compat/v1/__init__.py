@@ -71,7 +71,7 @@ from xlapy.compat.v1 import linalg, math, random  # tf.linalg, tf.math, tf.rando
 from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_initializer,
                                       uniform_unit_scaling_initializer,
                                       variance_scaling_initializer)
-from xlapy.compat.v1 import data, debugging, image, initializers, metrics
+from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -322,3 +322,5 @@ from xlapy.compat.v1.image.color import (adjust_gamma, adjust_hue,  # noqa: E402
                                          adjust_saturation, grayscale_to_rgb, hsv_to_rgb,
                                          image_gradients, psnr, random_hue,
                                          random_saturation, rgb_to_hsv, total_variation)
+from xlapy.compat.v1.ops.io_ops import (decode_image, decode_jpeg, decode_png,  # noqa: E402
+                                        encode_png)

@@ -15,6 +15,7 @@ from xlapy.compat.v1.ops.array_extra_ops import (batch_gather, matrix_set_diag,
                                                  tensor_scatter_nd_sub,
                                                  tensor_scatter_nd_update, tensor_scatter_sub,
                                                  tensor_scatter_update, unravel_index)
+from xlapy.compat.v1.ops.io_ops import read_file, write_file
 from xlapy.compat.v1.ops.nn_extra_ops import depth_to_space, space_to_depth
 from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
 from xlapy.compat.v1.ops.linalg_ops import (cholesky, diag, diag_part, eye,
@@ -65,5 +66,5 @@ __all__ = [
     "batch_gather", "matrix_set_diag", "matrix_triangular_solve", "roll", "setdiff1d",
     "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update", "tensor_scatter_sub", "tensor_scatter_update",
-    "unravel_index", "depth_to_space", "space_to_depth",
+    "unravel_index", "depth_to_space", "space_to_depth", "read_file", "write_file",
 ]
