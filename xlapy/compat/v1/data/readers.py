@@ -11,7 +11,8 @@ import zlib
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
-from xlapy.compat.v1.data.dataset import Dataset, _Spec
+from xlapy.compat.v1.data.dataset import Dataset
+from xlapy.compat.v1.data.structure import _Spec
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
 from xlapy.compat.v1.ops._common import constant_value
 from xlapy.compat.v1.tensor_shape import TensorShape
