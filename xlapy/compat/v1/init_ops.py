@@ -85,7 +85,8 @@ class orthogonal_initializer(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         from xlapy.compat.v1.framework import get_default_graph
         from xlapy.compat.v1.ops.array_ops import reshape, transpose
-        from xlapy.compat.v1.ops.linalg_ops import diag_part, qr
+        from xlapy.compat.v1.ops.diag_ops import diag_part
+        from xlapy.compat.v1.ops.linalg_ops import qr
         from xlapy.compat.v1.ops.math_ops import multiply, sign
         from xlapy.compat.v1.ops.random_ops import random_normal
         dims = as_shape(shape).as_list()

@@ -18,11 +18,11 @@ from xlapy.compat.v1.ops.array_extra_ops import (batch_gather, matrix_set_diag,
 from xlapy.compat.v1.ops.io_ops import read_file, write_file
 from xlapy.compat.v1.ops.nn_extra_ops import depth_to_space, space_to_depth
 from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
-from xlapy.compat.v1.ops.linalg_ops import (cholesky, diag, diag_part, eye,
-                                            log_matrix_determinant, matrix_determinant,
-                                            matrix_diag, matrix_diag_part, matrix_inverse,
-                                            matrix_solve, matrix_transpose, qr,
-                                            self_adjoint_eig, self_adjoint_eigvals, svd, trace)
+from xlapy.compat.v1.ops.diag_ops import (diag, diag_part, eye, matrix_diag, matrix_diag_part,
+                                          matrix_transpose, trace)
+from xlapy.compat.v1.ops.linalg_ops import (cholesky, log_matrix_determinant,
+                                            matrix_determinant, matrix_inverse, matrix_solve,
+                                            qr, self_adjoint_eig, self_adjoint_eigvals, svd)
 from xlapy.compat.v1.ops.partition_ops import (dynamic_partition, dynamic_stitch,
                                                invert_permutation, unique_with_counts,
                                                unsorted_segment_max, unsorted_segment_min)

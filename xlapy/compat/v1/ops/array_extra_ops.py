@@ -72,7 +72,7 @@ def _set_diag(m, x, d):
 @register_gradient("MatrixSetDiag")
 def _set_diag_grad(op, g):
     from xlapy.compat.v1.ops.array_ops import zeros_like
-    from xlapy.compat.v1.ops.linalg_ops import matrix_diag_part
+    from xlapy.compat.v1.ops.diag_ops import matrix_diag_part
     diag = matrix_diag_part(g)
     return [matrix_set_diag(g, zeros_like(diag)), diag]
 
