@@ -143,3 +143,37 @@ def test_conv2d_backprops_and_separable_layer():
         assert_close(sep_v, np.asarray(sep_ref(dk_v)), rtol=1e-4, atol=1e-4)
         assert_close(gsep_v, np.asarray(jax.grad(lambda k: sep_ref(k).sum())(dk_v)),
                      rtol=1e-4, atol=1e-4)
+
+
+def test_more_learning_rate_schedules():
+    import math
+    gs = tf.placeholder(tf.int64, [])
+    sched = {"sgdr": tf.train.cosine_decay_restarts(0.1, gs, 10, t_mul=2.0, m_mul=0.5,
+                                                    alpha=0.1),
+             "sgdr1": tf.train.cosine_decay_restarts(0.1, gs, 7, t_mul=1.0),
+             "lin_cos": tf.train.linear_cosine_decay(0.2, gs, 30, num_periods=1.5, alpha=0.1,
+                                                     beta=0.01),
+             "noisy": tf.train.noisy_linear_cosine_decay(0.2, gs, 30)}
+
+    def sgdr(step, first, t_mul, m_mul, alpha):
+        frac, i = step / first, 0
+        while frac >= (t_mul ** i):  # walk the periods: lengths first * t_mul^i
+            frac -= t_mul ** i
+            i += 1
+        frac /= t_mul ** i
+        return 0.1 * ((1 - alpha) * 0.5 * m_mul ** i * (1 + math.cos(math.pi * frac)) + alpha)
+
+    def lin_cos(step):
+        s = min(step, 30)
+        cosine = 0.5 * (1 + math.cos(math.pi * 2 * 1.5 * s / 30))
+        return 0.2 * ((0.1 + (30 - s) / 30) * cosine + 0.01)
+    sess = tf.Session()
+    for step in (0, 3, 10, 15, 29, 30, 45, 70, 100):
+        got = sess.run(sched, {gs: step})
+        assert abs(got["sgdr"] - sgdr(step, 10, 2.0, 0.5, 0.1)) < 1e-6, step
+        assert abs(got["sgdr1"] - sgdr(step, 7, 1.0, 1.0, 0.0)) < 1e-6, step
+        assert abs(got["lin_cos"] - lin_cos(step)) < 1e-6, step
+    late = [sess.run(sched["noisy"], {gs: 29}) for _ in range(50)]
+    assert np.std(late) > 0  # noise is drawn on every run
+    assert abs(np.mean(late) - 0.2 * (1 / 30 * 0.5 * (1 + math.cos(math.pi * 29 / 30)) +
+                                      0.001)) < 0.05

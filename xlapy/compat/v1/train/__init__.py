@@ -23,6 +23,9 @@ from xlapy.compat.v1.train.training_util import (assert_global_step, create_glob
 from xlapy.compat.v1.train.moving_averages import ExponentialMovingAverage
 from xlapy.compat.v1.train.coordinator import Coordinator, start_queue_runners
 from xlapy.compat.v1.train.supervisor import Supervisor
+from xlapy.compat.v1.train.lr_schedules_more import (cosine_decay_restarts,
+                                                     linear_cosine_decay,
+                                                     noisy_linear_cosine_decay)
 from xlapy.compat.v1.train.ftrl import (FtrlOptimizer, ProximalAdagradOptimizer,
                                         ProximalGradientDescentOptimizer)
 from xlapy.compat.v1.train.monitored_session import (ChiefSessionCreator, MonitoredSession,
