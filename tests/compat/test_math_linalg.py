@@ -97,7 +97,8 @@ def _value_cases(x, b):
                                           tf.constant([2.0, 0.0, 3.5]), side="right")),
                          (np.array([[1, 0, 4]], np.int32), np.array([3, 0, 4], np.int32))),
         "useg_max": (tf.unsorted_segment_max(b, [1, 1, -1, 0], 3),
-                     np.stack([B[3], np.maximum(B[0], B[1]), np.full(3, -np.inf)])
+                     np.stack([B[3], np.maximum(B[0], B[1]),
+                               np.full(3, np.finfo(np.float32).min)])
                      .astype(np.float32)),
         "useg_min_int": (tf.unsorted_segment_min(tf.constant([[3, 1], [2, 5]]), [0, 0], 2),
                          np.array([[2, 1], [2**31 - 1, 2**31 - 1]], np.int32)),

@@ -149,8 +149,10 @@ def _useg_infer(op):
 
 
 def _identity_of(dtype, kind):
+    """What an empty segment holds: the lowest (highest) finite value, as TF's."""
     if np.dtype(dtype).kind == "f":
-        return np.asarray(-np.inf if kind == "max" else np.inf, dtype)
+        info = np.finfo(dtype)
+        return np.asarray(info.min if kind == "max" else info.max, dtype)
     info = np.iinfo(dtype)
     return np.asarray(info.min if kind == "max" else info.max, dtype)
 
