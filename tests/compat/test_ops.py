@@ -247,6 +247,24 @@ _FILES = {
                        "TruncateDiv TruncateMod IsFinite IsNan IsInf Print PrintV2 "
                        "ScatterUpdate ScatterAdd ScatterSub",
     "test_distributed_hvd": "XlapyAllreduce XlapyBroadcast",
+    "test_math_linalg": "Round Erf Erfc Expm1 Lgamma Digamma DivNoNan MatrixInverse "
+                        "MatrixInverseGrad MatrixDeterminant MatrixDeterminantGrad "
+                        "LogMatrixDeterminant LogMatrixDeterminantGrad MatrixSolve "
+                        "MatrixSolveGrad Cholesky CholeskyGrad SelfAdjointEigV2 "
+                        "SelfAdjointEigV2Grad Svd SvdGrad Qr QrGrad Diag DiagPart MatrixDiag "
+                        "MatrixDiagPart MatrixDiagPartGrad Bitcast SearchSorted "
+                        "HistogramFixedWidth InvertPermutation UnsortedSegmentMax "
+                        "UnsortedSegmentMin PlaceholderWithDefault DynamicPartition "
+                        "DynamicStitch UniqueWithCounts RandomShuffle Multinomial RandomGamma "
+                        "RandomGammaGrad BatchMatMulV2",
+    "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2 ApplyProximalGradientDescent "
+                           "ApplyProximalAdagrad",
+    "test_data": "IteratorGetNext MakeIterator",
+    "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
+    "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
+                      "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
+                      "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
+                      "TensorScatterAdd TensorScatterSub ListDiff",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -258,6 +276,18 @@ EXECUTOR_ONLY = {
     "SegmentSum": "output shape depends on the data (its largest segment id)",
     "Print": "writes to the host's stderr", "PrintV2": "writes to the host's stream",
     "XlapyBroadcast": "sets variables from rank 0 through MPI once, before training",
+    "DynamicPartition": "output shapes depend on the data",
+    "DynamicStitch": "output shape depends on the data (its largest index)",
+    "UniqueWithCounts": "output shapes depend on the data",
+    "RandomGammaGrad": "SciPy's incomplete gamma, differentiated in float64",
+    "IteratorGetNext": "runs the host-side tf.data pipeline",
+    "MakeIterator": "restarts the host-side tf.data pipeline",
+    "Assert": "raises on the host when its condition is false",
+    "CheckNumerics": "raises on the host when its input has NaN or Inf",
+    "ListDiff": "output shape depends on the data",
+    "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
+    "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
+    "EncodePng": "encodes with Pillow on the host",
 }
 
 

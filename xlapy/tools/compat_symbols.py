@@ -26,9 +26,10 @@ NAMESPACES = [
     ("", True), ("nn", True), ("nn.rnn_cell", True), ("train", True), ("summary", False),
     ("losses", False), ("layers", True), ("gfile", False), ("logging", False),
     ("compat", False), ("test", False), ("app", False), ("app.flags", False),
-    ("errors", False), ("image", True), ("math", True), ("random", True),
+    ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
+    ("metrics", False), ("data", True), ("debugging", True),
     ("initializers", True), ("io", True), ("contrib.compiler.jit", False),
-    ("contrib.rnn", True), ("contrib.layers", True),
+    ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
     ("contrib.tensorboard.plugins.projector", False),
 ]
 BEGIN = "<!-- BEGIN GENERATED SYMBOLS: .venv/bin/python -m xlapy.tools.compat_symbols --write -->"

@@ -15,8 +15,10 @@ are compiled by xlapy (HLO, passes, LLVM) and run as one step. See docs/compat_v
 
 from __future__ import annotations
 
+import sys
+
 # ops register themselves on import
-from xlapy.compat.v1.ops import (array_ops, index_ops, math_ops, nn_ops,
+from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, math_ops, nn_ops,
                                  random_ops, script_ops, state_ops)
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
@@ -64,6 +66,14 @@ from xlapy.compat.v1 import compat, function, gfile, logging, python, test
 from xlapy.compat.v1.app import flags
 from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...)
 from xlapy.compat.v1 import layers, nest
+from xlapy.compat.v1.ops.api_more import *  # noqa: F403  (linalg, special math, random, ...)
+from xlapy.compat.v1 import linalg, math, random  # tf.linalg, tf.math, tf.random
+from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_initializer,
+                                      uniform_unit_scaling_initializer,
+                                      variance_scaling_initializer)
+from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
+
+compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 
 newaxis = None
 __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows

@@ -36,6 +36,7 @@ class GraphKeys:
     SUMMARIES = "summaries"
     REGULARIZATION_LOSSES = "regularization_losses"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    METRIC_VARIABLES = "metric_variables"
     SAVEABLE_OBJECTS = "saveable_objects"
     VARIABLES = GLOBAL_VARIABLES
 

@@ -309,7 +309,15 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  trainable=True, collections=None, **kwargs):
     from xlapy.compat.v1.ops.functional import in_root_graph
     with in_root_graph():  # variables of a loop body's cell live in the outermost graph
-        return _get_variable(name, shape, dtype, initializer, trainable, collections)
+        graph = get_default_graph()
+        known = len(_vars_by_name(graph))
+        v = _get_variable(name, shape, dtype, initializer, trainable, collections)
+        if regularizer is not None and len(_vars_by_name(graph)) > known:  # created now
+            with graph.name_scope(name + "/Regularizer"):
+                loss = regularizer(v)
+            if loss is not None:
+                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
 
 
 def _get_variable(name, shape, dtype, initializer, trainable, collections):

@@ -1,4 +1,7 @@
-"""tf.contrib: contrib.compiler.jit (experimental_jit_scope), contrib.rnn."""
+"""tf.contrib: contrib.compiler.jit (experimental_jit_scope), contrib.rnn, contrib.layers
+(regularizers)."""
 
 from xlapy.compat.v1.contrib import compiler
+from xlapy.compat.v1.contrib import layers
+from xlapy.compat.v1.contrib import opt
 from xlapy.compat.v1.contrib import rnn

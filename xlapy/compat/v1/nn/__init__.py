@@ -28,3 +28,7 @@ from xlapy.compat.v1.ops.norm_ops import batch_normalization, fused_batch_norm
 from xlapy.compat.v1.ops.rnn_ops import (bidirectional_dynamic_rnn, dynamic_rnn, static_rnn,
                                          static_bidirectional_rnn)
 from xlapy.compat.v1.nn import rnn_cell
+from xlapy.compat.v1.ops.conv_backprop import conv2d_backprop_filter, conv2d_backprop_input
+from xlapy.compat.v1.ops.nn_extra_ops import (avg_pool1d, depth_to_space, log_poisson_loss,
+                                              max_pool1d, normalize_moments, space_to_depth,
+                                              sufficient_statistics, weighted_moments)

@@ -289,6 +289,9 @@ def add_n(inputs, name=None):
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
     a, b = binary_args(a, b, "MatMul")
+    if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:  # batched: BatchMatMulV2
+        from xlapy.compat.v1.ops.batch_matmul_ops import batch_matmul
+        return batch_matmul(a, b, transpose_a or adjoint_a, transpose_b or adjoint_b, name)
     return make("MatMul", [a, b], {"transpose_a": bool(transpose_a or adjoint_a),
                                    "transpose_b": bool(transpose_b or adjoint_b)}, name=name)
 

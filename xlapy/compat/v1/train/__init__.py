@@ -21,6 +21,22 @@ from xlapy.compat.v1.train.training_util import (assert_global_step, create_glob
                                                  get_global_step, get_or_create_global_step,
                                                  global_step)
 from xlapy.compat.v1.train.moving_averages import ExponentialMovingAverage
+from xlapy.compat.v1.train.coordinator import Coordinator, start_queue_runners
+from xlapy.compat.v1.train.supervisor import Supervisor
+from xlapy.compat.v1.train.lr_schedules_more import (cosine_decay_restarts,
+                                                     linear_cosine_decay,
+                                                     noisy_linear_cosine_decay)
+from xlapy.compat.v1.train.ftrl import (FtrlOptimizer, ProximalAdagradOptimizer,
+                                        ProximalGradientDescentOptimizer)
+from xlapy.compat.v1.train.monitored_session import (ChiefSessionCreator, MonitoredSession,
+                                                     MonitoredTrainingSession, Scaffold,
+                                                     SingularMonitoredSession)
+from xlapy.compat.v1.train.session_run_hook import (CheckpointSaverHook, LoggingTensorHook,
+                                                    NanLossDuringTrainingError, NanTensorHook,
+                                                    SecondOrStepTimer, SessionRunArgs,
+                                                    SessionRunContext, SessionRunHook,
+                                                    SessionRunValues, StepCounterHook,
+                                                    StopAtStepHook, SummarySaverHook)
 from xlapy.compat.v1.train.checkpoint_io import CheckpointReader, CheckpointState
 from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          checkpoint_exists, get_checkpoint_mtimes,

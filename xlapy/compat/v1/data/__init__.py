@@ -1,0 +1,10 @@
+"""tf.data (host-side datasets and iterators for TF 1.x graphs): see dataset.py."""
+
+from xlapy.compat.v1.data.dataset import Dataset
+from xlapy.compat.v1.data.iterator_ops import (Iterator, get_output_shapes, get_output_types,
+                                               make_initializable_iterator,
+                                               make_one_shot_iterator)
+from xlapy.compat.v1.data.readers import TextLineDataset
+
+__all__ = ["Dataset", "Iterator", "get_output_shapes", "get_output_types",
+           "make_initializable_iterator", "make_one_shot_iterator", "TextLineDataset"]

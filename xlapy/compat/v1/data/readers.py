@@ -1,0 +1,63 @@
+"""tf.data.TextLineDataset: the lines of text files (without their "\n" or "\r\n" endings)
+as string scalars, read on the host when the iterator reaches them; compression_type "" (none),
+"GZIP" or "ZLIB"."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+import numpy as np
+
+from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.data.dataset import Dataset
+from xlapy.compat.v1.data.structure import _Spec
+from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
+from xlapy.compat.v1.ops._common import constant_value
+from xlapy.compat.v1.tensor_shape import TensorShape
+
+
+def _names(filenames) -> list:
+    if hasattr(filenames, "op"):
+        v = constant_value(filenames)
+        if v is None:
+            raise InvalidArgumentError("TextLineDataset: filenames must be known when the graph "
+                                       "is built (strings or a constant)")
+        filenames = v
+    names = [filenames] if isinstance(filenames, (str, bytes, os.PathLike)) else \
+        list(np.reshape(np.asarray(filenames, dtype=object), [-1]))
+    return [n.decode() if isinstance(n, bytes) else os.fspath(n) for n in names]
+
+
+def _read(path: str, compression: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}; No such file or directory") from None
+    if compression == "GZIP":
+        return gzip.decompress(data)
+    if compression == "ZLIB":
+        return zlib.decompress(data)
+    return data
+
+
+class TextLineDataset(Dataset):
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None):
+        names = _names(filenames)
+        comp = (compression_type or "").upper()
+        if comp not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError(f"Unsupported compression_type: {compression_type}")
+
+        def elements(ctx):
+            for path in names:
+                data = _read(path, comp)
+                lines = data.split(b"\n")
+                if lines and lines[-1] == b"":
+                    lines.pop()  # the file's final newline ends the last line
+                for line in lines:  # a trailing \r is part of the line ending, as TF's
+                    yield [np.asarray(line[:-1] if line.endswith(b"\r") else line,
+                                      dtype=object)]
+        super().__init__(elements, _Spec(dtypes.string, TensorShape([])))

@@ -1,0 +1,10 @@
+"""tf.random: TF 1.x's random namespace (the same ops as tf.random_normal, ...)."""
+
+from __future__ import annotations
+
+from xlapy.compat.v1.ops.random_more_ops import categorical, multinomial
+from xlapy.compat.v1.ops.random_more_ops import random_gamma as gamma
+from xlapy.compat.v1.ops.random_more_ops import random_shuffle as shuffle
+from xlapy.compat.v1.ops.random_ops import (random_normal as normal,
+                                            random_uniform as uniform, set_random_seed,
+                                            truncated_normal)
