@@ -213,7 +213,9 @@ class Gemm(Packing, MicroKernel):
             for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
                 ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
                 for name in ("cscin", "csa"))))
-        thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
+        thin = b.and_(b.or_(b.icmp_signed("<=", n, c64(GV * self.vl)),
+                            b.icmp_signed("<=", m, c64(2 * self.rd))),   # direct_small_rows
+                      rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
         go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call
         if self.src_t != self.t:   # (bf16 / f16: widened as they are packed)
