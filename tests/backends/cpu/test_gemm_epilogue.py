@@ -62,13 +62,19 @@ def test_no_change_leaves_the_module_identical(monkeypatch):
 
 
 def test_small_products_stay_with_blas_under_auto(monkeypatch):
-    # 1024x16x64: 2.1M flops (BLAS under auto) but a result large enough for an epilogue
-    small = DENSE.replace("256,784", "1024,16").replace("784,512", "16,64") \
-        .replace("256,512", "1024,64").replace("f32[512]", "f32[64]")
+    # 2048x24x32: 3.1M flops (BLAS under auto) but a result large enough for an epilogue
+    small = DENSE.replace("256,784", "2048,24").replace("784,512", "24,32") \
+        .replace("256,512", "2048,32").replace("f32[512]", "f32[32]")
     monkeypatch.setenv("XLAPY_GEMM", "auto")
     assert not _run_pass(small)[1]
     monkeypatch.setenv("XLAPY_GEMM", "xlapy")
     assert _run_pass(small)[1]
+    # at most dot_plan.SHALLOW_DEPTH deep (1024x16x64, 2.1M flops), the own gemm's direct
+    # phase takes it under auto too
+    shallow = DENSE.replace("256,784", "1024,16").replace("784,512", "16,64") \
+        .replace("256,512", "1024,64").replace("f32[512]", "f32[64]")
+    monkeypatch.setenv("XLAPY_GEMM", "auto")
+    assert _run_pass(shallow)[1]
 
 
 def test_dot_used_elsewhere_is_a_result_too(monkeypatch):

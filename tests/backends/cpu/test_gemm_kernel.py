@@ -38,9 +38,15 @@ def _run(kernels, a, b, c, alpha, beta, cin, chunks):
 # (M = 1 is the matrix-vector path: 1x120x240 whole blocks of columns and a partial one of
 # whole vectors, 1x33x20 one or two whole vectors and a partial one, 1x257x1030 several
 # blocks and a partial vector at the end)
+# (a few rows, many columns: the direct phase, gemm_params.direct_small_rows, with rows
+# contiguous: 8x256x1024 a recurrent cell's x . W, 5x33x130 a partial row group, block and
+# vector, 3x17x200 on the 256-bit kernel too; 8 rows there take the packed path; at most
+# DIRECT_DEPTH deep with B's and C's rows contiguous, A transposed too: 60x8x240 a
+# weight gradient's update over a batch of 8, 37x16x300)
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
           (1030, 70, 9), (520, 513, 100), (1100, 300, 1030), (1, 120, 240), (1, 33, 20),
-          (1, 257, 1030)]
+          (1, 257, 1030), (8, 256, 1024), (5, 33, 130), (3, 17, 200), (60, 8, 240),
+          (37, 16, 300)]
 
 
 @pytest.mark.parametrize("m,k,n,tb", [(1, 120, 240, False), (13, 120, 240, False),
@@ -172,7 +178,16 @@ def _programs():
     transposed = (lambda a, b: xnp.transpose(a) @ b,
                   (rng.standard_normal((300, 80)).astype(f32),
                    rng.standard_normal((300, 90)).astype(f32)))
-    return {"mlp step": (mlp_step, mlp_args), "batched f64": batched, "transposed": transposed}
+    # a recurrent cell's products: 8 rows, many columns (the direct phase, no workspace),
+    # x . W + h . U + b through the gemm update and its gradient
+    cell = (lambda x, h, w, u, b: xnp.tanh(x @ w + h @ u + b),
+            tuple(rng.standard_normal(s).astype(f32) for s in
+                  ((8, 256), (8, 256), (256, 1024), (256, 1024), (1024,))))
+    # its weight gradient's update W + x^T . dz (depth 8: the direct phase, A transposed)
+    update = (lambda w, x, dz: w - 0.1 * (xnp.transpose(x) @ dz),
+              tuple(rng.standard_normal(s).astype(f32) for s in ((60, 240), (8, 60), (8, 240))))
+    return {"mlp step": (mlp_step, mlp_args), "batched f64": batched, "transposed": transposed,
+            "small-row cell": cell, "shallow update": update}
 
 
 @pytest.mark.parametrize("name", list(_programs()))

@@ -2,7 +2,8 @@
 indices (no data is moved until a loop stores the final value).
 
   broadcast       out[i] = in[i[dimensions]]
-  reshape         via the logical row-major linear index
+  reshape         via the logical row-major linear index of each group of dimensions
+                  with equal element counts (reshape_groups)
   bitcast         via the PHYSICAL linear index (layouts of both shapes)
   transpose       out[i] = in[i permuted back]
   slice           in[start + i*stride]
@@ -60,8 +61,48 @@ def _reshape(em, instr, gens, index):
     src = instr.operands[0].shape
     if src.dims == instr.shape.dims:
         return gens[0](index)
-    linear = row_major_linear(b, instr.shape.dims, index)
-    return gens[0](row_major_index_of(b, src.dims, linear))
+    groups = reshape_groups(src.dims, instr.shape.dims)
+    if groups is None:
+        linear = row_major_linear(b, instr.shape.dims, index)
+        return gens[0](row_major_index_of(b, src.dims, linear))
+    out = [c64(0)] * src.rank
+    for sdims, ddims in groups:
+        if len(sdims) == 1 and len(ddims) == 1:
+            out[sdims[0]] = index[ddims[0]]
+            continue
+        linear = row_major_linear(b, [instr.shape.dims[d] for d in ddims],
+                                  [index[d] for d in ddims])
+        for d, v in zip(sdims, row_major_index_of(b, [src.dims[d] for d in sdims], linear)):
+            out[d] = v
+    return gens[0](out)
+
+
+def reshape_groups(src_dims, dst_dims):
+    """A reshape's dimensions in groups of equal element count: [(source dims, result
+    dims)], size-1 dimensions left out (their source index is 0), so that only a group of
+    several dimensions needs the linear index and its division: inserting or removing
+    size-1 dimensions ([1,8,60] <-> [8,60]) maps indices directly, with no division, which
+    would hide the access pattern from LLVM's vectorizer. None for an empty array."""
+    if 0 in src_dims or 0 in dst_dims:
+        return None
+    s = [d for d, n in enumerate(src_dims) if n != 1]
+    t = [d for d, n in enumerate(dst_dims) if n != 1]
+    groups, i, j = [], 0, 0
+    while i < len(s):
+        gs, gt = [s[i]], [t[j]]
+        ps, pt = src_dims[s[i]], dst_dims[t[j]]
+        i, j = i + 1, j + 1
+        while ps != pt:
+            if ps < pt:
+                gs.append(s[i])
+                ps *= src_dims[s[i]]
+                i += 1
+            else:
+                gt.append(t[j])
+                pt *= dst_dims[t[j]]
+                j += 1
+        groups.append((gs, gt))
+    return groups
 
 
 @elemental_rule("bitcast")

@@ -21,6 +21,10 @@ A target may also set (read with getattr, so the cpu's target needs neither):
   math_function  (module, name, type) -> ir.Function for the math library's functions
                  (math.py names: exp, log, ...); None: xlapy's own (math.py). The gpu
                  maps them to libdevice's __nv_* functions.
+  inner_loop_hints  (shape) -> dict of LLVM loop metadata for the innermost loop of a
+                 loop-nest kernel over `shape`, or None (the cpu: a short row that the
+                 vector width does not divide is vectorized with its remainder folded
+                 into masked vector iterations instead of a scalar loop)
 
 Pointers are `noalias`: a kernel that computes in place (its output in an input's buffer)
 reads that input through the output pointer instead.
@@ -53,3 +57,9 @@ def linear_index(target) -> bool:
 def target_math(target):
     """The target's math_function, or None for xlapy's own math library."""
     return getattr(target, "math_function", None)
+
+
+def inner_loop_hints(target, shape) -> dict | None:
+    """The target's loop metadata for a loop nest's innermost loop over `shape`, or None."""
+    fn = getattr(target, "inner_loop_hints", None)
+    return fn(shape) if fn is not None else None

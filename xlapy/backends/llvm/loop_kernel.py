@@ -11,7 +11,8 @@ elemental generators of the instruction (or of its fused computation) inside one
   rows   a fusion with per-row statistics (row_kernel.py): row by row, the statistics
          hoisted, the row's outputs as vector code
   nest   otherwise: a loop nest over the output's dimensions (over at most
-         SMALL_KERNEL_ELEMENTS with a short innermost loop: not offered to the vectorizer)
+         SMALL_KERNEL_ELEMENTS with a short innermost loop: not offered to the vectorizer;
+         the target may add loop metadata to the innermost loop: inner_loop_hints)
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, TupleGen, lowering_error
 from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
-from xlapy.backends.llvm.kernel_target import KernelTarget, linear_index, target_math
+from xlapy.backends.llvm.kernel_target import (KernelTarget, inner_loop_hints, linear_index,
+                                               target_math)
 from xlapy.backends.llvm.loops import (NOT_VECTORIZED, for_range, index_of, lanes_then_rest,
                                        linear_of, loop_nest)
 from xlapy.backends.llvm.row_kernel import RowPlan
@@ -170,7 +172,8 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
                   lambda: vector_outputs(em, comp, outs, out_shapes, rows.minor))
     else:
         hints = NOT_VECTORIZED if _short_inner_loop(loop_shape) else None
-        with loop_nest(b, loop_shape, start, end, hints=hints) as index:
+        inner = None if hints else inner_loop_hints(target, loop_shape)
+        with loop_nest(b, loop_shape, start, end, hints=hints, inner_hints=inner) as index:
             store_outputs(index)
     b.ret_void()
     return fn

@@ -238,20 +238,22 @@ def row_major_index_of(b: ir.IRBuilder, dims, linear) -> list:
 
 @contextlib.contextmanager
 def loop_nest(b: ir.IRBuilder, shape: Shape, outer_start=None, outer_stop=None, name="d",
-              hints=None):
+              hints=None, inner_hints=None):
     """Loops over every element of `shape` in physical order (major outermost). Yields the
     logical multi-index. The outermost loop runs over [outer_start, outer_stop) of the
     most-major dimension when given (for splitting work across threads). `hints`: loop
-    metadata (for_range) of every loop of the nest."""
+    metadata (for_range) of every loop of the nest; `inner_hints`: more for the innermost
+    loop alone."""
     order = list(reversed(shape.minor_to_major))  # major -> minor
     index = [c64(0)] * shape.rank
+    loops = [(k, d) for k, d in enumerate(order)
+             if shape.dims[d] != 1 or (k == 0 and outer_start is not None)]
     with contextlib.ExitStack() as stack:
-        for k, d in enumerate(order):
+        for n, (k, d) in enumerate(loops):
             lo, hi = 0, shape.dims[d]
             if k == 0 and outer_start is not None:
                 lo, hi = outer_start, outer_stop
-            if shape.dims[d] == 1 and not (k == 0 and outer_start is not None):
-                continue
-            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"{name}{d}",
-                                                     hints=hints))
+            h = {**(hints or {}), **inner_hints} if inner_hints and n == len(loops) - 1 \
+                else hints
+            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"{name}{d}", hints=h))
         yield index

@@ -71,7 +71,8 @@ def swapped_for(plan: dict) -> bool:
     B's and C's rows contiguous: gemm_kernel.direct_call)."""
     t, m, n = plan["t"], plan["m"], plan["n"]
     if n > 1 and gk.direct_call(t, m, n, vector_bits(),
-                                plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"]):
+                                plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"],
+                                plan["k"], plan["rhs_rm"] and plan["out_rm"]):
         return False
     return gk.swaps(t, m, n, vector_bits())
 
@@ -94,7 +95,8 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     else:
         dims, a_str, b_str, c_str = (m, n), sa, sb, sc
     direct = gk.direct_call(t, dims[0], dims[1], vector_bits(),
-                            a_str[1] == 1 and b_str[1] == 1 and c_str[1] == 1)
+                            a_str[1] == 1 and b_str[1] == 1 and c_str[1] == 1,
+                            k, b_str[1] == 1 and c_str[1] == 1)
     ws = me.scratch(b, pe.arena, 0 if direct else gk.workspace_bytes(
         t, vector_bits(), dims[0], k, chunks, dims[1]))
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))

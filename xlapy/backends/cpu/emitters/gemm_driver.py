@@ -9,9 +9,9 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters.gemm_micro import MicroKernel
 from xlapy.backends.cpu.emitters.gemm_packing import Packing
-from xlapy.backends.cpu.emitters.gemm_params import (EPILOGUE_TYPE, GV, I32, I64, KC, MC, MR,
-                                                      NC, PTR, SLOT, VOID, a_slice_bytes,
-                                                      b_slice_bytes)
+from xlapy.backends.cpu.emitters.gemm_params import (DIRECT_DEPTH, EPILOGUE_TYPE, GV, I32,
+                                                      I64, KC, MC, MR, NC, PTR, SLOT, VOID,
+                                                      a_slice_bytes, b_slice_bytes)
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.llvm.loops import c64, for_range
 
@@ -213,9 +213,16 @@ class Gemm(Packing, MicroKernel):
             for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
                 ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
                 for name in ("cscin", "csa"))))
-        thin = b.and_(b.icmp_signed("<=", n, c64(GV * self.vl)), rows_contig)
+        thin = b.and_(b.or_(b.icmp_signed("<=", n, c64(GV * self.vl)),
+                            b.icmp_signed("<=", m, c64(2 * self.rd))),   # direct_small_rows
+                      rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
         go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call
+        shallow = b.icmp_signed("<=", k, c64(DIRECT_DEPTH))   # B's and C's rows contiguous
+        for name in ("csb", "csc", "cscin"):
+            shallow = b.and_(shallow, b.icmp_signed("==", b.load(b.gep(
+                ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1)))
+        go_direct = b.or_(go_direct, shallow)
         if self.src_t != self.t:   # (bf16 / f16: widened as they are packed)
             go_direct = ir.Constant(ir.IntType(1), 0)
         b.cbranch(go_direct, direct_blk, packed)

@@ -119,15 +119,16 @@ class MicroKernel(GemmIR):
 
     # ---- thin products, without packing -----------------------------------------------------
     def direct(self):
-        """direct(ctx, start, end), for direct_call products (one row, or C at most GV
-        vectors wide with A's, B's and C's rows contiguous): units [start, end) of (RD rows of C,
-        one block of GV vectors of columns), B and A read where they lie (packing, and
-        micro-tiles of MR x NR, would cost many times such a product). B with contiguous
-        rows: RD x GV vector accumulators take A[i, k] * B[k, block] for k = 0..K-1 (a
-        partial block: its whole vectors together, then the rest through masked loads and
-        stores; the rows left after the last whole RD one at a time); one row of A times B
-        with contiguous columns (x . W^T): a vector dot product per column, summed as a
-        tree; other strides: one element at a time. Sums over k run in order in each lane."""
+        """direct(ctx, start, end), for direct_call products (one row, or A's, B's and C's
+        rows contiguous and C at most GV vectors wide or direct_small_rows high): units
+        [start, end) of (RD rows of C, one block of GV vectors of columns), B and A read
+        where they lie (packing, and micro-tiles of MR x NR, would cost many times such a
+        product). B with contiguous rows: RD x GV vector accumulators take
+        A[i, k] * B[k, block] for k = 0..K-1 (a partial block: its whole vectors together,
+        then the rest through masked loads and stores; the rows left after the last whole RD
+        one at a time); one row of A times B with contiguous columns (x . W^T): a vector dot
+        product per column, summed as a tree; other strides: one element at a time. Sums
+        over k run in order in each lane."""
         fn, b, a, start, end = self._phase("direct")
         f, vl, rd = self.fty, self.vl, self.rd
         jb = GV * vl
@@ -230,10 +231,13 @@ class MicroKernel(GemmIR):
             value = b.select(beta_nz, b.load(sacc, typ=f), value)
             b.store(value, self._at(b, a["C"], b.mul(j, a["csc"])))
 
-        col_blocks = b.sdiv(b.add(a["N"], c64(jb - 1)), c64(jb))
+        # units run column block by column block: the row groups of one block of B's
+        # columns follow each other (a few rows and many columns: direct_small_rows), so
+        # B's block is read from memory once
+        row_groups = b.sdiv(b.add(a["M"], c64(rd - 1)), c64(rd))
         with for_range(b, start, end, name="unit") as unit:
-            i0 = b.mul(b.sdiv(unit, col_blocks), c64(rd))
-            j0 = b.mul(b.srem(unit, col_blocks), c64(jb))
+            i0 = b.mul(b.srem(unit, row_groups), c64(rd))
+            j0 = b.mul(b.sdiv(unit, row_groups), c64(jb))
             nrows = self._min(b, b.sub(a["M"], i0), c64(rd))
             w = self._min(b, b.sub(a["N"], j0), c64(jb))
             with b.if_else(rows_contig) as (rows, columns):

@@ -50,13 +50,32 @@ def direct_rows(vector_bits: int) -> int:
     return 4 if vector_bits >= 512 else 2
 
 
-def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool) -> bool:
-    """Whether a call runs the direct phase (no packing): one row, or C at most GV vectors
-    wide with A's, B's and C's rows contiguous (the kernel decides at run time by the same
-    rule, from the strides; A read down its columns would touch a cache line per element)."""
+def direct_small_rows(vector_bits: int) -> int:
+    """C with at most this many rows (two of the direct phase's row groups) and contiguous
+    rows runs the direct phase whatever its width: a recurrent cell's x . W (batch 8 rows,
+    K = 256, N = 1024) read its 1 MB of B twice, once to pack it and once packed, from L3
+    on each step of the scan; unpacked, the units that share a block of B's columns run one
+    after the other, so B comes from memory once."""
+    return 2 * direct_rows(vector_bits)
+
+
+DIRECT_DEPTH = 16   # products this shallow run the direct phase (direct_call)
+
+
+def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool,
+                k: int | None = None, bc_rows_contiguous: bool = False) -> bool:
+    """Whether a call runs the direct phase (no packing): one row, or A's, B's and C's rows
+    contiguous and C at most GV vectors wide or at most direct_small_rows high, or (given
+    its depth k) at most DIRECT_DEPTH deep with B's and C's rows contiguous, A any way (the
+    kernel decides at run time by the same rule, from the strides; A read down its columns
+    would touch a cache line per element, which only a shallow product, a gradient's
+    rank-8 update W += x^T . dz, can afford: packing cost it more)."""
     if compute_type(t) != t:
         return False   # bf16 / f16 operands are widened as they are packed: always packed
-    return m == 1 or (n <= GV * lanes(t, vector_bits) and rows_contiguous)
+    if k is not None and k <= DIRECT_DEPTH and (bc_rows_contiguous or rows_contiguous):
+        return True
+    return m == 1 or (rows_contiguous and (n <= GV * lanes(t, vector_bits)
+                                           or m <= direct_small_rows(vector_bits)))
 
 
 def _round_up(x: int, unit: int) -> int:

@@ -28,7 +28,8 @@ other root leaves are copied there at the end. `while` keeps its state in two ar
 and swaps them each iteration (the body reads one and writes the other); a state leaf the
 body passes through unchanged (weights a scan carries) or updates with a dynamic-update-
 slice has one slot only, which both sides of the swap point to, and a passed-through leaf
-that starts as a constant none: the loop reads the constant where it lies.
+that starts as a constant none: the loop reads the constant where it lies; a leaf that
+starts as a broadcast zero is cleared in its slot rather than copied (zero_filled).
 
 Donation (the module's input_output_alias): an output may be written into a parameter's
 buffer when nothing reads the parameter after the output's first writer runs
@@ -37,6 +38,7 @@ buffer when nothing reads the parameter after the output's first writer runs
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from xlapy.analysis.buffer_assignment import ALIGN, assign_buffers
@@ -121,6 +123,21 @@ def _single_buffer_leaves(body: Computation) -> set:
                 e.shape == e.operands[0].shape:
             out.add(k)
     return out
+
+
+def zero_filled(instr: Instruction) -> bool:
+    """Whether an array instruction is a broadcast of a scalar constant whose bytes are all
+    zero (0, 0.0, false), alone or as a loop fusion's root: a while whose state starts as
+    such a leaf (a scan's stacked outputs, its gradient accumulators) clears the state's
+    buffer instead of copying the broadcast's output into it (half the memory traffic)."""
+    root = instr.fused_computation.root if instr.opcode == "fusion" and \
+        instr.attrs.get("kind", "kLoop") == "kLoop" else instr
+    if root.opcode != "broadcast" or root.shape.is_tuple:
+        return False
+    c = root.operands[0]
+    if c.opcode != "constant" or c.shape.rank != 0 or c.literal is ELIDED:
+        return False
+    return not any(np.asarray(c.literal).tobytes())
 
 
 def leaf_origins(instr: Instruction) -> list[tuple]:
@@ -354,6 +371,12 @@ class ProgramEmitter:
             return
         fn = self.llmod.declare_intrinsic("llvm.memcpy", [T.PTR, T.PTR, T.I64])
         self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
+
+    def memset_zero(self, dst, nbytes: int):
+        if nbytes == 0:
+            return
+        fn = self.llmod.declare_intrinsic("llvm.memset", [T.PTR, T.I64])
+        self.b.call(fn, [dst, ir.Constant(T.I8, 0), c64(nbytes), ir.Constant(T.I1, 0)])
 
     def memcpy_if_distinct(self, dst, src, nbytes: int):
         if nbytes == 0:
@@ -707,13 +730,17 @@ class ProgramEmitter:
         offset = self.assignment.offset(instr)
         slots, _ = self._slots(instr)
         init = flatten(self.vals[id(instr.operands[0])])
+        origins = leaf_origins(instr.operands[0])
         a_leaves, b_leaves = [], []
         for k, (first, second) in enumerate(slots):
             if first is None:
                 a_leaves.append(init[k])
             else:
                 a_leaves.append(self.arena_ptr(offset + first))
-                self.memcpy(a_leaves[-1], init[k], sizes[k])
+                if zero_filled(origins[k][0]):
+                    self.memset_zero(a_leaves[-1], sizes[k])
+                else:
+                    self.memcpy(a_leaves[-1], init[k], sizes[k])
             b_leaves.append(a_leaves[-1] if second is None else self.arena_ptr(offset + second))
         cur = self.table(a_leaves)
         nxt = self.table(b_leaves)

@@ -78,17 +78,27 @@ def plan_for(a: dict, lhs, rhs, out):
     return dict(t=t, m=m, n=n, k=k, lhs_rm=lhs_rm, rhs_rm=rhs_rm, out_rm=om[2], batch=batch)
 
 
-def use_own_gemm(flops: int) -> bool:
-    """Whether a gemm of `flops` (2 m n k) runs on xlapy's own kernel (options.gemm_choice)."""
+def use_own_gemm(flops: int, shallow: bool = False) -> bool:
+    """Whether a gemm of `flops` (2 m n k) runs on xlapy's own kernel (options.gemm_choice);
+    `shallow`: a product the kernel runs unpacked at any size (own_gemm_for)."""
     choice = gemm_choice()
     if choice == "xlapy" or self_contained():
         return True
     if choice == "blas":
         return False
-    return flops >= OWN_GEMM_MIN_FLOPS and threads_available()
+    return (flops >= OWN_GEMM_MIN_FLOPS or shallow) and threads_available()
+
+
+# at most this deep, with the right operand's and the result's rows contiguous, a product
+# runs on the own gemm's direct phase whatever its size (gemm_params.DIRECT_DEPTH): a
+# recurrent cell's weight-gradient update W += x^T . dz over a batch of 8 (60x8 . 8x240 into
+# W) took 3.8 us in OpenBLAS, about 2.2 unpacked
+SHALLOW_DEPTH = 16
 
 
 def own_gemm_for(plan: dict) -> bool:
     """Whether the gemm of `plan` runs on xlapy's own kernel (use_own_gemm)."""
+    shallow = (plan["k"] <= SHALLOW_DEPTH and plan["rhs_rm"] and plan["out_rm"]
+               and plan["n"] > 1)
     return (plan["t"] in ("f32", "f64") and plan["k"] > 0
-            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"]))
+            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"], shallow))
