@@ -26,10 +26,15 @@ demo: $(VENV)/.installed aot-toolchains
 aot-toolchains:
 	sh tests/aot/install_toolchains.sh
 
+# pytest-xdist runs the suite in TEST_WORKERS processes (2: the project's 2-core budget;
+# the compiler is single-threaded Python and LLVM). A file's tests stay in one worker
+# (--dist loadfile), so module-scoped fixtures (oracles, trained examples) are built once.
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.installed aot-toolchains
 	$(PY) -m ruff check xlapy tests benchmarks examples
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -n $(TEST_WORKERS) --dist loadfile
 
 # An open-ended differential fuzzing campaign (tests/fuzz/campaign.py) for FUZZ_SECONDS:
 # report in out/fuzz/report.md; findings replay with tests/fuzz/triage.py.

@@ -1,8 +1,6 @@
 """Shared setup for the cpu backend tests.
 
-- Every test session compiles into fresh disk caches (XLAPY_CACHE_DIR and
-  XLAPY_RUNTIME_CACHE_DIR in temporary directories), so code generation changes are never
-  hidden by objects cached by an earlier run.
+- Every test session compiles into fresh disk caches (tests/conftest.py).
 - `run_cpu_and_interpreter(module_or_text, *args)` compiles a module (HLO text or Module) on
   both the cpu backend and the reference interpreter, runs it and returns both flattened
   output lists; `assert_same(got, want)` compares arrays exactly (bit patterns for floats,
@@ -46,22 +44,6 @@ def _register(name: str, file: str) -> None:
 
 _register("xlapy_tests_cpu_optable", "optable.py")
 _register("xlapy_tests_cpu_conv_cases", "conv_cases.py")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _fresh_compile_cache(tmp_path_factory):
-    saved = {k: os.environ.get(k) for k in ("XLAPY_CACHE_DIR", "XLAPY_RUNTIME_CACHE_DIR",
-                                            "XLAPY_DISABLE_CACHE")}
-    os.environ["XLAPY_CACHE_DIR"] = str(tmp_path_factory.mktemp("xlapy_cache"))
-    # the runtime's own objects too (otherwise cached with the installation)
-    os.environ["XLAPY_RUNTIME_CACHE_DIR"] = str(tmp_path_factory.mktemp("xlapy_runtime"))
-    os.environ.pop("XLAPY_DISABLE_CACHE", None)
-    yield
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 def _module(m):
