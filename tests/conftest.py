@@ -2,11 +2,12 @@
 
 Every test session compiles into fresh disk caches (XLAPY_CACHE_DIR, and
 XLAPY_RUNTIME_CACHE_DIR for the runtime's own objects, otherwise cached with the
-installation, in temporary directories), so code generation changes are never hidden by objects cached by an earlier
-run, whatever order the tests run in. Under pytest-xdist (`make test` runs `-n 2`) the
-workers of one session share that directory: the cache is safe for several processes (an
-entry is written to a temporary file and renamed into place), and a module compiled by one
-worker is then loaded by the other, as it would be in one process.
+installation, in temporary directories), so code generation changes are never hidden by
+objects cached by an earlier run, whatever order the tests run in. Under pytest-xdist
+(`make test` runs `-n 2`) the workers of one session share those directories: the caches
+are safe for several processes (an entry is written to a temporary file and renamed into
+place), and a module compiled by one worker is then loaded by the other, as it would be in
+one process.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from xlapy.tools.compare import compare_outputs
 CORPUS = pathlib.Path(__file__).parents[1] / "hlo"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 PASSES = ["call-inliner", "fusion-inliner", "fusion-legalizer", "algsimp", "constant_folding",
-          "cse", "dce",
-          "tuple-simplifier", "transpose-folding", "reduction-splitter", "gemm-update-fusion",
+          "cse", "dce", "tuple-simplifier", "conv-phases",
+          "transpose-folding", "reduction-splitter", "gemm-update-fusion",
           "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion", "boundary-layouts",
           "reshape-to-bitcast"]
 RUNNABLE = [(e, f) for e in MANIFEST for k, f in e["files"].items()
