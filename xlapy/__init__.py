@@ -31,6 +31,7 @@ _LAZY = {
     "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
     "pure_callback": ("xlapy.frontend.callbacks", "pure_callback"),
     "disable_jit": ("xlapy.config", "disable_jit"),
+    "closure_convert": ("xlapy.frontend.closure", "closure_convert"),
     **{name: ("xlapy.frontend.scopes", name) for name in (
         "named_scope", "named_call", "ensure_compile_time_eval", "default_device")},
     "device_get": ("xlapy.frontend.devices", "device_get"),
