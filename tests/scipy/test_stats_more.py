@@ -1,0 +1,62 @@
+"""jax.scipy.stats geom, pareto and sem, and jax.scipy.integrate.trapezoid, against jax:
+values (inside and outside the support), loc/scale, jit, gradients, errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.scipy.integrate as JI
+import jax.scipy.stats as J
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.scipy.integrate as XI
+import xlapy.scipy.stats as X
+from xlapy.errors import UnsupportedError, XlapyError
+
+
+def _close(a, b, tol=1e-6):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
+
+
+def test_geom():
+    k = np.float32([-1, 0, 1, 2, 5, 2.5])
+    for f in ("logpmf", "pmf"):
+        _close(getattr(X.geom, f)(k, 0.3), getattr(J.geom, f)(k, 0.3))
+        _close(xp.jit(getattr(X.geom, f))(k, 0.3, 1), getattr(J.geom, f)(k, 0.3, 1))
+    _close(xp.grad(lambda p: X.geom.logpmf(3.0, p))(0.4), jax.grad(
+        lambda p: J.geom.logpmf(3.0, p))(0.4))
+
+
+def test_pareto():
+    x = np.float32([0.5, 1, 1.5, 3, 10])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+            _close(getattr(X.pareto, f)(x, 2.5, 0.2, 1.1), getattr(J.pareto, f)(x, 2.5, 0.2, 1.1),
+                   1e-5)
+        q = np.float32([-0.1, 0, 0.3, 0.99, 1, np.nan])
+        _close(X.pareto.ppf(q, 2.5, 0.2, 1.1), J.pareto.ppf(q, 2.5, 0.2, 1.1), 1e-5)
+    _close(xp.grad(lambda b: X.pareto.logpdf(3.0, b))(2.0),
+           jax.grad(lambda b: J.pareto.logpdf(3.0, b))(2.0))
+
+
+def test_sem_and_trapezoid():
+    a = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    a[1, 2] = np.nan
+    for kw in ({}, {"axis": 1}, {"axis": None}, {"ddof": 0, "keepdims": True},
+               {"nan_policy": "omit"}, {"nan_policy": "omit", "axis": 1}):
+        _close(X.sem(a, **kw), J.sem(a, **kw))
+    _close(xp.jit(X.sem)(np.arange(6)), J.sem(np.arange(6)))
+    with pytest.raises(XlapyError, match="nan_policy"):
+        X.sem(a, nan_policy="skip")
+    with pytest.raises(UnsupportedError, match="raise"):
+        X.sem(a, nan_policy="raise")
+    y = a[0]
+    _close(XI.trapezoid(y, dx=0.5), JI.trapezoid(y, dx=0.5))
+    x = np.cumsum(np.abs(a[2])).astype(np.float32)
+    _close(xp.jit(XI.trapezoid)(a[3], x), JI.trapezoid(a[3], x))
