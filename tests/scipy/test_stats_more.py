@@ -60,3 +60,34 @@ def test_sem_and_trapezoid():
     _close(XI.trapezoid(y, dx=0.5), JI.trapezoid(y, dx=0.5))
     x = np.cumsum(np.abs(a[2])).astype(np.float32)
     _close(xp.jit(XI.trapezoid)(a[3], x), JI.trapezoid(a[3], x))
+
+
+def test_binom_nbinom():
+    k = np.float32([-1, 0, 1, 3, 5, 6, 2.5])
+    for dist in ("binom", "nbinom"):
+        for f in ("logpmf", "pmf"):
+            _close(getattr(getattr(X, dist), f)(k, 5.0, 0.3),
+                   getattr(getattr(J, dist), f)(k, 5.0, 0.3), 1e-5)
+            _close(getattr(getattr(X, dist), f)(k, 5.0, 0.3, 1),
+                   getattr(getattr(J, dist), f)(k, 5.0, 0.3, 1), 1e-5)
+    _close(X.binom.logpmf(np.float32([0, 3]), np.float32([0, 3]), 1.0),
+           J.binom.logpmf(np.float32([0, 3]), np.float32([0, 3]), 1.0))
+    _close(xp.grad(lambda p: X.nbinom.logpmf(3.0, 4.0, p))(0.4),
+           jax.grad(lambda p: J.nbinom.logpmf(3.0, 4.0, p))(0.4), 1e-5)
+
+
+def test_vonmises_dirichlet():
+    x = np.float32([-3, -1, 0, 0.5, 3])
+    for f in ("logpdf", "pdf"):
+        _close(getattr(X.vonmises, f)(x, np.float32([0.5, 2, 10, -1, 1])),
+               getattr(J.vonmises, f)(x, np.float32([0.5, 2, 10, -1, 1])), 1e-5)
+    alpha = np.float32([1.5, 2.0, 3.0])
+    pts = np.float32([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8], [0.5, 0.6, -0.1]]).T
+    for f in ("logpdf", "pdf"):
+        _close(getattr(X.dirichlet, f)(pts, alpha), getattr(J.dirichlet, f)(pts, alpha), 1e-5)
+        _close(getattr(X.dirichlet, f)(pts[:2], alpha), getattr(J.dirichlet, f)(pts[:2], alpha),
+               1e-5)
+    _close(xp.grad(lambda a: X.dirichlet.logpdf(pts[:, 0], a))(alpha),
+           jax.grad(lambda a: J.dirichlet.logpdf(pts[:, 0], a))(alpha), 1e-5)
+    with pytest.raises(XlapyError, match="alpha must be 1-dimensional"):
+        X.dirichlet.logpdf(pts, pts)

@@ -1,11 +1,12 @@
 """xlapy.scipy.stats: distributions as jax.scipy.stats provides them (bernoulli, beta,
-cauchy, chi2, expon, gamma, geom, laplace, logistic, multivariate_normal, norm, pareto,
-poisson, t, uniform), and sem."""
+binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace, logistic, multivariate_normal,
+nbinom, norm, pareto, poisson, t, uniform, vonmises), and sem."""
 
-from xlapy.scipy.stats import (bernoulli, beta, cauchy, chi2, expon, gamma, geom, laplace,
-                               logistic, multivariate_normal, norm, pareto, poisson, t, uniform)
+from xlapy.scipy.stats import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma,
+                               geom, laplace, logistic, multivariate_normal, nbinom, norm,
+                               pareto, poisson, t, uniform, vonmises)
 from xlapy.scipy.stats._descriptive import sem
 
-__all__ = ["bernoulli", "beta", "cauchy", "chi2", "expon", "gamma", "geom", "laplace",
-           "logistic", "multivariate_normal", "norm", "pareto", "poisson", "sem", "t",
-           "uniform"]
+__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
+           "geom", "laplace", "logistic", "multivariate_normal", "nbinom", "norm", "pareto",
+           "poisson", "sem", "t", "uniform", "vonmises"]
