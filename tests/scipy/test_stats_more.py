@@ -91,3 +91,18 @@ def test_vonmises_dirichlet():
            jax.grad(lambda a: J.dirichlet.logpdf(pts[:, 0], a))(alpha), 1e-5)
     with pytest.raises(XlapyError, match="alpha must be 1-dimensional"):
         X.dirichlet.logpdf(pts, pts)
+
+
+def test_rankdata_and_mode():
+    a = np.float32([[3, 1, 2, 3, 1, 5], [2, 2, 2, 0, 9, 0]])
+    for method in ("average", "min", "max", "dense", "ordinal"):
+        for axis in (None, 0, 1):
+            _close(X.rankdata(a, method, axis=axis), J.rankdata(a, method, axis=axis))
+    _close(xp.jit(lambda v: X.rankdata(v, axis=1))(a), J.rankdata(a, axis=1))
+    for axis in (None, 0, 1):
+        for keepdims in (False, True):
+            got, want = X.mode(a, axis, keepdims=keepdims), J.mode(a, axis, keepdims=keepdims)
+            _close(got.mode, want.mode)
+            _close(got.count, want.count)
+    with pytest.raises(XlapyError, match="method"):
+        X.rankdata(a, "first")
