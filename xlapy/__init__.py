@@ -30,13 +30,20 @@ _LAZY = {
     "eval_shape": ("xlapy.frontend.jaxpr", "eval_shape"),
     "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
     "pure_callback": ("xlapy.frontend.callbacks", "pure_callback"),
+    "disable_jit": ("xlapy.config", "disable_jit"),
+    "closure_convert": ("xlapy.frontend.closure", "closure_convert"),
+    **{name: ("xlapy.frontend.scopes", name) for name in (
+        "named_scope", "named_call", "ensure_compile_time_eval", "default_device")},
+    "device_get": ("xlapy.frontend.devices", "device_get"),
+    "print_environment_info": ("xlapy.frontend.devices", "print_environment_info"),
     **{name: ("xlapy.frontend.devices", name) for name in (
         "Array", "device_put", "block_until_ready", "devices", "local_devices", "device_count",
         "local_device_count", "default_backend", "process_index", "process_count")},
 }
 # subpackages reachable as attributes after `import xlapy`, as jax.random etc. after `import jax`
 _MODULES = ("numpy", "nn", "lax", "tree_util", "tree", "config", "dtypes", "distributed",
-            "random", "scipy", "example_libraries", "aot", "image", "debug")
+            "random", "scipy", "example_libraries", "aot", "image", "debug", "flatten_util",
+            "experimental")
 
 
 def __getattr__(name):

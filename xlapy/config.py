@@ -3,6 +3,8 @@
     xlapy.config.update("jax_enable_x64", True)   # 64-bit floats and ints
     xlapy.config.jax_enable_x64                    # read it
     with xlapy.enable_x64(True): ...               # for a block, in this thread only
+    xlapy.config.update("jax_disable_jit", True)  # jitted functions run eagerly
+    with xlapy.disable_jit(): ...                  # for a block, in this thread only
 
 jax_enable_x64 (default off, as in JAX; JAX_ENABLE_X64=1 or XLAPY_ENABLE_X64=1 in the
 environment turns it on at import): with it off, xlapy.numpy creates float32 / int32 /
@@ -35,12 +37,15 @@ def _env_flag(*names) -> bool:
 
 class _Local(threading.local):
     x64 = None  # a thread's override (enable_x64 context), or None
+    nojit = None  # a thread's override (disable_jit context), or None
 
 
 _local = _Local()
 _x64 = _env_flag("XLAPY_ENABLE_X64", "JAX_ENABLE_X64")
 _overrides = 0  # enable_x64 blocks open in any thread
 _lock = threading.Lock()
+_nojit = _env_flag("JAX_DISABLE_JIT")
+_nojit_blocks = 0  # disable_jit blocks open in any thread (jit's call checks this first)
 _listeners: list = []  # called after an option changes (jit drops its fast-path caches)
 
 
@@ -66,18 +71,44 @@ def _changed() -> None:
         fn()
 
 
-_OPTIONS = ("jax_enable_x64",)
+def jit_disabled() -> bool:
+    """Whether jit runs functions eagerly (jax_disable_jit / disable_jit) in this thread."""
+    o = _local.nojit
+    return _nojit if o is None else o
+
+
+_OPTIONS = ("jax_enable_x64", "jax_disable_jit")
 
 
 def update(name: str, value) -> None:
     """Set an option: update("jax_enable_x64", True). Unknown names raise AttributeError,
     as in JAX."""
-    global _x64
+    global _x64, _nojit
     if name not in _OPTIONS:
         raise AttributeError(f"Unrecognized config option: {name} (xlapy knows: "
                              f"{', '.join(_OPTIONS)})")
+    if name == "jax_disable_jit":
+        _nojit = bool(value)
+        return
     _x64 = bool(value)
     _changed()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block, this thread calls jitted functions as plain Python functions on
+    concrete values (as jax.disable_jit): print shows values, pdb can step through them."""
+    global _nojit_blocks
+    old = _local.nojit
+    with _lock:
+        _nojit_blocks += 1
+        _local.nojit = bool(disable)
+    try:
+        yield
+    finally:
+        with _lock:
+            _nojit_blocks -= 1
+            _local.nojit = old
 
 
 @contextlib.contextmanager
@@ -104,5 +135,7 @@ def __getattr__(name):
     # the module is the config object: xlapy.config.jax_enable_x64 reads the option
     if name == "jax_enable_x64":
         return x64_enabled()
+    if name == "jax_disable_jit":
+        return jit_disabled()
     raise AttributeError(f"module 'xlapy.config' has no attribute '{name}' (options: "
                          f"{', '.join(_OPTIONS)})")

@@ -130,6 +130,9 @@ def primitive(name: str, multiple_results: bool = False) -> Primitive:
 # ---- traces ---------------------------------------------------------------------------------
 
 _active: list["Trace"] = []
+# ensure_compile_time_eval (frontend/scopes.py): graphs of this level or below do not stage
+# operations on constants (they run eagerly, as outside jit)
+const_eval_level = 0
 
 
 class Trace:
@@ -285,7 +288,7 @@ def bind(prim: Primitive, *args, **params):
         # Omnistaging: inside jit, operations on constants are staged into the innermost
         # graph too (so zeros/iota become HLO ops, not captured arrays).
         for t in reversed(_active):
-            if t.stages_constants:
+            if t.stages_constants and t.level > const_eval_level:
                 return t.process_primitive(prim, list(args), params)
         if prim.impl is None:
             raise XlapyError(f"primitive {prim.name} cannot run eagerly")

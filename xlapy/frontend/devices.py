@@ -155,6 +155,42 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     return pytree.tree_map(put, x)
 
 
+def device_get(x):
+    """x (a pytree) with its arrays as NumPy arrays on the host (jax.device_get); other
+    leaves (Python scalars, strings) are returned as they are."""
+    def get(leaf):
+        if isinstance(leaf, Tracer):
+            raise XlapyError("device_get: a traced value has no concrete value here (call "
+                             "device_get outside jit/grad/vmap)")
+        if isinstance(leaf, np.ndarray):
+            return np.asarray(leaf)  # (an ArrayImpl becomes a plain numpy.ndarray)
+        return leaf
+
+    return pytree.tree_map(get, x)
+
+
+def print_environment_info(return_string: bool = False):
+    """The versions of xlapy, Python, NumPy, llvmlite and the platform (as
+    jax.print_environment_info); printed, or returned with return_string=True."""
+    import platform
+    import sys
+
+    version = sys.modules["xlapy"].__version__  # (the package, loaded before its frontend)
+    lines = [f"xlapy:    {version}", f"numpy:    {np.__version__}"]
+    try:
+        import llvmlite
+        lines.append(f"llvmlite: {llvmlite.__version__}")
+    except ImportError:  # (the interpreter backend runs without it)
+        lines.append("llvmlite: not installed")
+    lines += [f"python:   {sys.version.splitlines()[0]}",
+              f"device info: cpu-{device_count()}, {local_device_count()} local devices",
+              f"process_count: {process_count()}", f"platform: {platform.uname()}"]
+    text = "\n".join(lines) + "\n"
+    if return_string:
+        return text
+    print(text, end="")
+
+
 def block_until_ready(x):
     """x: xlapy's computations have finished when they return."""
     return x

@@ -291,6 +291,8 @@ class JitFunction:
         return Lowered(module, out_tree, extra_consts, self.backend, self.__name__)
 
     def __call__(self, *args, **kwargs):
+        if (_config._nojit or _config._nojit_blocks) and _config.jit_disabled():
+            return self.fun(*args, **kwargs)  # disable_jit: the Python function, eagerly
         if self._fast_ok and not kwargs and not _config._overrides:
             for a in args:
                 if type(a) not in ARRAY_TYPES:

@@ -430,14 +430,17 @@ class Builder:
         return self._add("topk", [x], {"k": int(k), "largest": bool(largest)})
 
     # ---- linear algebra ----------------------------------------------------------------------
-    def dot_general(self, lhs, rhs, contracting, batch=((), ()), preferred_type=None):
+    def dot_general(self, lhs, rhs, contracting, batch=((), ()), preferred_type=None,
+                    precision=None):
         """contracting = (lhs_dims, rhs_dims), batch = (lhs_dims, rhs_dims), as in
-        jax.lax.dot_general; preferred_type sets the result element type."""
+        jax.lax.dot_general; preferred_type sets the result element type; precision is
+        None or one of "default"/"high"/"highest" per operand (operand_precision=)."""
         attrs = {}
         for key, dims in (("lhs_batch_dims", batch[0]), ("lhs_contracting_dims", contracting[0]),
                           ("rhs_batch_dims", batch[1]), ("rhs_contracting_dims", contracting[1])):
             if len(dims):
                 attrs[key] = _ints(dims)
+        _precision(attrs, precision)
         declared = None if preferred_type is None else Shape.array(preferred_type, ())
         return self._add("dot", [lhs, rhs], attrs, declared=declared)
 
@@ -450,7 +453,7 @@ class Builder:
     def convolution(self, lhs, rhs, window_strides=None, padding=None, lhs_dilation=None,
                     rhs_dilation=None, dimension_numbers="b01f_01io->b01f",
                     feature_group_count: int = 1, batch_group_count: int = 1,
-                    preferred_type=None) -> Instruction:
+                    preferred_type=None, precision=None) -> Instruction:
         """Like jax.lax.conv_general_dilated; padding is one (low, high) per spatial dim and
         dimension_numbers an HLO dim_labels string or ConvDimensionNumbers."""
         dn = dimension_numbers
@@ -467,6 +470,7 @@ class Builder:
             attrs["feature_group_count"] = int(feature_group_count)
         if batch_group_count != 1:
             attrs["batch_group_count"] = int(batch_group_count)
+        _precision(attrs, precision)
         declared = None if preferred_type is None else Shape.array(preferred_type, ())
         return self._add("convolution", [lhs, rhs], attrs, declared=declared)
 
@@ -562,3 +566,15 @@ class Builder:
         return self._add("reduce-scatter", self._list(operands),
                          {"dimensions": (int(dimension),), "to_apply": to_apply, **attrs},
                          declared=shape)
+
+
+def _precision(attrs: dict, precision) -> None:
+    """operand_precision={p,q} as XLA prints it: only when one operand is not default."""
+    if precision is None:
+        return
+    names = tuple(str(p).lower() for p in precision)
+    if len(names) != 2 or any(n not in ("default", "high", "highest") for n in names):
+        raise XlapyError(f"operand_precision: expects two of default/high/highest, got "
+                         f"{precision!r}")
+    if any(n != "default" for n in names):
+        attrs["operand_precision"] = A.Raw("{" + ",".join(names) + "}")

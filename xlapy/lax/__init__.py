@@ -4,7 +4,10 @@ Control flow (xlapy.lax.control): fori_loop, while_loop, cond, switch, scan.
 Array operations (xlapy.lax.ops): dynamic slicing, convolution, windowed reductions, ...
 Sorting, scans, gather/scatter with dimension numbers, special functions
 (xlapy.lax.more_ops): sort, top_k, cumsum, associative_scan, map, gather, scatter_add, ...
-Linear algebra (xlapy.lax.linalg): cholesky.
+Linear algebra (xlapy.lax.linalg): cholesky, qr, svd, eigh, triangular_solve, lu;
+custom_linear_solve, custom_root (xlapy.lax.implicit): solves differentiated implicitly.
+Precision (per-operand precision= of dots and convolutions), RoundingMethod (lax.round),
+reduce_precision, nextafter (xlapy.lax.float_bits).
 Complex numbers and Fourier transforms: complex, real, imag, conj, fft (FftType).
 Collectives over a vmap's named axis (xlapy.lax.collectives): psum, pmean, pmax, pmin, ...
 """
@@ -18,3 +21,6 @@ from xlapy.lax.ops import *  # noqa: F403
 from xlapy.lax.more_ops import *  # noqa: F403
 from xlapy.frontend.primitives.complex import complex_ as complex, conj, imag, real
 from xlapy.lax.fft import FftType, fft
+from xlapy.frontend.precision import Precision, RoundingMethod
+from xlapy.lax.float_bits import nextafter, reduce_precision
+from xlapy.lax.implicit import custom_linear_solve, custom_root

@@ -7,6 +7,8 @@ evaluator (the interpreter, and eager mode through the opcode) through NumPy. As
 JAX, the input is first symmetrized ((x + x^T) / 2); with symmetrize_input=False only its
 lower triangle is read. Floating-point types only (f16/bf16 are factored in f32).
 Differentiable: JAX's rule, dL = L phi(L^-1 dx L^-T) (xlapy/lax/lapack_ad.py).
+
+qr, svd, eigh, triangular_solve, lu: xlapy/lax/linalg_factor.py.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from xlapy.frontend.eager import via_evaluator
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives.shapes import transpose
 
-__all__ = ["cholesky", "symmetrize"]
+__all__ = ["cholesky", "eigh", "lu", "qr", "svd", "symmetrize", "triangular_solve"]
 
 # ---- the cholesky primitive and its rules ----------------------------------------------------
 
@@ -59,3 +61,5 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 # the derivatives of cholesky and of the LAPACK primitives (registered on import)
 from xlapy.lax import lapack_ad as _lapack_ad  # noqa: E402,F401
+# qr, svd, eigh, triangular_solve, lu (over xlapy.numpy.linalg's functions)
+from xlapy.lax.linalg_factor import eigh, lu, qr, svd, triangular_solve  # noqa: E402

@@ -253,7 +253,38 @@ def batch_matmul(lhs, rhs, precision=None):
     if xnp.ndim(lhs) != xnp.ndim(rhs) or xnp.ndim(lhs) < 2:
         raise XlapyError(f"batch_matmul: operands of equal rank >= 2 needed, got shapes "
                          f"{xnp.shape(lhs)} and {xnp.shape(rhs)}")
-    return xnp.matmul(lhs, rhs)
+    return xnp.matmul(lhs, rhs, precision=precision)
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """operand with dimensions [start_dimension, stop_dimension) folded into one (Python
+    slice bounds: negative counts from the end, None is the end)."""
+    shape = tuple(xnp.shape(operand))
+    lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise XlapyError(f"collapse: start_dimension {start_dimension} is after "
+                         f"stop_dimension {stop_dimension} for a shape {shape}")
+    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    return xnp.reshape(operand, shape[:lo] + (size,) + shape[hi:])
+
+
+def split(operand, sizes, axis: int = 0) -> list:
+    """operand cut along `axis` into pieces of the given sizes (which must add up to the
+    axis's size)."""
+    shape = tuple(xnp.shape(operand))
+    if not -len(shape) <= axis < len(shape):
+        raise XlapyError(f"split: axis {axis} is out of range for a shape {shape}")
+    axis %= len(shape)
+    sizes = [int(s) for s in sizes]
+    if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
+        raise XlapyError(f"split: sizes {sizes} must be >= 0 and add up to the size of axis "
+                         f"{axis} ({shape[axis]}) of a shape {shape}")
+    out, start = [], 0
+    for s in sizes:
+        index = (slice(None),) * axis + (slice(start, start + s),)
+        out.append(xnp.asarray(operand)[index])
+        start += s
+    return out
 
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "sort",
@@ -262,4 +293,4 @@ __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMo
            "scatter_min", "scatter_max", "lgamma", "digamma", "igamma", "igammac", "erf_inv",
            "erfc", "polygamma", "zeta", "bessel_i0e", "bessel_i1e",
            "regularized_incomplete_beta", "acos", "asin", "atan", "acosh", "asinh", "atanh",
-           "cosh", "sinh", "population_count", "clz", "batch_matmul"]
+           "cosh", "sinh", "population_count", "clz", "batch_matmul", "collapse", "split"]

@@ -16,6 +16,7 @@ import numpy as np
 
 from xlapy.errors import XlapyError
 from xlapy.frontend.core import Tracer
+from xlapy.frontend.precision import RoundingMethod, canonicalize as _precision
 from xlapy.frontend.primitives import basic as B
 from xlapy.frontend.primitives import shapes as S
 from xlapy.frontend.primitives.conv import (ConvDimensionNumbers, conv_dimension_numbers,
@@ -70,9 +71,17 @@ shift_left, shift_right_logical, shift_right_arithmetic = map(
 eq, ne, lt, le, gt, ge = map(_binary, (B.eq, B.ne, B.lt, B.le, B.gt, B.ge))
 
 
-def round(x, rounding_method=0):
-    """rounding_method 0 (AWAY_FROM_ZERO, the default as in JAX) or 1 (TO_NEAREST_EVEN)."""
-    return B.round_even(_arr(x)) if int(rounding_method) == 1 else B.round_afz(_arr(x))
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """rounding_method: RoundingMethod.AWAY_FROM_ZERO (0, the default as in JAX) or
+    TO_NEAREST_EVEN (1)."""
+    try:
+        method = RoundingMethod(rounding_method)
+    except ValueError:
+        raise XlapyError(f"round: rounding_method must be a lax.RoundingMethod "
+                         f"(AWAY_FROM_ZERO or TO_NEAREST_EVEN), got {rounding_method!r}") from None
+    if method == RoundingMethod.TO_NEAREST_EVEN:
+        return B.round_even(_arr(x))
+    return B.round_afz(_arr(x))
 
 
 def exp2(x):
@@ -259,14 +268,16 @@ def zeros_like_array(x):
 # ---- contractions and reductions --------------------------------------------------------------
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-    return S.dot_general(_arr(lhs), _arr(rhs), dimension_numbers, preferred_element_type)
+    return S.dot_general(_arr(lhs), _arr(rhs), dimension_numbers, preferred_element_type,
+                         _precision(precision, "dot_general"))
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
     """Vector/matrix product: lhs's last dimension with rhs's first."""
     lhs, rhs = _arr(lhs), _arr(rhs)
     nl = B.aval_of(lhs).ndim
-    return S.dot_general(lhs, rhs, (((nl - 1,), (0,)), ((), ())), preferred_element_type)
+    return S.dot_general(lhs, rhs, (((nl - 1,), (0,)), ((), ())), preferred_element_type,
+                         _precision(precision, "dot"))
 
 
 def _axes(axes):
@@ -373,18 +384,20 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          batch_group_count=1, precision=None, preferred_element_type=None):
     return _conv_general_dilated(_arr(lhs), _arr(rhs), window_strides, padding, lhs_dilation,
                                  rhs_dilation, dimension_numbers, feature_group_count,
-                                 batch_group_count, preferred_element_type)
+                                 batch_group_count, preferred_element_type,
+                                 _precision(precision, "conv_general_dilated"))
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
     """NCHW input, OIHW kernel: conv_general_dilated with default dimension numbers."""
-    return conv_general_dilated(lhs, rhs, window_strides, padding,
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
                                 preferred_element_type=preferred_element_type)
 
 
 def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                               precision=None, preferred_element_type=None):
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                precision=precision,
                                 preferred_element_type=preferred_element_type)
 
 
@@ -424,7 +437,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
         rhs = S.transpose(rhs, perm)
     return _conv_general_dilated(lhs, rhs, (1,) * (nd - 2), padding, tuple(strides),
-                                 rhs_dilation, dn, 1, 1, preferred_element_type)
+                                 rhs_dilation, dn, 1, 1, preferred_element_type,
+                                 _precision(precision, "conv_transpose"))
 
 
 # ---- dynamic slicing (the primitives live in xlapy.frontend.primitives.indexing) ---------------

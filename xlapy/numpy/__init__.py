@@ -63,6 +63,8 @@ from xlapy.numpy._quantiles import (median, nanargmax, nanargmin, nancumprod, na
                                     nanvar, percentile, quantile)
 from xlapy.numpy._complex import (angle, conj, conjugate, imag, iscomplex, iscomplexobj, isreal,
                                   isrealobj, real)
+from xlapy.numpy._selection import (argpartition, compress, extract, isdtype, lexsort,
+                                    partition, piecewise, polyfit, put_along_axis)
 from xlapy.numpy import fft
 
 # dtype objects, as in NumPy

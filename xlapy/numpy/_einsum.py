@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.errors import XlapyError
+from xlapy.frontend.precision import canonicalize as canonicalize_precision
 from xlapy.frontend.primitives import shapes as S
 from xlapy.numpy._core import asarray, normalize_axis, promote, shape
 
@@ -125,6 +126,7 @@ def einsum(subscripts, *operands, optimize=None, dtype=None, precision=None,
         ops = promote(*ops, dtype=dtype or preferred_element_type)
     else:
         ops = promote(*ops)
+    prec = canonicalize_precision(precision, "einsum")
     ins, out = _parse(subscripts, [len(shape(o)) for o in ops])
     sizes = {}  # a label's size; size-1 dims broadcast against it (as NumPy allows)
     for o, lab in zip(ops, ins):
@@ -158,16 +160,20 @@ def einsum(subscripts, *operands, optimize=None, dtype=None, precision=None,
         contract = [c for c in shared if c not in later]
         dn = ((tuple(cl.index(c) for c in contract), tuple(nl.index(c) for c in contract)),
               (tuple(cl.index(c) for c in batch), tuple(nl.index(c) for c in batch)))
-        cur = S.dot_general(cur, nxt, dn)
+        cur = S.dot_general(cur, nxt, dn, precision=prec)
         cl = batch + [c for c in cl if c not in shared] + [c for c in nl if c not in shared]
     # 3. leftovers and output order
     cur, cl = _sum_labels(cur, cl, {c for c in cl if c not in out})
     return S.transpose(cur, [cl.index(c) for c in out])
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """np.tensordot."""
-    a, b = promote(asarray(a), asarray(b))
+    prec = canonicalize_precision(precision, "tensordot")
+    if preferred_element_type is not None:
+        a, b = promote(asarray(a), asarray(b), dtype=preferred_element_type)
+    else:
+        a, b = promote(asarray(a), asarray(b))
     sa, sb = shape(a), shape(b)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
@@ -192,4 +198,4 @@ def tensordot(a, b, axes=2):
         if sa[i] != sb[j]:
             raise XlapyError(f"tensordot: shape mismatch: axis {i} of {list(sa)} ({sa[i]}) vs "
                              f"axis {j} of {list(sb)} ({sb[j]})")
-    return S.dot_general(a, b, ((tuple(ax_a), tuple(ax_b)), ((), ())))
+    return S.dot_general(a, b, ((tuple(ax_a), tuple(ax_b)), ((), ())), precision=prec)

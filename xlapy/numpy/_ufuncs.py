@@ -569,7 +569,9 @@ def _hypot(x, y):
 def _logaddexp(x, y, log1p_of_2_to_minus):
     m = B.max_(x, y)
     d = B.sub(x, y)
-    r = B.add(m, log1p_of_2_to_minus(B.neg(B.abs_(d))))
+    # min - max (= -|x - y|): its derivative splits ties evenly, so the gradient at x == y
+    # is 1/2 for each operand, as JAX's (-|d| would give abs's one-sided slope there)
+    r = B.add(m, log1p_of_2_to_minus(B.sub(B.min_(x, y), m)))
     return B.select(B.ne(d, d), B.add(x, y), r)  # equal infinities (or a NaN): x + y
 
 

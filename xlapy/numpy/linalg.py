@@ -27,7 +27,8 @@ from xlapy.numpy._shape_ops import diagonal, expand_dims, swapaxes
 from xlapy.numpy._ufuncs import abs, log, sign, sqrt, where
 
 __all__ = ["cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd"]
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd",
+           "cond", "cross", "matrix_norm", "outer", "tensorinv", "tensorsolve", "vector_norm"]
 
 
 def _float(a):
@@ -265,7 +266,7 @@ def multi_dot(arrays):
 def norm(x, ord=None, axis=None, keepdims=False):
     x = _float(x)
     nd = len(shape(x))
-    if axis is None and (ord is None or nd == 1):
+    if axis is None and (ord is None or (nd == 1 and ord == 2)):
         r = sqrt(sum(x * x))
         if keepdims:
             from xlapy.numpy._shape_ops import reshape
@@ -311,3 +312,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
             r = expand_dims(expand_dims(r, min(axis)), max(axis))
         return r
     raise XlapyError(f"linalg.norm: invalid norm order {ord!r} for matrices")
+
+
+# the array API's additions and tensor solves (xlapy/numpy/_linalg_more.py)
+from xlapy.numpy._linalg_more import (cond, cross, matrix_norm, outer, tensorinv,  # noqa: E402
+                                      tensorsolve, vector_norm)

@@ -9,9 +9,10 @@ from xlapy.numpy import linalg as _la
 from xlapy.numpy._core import shape
 from xlapy.numpy._shape_ops import expand_dims, swapaxes, tril, triu
 from xlapy.scipy._expm import expm
+from xlapy.scipy._structured import block_diag, toeplitz
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
-           "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
+           "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
 
 inv, det = _la.inv, _la.det
 

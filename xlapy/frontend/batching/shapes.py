@@ -80,10 +80,11 @@ shapes.argmin_p.def_batch(_arg_rule(shapes.argmin_p))
 
 
 @shapes.dot_general_p.def_batch
-def _dot_general(frame, vals, dims, dimension_numbers, preferred_element_type):
+def _dot_general(frame, vals, dims, dimension_numbers, preferred_element_type, **extra):
     (x, y), (bx, by) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
     pet = preferred_element_type
+    # (extra: precision, when given; it applies per operand, so the swap below swaps it)
 
     def shift(ds, b):
         return tuple(phys(d, b) for d in ds)
@@ -92,27 +93,28 @@ def _dot_general(frame, vals, dims, dimension_numbers, preferred_element_type):
         # a new batch dimension pair, first among the batch dims: the result's axis 0
         dn = ((shift(lc, bx), shift(rc, by)), ((bx,) + shift(lb, bx), (by,) + shift(rb, by)))
         return bind(shapes.dot_general_p, x, y, dimension_numbers=dn,
-                    preferred_element_type=pet), 0
+                    preferred_element_type=pet, **extra), 0
     if bx is not NOT_MAPPED:
         # one more free dim of the lhs: result dims are [batch, lhs free, rhs free]
         lc2, lb2 = shift(lc, bx), shift(lb, bx)
         free = [d for d in range(len(shape_of(x))) if d not in lc2 and d not in lb2]
         dn = ((lc2, tuple(rc)), (lb2, tuple(rb)))
         return bind(shapes.dot_general_p, x, y, dimension_numbers=dn,
-                    preferred_element_type=pet), len(lb) + free.index(bx)
+                    preferred_element_type=pet, **extra), len(lb) + free.index(bx)
     rc2, rb2 = shift(rc, by), shift(rb, by)
     yfree = [d for d in range(len(shape_of(y))) if d not in rc2 and d not in rb2]
     if yfree == [by]:
         # the batch axis is the rhs's only free dim (matrix @ batched vectors): swap the
         # operands so it comes out right after the batch dims, where the lhs free dims were
         dn = ((rc2, tuple(lc)), (rb2, tuple(lb)))
+        swapped = {k: tuple(reversed(v)) for k, v in extra.items()}
         return bind(shapes.dot_general_p, y, x, dimension_numbers=dn,
-                    preferred_element_type=pet), len(lb)
+                    preferred_element_type=pet, **swapped), len(lb)
     nx = len(shape_of(x))
     nlfree = nx - len(lc) - len(lb)
     dn = ((tuple(lc), rc2), (tuple(lb), rb2))
     return bind(shapes.dot_general_p, x, y, dimension_numbers=dn,
-                preferred_element_type=pet), len(lb) + nlfree + yfree.index(by)
+                preferred_element_type=pet, **extra), len(lb) + nlfree + yfree.index(by)
 
 
 # ---- slice / pad / concatenate / rev ---------------------------------------------------------

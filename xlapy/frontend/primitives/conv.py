@@ -123,7 +123,7 @@ conv_general_dilated_p = primitive("conv_general_dilated")
 @conv_general_dilated_p.def_abstract_eval
 def _conv_aval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count,
-               preferred_element_type):
+               preferred_element_type, precision=None):
     ls, rs, os_ = dimension_numbers
     where = f"conv_general_dilated of {lhs} and {rhs}"
     if lhs.ndim != rhs.ndim or len(ls) != lhs.ndim:
@@ -167,7 +167,7 @@ def _conv_aval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
 @conv_general_dilated_p.def_impl
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count,
-               preferred_element_type):
+               preferred_element_type, precision=None):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     _conv_aval(ShapedArray(lhs.shape, lhs.dtype), ShapedArray(rhs.shape, rhs.dtype),
                window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
@@ -218,11 +218,11 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
 @conv_general_dilated_p.def_lowering
 def _conv_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                 dimension_numbers, feature_group_count, batch_group_count,
-                preferred_element_type):
+                preferred_element_type, precision=None):
     return ctx.b.convolution(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                              to_hlo_dimension_numbers(dimension_numbers),
                              feature_group_count, batch_group_count,
-                             preferred_type=preferred_element_type)
+                             preferred_type=preferred_element_type, precision=precision)
 
 
 # ---- VJP (JAX's transpose rules) ----------------------------------------------------------
@@ -266,7 +266,7 @@ def _vjp_rhs_padding(in_sp, win_sp, strides, out_sp, padding, lhs_dil, rhs_dil):
 @conv_general_dilated_p.def_vjp
 def _conv_vjp(ct, lhs, rhs, out, *, window_strides, padding, lhs_dilation, rhs_dilation,
               dimension_numbers, feature_group_count, batch_group_count,
-              preferred_element_type):
+              preferred_element_type, precision=None):
     la, ra = aval_of(lhs), aval_of(rhs)
     ct = convert(ct, la.dtype)
     ls, rs, os_ = dimension_numbers
@@ -286,7 +286,7 @@ def _conv_vjp(ct, lhs, rhs, out, *, window_strides, padding, lhs_dilation, rhs_d
                             rhs_dilation)
     t_dn = ConvDimensionNumbers(os_, (rs[1], rs[0]) + tuple(rs[2:]), ls)
     d_lhs = _conv(ct, rev(w, tuple(rs[2:])), lhs_dilation, pads, window_strides, rhs_dilation,
-                  t_dn, g_lhs, 1)
+                  t_dn, g_lhs, 1, precision=precision)
     if B > 1:  # the batch groups came out as feature groups
         d_lhs = _reshape_axis_out_of(ls[1], B, d_lhs)
         d_lhs = _reshape_axis_into(ls[1], ls[0], d_lhs)
@@ -299,13 +299,16 @@ def _conv_vjp(ct, lhs, rhs, out, *, window_strides, padding, lhs_dilation, rhs_d
         pads = _vjp_rhs_padding(in_sp, win_sp, window_strides, out_sp, padding, lhs_dilation,
                                 rhs_dilation)
         d_rhs = _conv(lhs, ct, rhs_dilation, pads, lhs_dilation, window_strides,
-                      ConvDimensionNumbers(swap(ls), swap(os_), swap(rs)), B, G)
+                      ConvDimensionNumbers(swap(ls), swap(os_), swap(rs)), B, G,
+                      precision=precision)
     return convert(d_lhs, la.dtype), convert(d_rhs, ra.dtype)
 
 
 def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn, fgc, bgc,
-          preferred_element_type=None):
-    return bind(conv_general_dilated_p, lhs, rhs,
+          preferred_element_type=None, precision=None):
+    # (precision: a param only when given, so jaxprs without one stay as they were)
+    extra = {} if precision is None else {"precision": tuple(precision)}
+    return bind(conv_general_dilated_p, lhs, rhs, **extra,
                 window_strides=tuple(int(s) for s in window_strides),
                 padding=tuple((int(lo), int(hi)) for lo, hi in padding),
                 lhs_dilation=tuple(int(d) for d in lhs_dilation),
@@ -320,7 +323,7 @@ def _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn, fgc
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, preferred_element_type=None):
+                         batch_group_count=1, preferred_element_type=None, precision=None):
     """jax.lax.conv_general_dilated: padding is 'SAME'/'SAME_LOWER'/'VALID' or (low, high)
     pairs per spatial dimension."""
     la, ra = aval_of(lhs), aval_of(rhs)
@@ -346,7 +349,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
             raise ShapeError(f"conv_general_dilated: padding must be a string or (low, high) "
                              f"pairs, got {padding!r}") from None
     return _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
-                 feature_group_count, batch_group_count, preferred_element_type)
+                 feature_group_count, batch_group_count, preferred_element_type, precision)
 
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",

@@ -243,7 +243,7 @@ def _dot_dims(a_shape, b_shape, dimension_numbers):
 
 
 @dot_general_p.def_impl
-def _dot_impl(x, y, dimension_numbers, preferred_element_type):
+def _dot_impl(x, y, dimension_numbers, preferred_element_type, precision=None):
     x, y = np.asarray(x), np.asarray(y)
     lc, rc, lb, rb, _, _ = _dot_dims(x.shape, y.shape, dimension_numbers)
     out_t = np.dtype(preferred_element_type) if preferred_element_type is not None else x.dtype
@@ -254,7 +254,7 @@ def _dot_impl(x, y, dimension_numbers, preferred_element_type):
 
 
 @dot_general_p.def_abstract_eval
-def _dot_aval(a, b, dimension_numbers, preferred_element_type):
+def _dot_aval(a, b, dimension_numbers, preferred_element_type, precision=None):
     lc, rc, lb, rb, lfree, rfree = _dot_dims(a.shape, b.shape, dimension_numbers)
     for l, r in zip(list(lc) + list(lb), list(rc) + list(rb)):
         if a.shape[l] != b.shape[r]:
@@ -269,14 +269,14 @@ def _dot_aval(a, b, dimension_numbers, preferred_element_type):
 
 
 @dot_general_p.def_lowering
-def _dot_lower(ctx, x, y, dimension_numbers, preferred_element_type):
+def _dot_lower(ctx, x, y, dimension_numbers, preferred_element_type, precision=None):
     (lc, rc), (lb, rb) = dimension_numbers
     return ctx.b.dot_general(x, y, contracting=(lc, rc), batch=(lb, rb),
-                             preferred_type=preferred_element_type)
+                             preferred_type=preferred_element_type, precision=precision)
 
 
 @dot_general_p.def_vjp
-def _dot_vjp(ct, x, y, out, dimension_numbers, preferred_element_type):
+def _dot_vjp(ct, x, y, out, dimension_numbers, preferred_element_type, precision=None):
     xa, ya = aval_of(x), aval_of(y)
     lc, rc, lb, rb, lfree, rfree = _dot_dims(xa.shape, ya.shape, dimension_numbers)
     nb, nlf, nrf = len(lb), len(lfree), len(rfree)
@@ -285,8 +285,9 @@ def _dot_vjp(ct, x, y, out, dimension_numbers, preferred_element_type):
     ct_l = list(range(nb, nb + nlf))
     ct_r = list(range(nb + nlf, nb + nlf + nrf))
     # dx = ct . y contracting rfree: result dims [batch, lfree, y's contracting (rc order)]
+    # (the cotangent's dots keep the precision, with the operands' roles swapped for dy)
     dx = dot_general(ct, y, ((tuple(ct_r), tuple(rfree)), (tuple(ct_b), tuple(rb))),
-                     preferred_element_type=xa.dtype)
+                     preferred_element_type=xa.dtype, precision=precision)
     # dx dims currently: batch (lb order), lfree, rc-dims (in order of y dims sorted)
     rc_sorted = [d for d in range(ya.ndim) if d in rc]
     x_dims_of_dx = list(lb) + lfree + [lc[list(rc).index(d)] for d in rc_sorted]
@@ -296,20 +297,26 @@ def _dot_vjp(ct, x, y, out, dimension_numbers, preferred_element_type):
     # so no transpose is needed (a transposed weight gradient would make the update read
     # it with strides)
     dy = dot_general(x, ct, ((tuple(lfree), tuple(ct_l)), (tuple(lb), tuple(ct_b))),
-                     preferred_element_type=ya.dtype)
+                     preferred_element_type=ya.dtype, precision=precision)
     lc_sorted = [d for d in range(xa.ndim) if d in lc]
     y_dims_of_dy = list(rb) + [rc[list(lc).index(d)] for d in lc_sorted] + rfree
     dy = transpose(dy, [y_dims_of_dy.index(d) for d in range(ya.ndim)])
     return convert(dx, xa.dtype), convert(dy, ya.dtype)
 
 
-def dot_general(x, y, dimension_numbers, preferred_element_type=None):
+def dot_general(x, y, dimension_numbers, preferred_element_type=None, precision=None):
+    """precision: None or a pair of "default"/"high"/"highest" (lax.Precision's names,
+    canonicalized by xlapy.lax.precision); a param only when given, so the jaxprs of
+    programs that never ask for one stay as they were."""
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
     pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
     if pet is not None and pet == aval_of(x).dtype:
         pet = None
+    if precision is not None:
+        return bind(dot_general_p, x, y, dimension_numbers=dn, preferred_element_type=pet,
+                    precision=tuple(precision))
     return bind(dot_general_p, x, y, dimension_numbers=dn, preferred_element_type=pet)
 
 
