@@ -113,12 +113,12 @@ class _Reordered(Evaluator):
     convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
     summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
     or a convolution returns made negative ("nan-negative") or positive ("nan-positive"),
-    or with the results of approximated functions moved by 2 ulps ("ulp-out", "ulp-in",
-    see APPROXIMATED), or with every one-input reduce folded in index order ("sequential"):
-    the order in which a
-    reduction combines its elements is the implementation's (HLO asks for an associative,
-    commutative reducer), so an element that changes with it (a sum that cancels, inf * 0
-    reached or not before an overflow) is not determined by the program. So is the sign bit
+    or with the results of approximated functions moved by 1 or 2 ulps ("ulp-out",
+    "ulp-in", "ulp-out1", "ulp-in1", see APPROXIMATED), or with every one-input reduce
+    folded in index order ("sequential"): the order in which a reduction combines its
+    elements is the implementation's (HLO asks for an associative, commutative reducer),
+    so an element that changes with it (a sum that cancels, inf * 0 reached or not before
+    an overflow) is not determined by the program. So is the sign bit
     of a NaN that these return: IEEE 754 (6.3) leaves a NaN result's sign unspecified, and
     XLA:CPU's depends on the operand order (its minimum(a, NaN) has the sign bits of both
     or-ed, maximum and-ed, minimum(NaN, a) is the NaN operand, so a min-reduce of [-1, NaN]
@@ -163,10 +163,10 @@ class _Reordered(Evaluator):
             # f64 the same: each product rounded, summed in index order
             with np.errstate(all="ignore"):
                 return np.asarray(_dot_unfused(instr, operands, np.float64))
-        if self.how in ("ulp-out", "ulp-in"):
+        if self.how in ULP_STEPS:
             out = super().apply(rule, instr, operands)
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
-                return _nudged(out, 2 if self.how == "ulp-out" else -2)
+                return _nudged(out, ULP_STEPS[self.how])
             return out
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
@@ -209,27 +209,49 @@ class _Reordered(Evaluator):
 
 
 # Functions whose results implementations give to a few ulps (XLA's own tests allow that;
-# its tanh is 1.0 at 8.3, where the rounded value is 1 - 2^-24): the "ulp-out"/"ulp-in"
-# variants move each nonzero result by 2 ulps away from or towards zero (never across it:
-# an exact zero, sin(0) or atan2(0, 1), is exact everywhere), so an element that such a
-# change flips
-# (a convert to an integer, a floor, a compare of tanh(x) near 1) is not determined by the
-# program. sqrt, the arithmetic ops and conversions are correctly rounded: not here.
+# its tanh is 1.0 at 8.3, where the rounded value is 1 - 2^-24; its f16 expm1 is up to 2
+# f16 ulps off): the "ulp-out"/"ulp-in" variants move each nonzero result by 2 ulps of its
+# own type away from or towards zero (never across it: an exact zero, sin(0) or
+# atan2(0, 1), is exact everywhere), "ulp-out1"/"ulp-in1" by 1 (an equality compare flips
+# at one value only: f16 expm1(0.001351) is x + 1 ulp rounded, x in XLA), so an element
+# that such a change flips (a convert to an integer, a floor, a compare of tanh(x) near 1)
+# is not determined by the program. sqrt, the arithmetic ops and conversions are correctly
+# rounded: not here.
 APPROXIMATED = ("exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
                 "tanh", "sine", "cosine", "tan", "atan2", "power", "cbrt", "rsqrt", "erf")
+ULP_STEPS = {"ulp-out": 2, "ulp-in": -2, "ulp-out1": 1, "ulp-in1": -1}
 
 
 def _nudged(out, ulps: int):
-    """out (f32 or f64; f16/bf16 functions are computed in f32 and rounded, which a few f32
-    ulps rarely change) with every finite nonzero element's magnitude moved by `ulps`
-    units in the last place, stopping at zero."""
+    """out with every finite nonzero element's magnitude moved by `ulps` units in the last
+    place of its own type, stopping at zero. f16/bf16 too: XLA computes their functions
+    in f32 and rounds, or (f16 expm1) otherwise, and lands up to 2 ulps of the 16-bit type
+    off the rounded value (measured over every finite f16 input), which a few f32 ulps
+    before the rounding would rarely reach."""
     a = np.asarray(out)
+    if a.dtype in (np.dtype(np.float16), C.BF16):
+        return _nudged_16(a, ulps)
     if a.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         return out
     with np.errstate(all="ignore"):
         mag = np.abs(a)
         moved = np.copysign(np.maximum(mag + ulps * np.spacing(mag), 0), a).astype(a.dtype)
         return np.where(np.isfinite(a) & (a != 0), moved, a).astype(a.dtype)
+
+
+def _nudged_16(a, ulps: int):
+    """An f16/bf16 array with each finite nonzero magnitude moved by `ulps` ulps: the bit
+    patterns of one sign are ordered like their magnitudes (sign-magnitude), so stepping
+    the low 15 bits as an integer is exact ulp stepping, subnormals included. Clamped at
+    0 (never across zero) and at the infinity pattern (past the largest finite value a
+    result overflows, as a rounding would; never into the NaN patterns)."""
+    bits = a.view(np.uint16)
+    sign = bits & np.uint16(0x8000)
+    mag = (bits & np.uint16(0x7FFF)).astype(np.int32)
+    inf = int(np.array(np.inf, a.dtype).view(np.uint16))
+    moved = np.clip(mag + ulps, 0, inf).astype(np.uint16) | sign
+    finite = mag < inf
+    return np.where(finite & (mag != 0), moved, bits).view(a.dtype).reshape(a.shape)
 
 
 NAN_SIGN_FREE = ("minimum", "maximum", "dot", "convolution", "reduce", "reduce-window",
@@ -315,8 +337,8 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "products"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
                               lambda xs: evaluate_reordered(self.module, xs, "nan-positive"),
-                              lambda xs: evaluate_reordered(self.module, xs, "ulp-out"),
-                              lambda xs: evaluate_reordered(self.module, xs, "ulp-in"),
+                              *[lambda xs, how=how: evaluate_reordered(self.module, xs, how)
+                                for how in ULP_STEPS],
                               lambda xs: evaluate_reordered(self.module, xs, "sequential")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
