@@ -107,12 +107,41 @@ def _dot_unfused(instr, operands, dtype=np.float32):
         return np.array(out.reshape(instr.shape.dims), dtype=dtype)
 
 
+class _UnfusedMatmul:
+    """numpy, but with matmul computing each product rounded to the compute type before
+    it is summed (no FMA): handed to the interpreter's convolution rule, which computes
+    one matmul per kernel position, by _conv_unfused."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def matmul(a, b):
+        with np.errstate(all="ignore"):
+            return (a[..., :, :, None] * b[..., None, :, :]).sum(axis=-2)
+
+
+def _conv_unfused(rule, instr, operands, apply):
+    """The convolution computed by the interpreter's rule with unfused products, or None
+    where that would take too much memory."""
+    from xlapy.hlo.evaluator import linalg
+    if instr.shape.size * max(np.asarray(operands[1]).size, 1) > 1 << 24:
+        return None
+    saved = linalg.np
+    linalg.np = _UnfusedMatmul()
+    try:
+        return apply(rule, instr, operands)
+    finally:
+        linalg.np = saved
+
+
 class _Reordered(Evaluator):
     """Evaluates every reduce with its inputs reordered along the reduced dimensions
     (reversed, or a single float input largest magnitude first), every f32 dot and
-    convolution in f64 ("wide"), or every f32 dot with each product rounded before it is
-    summed ("products", no FMA), or with every NaN that minimum, maximum, a reduction, a dot
-    or a convolution returns made negative ("nan-negative") or positive ("nan-positive"),
+    convolution in f64 ("wide"), or every dot and convolution with each product rounded
+    before it is summed ("products", no FMA), or with every NaN that minimum, maximum, a
+    reduction, a dot or a convolution returns made negative ("nan-negative") or positive
+    ("nan-positive"),
     or with the results of approximated functions moved by 1 or 2 ulps ("ulp-out",
     "ulp-in", "ulp-out1", "ulp-in1", see APPROXIMATED), or with every one-input reduce
     folded in index order ("sequential"): the order in which a reduction combines its
@@ -158,6 +187,15 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 out = _dot_unfused(instr, operands)
                 return np.asarray(out.astype(instr.shape.dtype))
+        if self.how == "products" and instr.opcode == "convolution" and all(
+                _f32_or_narrower(o) or np.asarray(o).dtype == np.float64
+                for o in operands):
+            # the same for a convolution: XLA:CPU's bf16 convolution of 3.39e38 with
+            # -16.25 and 20.375 is inf - inf = NaN, where an FMA (the interpreter's BLAS)
+            # keeps the first product's -inf and exact arithmetic gives +inf (hlo 13000320)
+            out = _conv_unfused(rule, instr, operands, super().apply)
+            if out is not None:
+                return out
         if self.how == "products" and instr.opcode == "dot" and all(
                 np.asarray(o).dtype == np.float64 for o in operands):
             # f64 the same: each product rounded, summed in index order
