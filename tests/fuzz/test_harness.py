@@ -80,3 +80,25 @@ def test_f16_function_one_ulp_off_decides_nothing():
     result = harness.check(F16_EXPM1_EQ, [np.array(0.001351, np.float16)])
     harness.clear_caches()
     assert not result.findings and result.explained == {"ill-conditioned": 3}, result
+
+
+MIN_OF_SUBNORMAL = """HloModule m
+ENTRY e {
+  x = f64[3] parameter(0)
+  c = f64[] constant(-4.94065645841247e-324)
+  b = f64[3] broadcast(c), dimensions={}
+  ROOT m = f64[3] minimum(x, b)
+}"""
+
+
+def test_sign_of_a_flushed_subnormal_in_minimum_as_either_xla_configuration():
+    """minimum(+0, -4.9e-324): XLA's default configuration gives +0 (so does xlapy's cpu),
+    its fast one -0, as the flushing interpreter; the IEEE interpreter's -4.9e-324 is
+    explained by flushing against either (hlo 13000443)."""
+    inputs = [np.zeros(3)]
+    assert not np.signbit(xla.run_text(MIN_OF_SUBNORMAL, inputs)[0]).any()
+    assert np.signbit(harness.evaluate(harness.parse(MIN_OF_SUBNORMAL), inputs, True)[0]).all()
+    result = harness.check(MIN_OF_SUBNORMAL, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained.get("interpreter-ieee-subnormals") == 1, result

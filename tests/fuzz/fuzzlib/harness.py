@@ -440,9 +440,14 @@ def _explain(ctx: _Context, backend: str, actual: list, acc: list, result: Resul
         if m.mask is not None and backend == "interpreter":
             # the interpreter computes IEEE subnormals (README, Numerics): explained where
             # XLA gives what the same program computes with denormals flushed
-            if (C.compare_leaf(k, expected[k], ctx.ftz()[k], acc[k], unstable=_only(m)) is None
-                    or C.compare_leaf(k, expected[k], flush_denormals(actual[k]), acc[k],
-                                      unstable=_only(m)) is None):
+            # (in either of XLA's configurations: they disagree on the sign of the zero a
+            # flushed subnormal gives in minimum/maximum, minimum(+0, -4.9e-324) being +0
+            # in the default one and -0 in the fast one and the flushing interpreter, hlo
+            # 13000443; the compiled backends are held to the default one)
+            refs = [expected] + ([ctx.expected] if ctx.expected is not expected else [])
+            if any(C.compare_leaf(k, ref[k], ctx.ftz()[k], acc[k], unstable=_only(m)) is None
+                   or C.compare_leaf(k, ref[k], flush_denormals(actual[k]), acc[k],
+                                     unstable=_only(m)) is None for ref in refs):
                 # (or XLA's value is the interpreter's with its subnormals flushed: compiled
                 # code moving bf16 through f32 flushes them even in a broadcast or a copy)
                 _count(result, "interpreter-ieee-subnormals")
