@@ -212,17 +212,20 @@ _float_math_rule("exponential-minus-one", np.expm1)   # e^x - 1, accurate near 0
 # ln x; log(-x) = NaN, log(0) = -inf. The sign of the NaN is XLA:CPU's (a TOTALORDER
 # compare sees it): x86's negative default NaN for f32/f16/bf16 arguments outside the
 # domain, a positive one for f64; log1p of a NaN argument: negative (f32 and narrower),
-# the argument itself (f64)
+# the argument itself (f64); bf16 log of a NaN argument: negative
 
 
 @eval_rule("log")
 def _log(ev, instr, operands):
     f64 = instr.shape.dtype == F64
+    bf16 = instr.shape.element_type.name == "bf16"  # (any NaN argument: negative)
 
     def fn(x):
         r = np.log(x)
-        return np.where((x < 0) & np.isnan(r), _domain_nan(f64), r) if x.dtype.kind == "f" \
-            else r
+        if x.dtype.kind != "f":
+            return r
+        r = np.where((x < 0) & np.isnan(r), _domain_nan(f64), r)
+        return np.where(np.isnan(x), -np.abs(np.nan), r) if bf16 else r
     return in_f64(fn, _unary(instr, operands))
 
 
