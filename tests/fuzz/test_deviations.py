@@ -69,13 +69,13 @@ ENTRY e {
     "divide-by-constant-as-reciprocal": (
         """HloModule m
 ENTRY e {
-  x = f16[1] parameter(0)
-  f = f16[1] ceil(x)
-  e = f16[1] exponential-minus-one(f)
-  c = f16[] constant(0.013252)
-  b = f16[1] broadcast(c), dimensions={}
-  ROOT d = f16[1] divide(e, b)
-}""", [np.array([-1.077], np.float16)], [-47.72]),  # XLA: -47.66 (1 / c: 2 ulps with expm1's)
+  x = f32[2] parameter(0)
+  c = f32[] constant(3e38)
+  b = f32[2] broadcast(c), dimensions={}
+  ROOT d = f32[2] divide(x, b)
+}""", [np.array([3e38, 1.5e38], np.float32)], [1.0, 0.5]),  # XLA: 0, 0 (x * (1 / c), 1 / c
+    # a subnormal read as zero; the f16 -47.66 for -47.72 of c6 is now within the 2 f16
+    # ulps XLA's expm1 is allowed)
     "clz-folded-negative": (
         """HloModule m
 and_s32 {
@@ -167,6 +167,17 @@ ENTRY e {
   bb = f16[2] broadcast(b), dimensions={}
   ROOT r = f16[2] multiply(m, bb)
 }""", [np.array([-65504.0, 1.0], np.float16)], [-np.inf, 1.5469 * 0.43262]),
+    "products-of-constants-reassociated": (
+        """HloModule m
+ENTRY e {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = f32[] constant(1e-10)
+  x = f32[] multiply(a, c)
+  y = f32[] multiply(c, b)
+  ROOT r = f32[] multiply(x, y)
+}""", [np.float32(1e25), np.float32(1e25)],
+        (np.float32(1e25) * np.float32(1e-10)) ** 2),  # XLA: (a * b) * 1e-20 = inf
 }
 
 
@@ -577,3 +588,91 @@ ENTRY e {
     result = harness.check(text, [x, k])
     harness.clear_caches()
     assert result.reference == "interpreter" and not result.findings, result
+
+
+FOLDED_VAR = """HloModule m
+var {
+  x = f32[] parameter(0)
+  d = s32[] parameter(1)
+  n = f32[] constant(80)
+  dc = f32[] convert(d)
+  m = f32[] subtract(n, dc)
+  zero = f32[] constant(0)
+  gt = pred[] compare(m, zero), direction=GT
+  q = f32[] divide(x, m)
+  n2 = f32[] constant(nan)
+  ROOT s = f32[] select(gt, q, n2)
+}
+ENTRY e {
+  x = f32[] parameter(0)
+  d = s32[] constant(0)
+  v = f32[] call(x, d), to_apply=var
+  ROOT r = f32[] multiply(v, v)
+}"""
+
+
+def test_departures_are_judged_on_the_folded_module():
+    """jnp.var in a nested jit divides by 80 - convert(ddof) under a select on
+    80 - ddof > 0; XLA folds both (ddof a constant argument), makes x / 80 x * 0.0125 and
+    reassociates the square into (x * x) * 0.000156250011, x * x overflowing (jax seed
+    12000304). The deviation sees that only on the exactly folded module."""
+    from xlapy.passes.inliner import CallInliner
+
+    from fuzzlib.xla_folding import fold_exact
+    from fuzzlib.xla_rewrites import _product_of_constants
+    inputs = [np.float32(1e20)]
+    want = (np.float32(1e20) / np.float32(80)) ** 2
+    got = harness.run_backend("cpu", parse(FOLDED_VAR), inputs)[0]
+    assert got == want
+    assert np.isposinf(xla.run_text(FOLDED_VAR, inputs)[0]), "XLA no longer reassociates"
+    result = harness.check(FOLDED_VAR, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"products-of-constants-reassociated": 1}, result
+    module = parse(FOLDED_VAR)
+    CallInliner().run(module)
+    assert not any(_product_of_constants(i) for i in module.entry.instructions)
+    assert fold_exact(module)
+    assert any(_product_of_constants(i) for i in module.entry.instructions)
+    assert harness.evaluate(module, inputs, True)[0] == want  # folding changes no value
+
+
+def test_product_with_a_constant_reassociated():
+    """(a * c1) * c2 is a * (c1 * c2) to XLA: 1e30 * 1e10 overflows in HLO, not in XLA."""
+    text = """HloModule m
+ENTRY e {
+  a = f32[] parameter(0)
+  c1 = f32[] constant(1e10)
+  c2 = f32[] constant(1e-10)
+  x = f32[] multiply(c1, a)
+  ROOT r = f32[] multiply(c2, x)
+}"""
+    inputs = [np.float32(1e30)]
+    assert np.isposinf(harness.run_backend("cpu", parse(text), inputs)[0])
+    assert np.isfinite(xla.run_text(text, inputs)[0]), "XLA no longer reassociates"
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and \
+        result.explained == {"products-of-constants-reassociated": 1}, result
+
+
+def test_only_exact_folds():
+    """The folding that deviations are matched on changes no value and folds nothing whose
+    value an implementation may choose: a saturating convert, a subnormal, a function."""
+    from fuzzlib.xla_folding import fold_exact
+    text = """HloModule m
+ENTRY e {
+  a = f32[] constant(1e10)
+  s = s32[] convert(a)
+  t = f32[] constant(1e-39)
+  u = f32[] add(t, t)
+  e = f32[] exponential(a)
+  k = f32[] constant(2.5)
+  w = s32[] convert(k)
+  ROOT r = (s32[], f32[], f32[], s32[]) tuple(s, u, e, w)
+}"""
+    module = parse(text)
+    assert fold_exact(module)
+    ops = [o.opcode for o in module.entry.root.operands]
+    assert ops == ["convert", "add", "exponential", "constant"], ops
+    assert module.entry.root.operands[3].literal == 2

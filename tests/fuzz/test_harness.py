@@ -34,3 +34,71 @@ def test_xla_changing_from_run_to_run_is_no_reference(monkeypatch):
     result = harness.check(TEXT, X, backends=("cpu",))
     harness.clear_caches()
     assert not result.findings and result.explained == {"xla-nondeterministic": 1}, result
+
+
+def test_nudged_steps_16_bit_results_by_their_own_ulps():
+    """f16/bf16 results move by ulps of their own type: sign-magnitude stepping of the bit
+    pattern, stopping at zero (keeping its sign), overflowing to inf past the largest
+    finite value, leaving zeros, infinities and NaNs alone."""
+    from fuzzlib import compare as C
+    for dtype in (np.dtype(np.float16), C.BF16):
+        info = ml_finfo(dtype)
+        x = np.array([1.0, -1.0, info.smallest_subnormal, -info.smallest_subnormal,
+                      info.max, 0.0, -0.0, np.inf, np.nan], dtype)
+        out, down = harness._nudged(x, 2), harness._nudged(x, -2)
+        assert out.dtype == dtype and down.dtype == dtype
+        one = np.array(1.0, dtype)
+        assert out[0] == one + 2 * info.eps
+        assert out[1] == -out[0] and down[1] == -down[0]
+        assert down[0] == one - 2 * info.epsneg
+        assert out[2] == 3 * info.smallest_subnormal and down[2] == 0
+        assert np.signbit(down[3]) and down[3] == 0
+        assert np.isposinf(out[4]) and down[4] < info.max
+        assert [str(v) for v in out[5:]] == [str(v) for v in x[5:]]
+        assert np.signbit(out[6]) and np.signbit(down[6])
+    assert harness._nudged(np.float16(0.001351), 1) == np.nextafter(
+        np.float16(0.001351), np.float16(1))
+
+
+def ml_finfo(dtype):
+    import ml_dtypes
+    return ml_dtypes.finfo(dtype)
+
+
+F16_EXPM1_EQ = """HloModule m
+ENTRY e {
+  x = f16[] parameter(0)
+  e = f16[] exponential-minus-one(x)
+  ROOT c = pred[] compare(x, e), direction=NE
+}"""
+
+
+def test_f16_function_one_ulp_off_decides_nothing():
+    """XLA's f16 expm1(0.001351) is x itself (the rounded value is x + 1 ulp, XLA's f16
+    expm1 is up to 2 f16 ulps off): the compare is not determined by the program (hlo
+    12000272)."""
+    result = harness.check(F16_EXPM1_EQ, [np.array(0.001351, np.float16)])
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"ill-conditioned": 3}, result
+
+
+MIN_OF_SUBNORMAL = """HloModule m
+ENTRY e {
+  x = f64[3] parameter(0)
+  c = f64[] constant(-4.94065645841247e-324)
+  b = f64[3] broadcast(c), dimensions={}
+  ROOT m = f64[3] minimum(x, b)
+}"""
+
+
+def test_sign_of_a_flushed_subnormal_in_minimum_as_either_xla_configuration():
+    """minimum(+0, -4.9e-324): XLA's default configuration gives +0 (so does xlapy's cpu),
+    its fast one -0, as the flushing interpreter; the IEEE interpreter's -4.9e-324 is
+    explained by flushing against either (hlo 13000443)."""
+    inputs = [np.zeros(3)]
+    assert not np.signbit(xla.run_text(MIN_OF_SUBNORMAL, inputs)[0]).any()
+    assert np.signbit(harness.evaluate(harness.parse(MIN_OF_SUBNORMAL), inputs, True)[0]).all()
+    result = harness.check(MIN_OF_SUBNORMAL, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained.get("interpreter-ieee-subnormals") == 1, result

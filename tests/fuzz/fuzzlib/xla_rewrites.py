@@ -82,6 +82,71 @@ def _reciprocal_multiply(i: Instruction) -> None:
     i.opcode = "multiply"
 
 
+def _literal_constant(o: Instruction) -> bool:
+    """A constant XLA's simplifier matches as one: a scalar, a one-element array or a
+    non-uniform array (a uniform array of several elements becomes a broadcast of a
+    scalar before, and a broadcast is no constant to these rules: measured)."""
+    if o.opcode != "constant" or o.literal is None or not o.shape.is_array:
+        return False
+    lit = np.asarray(o.literal).reshape(-1)
+    return lit.size <= 1 or lit.tobytes() != np.repeat(lit[:1], lit.size).tobytes()
+
+
+def _scaled(o: Instruction):
+    """(x, c) where o is x * c or c * x (c a literal constant, x none), or x / c (which
+    XLA has made x * (1 / c), 1 / c rounded to the type, by then), else None."""
+    if o.opcode == "multiply":
+        a, b = o.operands
+        if _literal_constant(b) and a.opcode != "constant":
+            return a, np.asarray(b.literal)
+        if _literal_constant(a) and b.opcode != "constant":
+            return b, np.asarray(a.literal)
+    if o.opcode == "divide" and o.shape.element_type.is_float and \
+            _literal_constant(o.operands[1]) and o.operands[0].opcode != "constant":
+        c = np.asarray(o.operands[1].literal)
+        with np.errstate(all="ignore"):
+            return o.operands[0], np.divide(np.ones((), c.dtype), c).astype(c.dtype)
+    return None
+
+
+def _product_of_constants(i: Instruction) -> bool:
+    """(a * c1) * (b * c2) or (a * c1) * c2 (any order; f16/f32/f64: XLA computes bf16
+    in f32 with converts between, which this rule does not see)."""
+    if i.opcode != "multiply" or not i.shape.is_array or \
+            i.shape.element_type.name not in ("f16", "f32", "f64"):
+        return False
+    x, y = i.operands
+    sx, sy = _scaled(x), _scaled(y)
+    return (sx is not None and (sy is not None or _literal_constant(y))) or \
+        (sy is not None and _literal_constant(x))
+
+
+def _reassociate_products(module) -> None:
+    """(a * c1) * (b * c2) -> (a * b) * (c1 * c2) and (a * c1) * c2 -> a * (c1 * c2), the
+    constants' product rounded to the type, innermost first (XLA repeats the rules until
+    nothing changes: ((a * 3) * 7) * 11 is a * 231)."""
+    for comp in module.computations:
+        for i in comp.post_order():
+            if i.parent is not comp or not _product_of_constants(i):
+                continue
+            x, y = i.operands
+            sx, sy = _scaled(x), _scaled(y)
+            if sx is None:
+                x, y, sx, sy = y, x, sy, sx
+            a, c1 = sx
+            with np.errstate(all="ignore"):
+                if sy is not None:
+                    b, c2 = sy
+                    prod = np.multiply(c1, c2).astype(i.shape.dtype)
+                    a = comp.add_instruction(Instruction("multiply", i.shape, [a, b],
+                                                         name="dev.ab"))
+                else:
+                    prod = np.multiply(c1, np.asarray(y.literal)).astype(i.shape.dtype)
+            c = comp.add_instruction(Instruction("constant", i.shape, (), name="dev.c1c2",
+                                                 literal=np.array(prod).reshape(i.shape.dims)))
+            i.replace_operands([a, c])
+
+
 def _converted_pred(o: Instruction) -> Instruction | None:
     """The pred p where o is convert(p) or a broadcast of it, else None."""
     inner = o.operands[0] if o.opcode == "broadcast" else o

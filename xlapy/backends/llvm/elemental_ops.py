@@ -76,8 +76,18 @@ def _float_intrinsic_rule(em, instr, gens, index):
 
 @elemental_rule(*_FLOAT_MATH)
 def _float_math_rule(em, instr, gens, index):
-    return _float_unary(em, _elem_type(instr), gens[0](index),
-                        lambda x: _math(em, _FLOAT_MATH[instr.opcode], x))
+    t = _elem_type(instr)
+    fn = (lambda x: _math(em, _FLOAT_MATH[instr.opcode], x))
+    if instr.opcode == "log" and t.name == "bf16":
+        fn = (lambda x: _nan_negative(em, x, _math(em, "log", x)))
+    return _float_unary(em, t, gens[0](index), fn)
+
+
+def _nan_negative(em, x, r):
+    """r, but x86's negative default NaN where x is a NaN: XLA:CPU's bf16 log of any NaN
+    (its f32 and f64 ones pass the NaN through)."""
+    b = em.b
+    return b.select(b.fcmp_unordered("uno", x, x), ir.Constant(x.type, -float("nan")), r)
 
 
 @elemental_rule("rsqrt")

@@ -21,9 +21,15 @@ from .math_ir import F64, Ctx, register
 LOG2E = 1.4426950408889634
 INF = float('inf')
 NAN = float('nan')
-# x86's default NaN, which XLA:CPU's log and log1p give for negative arguments (sign set:
-# a TOTALORDER compare or a sort sees the difference)
+# x86's default NaN, which XLA:CPU's f32 log and log1p give for negative arguments (sign
+# set: a TOTALORDER compare or a sort sees the difference); its f64 ones give a positive NaN
+# there, and f64 log1p passes a NaN argument through (measured, jaxlib 0.10.2)
 NEG_NAN = -float('nan')
+
+
+def _domain_nan(c):
+    """The NaN XLA:CPU's log and log1p give for an argument outside their domain."""
+    return NEG_NAN if c.f32 else NAN
 
 
 def _ln2(c):
@@ -122,7 +128,7 @@ def _log(c, x, corr=None):
 
 
 def _log_specials(c, x, res):
-    res = c.select(x.lt(0.0), NEG_NAN, res)
+    res = c.select(x.lt(0.0), _domain_nan(c), res)
     res = c.select(x.eq(0.0), -INF, res)
     res = c.select(x.eq(INF), INF, res)
     return c.select(c.isnan(x), x, res)
@@ -156,10 +162,11 @@ def log1p(c, x):
     # a subnormal x compares equal to zero with denormals flushed: XLA's log1p gives a zero
     # of its sign then (the select must not pass the subnormal through, expm1 does)
     res = c.select(x.eq(0.0), c.copysign(0.0, x), res)
-    res = c.select(x.lt(-1.0), NEG_NAN, res)
+    res = c.select(x.lt(-1.0), _domain_nan(c), res)
     res = c.select(x.eq(-1.0), -INF, res)
     res = c.select(x.eq(INF), INF, res)
-    return c.select(c.isnan(x), NEG_NAN, res)      # XLA's log1p of any NaN has its sign set
+    # XLA's f32 log1p of any NaN has its sign set; its f64 one is the NaN argument
+    return c.select(c.isnan(x), NEG_NAN if c.f32 else x, res)
 
 
 @register('tanh')

@@ -88,9 +88,10 @@ def matmul_dims(lhs: np.ndarray, rhs: np.ndarray, lc, rc, lb, rb) -> np.ndarray:
     m, n = math.prod(lhs.shape[d] for d in lf), math.prod(rhs.shape[d] for d in rf)
     a = np.transpose(lhs, lb + lf + lc).reshape(b, m, k)
     c = np.transpose(rhs, rb + rc + rf).reshape(b, k, n)
-    # no contracting dims: the products themselves (a matmul adds each to a +0, which
-    # turns a -0 product into +0; XLA computes these dots as a multiply)
-    r = a * c if not lc else np.matmul(a, c)
+    # no contracting dims, or one element contracted: the products themselves (a matmul
+    # adds each to a +0, which turns a -0 product into +0; XLA computes these dots as a
+    # multiply, and so does the cpu backend)
+    r = a * c if k == 1 else np.matmul(a, c)
     return r.reshape(batch + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
 
 
