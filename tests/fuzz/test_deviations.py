@@ -187,6 +187,22 @@ CASES["grouped-conv-nan-across-groups"] = (
     None)  # HLO's values: the interpreter's
 
 
+_COLUMNS = np.random.default_rng(5).standard_normal((8, 112, 7)).astype(np.float32)
+_COLUMNS[0, 5, :] = np.nan  # one NaN in every column of the first row
+CASES["minmax-reduce-drops-nan"] = (
+    """HloModule m
+min_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] minimum(a, b)
+}
+ENTRY e {
+  x = f32[8,112,7] parameter(0)
+  init = f32[] constant(inf)
+  ROOT r = f32[8,7] reduce(x, init), dimensions={1}, to_apply=min_f32
+}""", [_COLUMNS], np.min(_COLUMNS, axis=1))  # NaN in row 0 (XLA: the other elements' min)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_xlapy_keeps_the_semantics_and_the_fuzzer_knows_xla_departs(name):
     text, inputs, want = CASES[name]

@@ -20,9 +20,9 @@ from xlapy.hlo.evaluator import Evaluator
 from xlapy.hlo.ir import Instruction
 
 from fuzzlib import compare as C
-from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _batch_grouped_conv, _f32_cbrt,
-    _f32_log, _float_power, _grouped_conv, _sliced_slice, _unsigned_indices,
-    _unsigned_power)
+from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
+    _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
+    _sliced_slice, _unsigned_indices, _unsigned_power)
 from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
     _float_constant_divisor, _log_of_power, _log_power_as_product, _materialize_padding,
@@ -213,6 +213,14 @@ DEVIATIONS = [
         "real zeros, so an infinite or NaN kernel element times padding gives NaN; HLO, and "
         "XLA's own elemental emitter for the other convolutions, add nothing for them",
         _conv_padded, _materialize_padding),
+    Deviation(
+        "minmax-reduce-drops-nan",
+        "XLA:CPU's vectorized min- and max-reduces ignore NaNs in some shapes (a column "
+        "reduce of 112 or more rows, a reduce over two or more middle dimensions above a "
+        "kept minor one: jnp.min(x, axis=1) of an f32[8,112,7] holding one NaN per column "
+        "gives the other elements' minimum, of f32[8,64,7] NaN); HLO's minimum and maximum "
+        "propagate NaN, as xlapy's reduces do",
+        lambda i: _minmax_reducer(i) is not None, None, _NanDroppingMinMax),
 ]
 
 

@@ -343,3 +343,37 @@ def _unsigned_indices(i: Instruction) -> bool:
 
 def _unsigned_power(i: Instruction) -> bool:
     return i.opcode == "power" and i.shape.element_type.name.startswith("u")
+
+
+def _minmax_reducer(i: Instruction) -> str | None:
+    """"minimum" or "maximum" where i is a one-input float reduce whose reducer is that op
+    of its two parameters, else None."""
+    if i.opcode != "reduce" or len(i.operands) != 2 or not i.shape.is_array:
+        return None
+    if not i.shape.element_type.is_float:
+        return None
+    root = i.attrs["to_apply"].root
+    if root.opcode not in ("minimum", "maximum") or any(
+            o.opcode != "parameter" for o in root.operands):
+        return None
+    return root.opcode
+
+
+class _NanDroppingMinMax(_Mimic):
+    """Evaluates a float min- or max-reduce as XLA:CPU's vectorized reductions do when they
+    drop NaNs (DEVIATIONS: "minmax-reduce-drops-nan"): NaN-ignoring, as np.fmin/np.fmax
+    (a NaN only when every element and the initial value are NaN)."""
+
+    def apply(self, rule, instr, operands):
+        op = _minmax_reducer(instr) if self.on("minmax-reduce-drops-nan") else None
+        if op is None:
+            return super().apply(rule, instr, operands)
+        x, init = (np.asarray(o) for o in operands)
+        dims = tuple(instr.attrs.get("dimensions", ()))
+        f = np.fmin if op == "minimum" else np.fmax
+        wide = x.astype(np.float64)
+        with np.errstate(all="ignore"):
+            out = f.reduce(wide, axis=dims, initial=np.nan) if wide.size else \
+                np.full(instr.shape.dims, np.nan)
+            out = f(out, init.astype(np.float64))
+        return np.array(np.asarray(out).astype(x.dtype).reshape(instr.shape.dims))
