@@ -80,10 +80,14 @@ def run_text(text: str, inputs, fast: bool = False) -> list[np.ndarray]:
 
 
 def _constant_only(instr, memo) -> bool:
-    """Whether instr's value depends on no parameter (XLA may fold it)."""
+    """Whether instr's value depends on no parameter (XLA may fold it). A parameter with
+    no elements carries no value: a reduce of one is its initial value, which XLA folds
+    (u64 remainder(reduce(p: u64[1,0]), ...) of zero by zero: SIGFPE, hlo seed
+    13005895)."""
     key = id(instr)
     if key not in memo:
-        memo[key] = instr.opcode != "parameter" and all(
+        empty = instr.shape.is_array and 0 in tuple(instr.shape.dims)
+        memo[key] = (instr.opcode != "parameter" or empty) and all(
             _constant_only(o, memo) for o in instr.operands)
     return memo[key]
 
