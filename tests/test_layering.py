@@ -22,8 +22,11 @@ EXPLAINED = ("xlapy/backends", "xlapy/hlo", "xlapy/passes", "xlapy/analysis")
 
 
 def _lint(cwd: pathlib.Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(cwd))
-    return subprocess.run(LINT, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    # UTF-8 both ways whatever locale an earlier test left this process in (module names
+    # and contract titles may hold non-ASCII characters)
+    env = dict(os.environ, PYTHONPATH=str(cwd), PYTHONUTF8="1")
+    return subprocess.run(LINT, cwd=cwd, env=env, capture_output=True, encoding="utf-8",
+                          timeout=300)
 
 
 def test_contracts_hold():
@@ -76,7 +79,7 @@ def test_a_cycle_inside_a_target_package_breaks_the_contract(copy):
 
 def _unexplained_function_level_imports(path: pathlib.Path, root: pathlib.Path = ROOT
                                         ) -> list[str]:
-    lines = path.read_text().splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     tree = ast.parse("\n".join(lines))
     allowed = {id(n) for n in tree.body}
     for node in ast.walk(tree):  # `if TYPE_CHECKING:` blocks are for annotations only

@@ -6,7 +6,7 @@ from xlapy.tools import compat_symbols
 
 
 def test_listed_symbols_still_exist_and_the_list_is_current():
-    listed = compat_symbols.parse(compat_symbols.DOC.read_text())
+    listed = compat_symbols.parse(compat_symbols.DOC.read_text(encoding="utf-8"))
     assert listed, f"no generated symbol list in {compat_symbols.DOC}"
     now = compat_symbols.supported()
     gone = [f"{ns}.{n}" for ns, names in listed.items() for n in names

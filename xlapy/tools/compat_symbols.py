@@ -99,13 +99,13 @@ def parse(text: str) -> dict:
 
 
 def write(doc: pathlib.Path = DOC) -> None:
-    text = doc.read_text()
+    text = doc.read_text(encoding="utf-8")
     block = render(supported())
     if BEGIN in text:
         text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
     else:
         text = text.rstrip() + "\n\n## Supported TF 1.x symbols\n\n" + block + "\n"
-    doc.write_text(text)
+    doc.write_text(text, encoding="utf-8")
 
 
 def main(argv=None) -> int:
