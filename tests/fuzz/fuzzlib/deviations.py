@@ -224,14 +224,14 @@ DEVIATIONS = [
 ]
 
 
-def _evaluate(module, inputs, evaluator=Evaluator, active=()):
+def _evaluate(module, inputs, evaluator=Evaluator, active=(), flush=True):
     with np.errstate(all="ignore"):
-        ev = evaluator(flush_denormals=True, active=active) if active else \
-            evaluator(flush_denormals=True)
+        ev = evaluator(flush_denormals=flush, active=active) if active else \
+            evaluator(flush_denormals=flush)
         return flatten(ev.evaluate(module, list(inputs)))
 
 
-def _mimic(module, inputs, devs):
+def _mimic(module, inputs, devs, flush=True):
     """The module's outputs with the deviations `devs` (and their instruction names)
     applied, as the flushing interpreter computes them."""
     copy = module.clone()
@@ -247,16 +247,18 @@ def _mimic(module, inputs, devs):
         if dev.evaluator is not None and dev.evaluator not in evaluators:
             evaluators.append(dev.evaluator)
     if not evaluators:
-        return _evaluate(copy, inputs)
+        return _evaluate(copy, inputs, flush=flush)
     # (several: one class with each one's apply, cooperatively through super())
     evaluator = evaluators[0] if len(evaluators) == 1 else type(
         "_Combined", tuple(evaluators), {})
-    return _evaluate(copy, inputs, evaluator, [dev.name for dev, _ in devs])
+    return _evaluate(copy, inputs, evaluator, [dev.name for dev, _ in devs], flush)
 
 
-def explain(module, inputs, expected, actual, mismatch, acc):
+def explain(module, inputs, expected, actual, mismatch, acc, flush=True):
     """The name of the known deviation that explains `mismatch` (several joined by "+"
-    when only all of those that apply together do), or None."""
+    when only all of those that apply together do), or None. With `flush` False the
+    departures are applied to the program computed with IEEE subnormals (XLA keeping a
+    subnormal where xlapy's compiled code flushes it, harness.py)."""
     if mismatch.mask is None:
         return None
     # XLA inlines calls before its simplifier runs, so a departure that needs to see a
@@ -265,18 +267,18 @@ def explain(module, inputs, expected, actual, mismatch, acc):
     from xlapy.passes.inliner import CallInliner
     module = module.clone()
     CallInliner().run(module)
-    found = _explain_on(module, inputs, expected, mismatch, acc)
+    found = _explain_on(module, inputs, expected, mismatch, acc, flush)
     if found is None:
         # XLA folds constants and selects on constant predicates before these rewrites
         # (xla_folding.py): judged again on the module folded exactly, which computes the
         # same values, so that an entry sees the constants XLA's rules see
         from fuzzlib.xla_folding import fold_exact
         if fold_exact(module):
-            found = _explain_on(module, inputs, expected, mismatch, acc)
+            found = _explain_on(module, inputs, expected, mismatch, acc, flush)
     return found
 
 
-def _explain_on(module, inputs, expected, mismatch, acc):
+def _explain_on(module, inputs, expected, mismatch, acc, flush=True):
     applicable = []
     for dev in DEVIATIONS:
         names = {i.name for c in module.computations for i in c.instructions
@@ -289,7 +291,7 @@ def _explain_on(module, inputs, expected, mismatch, acc):
     k = mismatch.output
     for devs in tries:
         try:
-            mimic = _mimic(module, inputs, devs)
+            mimic = _mimic(module, inputs, devs, flush)
         except Exception:
             continue
         leaf = C.compare_leaf(k, expected[k], mimic[k], acc[k], unstable=~mismatch.mask)
