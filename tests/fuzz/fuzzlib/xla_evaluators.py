@@ -91,21 +91,22 @@ class _AsXla(_Mimic):
             bits = x.dtype.itemsize * 8
             return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
         elif instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order"):
-            # the window's positions visited with the last dimension outermost: the same
-            # select-and-scatter on the operand and source transposed, dimensions reversed
+            # the window's positions visited in another dimension order (the last
+            # dimension outermost unless a "visit-order:" token names one): the same
+            # select-and-scatter on the operand and source transposed
             import copy as _copy
             operand, source, init = (np.asarray(o) for o in operands)
-            perm = tuple(reversed(range(operand.ndim)))
+            perm = _visit_order(self.active, operand.ndim)
             w = instr.attrs["window"]
             flipped = _copy.copy(instr)
             flipped.attrs = dict(instr.attrs, window=dataclasses.replace(
-                w, **{f.name: tuple(reversed(getattr(w, f.name)))
+                w, **{f.name: tuple(getattr(w, f.name)[d] for d in perm)
                       for f in dataclasses.fields(w)}))
             flipped.shape = Shape.array(instr.shape.element_type,
-                                        tuple(reversed(instr.shape.dims)))
+                                        tuple(instr.shape.dims[d] for d in perm))
             out = super().apply(rule, flipped, [operand.transpose(perm),
                                                 source.transpose(perm), init])
-            return np.ascontiguousarray(np.asarray(out).transpose(perm))
+            return np.ascontiguousarray(np.asarray(out).transpose(np.argsort(perm)))
         elif _f32_log(instr) and self.on("log-of-subnormal"):
             out = super().apply(rule, instr, operands)
             a = np.asarray(operands[0])
@@ -167,6 +168,15 @@ def _sliced_slice(i: Instruction) -> bool:
     idx = i.operands[1].shape
     ivd = i.attrs.get("index_vector_dim", idx.rank)
     return all(d == 1 for k, d in enumerate(idx.dims) if k != ivd)
+
+
+def _visit_order(active, rank: int) -> tuple:
+    for token in active:
+        if token.startswith("visit-order:") and token != "visit-order:reversed":
+            perm = tuple(int(d) for d in token.split(":", 1)[1].split(","))
+            if len(perm) == rank:
+                return perm
+    return tuple(reversed(range(rank)))
 
 
 class _MergedSlices(_Mimic):
