@@ -22,6 +22,7 @@ from xlapy.hlo.ir import Instruction
 
 from fuzzlib import compare as C
 from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
+                                    _ScatterAsUpdateSlice, _one_index_scatter_of_slice,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
     _sliced_slice, _unsigned_indices, _unsigned_power)
 from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
@@ -214,6 +215,16 @@ DEVIATIONS = [
         "slice at 0 read at 4 gives x[4] = 11; HLO clamps the outer start against the "
         "2-wide slice (-11), as xlapy does",
         _sliced_slice, None, _MergedSlices),
+    Deviation(
+        "scatter-of-slice-as-update-slice",
+        "XLA's simplifier turns a scatter with one index into a dynamic-update-slice of "
+        "select(in bounds, combine(old window, update), old window) at the index clamped, "
+        "and when the scatter's operand is a dynamic-slice it merges the read of the old "
+        "window into one dynamic-slice of the inner operand (as slice-of-dynamic-slice-"
+        "merged): an out-of-bounds update, which HLO drops, writes elements of the inner "
+        "operand: x = arange(20).reshape(4,5), a scatter-add at (1,4) into its 2x2 slice at "
+        "(0,0) sets element (1,1) to x[1,4] = 9 (HLO: 6, unchanged), as xlapy computes",
+        _one_index_scatter_of_slice, None, _ScatterAsUpdateSlice),
     Deviation(
         "conv-padding-multiplied",
         "XLA:CPU runs many convolutions through Eigen (and rewrites one with both lhs "
