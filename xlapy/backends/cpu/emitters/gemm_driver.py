@@ -1,7 +1,10 @@
 """The gemm kernel's driver (gemm_kernel.py): the entry point xlapy_gemm_<t>(args), which
 picks the direct phase or the packed one, and the packed phases on the thread pool (A packed
 once and C split by columns, or B packed once and C split by rows), looping over the
-blocks of C, depth and slivers around the micro-kernel."""
+blocks of C, depth and slivers around the micro-kernel. The split phase runs up to
+UNITS_PER_CHUNK units per chunk, claimed one at a time, each in a free scratch slice of the
+`chunks` slices (_take_slice): a thread descheduled by the OS holds one small unit, not a
+thread's whole share of C."""
 
 from __future__ import annotations
 
