@@ -132,6 +132,25 @@ def test_example_runs_both_ways_end_to_end(tmp_path):
 
 
 @needs_digits
+def test_example_accounts_for_its_time_as_the_benchmark_reads_it(tmp_path):
+    out = subprocess.run([sys.executable, str(EXAMPLE), "--xla", "--steps", "5", "--out_dir",
+                          str(tmp_path), "--data_dir", str(tmp_path / "none")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    spec = importlib.util.spec_from_file_location(
+        "compat_softmax_time", ROOT / "benchmarks" / "compat_softmax_time.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    phases = bench.phases_of(out.stdout, 100.0, 50.0)
+    for what, total in (("wall", 100.0), ("CPU", 50.0)):
+        got = phases[what]
+        assert set(got) == set(bench.PHASES)
+        assert all(v >= 0 for k, v in got.items() if k != "outside"), got
+        assert got["data"] > 0 and got["steps"] > 0
+        assert abs(sum(got.values()) - total) < 1e-3  # the phases and outside make the whole
+
+
+@needs_digits
 def test_example_reaches_the_same_accuracy_with_and_without_xla(tmp_path):
     ex = _load_example()
 
