@@ -234,7 +234,7 @@ def _codegen_switches() -> str:
     reduce = sys.modules.get("xlapy.backends.llvm.elemental_reduce")
     return (f"direct={codegen.DIRECT_PIPELINE}|unroll={codegen.LOOP_UNROLLING}|"
             f"launch={LAUNCH_SINGLE_KERNELS}|" + "|".join(
-                f"{key}={getattr(reduce, name) if reduce is not None else default}"
+                f"{key}={getattr(reduce, name, default)}"  # (None, or still importing)
                 for key, name, default in REDUCE_SWITCHES))
 
 
