@@ -16,7 +16,10 @@ dumped to <out_dir>/hlo (TF_XLA_FLAGS=--xla_dump_to=... --xla_generate_hlo_graph
 Times: "first two steps" are the first two sess.runs of the training op (with XLA's lazy
 compilation, as TF's, the first runs on the executor and the second compiles the training
 step); "per step" is the mean of the other steps. The speedup is reported both
-for the steady state and for the whole loop, compilation included.
+for the steady state and for the whole loop, compilation included. A run of one mode ends
+with where its wall and process-CPU time went from the script's first line ("phases":
+import, the compiler's warm-up import, data, graph, steps, evaluation), which
+benchmarks/compat_softmax_time.py reads.
 """
 
 from __future__ import annotations
