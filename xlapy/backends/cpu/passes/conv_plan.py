@@ -370,3 +370,59 @@ def one_output_plan(instr):
             or strides_of(rhs)[dn.kernel_input_feature] != 1:
         return None
     return c
+
+
+# the depth-blocked form (emitters/conv_kblocked.py): a block of the row-major patch matrix
+# of at most this many bytes is built at a time (it stays in the core's L2 cache)
+KBLOCK_BYTES = 384 << 10
+KBLOCK_MAX_C_BYTES = 512 << 10   # C (every thread has one) stays in cache too
+
+
+@dataclass(frozen=True)
+class KBlockPlan:
+    """A convolution with few rows and a deep contraction (a filter gradient of NCHW / NCW
+    operands: M = input features x window, K = batch x output positions) as gemms over
+    blocks of K: kb contracting positions (whole im2col lines of `line` elements) of a
+    `run` of positions along which the kernel matrix B is one stride (`b_stride`), so
+    every block of B is a strided view of the kernel; `b_outer`: the (size, stride) of the
+    kernel's contracting dims outside the run, major -> minor."""
+    kb: int
+    line: int
+    run: int
+    b_stride: int
+    b_outer: tuple
+
+    @property
+    def blocks_per_run(self) -> int:
+        return -(-self.run // self.kb)
+
+
+def kblock_plan(plan, rhs, dn) -> KBlockPlan | None:
+    """The KBlockPlan of a gemm convolution's plan, else None: one group, no outer row
+    loops, A materialized row-major with its lines along the contracting dims, f32 / f64,
+    K at least twice M and C small (a filter gradient; other convolutions keep
+    emitters/conv.py's row blocks)."""
+    if plan is None or plan.a_view or not plan.a_rows_first or plan.outer \
+            or plan.groups != 1 or plan.t not in GEMM_TYPES or plan.out_t != plan.t:
+        return None
+    es = 8 if plan.t == "f64" else 4
+    dims = a_dims(plan.rows, plan.cols, True)
+    if dims[-1][0] != "c" or plan.k < 2 * plan.m \
+            or plan.m * plan.n * es > KBLOCK_MAX_C_BYTES:
+        return None
+    line = _line_size(dims, plan.line_dims)
+    rst = strides_of(rhs)
+    kd = [(size, rst[dn.kernel_input_feature] if kind == "i" else rst[dn.kernel_spatial[j]])
+          for kind, j, size in plan.cols]
+    split = len(kd)
+    while split > 0 and collapse(kd[split - 1:]) is not None:
+        split -= 1
+    run, b_stride = collapse(kd[split:])
+    if run % line:
+        return None
+    # blocks of equal size (whole lines) in a run, as large as KBLOCK_BYTES allows
+    run_lines = run // line
+    n = -(-run_lines // max(KBLOCK_BYTES // (plan.m * line * es), 1))
+    kb = -(-run_lines // n) * line
+    return KBlockPlan(kb=kb, line=line, run=run, b_stride=b_stride,
+                      b_outer=tuple((s, st) for s, st in kd[:split] if s != 1))
