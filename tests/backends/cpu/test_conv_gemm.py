@@ -110,6 +110,7 @@ def tiny_blocks(monkeypatch):
     monkeypatch.setattr(conv, "BLOCK_ROW_UNIT", 5)       # odd: blocks end mid-tile
     monkeypatch.setattr(conv, "MIN_DEPTH_BLOCK", 1)
     monkeypatch.setattr(conv_plan, "KBLOCK_BYTES", 1)    # one line per block
+    monkeypatch.setattr(conv_plan, "KBLOCK_MIN_DEPTH", 1)   # (column-major: one position)
     monkeypatch.setattr(conv_kblocked, "PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "GEMM_PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "IM2COL_PARALLEL_ELEMENTS", 0)

@@ -1,8 +1,9 @@
-"""Filter gradients of NCHW / NCW convolutions computed over blocks of their contracting
-positions, a partial C per thread summed at the end (emitters/conv_kblocked.py, the plan:
-conv_plan.kblock_plan): against JAX's gradients and the interpreter, with several blocks
-per run of positions (the last one partial), several runs, one and two threads' shares,
-strides and kernel dilation; inf and NaN in the lhs, and signed zeros, as the interpreter."""
+"""Filter gradients of NCHW / NCW and NHWC / NWC convolutions computed over blocks of
+their contracting positions, a partial C per thread summed at the end
+(emitters/conv_kblocked.py, the plan: conv_plan.kblock_plan): against JAX's gradients and
+the interpreter, with several blocks per run of positions (the last one partial), several
+runs, one and two threads' shares, strides and kernel dilation; inf and NaN in the lhs,
+and signed zeros, as the interpreter."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from xlapy.backends.cpu.passes.conv_plan import conv_plan, kblock_plan
 from xlapy.hlo import parse
 
 NCHW, NCH = ("NCHW", "OIHW", "NCHW"), ("NCH", "OIH", "NCH")
+NHWC, NHC = ("NHWC", "HWIO", "NHWC"), ("NHC", "HIO", "NHC")
 _CASES = [
     # (lhs, rhs, strides, padding, rhs dilation, dimension numbers, blocks per run > 1)
     ((2, 16, 64, 64), (16, 16, 3, 3), (1, 1), "SAME", (1, 1), NCHW, True),
@@ -22,6 +24,10 @@ _CASES = [
     ((8, 6, 17, 19), (8, 6, 3, 3), (2, 1), "VALID", (1, 2), NCHW, False),
     ((3, 8, 40), (16, 8, 5), (1,), "SAME", (1,), NCH, False),
     ((5, 12, 37), (24, 12, 3), (2,), ((1, 2),), (2,), NCH, False),
+    # NHWC / NWC: the patch matrix column-major (its lines along M), blocks of K
+    ((8, 24, 24, 8), (3, 3, 8, 16), (1, 1), "SAME", (1, 1), NHWC, True),
+    ((3, 40, 8), (5, 8, 16), (1,), "SAME", (1,), NHC, False),
+    ((2, 20, 21, 6), (3, 3, 6, 12), (2, 1), "SAME", (2, 2), NHWC, False),
 ]
 
 

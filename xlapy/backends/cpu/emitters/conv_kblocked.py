@@ -1,20 +1,22 @@
-"""A convolution with few rows and a deep contraction (a filter gradient of NCHW / NCW
-operands: M = input features x window, N = output features, K = batch x output
-positions) as gemms over blocks of its contracting positions (the plan:
-passes/conv_plan.kblock_plan).
+"""A convolution with few rows and a deep contraction (a filter gradient: M = input
+features x window, N = output features, K = batch x output positions) as gemms over
+blocks of its contracting positions (the plan: passes/conv_plan.kblock_plan).
 
-The contracting positions are split in blocks of kb (whole im2col lines), and the blocks
-in one contiguous range per thread. For each of its blocks a thread builds the block of the
-row-major patch matrix, A[:, k0 : k0 + kb] (M x kb, in its slice of the scratch space,
-where it stays in the L2 cache), and adds A_blk . B_blk to its own C, B_blk being rows
-k0 .. k0 + kb of the kernel matrix read in place (a block lies in one run of positions
-along which the kernel is one stride: the output gradient of one batch element). The
-first thread's C is the result; the others' are summed into it at the end, in thread
-order (the same sums for every run). So the patch matrix is never written to memory whole
-and read back, the kernel matrix is packed once rather than once per block of rows (the
-row-blocked form, emitters/conv.py's emit_conv_blocked, packed all of it again for each
-block of 48 rows: 6 times for the NCHW 8x32x32x32 3x3 -> 64 filter gradient), and it is
-never copied into a [K, N] matrix first.
+The contracting positions are split in blocks of kb, and the blocks in one contiguous
+range per thread. For each of its blocks a thread builds the block of the patch matrix,
+A[:, k0 : k0 + kb] (in its slice of the scratch space, where it stays in cache), row-major
+(NCHW / NCW operands: whole im2col lines of each row) or column-major (NHWC / NWC: a range
+of A^T's rows), and adds A_blk . B_blk to its own C on its own (no fork and join per
+block), B_blk being rows k0 .. k0 + kb of the kernel matrix read in place (a block lies in
+one run of positions along which the kernel is one stride: the output gradient of one
+batch element, or all of it). The first thread's C is the result; the others' are summed
+into it at the end, in thread order (the same sums for every run).
+
+Against the forms before: the row-blocked form (emitters/conv.py's emit_conv_blocked)
+copied the kernel matrix into [K, N] and packed all of it again for each block of 48 rows
+(6 times for the NCHW 8x32x32x32 3x3 -> 64 filter gradient); the depth-blocked one
+(emit_conv_depth_blocked) ran each block's im2col and gemm across the threads, three
+forks and joins per block, with C shared (the NHWC 7x7 filter gradient's 1568 x 64).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import dataclasses
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_im2col import im2col_fn, new_fn, ptrs, umin
+from xlapy.backends.cpu.emitters.conv_im2col import (im2col_fn, im2col_lines, new_fn, ptrs,
+                                                      umin)
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.passes.conv_plan import strides_of
 from xlapy.backends.cpu.runtime import threadpool
@@ -70,14 +73,18 @@ def _units_fn(pe, instr, plan, kp, units, n_blocks, a_bytes, slice_bytes, c_byte
     es = 8 if plan.t == "f64" else 4
     dn = instr.attrs["dim_labels"]
     ostride = strides_of(instr.operands[1].shape)[dn.kernel_output_feature]
-    # the patch matrix's work items are lines (no planes: a block is part of each row)
-    im2col = im2col_fn(pe, instr, dataclasses.replace(plan, plane=False))
+    # row-major, the patch matrix's work items are lines (no planes: a block is part of
+    # each row); column-major, they are A^T's rows' lines or planes, per_k of them a row
+    im2col = im2col_fn(pe, instr, dataclasses.replace(plan, plane=False)
+                       if kp.rows_first else plan)
     per_row = plan.k // kp.line   # im2col lines of a row of A
+    per_k = im2col_lines(plan) // plan.k
     ictx = entry_alloca(b, T.PTR, c64(3))
     b.store(lhs_ptr, b.gep(ictx, [c64(0)], source_etype=T.PTR))
     b.store(ir.Constant(T.PTR, None), b.gep(ictx, [c64(2)], source_etype=T.PTR))
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
-    gemm = OwnGemm(b, slots, plan.t, plan.m, plan.n, kp.kb, (kp.kb, 1),
+    gemm = OwnGemm(b, slots, plan.t, plan.m, plan.n, kp.kb,
+                   (kp.kb, 1) if kp.rows_first else (1, plan.m),
                    (kp.b_stride, ostride), plan.c_strides, c64(0), 1)
     with for_range(b, u0, u1, name="unit") as u:
         a_buf = b.gep(scratch, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
@@ -92,16 +99,25 @@ def _units_fn(pe, instr, plan, kp, units, n_blocks, a_bytes, slice_bytes, c_byte
             in_run = b.mul(b.urem(blk, c64(kp.blocks_per_run)), c64(kp.kb))
             kc = umin(b, c64(kp.kb), b.sub(c64(kp.run), in_run))
             k0 = b.add(b.mul(run_i, c64(kp.run)), in_run)
-            # the block of A, row by row: row r's lines q0 .. q0 + kc / line, at
-            # a_buf + r * kb (A's row r starts at r * K in the whole matrix's numbering)
-            q0 = b.udiv(k0, c64(kp.line))
-            nq = b.udiv(kc, c64(kp.line))
-            with for_range(b, 0, plan.m, name="r") as r:
-                first = b.add(b.mul(r, c64(per_row)), q0)
-                origin = b.sub(b.mul(r, c64(kp.kb)), b.mul(first, c64(kp.line)))
-                b.store(b.gep(a_buf, [b.mul(origin, c64(es))], source_etype=T.I8),
+            if kp.rows_first:
+                # the block of A, row by row: row r's lines q0 .. q0 + kc / line, at
+                # a_buf + r * kb (A's row r starts at r * K in the whole matrix's numbering)
+                q0 = b.udiv(k0, c64(kp.line))
+                nq = b.udiv(kc, c64(kp.line))
+                with for_range(b, 0, plan.m, name="r") as r:
+                    first = b.add(b.mul(r, c64(per_row)), q0)
+                    origin = b.sub(b.mul(r, c64(kp.kb)), b.mul(first, c64(kp.line)))
+                    b.store(b.gep(a_buf, [b.mul(origin, c64(es))], source_etype=T.I8),
+                            b.gep(ictx, [c64(1)], source_etype=T.PTR))
+                    b.call(im2col, [ictx, first, b.add(first, nq)])
+            else:
+                # column-major: A^T's rows k0 .. k0 + kc are work items k0 * per_k ..,
+                # A^T's row k at a_buf + (k - k0) * M
+                origin = b.sub(c64(0), b.mul(k0, c64(plan.m * es)))
+                b.store(b.gep(a_buf, [origin], source_etype=T.I8),
                         b.gep(ictx, [c64(1)], source_etype=T.PTR))
-                b.call(im2col, [ictx, first, b.add(first, nq)])
+                b.call(im2col, [ictx, b.mul(k0, c64(per_k)),
+                                b.mul(b.add(k0, kc), c64(per_k))])
             # B's rows k0 .. k0 + kc: the run's offset in the kernel, then one stride
             off, rem = b.mul(in_run, c64(kp.b_stride)), run_i
             for size, stride in reversed(kp.b_outer):
