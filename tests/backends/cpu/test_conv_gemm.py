@@ -104,7 +104,7 @@ def tiny_blocks(monkeypatch):
     """Convolutions run a few rows (conv.emit_conv_blocked) or contracting positions
     (conv.emit_conv_depth_blocked, conv_kblocked.py) of the patch matrix at a time, on
     threads even when small, compiled afresh (no cached objects)."""
-    from xlapy.backends.cpu.emitters import conv, conv_kblocked
+    from xlapy.backends.cpu.emitters import conv, conv_batched, conv_kblocked
     from xlapy.backends.cpu.passes import conv_plan
     monkeypatch.setattr(conv, "BLOCK_BYTES", 1)
     monkeypatch.setattr(conv, "BLOCK_ROW_UNIT", 5)       # odd: blocks end mid-tile
@@ -112,6 +112,7 @@ def tiny_blocks(monkeypatch):
     monkeypatch.setattr(conv_plan, "KBLOCK_BYTES", 1)    # one line per block
     monkeypatch.setattr(conv_plan, "KBLOCK_MIN_DEPTH", 1)   # (column-major: one position)
     monkeypatch.setattr(conv_kblocked, "PARALLEL_FLOPS", 0)
+    monkeypatch.setattr(conv_batched, "PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "GEMM_PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "IM2COL_PARALLEL_ELEMENTS", 0)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")

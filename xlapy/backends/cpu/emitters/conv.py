@@ -33,9 +33,10 @@ from xlapy.backends.cpu.emitters.conv_guard import guarded
 from xlapy.backends.cpu.emitters.conv_im2col import (im2col_fn, im2col_inner, im2col_lines,
                                                       new_fn, pack_kernel_fn, pdims, ptrs,
                                                       umin)
+from xlapy.backends.cpu.emitters.conv_batched import emit_conv_batched
 from xlapy.backends.cpu.emitters.conv_kblocked import emit_conv_kblocked
 from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
-from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan,
+from xlapy.backends.cpu.passes.conv_plan import (batched_plan, conv_plan, depthwise_plan,
                                                  filter_grad_plan, kblock_plan,
                                                  one_output_plan, strides_of)
 from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
@@ -108,6 +109,10 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
                                            instr.attrs["dim_labels"])
     if kp is not None:
         emit_conv_kblocked(pe, instr, plan, kp, out_ptr, lhs_ptr, rhs_ptr)
+        return
+    bp = None if epilogue else batched_plan(instr, plan)
+    if bp is not None:
+        emit_conv_batched(pe, instr, plan, bp, out_ptr, lhs_ptr, rhs_ptr)
         return
     rows_blk = blocked_rows(plan)
     if rows_blk:

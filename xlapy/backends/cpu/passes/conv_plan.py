@@ -34,6 +34,9 @@ their filter gradient, filter_grad_plan).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
+
+from xlapy.hlo.shapes import Shape
 
 GEMM_TYPES = ("f32", "f64")
 HALF_TYPES = ("bf16", "f16")   # the gemm widens them to f32 as it packs; sums in f32
@@ -436,3 +439,31 @@ def kblock_plan(plan, rhs, dn) -> KBlockPlan | None:
     return KBlockPlan(kb=kb, line=line, run=run, b_stride=b_stride,
                       b_outer=tuple((s, st) for s, st in kd[:split] if s != 1),
                       rows_first=plan.a_rows_first)
+
+
+def batched_plan(instr, plan):
+    """(the plan of one batch element's convolution, a stand-in for that convolution with
+    .operands[k].shape, .shape, .attrs, .name) when the only rows the plan loops over are
+    the batch (NCHW / NCW outputs) and the batch is the lhs's and the output's most-major
+    dim (one element's strides are the whole array's), for emitters/conv_batched.py; else
+    None. One group, f32 / f64, A materialized."""
+    if plan is None or plan.a_view or plan.groups != 1 or len(plan.outer) != 1 \
+            or plan.t not in GEMM_TYPES or plan.out_t != plan.t:
+        return None
+    dn = instr.attrs["dim_labels"]
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    if plan.outer[0] != (out.dims[dn.output_batch], strides_of(out)[dn.output_batch]) \
+            or lhs.minor_to_major[-1] != dn.input_batch \
+            or out.minor_to_major[-1] != dn.output_batch:
+        return None
+
+    def one_of(s, d):
+        return Shape(s.element_type, tuple(1 if k == d else n for k, n in enumerate(s.dims)),
+                     s.layout)
+    lhs1, out1 = one_of(lhs, dn.input_batch), one_of(out, dn.output_batch)
+    p1 = plan_for(instr.attrs, lhs1, rhs, out1)
+    if p1 is None or p1.outer or p1.a_view:
+        return None
+    one = SimpleNamespace(operands=[SimpleNamespace(shape=lhs1), SimpleNamespace(shape=rhs)],
+                          shape=out1, attrs=instr.attrs, name=instr.name)
+    return p1, one

@@ -1,0 +1,76 @@
+"""NCHW / NCW convolutions as one gemm per batch element, each element's patch matrix
+built by the thread that multiplies it (emitters/conv_batched.py, the plan:
+conv_plan.batched_plan): forward and input gradient forms against JAX's values and
+gradients (strides, padding, kernel dilation, a kernel copied into a matrix for the input
+gradient), on one thread and several, and inf / NaN in the lhs as the interpreter."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import xlapy as xp
+from xlapy.backends.cpu.emitters import conv_batched
+from xlapy.backends.cpu.passes.conv_plan import batched_plan, conv_plan
+from xlapy.hlo import parse
+
+NCHW, NCH = ("NCHW", "OIHW", "NCHW"), ("NCH", "OIH", "NCH")
+_CASES = [
+    # (lhs, rhs, strides, padding, rhs dilation, dimension numbers)
+    ((4, 8, 12, 13), (16, 8, 3, 3), (2, 2), "SAME", (1, 1), NCHW),
+    ((3, 6, 11, 9), (5, 6, 3, 2), (1, 2), ((1, 0), (2, 1)), (2, 1), NCHW),
+    ((5, 12, 40), (24, 12, 5), (1,), "VALID", (1,), NCH),
+    ((2, 7, 33), (9, 7, 3), (2,), "SAME", (2,), NCH),
+]
+
+
+def _batched(text) -> int:
+    return sum(batched_plan(i, conv_plan(i)) is not None
+               for i in parse(text).entry.instructions if i.opcode == "convolution")
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("k", range(len(_CASES)))
+def test_forward_and_gradients_against_jax(k, threads, monkeypatch):
+    if threads:   # every convolution on the pool, compiled afresh
+        monkeypatch.setattr(conv_batched, "PARALLEL_FLOPS", 0)
+        monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    ls, rs, strides, padding, rdil, dn = _CASES[k]
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal(ls).astype(np.float32)
+    w = (rng.standard_normal(rs) * 0.3).astype(np.float32)
+
+    def conv(lax):
+        return lambda x, w: lax.conv_general_dilated(x, w, strides, padding,
+                                                     rhs_dilation=rdil, dimension_numbers=dn)
+
+    def loss(lax, numpy):
+        return lambda x, w: numpy.sum(numpy.tanh(conv(lax)(x, w)) * conv(lax)(x, w))
+
+    gx = xp.grad(loss(xp.lax, xp.numpy), argnums=(0, 1))
+    assert _batched(xp.jit(conv(xp.lax)).lower(x, w).as_text()) == 1
+    assert _batched(xp.jit(gx).lower(x, w).as_text()) >= 2   # forward, input gradient
+    np.testing.assert_allclose(np.asarray(xp.jit(conv(xp.lax))(x, w)),
+                               np.asarray(jax.jit(conv(jax.lax))(x, w)), rtol=1e-4, atol=1e-4)
+    want = jax.jit(jax.grad(loss(jax.lax, jax.numpy), argnums=(0, 1)))(x, w)
+    for g, e in zip(xp.jit(gx)(x, w), want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-4, atol=2e-4)
+
+
+def test_nonfinite_lhs(cpu_check):
+    text = """HloModule batched
+ENTRY e {
+  x = f32[4,8,12,13] parameter(0)
+  k = f32[16,8,3,3] parameter(1)
+  ROOT c = f32[4,16,6,7] convolution(x, k), window={size=3x3 stride=2x2 pad=0_1x1_1},
+    dim_labels=bf01_oi01->bf01
+}"""
+    assert _batched(text) == 1
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 8, 12, 13)).astype(np.float32)
+    x[0, 1, 0, 0], x[2, 5, 11, 12], x[3, 0, 6, 6] = np.inf, -np.inf, np.nan
+    k = rng.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    got, want = cpu_check.run(text, x, k)
+    np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(want[0]))
+    cpu_check.close(got[0], want[0], rtol=1e-5, atol=1e-5)
