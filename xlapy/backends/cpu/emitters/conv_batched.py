@@ -35,6 +35,8 @@ def _swap(p1) -> bool:
     """gemm_kernel.swaps for the element's gemm, except where the kernel runs it unpacked
     (its direct phase; as conv.swapped_for)."""
     csa = 1 if p1.a_rows_first else p1.m
+    if p1.c_strides[0] == 1 and p1.c_strides[1] != 1 and p1.n > 1:
+        return True   # C's columns are its contiguous dim (NCHW): C^T has contiguous rows
     if p1.n > 1 and gk.direct_call(p1.t, p1.m, p1.n, vector_bits(),
                                    csa == 1 and p1.c_strides[1] == 1
                                    and (p1.b_strides or (0, 1))[1] == 1):
