@@ -74,3 +74,30 @@ ENTRY e {
     got, want = cpu_check.run(text, x, k)
     np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(want[0]))
     cpu_check.close(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_one_image_nchw_with_epilogue():
+    """One NCHW image (rows collapse: one gemm, no batch loop) with a bias and relu fused
+    on its tiles: C has its positions contiguous, so the gemm computes C^T and the
+    epilogue takes transposed tiles (conv._swaps)."""
+    from xlapy.backends.cpu.emitters.conv import swapped_for
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 16, 64, 64)).astype(np.float32)
+    w = (rng.standard_normal((24, 16, 5, 5)) * 0.2).astype(np.float32)
+    bias = rng.standard_normal(24).astype(np.float32)
+
+    def f(lax, numpy):
+        def g(x, w, bias):
+            y = lax.conv_general_dilated(x, w, (1, 1), "SAME", rhs_dilation=(2, 2),
+                                         dimension_numbers=NCHW)
+            return numpy.maximum(y + numpy.reshape(bias, (1, 24, 1, 1)), 0.0)
+        return g
+
+    lowered = xp.jit(f(xp.lax, xp.numpy)).lower(x, w, bias)
+    conv = next(i for i in parse(lowered.as_text()).entry.instructions
+                if i.opcode == "convolution")
+    assert conv_plan(conv).epilogue_ok and swapped_for(conv_plan(conv))
+    assert "kind=kOutput" in lowered.compile().executable.optimized_module.to_string()
+    np.testing.assert_allclose(np.asarray(xp.jit(f(xp.lax, xp.numpy))(x, w, bias)),
+                               np.asarray(jax.jit(f(jax.lax, jax.numpy))(x, w, bias)),
+                               rtol=1e-4, atol=1e-4)

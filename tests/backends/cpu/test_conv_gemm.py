@@ -200,23 +200,24 @@ def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
 
 
 def test_row_blocks_epilogue_transposed(cpu_check, tiny_blocks, monkeypatch):
-    """A blocked convolution whose result has its features outermost: the whole
-    convolution's gemm computes C^T (its epilogue takes transposed tiles) while each
-    block's gemm does not; the wrapper turns each block's tiles around."""
+    """A blocked convolution of few output features whose kernel has them outermost: the
+    whole convolution's gemm computes C^T (its epilogue takes transposed tiles) while each
+    block's gemm does not; the wrapper turns each block's tiles around. (A result with
+    its features outermost is now computed as C^T by both: conv._swaps.)"""
     from xlapy.backends.cpu.passes import gemm_epilogue
     monkeypatch.setattr(gemm_epilogue, "MIN_ELEMENTS", 1)
     text = """HloModule conv_epilogue_transposed
 ENTRY e {
   %a = f32[2,5,7,6]{3,2,1,0} parameter(0)
-  %w = f32[3,3,6,6]{3,2,1,0} parameter(1)
+  %w = f32[3,3,6,6]{2,1,0,3} parameter(1)
   %t = f32[6] parameter(2)
-  %c = f32[2,5,7,6]{2,1,0,3} convolution(%a, %w), window={size=3x3 pad=1_1x1_1},
+  %c = f32[2,5,7,6]{3,2,1,0} convolution(%a, %w), window={size=3x3 pad=1_1x1_1},
     dim_labels=b01f_01io->b01f
-  %bt = f32[2,5,7,6]{2,1,0,3} broadcast(%t), dimensions={3}
-  %s = f32[2,5,7,6]{2,1,0,3} add(%c, %bt)
+  %bt = f32[2,5,7,6]{3,2,1,0} broadcast(%t), dimensions={3}
+  %s = f32[2,5,7,6]{3,2,1,0} add(%c, %bt)
   %zero = f32[] constant(0)
-  %z = f32[2,5,7,6]{2,1,0,3} broadcast(%zero), dimensions={}
-  ROOT %r = f32[2,5,7,6]{2,1,0,3} maximum(%s, %z)
+  %z = f32[2,5,7,6]{3,2,1,0} broadcast(%zero), dimensions={}
+  ROOT %r = f32[2,5,7,6]{3,2,1,0} maximum(%s, %z)
 }"""
     plan = _plans(text)[0]
     rows = tiny_blocks.blocked_rows(plan)

@@ -97,6 +97,8 @@ def _swaps(plan, m: int, csa: int) -> bool:
     packing (its direct phase: A's, B's and C's rows contiguous and C thin; as
     gemm.swapped_for): the input gradient's 50x14x14x64 5x5 -> 32 took 26.9 ms swapped,
     10.4 ms direct (one thread)."""
+    if plan.c_strides[0] == 1 and plan.c_strides[1] != 1 and plan.n > 1:
+        return True   # C's columns are its contiguous dim (NCHW): C^T has contiguous rows
     if plan.n > 1 and gk.direct_call(plan.t, m, plan.n, vector_bits(),
                                      csa == 1 and plan.c_strides[1] == 1
                                      and (plan.b_strides or (0, 1))[1] == 1):
