@@ -101,3 +101,26 @@ def test_one_image_nchw_with_epilogue():
     np.testing.assert_allclose(np.asarray(xp.jit(f(xp.lax, xp.numpy))(x, w, bias)),
                                np.asarray(jax.jit(f(jax.lax, jax.numpy))(x, w, bias)),
                                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dims", [(3, 12, 10, 11, 20), (4, 16, 8, 16, 8), (8, 5, 19, 17, 6)])
+def test_winograd_nchw_through_copies(cpu_check, dims):
+    """Winograd on NCHW operands: the lhs copied features-innermost and the result copied
+    back (conv_relayout.py: squares of 8 x 8 transposed in registers, the edges one element
+    at a time; fewer than 8 features or positions: line by line), against the
+    interpreter."""
+    from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
+    n, c, h, w, k = dims
+    text = f"""HloModule wino_nchw
+ENTRY e {{
+  x = f32[{n},{c},{h},{w}] parameter(0)
+  f = f32[{k},{c},3,3] parameter(1)
+  ROOT y = f32[{n},{k},{h},{w}] convolution(x, f), window={{size=3x3 pad=1_1x1_1}},
+    dim_labels=bf01_oi01->bf01
+}}"""
+    assert winograd_plan(parse(text).entry.root) is not None
+    rng = np.random.default_rng(sum(dims))
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    f = (rng.standard_normal((k, c, 3, 3)) * 0.3).astype(np.float32)
+    got, want = cpu_check.run(text, x, f)
+    cpu_check.close(got[0], want[0], rtol=1e-4, atol=1e-4)
