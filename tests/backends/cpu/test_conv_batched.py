@@ -124,3 +124,20 @@ ENTRY e {{
     f = (rng.standard_normal((k, c, 3, 3)) * 0.3).astype(np.float32)
     got, want = cpu_check.run(text, x, f)
     cpu_check.close(got[0], want[0], rtol=1e-4, atol=1e-4)
+
+
+def test_f64_input_gradient_form(cpu_check):
+    """An f64 NCW input-gradient form (kernel "io", copied into a matrix), one gemm per
+    batch element, as the interpreter."""
+    text = """HloModule batched64
+ENTRY e {
+  dy = f64[5,24,36] parameter(0)
+  k = f64[24,12,5] parameter(1)
+  ROOT dx = f64[5,12,40] convolution(dy, k), window={size=5 pad=4_4 rhs_reversal=1},
+    dim_labels=bf0_io0->bf0
+}"""
+    assert _batched(text) == 1
+    rng = np.random.default_rng(8)
+    got, want = cpu_check.run(text, rng.standard_normal((5, 24, 36)),
+                              rng.standard_normal((24, 12, 5)))
+    cpu_check.close(got[0], want[0], rtol=1e-10, atol=1e-10)

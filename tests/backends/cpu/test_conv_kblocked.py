@@ -90,3 +90,25 @@ def test_nonfinite_lhs_and_signed_zeros(cpu_check):
     zeros = np.full_like(x, -0.0)
     got, want = cpu_check.run(_FILTER_GRAD, zeros, dy)
     cpu_check.same(got[0], want[0])
+
+
+@pytest.mark.parametrize("labels,lhs,rhs,out", [
+    ("fb01_io01->fb01", (2, 16, 64, 64), (2, 16, 64, 64), (16, 16, 3, 3)),
+    ("f01b_i01o->01bf", (8, 24, 24, 8), (8, 24, 24, 16), (3, 3, 8, 16))])
+def test_f64(cpu_check, labels, lhs, rhs, out):
+    """f64 filter gradients (row-major and column-major patch matrices) as the
+    interpreter."""
+    def t(dims):
+        return "f64[" + ",".join(map(str, dims)) + "]"
+    size = "64x64" if labels.startswith("fb") else "24x24"
+    text = f"""HloModule kblocked64
+ENTRY e {{
+  x = {t(lhs)} parameter(0)
+  dy = {t(rhs)} parameter(1)
+  ROOT c = {t(out)} convolution(x, dy), window={{size={size} pad=1_1x1_1}},
+    dim_labels={labels}
+}}"""
+    assert _kblocked(text)
+    rng = np.random.default_rng(6)
+    got, want = cpu_check.run(text, rng.standard_normal(lhs), rng.standard_normal(rhs))
+    cpu_check.close(got[0], want[0], rtol=1e-10, atol=1e-10)
