@@ -11,7 +11,7 @@ import pytest
 
 import xlapy_tests_cpu_optable as O
 from xlapy_tests_cpu_conv_cases import _MODEL_FORMS, _case, _depthwise_case, _module, draw
-from xlapy.backends.cpu.passes.conv_plan import conv_plan
+from xlapy.backends.cpu.passes.conv_plan import conv_plan, kblock_plan
 from xlapy.hlo import parse
 
 
@@ -102,11 +102,17 @@ def test_single_input_feature(cpu_check):
 @pytest.fixture
 def tiny_blocks(monkeypatch):
     """Convolutions run a few rows (conv.emit_conv_blocked) or contracting positions
-    (conv.emit_conv_depth_blocked) of the patch matrix at a time, on threads even when
-    small, compiled afresh (no cached objects)."""
-    from xlapy.backends.cpu.emitters import conv
+    (conv.emit_conv_depth_blocked, conv_kblocked.py) of the patch matrix at a time, on
+    threads even when small, compiled afresh (no cached objects)."""
+    from xlapy.backends.cpu.emitters import conv, conv_batched, conv_kblocked
+    from xlapy.backends.cpu.passes import conv_plan
     monkeypatch.setattr(conv, "BLOCK_BYTES", 1)
     monkeypatch.setattr(conv, "BLOCK_ROW_UNIT", 5)       # odd: blocks end mid-tile
+    monkeypatch.setattr(conv, "MIN_DEPTH_BLOCK", 1)
+    monkeypatch.setattr(conv_plan, "KBLOCK_BYTES", 1)    # one line per block
+    monkeypatch.setattr(conv_plan, "KBLOCK_MIN_DEPTH", 1)   # (column-major: one position)
+    monkeypatch.setattr(conv_kblocked, "PARALLEL_FLOPS", 0)
+    monkeypatch.setattr(conv_batched, "PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "GEMM_PARALLEL_FLOPS", 0)
     monkeypatch.setattr(conv, "IM2COL_PARALLEL_ELEMENTS", 0)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
@@ -122,6 +128,9 @@ def test_row_blocks(cpu_check, tiny_blocks):
     plans = [p for p in _plans(m.text()) if p is not None]
     assert sum(bool(tiny_blocks.blocked_rows(p)) for p in plans) >= 10
     assert sum(bool(tiny_blocks.blocked_depth(p)) for p in plans) >= 6
+    assert sum(kblock_plan(conv_plan(i), i.operands[1].shape, i.attrs["dim_labels"])
+               is not None for i in parse(m.text()).entry.instructions
+               if i.opcode == "convolution") >= 1
     assert sum(bool(p.outer) for p in plans) >= 3   # gemms per outer row, side by side
     assert sum(p.line_dims > 1 for p in plans) >= 3 and sum(p.plane for p in plans) >= 10
     got, want = cpu_check.run(m.text(), *args)
@@ -191,23 +200,24 @@ def test_row_blocks_with_epilogues(tiny_blocks, monkeypatch):
 
 
 def test_row_blocks_epilogue_transposed(cpu_check, tiny_blocks, monkeypatch):
-    """A blocked convolution whose result has its features outermost: the whole
-    convolution's gemm computes C^T (its epilogue takes transposed tiles) while each
-    block's gemm does not; the wrapper turns each block's tiles around."""
+    """A blocked convolution of few output features whose kernel has them outermost: the
+    whole convolution's gemm computes C^T (its epilogue takes transposed tiles) while each
+    block's gemm does not; the wrapper turns each block's tiles around. (A result with
+    its features outermost is now computed as C^T by both: conv._swaps.)"""
     from xlapy.backends.cpu.passes import gemm_epilogue
     monkeypatch.setattr(gemm_epilogue, "MIN_ELEMENTS", 1)
     text = """HloModule conv_epilogue_transposed
 ENTRY e {
   %a = f32[2,5,7,6]{3,2,1,0} parameter(0)
-  %w = f32[3,3,6,6]{3,2,1,0} parameter(1)
+  %w = f32[3,3,6,6]{2,1,0,3} parameter(1)
   %t = f32[6] parameter(2)
-  %c = f32[2,5,7,6]{2,1,0,3} convolution(%a, %w), window={size=3x3 pad=1_1x1_1},
+  %c = f32[2,5,7,6]{3,2,1,0} convolution(%a, %w), window={size=3x3 pad=1_1x1_1},
     dim_labels=b01f_01io->b01f
-  %bt = f32[2,5,7,6]{2,1,0,3} broadcast(%t), dimensions={3}
-  %s = f32[2,5,7,6]{2,1,0,3} add(%c, %bt)
+  %bt = f32[2,5,7,6]{3,2,1,0} broadcast(%t), dimensions={3}
+  %s = f32[2,5,7,6]{3,2,1,0} add(%c, %bt)
   %zero = f32[] constant(0)
-  %z = f32[2,5,7,6]{2,1,0,3} broadcast(%zero), dimensions={}
-  ROOT %r = f32[2,5,7,6]{2,1,0,3} maximum(%s, %z)
+  %z = f32[2,5,7,6]{3,2,1,0} broadcast(%zero), dimensions={}
+  ROOT %r = f32[2,5,7,6]{3,2,1,0} maximum(%s, %z)
 }"""
     plan = _plans(text)[0]
     rows = tiny_blocks.blocked_rows(plan)

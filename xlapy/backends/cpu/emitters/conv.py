@@ -33,9 +33,12 @@ from xlapy.backends.cpu.emitters.conv_guard import guarded
 from xlapy.backends.cpu.emitters.conv_im2col import (im2col_fn, im2col_inner, im2col_lines,
                                                       new_fn, pack_kernel_fn, pdims, ptrs,
                                                       umin)
+from xlapy.backends.cpu.emitters.conv_batched import emit_conv_batched
+from xlapy.backends.cpu.emitters.conv_kblocked import emit_conv_kblocked
 from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
-from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan,
-                                                 filter_grad_plan, one_output_plan, strides_of)
+from xlapy.backends.cpu.passes.conv_plan import (batched_plan, conv_plan, depthwise_plan,
+                                                 filter_grad_plan, kblock_plan,
+                                                 one_output_plan, strides_of)
 from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
@@ -48,6 +51,7 @@ IM2COL_PARALLEL_ELEMENTS = 1 << 15
 # the core's L2 cache beside the kernel matrix while the gemm reads it
 BLOCK_BYTES = 384 << 10
 BLOCK_ROW_UNIT = 48     # block rows: a multiple of the micro-tiles' (12) and direct rows (4)
+MIN_DEPTH_BLOCK = 256   # contracting positions per depth block at least (gemm_params.KC)
 
 
 def _esize(t: str) -> int:
@@ -93,6 +97,8 @@ def _swaps(plan, m: int, csa: int) -> bool:
     packing (its direct phase: A's, B's and C's rows contiguous and C thin; as
     gemm.swapped_for): the input gradient's 50x14x14x64 5x5 -> 32 took 26.9 ms swapped,
     10.4 ms direct (one thread)."""
+    if plan.c_strides[0] == 1 and plan.c_strides[1] != 1 and plan.n > 1:
+        return True   # C's columns are its contiguous dim (NCHW): C^T has contiguous rows
     if plan.n > 1 and gk.direct_call(plan.t, m, plan.n, vector_bits(),
                                      csa == 1 and plan.c_strides[1] == 1
                                      and (plan.b_strides or (0, 1))[1] == 1):
@@ -101,6 +107,15 @@ def _swaps(plan, m: int, csa: int) -> bool:
 
 
 def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
+    kp = None if epilogue else kblock_plan(plan, instr.operands[1].shape,
+                                           instr.attrs["dim_labels"])
+    if kp is not None:
+        emit_conv_kblocked(pe, instr, plan, kp, out_ptr, lhs_ptr, rhs_ptr)
+        return
+    bp = None if epilogue else batched_plan(instr, plan)
+    if bp is not None:
+        emit_conv_batched(pe, instr, plan, bp, out_ptr, lhs_ptr, rhs_ptr)
+        return
     rows_blk = blocked_rows(plan)
     if rows_blk:
         emit_conv_blocked(pe, instr, plan, rows_blk, out_ptr, lhs_ptr, rhs_ptr, epilogue)
@@ -339,7 +354,7 @@ def blocked_depth(plan) -> int:
     if plan.a_view or plan.a_rows_first or plan.outer or pdims(plan)[-1][0] != "r":
         return 0
     cols = BLOCK_BYTES // (plan.m * _esize(plan.t))
-    cols = max(cols // BLOCK_ROW_UNIT, 1) * BLOCK_ROW_UNIT
+    cols = max(cols // BLOCK_ROW_UNIT * BLOCK_ROW_UNIT, MIN_DEPTH_BLOCK)
     return cols if plan.k > cols else 0
 
 

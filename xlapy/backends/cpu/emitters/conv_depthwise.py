@@ -10,7 +10,10 @@ any other dim orders, strides, padding and dilations. A channel multiplier above
 the lhs feature f / mult: broadcast to a vector when the multiplier is a multiple of the
 vector width (a one-feature image's first layer: every output feature reads it), else
 lane by lane. The pixels are split across the thread
-pool. Everything else stays with the gemm (conv.py) or the elemental loop.
+pool. Where every output feature reads its group's one lhs feature (a one-feature image's
+first layer), PIXEL_BLOCK pixels of a row whose windows are inside the lhs are computed
+together (_blocked_kernel: each kernel vector loaded once for them). Everything else stays
+with the gemm (conv.py) or the elemental loop.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one 
 UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
 PARTIAL_SUMS = 4            # an unrolled window's taps summed in this many chains
 VECTORS_AT_ONCE = 4         # feature vectors a pixel's unrolled taps compute together
+PIXEL_BLOCK = 4             # pixels of a row the broadcast kernel computes together
 
 
 def emit_depthwise(pe, instr, dest, operands) -> bool:
@@ -43,6 +47,10 @@ def emit_depthwise(pe, instr, dest, operands) -> bool:
     b, me = pe.b, pe.me
     ctx = pe.table([operands[0], operands[1], dest[0]])
     work = out.size * instr.operands[1].shape.size // max(out.dims[dn.output_feature], 1)
+    run = _pixel_runs(instr, plan)
+    if run is not None:   # runs of PIXEL_BLOCK pixels along the innermost spatial dim
+        fn = _blocked_kernel(pe, instr, plan, fn, run)
+        pixels = pixels // run * -(-run // PIXEL_BLOCK)
     if me.use_threads and work >= PARALLEL_WORK and pixels >= 2:
         grain = max(pixels // (4 * me.num_threads), 1)
         b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(pixels), c64(grain)])
@@ -188,6 +196,109 @@ def _kernel(pe, instr, plan) -> ir.Function:
     return fn
 
 
+
+
+def _feature_vectors(instr, plan):
+    """(vector lanes, vectors) of the output features a broadcast pixel computes (every
+    output feature reads its group's one lhs feature: a multiplier of whole vectors)."""
+    fty = T.value_type(instr.shape.element_type)
+    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
+    _, mult = plan
+    return vl, mult // vl
+
+
+def _pixel_runs(instr, plan):
+    """The pixels of a row (the output's innermost pixel dim, a spatial one) when the
+    blocked kernel (_blocked_kernel) takes the convolution, else None: one lhs feature per
+    group (the multiplier a multiple of the vector width: the CNN's first layer, one
+    input feature and 32 outputs), the window unrolled, no lhs dilation, rows of at least
+    PIXEL_BLOCK pixels."""
+    groups, mult = plan
+    vl, nv = _feature_vectors(instr, plan)
+    w, dn, out = instr.attrs["window"], instr.attrs["dim_labels"], instr.shape
+    n_win = 1
+    for size in w.size:
+        n_win *= size
+    regs = 24 if vector_bits() >= 512 else 12   # accumulators that stay in registers
+    if vl == 1 or mult % vl or PIXEL_BLOCK * nv > regs or n_win > UNROLL_WINDOW \
+            or any(d != 1 for d in w.lhs_dilate):
+        return None
+    pix = [d for d in reversed(out.minor_to_major) if d != dn.output_feature]
+    if pix[-1] not in dn.output_spatial or out.dims[pix[-1]] < PIXEL_BLOCK:
+        return None
+    return out.dims[pix[-1]]
+
+
+def _blocked_kernel(pe, instr, plan, per_pixel, run: int) -> ir.Function:
+    """fn(ctx = [lhs, rhs, out], start, end): units [start, end) of PIXEL_BLOCK pixels of
+    a row each (the row's last unit fewer). A unit whose pixels' windows are all inside
+    the lhs computes them together, each kernel vector loaded once for the block and
+    each pixel's lhs feature broadcast once per tap (the per-pixel kernel loaded the kernel
+    vectors again for every pixel: two loads per two multiply-adds); the others go to the
+    per-pixel kernel `per_pixel`."""
+    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(
+        pe, f"conv.depthwise_rows.{instr.name}")
+    groups, mult = plan
+    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
+    rhs, out = instr.operands[1].shape, instr.shape
+    rs, os_ = strides_of(rhs), strides_of(out)
+    ls = strides_of(instr.operands[0].shape)
+    fty = T.value_type(out.element_type)
+    vl, nv = _feature_vectors(instr, plan)
+    vty = ir.VectorType(fty, vl)
+    fma = T.intrinsic(pe.llmod, "llvm.fmuladd", vty, 3)
+    n_feat = out.dims[dn.output_feature]
+    pix = [d for d in reversed(out.minor_to_major) if d != dn.output_feature]
+    xs = dn.output_spatial.index(pix[-1])   # the row's spatial dim
+    x_step = w.stride[xs] * ls[dn.input_spatial[xs]]   # lhs elements between pixels
+    nsp = len(dn.output_spatial)
+    wins = []
+    n_win = 1
+    for s in range(nsp):
+        n_win *= w.size[s]
+    for lin in range(n_win):
+        ks, rem = [], lin
+        for s in reversed(range(nsp)):
+            ks.insert(0, rem % w.size[s])
+            rem //= w.size[s]
+        wins.append((sum(k * rs[dn.kernel_spatial[s]] for s, k in enumerate(ks)), ks))
+    per_row = -(-run // PIXEL_BLOCK)
+    ctx = fn.args[0]
+    with for_range(b, start, end, name="unit") as u:
+        row = b.udiv(u, c64(per_row))
+        x0 = b.mul(b.urem(u, c64(per_row)), c64(PIXEL_BLOCK))
+        p0 = b.add(b.mul(row, c64(run)), x0)
+        count = b.select(b.icmp_unsigned("<", b.sub(c64(run), x0), c64(PIXEL_BLOCK)),
+                         b.sub(c64(run), x0), c64(PIXEL_BLOCK))
+        out_base, lhs_base, o_sp = pixel_coords(b, instr, pix, p0)
+        last = list(o_sp)
+        last[xs] = b.add(o_sp[xs], c64(PIXEL_BLOCK - 1))
+        inside = b.and_(b.icmp_unsigned("==", count, c64(PIXEL_BLOCK)),
+                        b.and_(window_inside(b, instr, o_sp), window_inside(b, instr, last)))
+        with b.if_else(inside) as (whole, edge):
+            with whole:
+                with for_range(b, 0, n_feat, vl * nv, name="f") as f:
+                    accs = [[ir.Constant(vty, [0.0] * vl)] * nv for _ in range(PIXEL_BLOCK)]
+                    lhs_f = b.add(lhs_base, b.udiv(f, c64(mult)))
+                    for off, ks in wins:
+                        ys = [b.load(b.gep(rhs_p, [b.add(c64(off), b.add(f, c64(v * vl)))],
+                                           source_etype=fty), typ=vty, align=1)
+                              for v in range(nv)]
+                        at, _ = lhs_offset(b, instr, o_sp, ks, lhs_f, checked=False)
+                        for p in range(PIXEL_BLOCK):
+                            x = b.load(b.gep(lhs_p, [b.add(at, c64(p * x_step))],
+                                             source_etype=fty), typ=fty)
+                            x = T.splat(b, x, vl)
+                            accs[p] = [b.call(fma, [x, ys[v], accs[p][v]]) for v in range(nv)]
+                    for p in range(PIXEL_BLOCK):
+                        o = b.add(out_base, b.add(f, c64(p * os_[pix[-1]])))
+                        for v in range(nv):
+                            b.store(accs[p][v], b.gep(out_p, [b.add(o, c64(v * vl))],
+                                                      source_etype=fty), align=1)
+            with edge:
+                b.call(per_pixel, [ctx, p0, b.add(p0, count)])
+    b.ret_void()
+    return fn
 
 
 def _vectors_at_once(n_vectors: int, per_lhs: int, unrolled: bool) -> int:

@@ -26,10 +26,13 @@ other convolution paths when the kernel or the lhs holds a non-finite value.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.conv_guard import any_nonfinite, branch
+from xlapy.backends.cpu.emitters.conv_relayout import emit_copy, minor_first
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
@@ -74,7 +77,42 @@ def emit_guarded(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, other, epilogue=None)
 
 def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> None:
     """epilogue: (fn, ctx) of gemm_kernel.EPILOGUE_TYPE, called with (row, feature 0,
-    1 row, K features) per output pixel, row the pixel's index in conv_plan's row order."""
+    1 row, K features) per output pixel, row the pixel's index in conv_plan's row order.
+
+    An lhs whose features are not innermost (NCHW) is transformed from a copy with them
+    innermost, and such a result (without an epilogue) is computed into one and copied
+    back: the transforms run along the features, which were read and written one element
+    a plane apart (NCHW 8x32x32x32 3x3 -> 64: 4.1 ms CPU against NHWC's 1.7)."""
+    dn = instr.attrs["dim_labels"]
+    lhs, out = instr.operands[0].shape, instr.shape
+    relayout_in = strides_of(lhs)[dn.input_feature] != 1
+    relayout_out = strides_of(out)[dn.output_feature] != 1 and epilogue is None
+    if relayout_in or relayout_out:
+        lhs1 = minor_first(lhs, dn.input_feature) if relayout_in else lhs
+        out1 = minor_first(out, dn.output_feature) if relayout_out else out
+        one = SimpleNamespace(operands=[SimpleNamespace(shape=lhs1), instr.operands[1]],
+                              shape=out1, attrs=instr.attrs, name=instr.name)
+        es = {"f32": 4, "bf16": 2, "f16": 2}
+        lhs_bytes = _align(lhs.size * es[lhs.element_type.name]) if relayout_in else 0
+        out_bytes = _align(out.size * es[out.element_type.name]) if relayout_out else 0
+        # the copies at the front of the scratch space, the transforms' buffers after them
+        tmp = pe.me.scratch(pe.b, pe.arena, lhs_bytes + out_bytes)
+        lhs_tmp = tmp
+        out_tmp = pe.b.gep(tmp, [c64(lhs_bytes)], source_etype=T.I8)
+        if relayout_in:
+            emit_copy(pe, lhs, lhs1, lhs_ptr, lhs_tmp, f"{instr.name}.in")
+        _winograd(pe, one, wp, out_tmp if relayout_out else out_ptr,
+                  lhs_tmp if relayout_in else lhs_ptr, rhs_ptr, epilogue,
+                  reserved=lhs_bytes + out_bytes)
+        if relayout_out:
+            emit_copy(pe, out1, out, out_tmp, out_ptr, f"{instr.name}.out")
+        return
+    _winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue)
+
+
+def _winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None, reserved=0) -> None:
+    """emit_winograd's work; its buffers after the first `reserved` bytes of the scratch
+    space."""
     b, me = pe.b, pe.me
     n2 = wp.points
     flops = 2 * n2 * wp.tiles * wp.c * wp.k
@@ -98,7 +136,8 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     for m in ends:
         ws_bytes = max(ws_bytes, workspace_bytes("f32", m, wp.k, wp.c, 1, _swaps(wp, tb)))
     slice_bytes = v_bytes + m_bytes + y_bytes + _align(ws_bytes)
-    scratch = me.scratch(b, pe.arena, u_bytes + chunks * slice_bytes)
+    scratch = me.scratch(b, pe.arena, reserved + u_bytes + chunks * slice_bytes)
+    scratch = b.gep(scratch, [c64(reserved)], source_etype=T.I8)
     u_buf = scratch
     slices = b.gep(scratch, [c64(u_bytes)], source_etype=T.I8)
 

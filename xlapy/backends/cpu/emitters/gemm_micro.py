@@ -15,9 +15,11 @@ from xlapy.backends.llvm.types import splat
 
 class MicroKernel(GemmIR):
     # ---- the micro-kernel -----------------------------------------------------------------
-    def micro(self):
-        """micro(kc, ap, bp, tile): tile[MR][NR] = ap-sliver . bp-sliver."""
-        fn = self._fn("micro", [I64, PTR, PTR, PTR])
+    def micro(self, mr: int = MR):
+        """micro(kc, ap, bp, tile): tile[MR][NR] = ap-sliver . bp-sliver; with mr < MR only
+        the sliver's first mr rows (an edge panel of at most mr rows: the padding rows cost
+        no arithmetic; the tile's other rows are left as they were)."""
+        fn = self._fn("micro" if mr == MR else f"micro{mr}", [I64, PTR, PTR, PTR])
         kc, ap, bp, tile = fn.args
         for a in (ap, bp, tile):
             a.add_attribute("noalias")
@@ -30,7 +32,7 @@ class MicroKernel(GemmIR):
         k.add_incoming(c64(0), entry)
         zero = ir.Constant(self.vty, [0.0] * self.vl)
         accs = []
-        for _ in range(MR * NV):
+        for _ in range(mr * NV):
             p = b.phi(self.vty)
             p.add_incoming(zero, entry)
             accs.append(p)
@@ -42,7 +44,7 @@ class MicroKernel(GemmIR):
               for v in range(NV)]
         arow = b.mul(k, c64(MR))
         new = []
-        for i in range(MR):
+        for i in range(mr):
             a = self._splat(b, b.load(self._at(b, ap, b.add(arow, c64(i))), typ=self.fty))
             for v in range(NV):
                 new.append(b.call(self.fmuladd, [a, bv[v], accs[i * NV + v]]))
@@ -51,7 +53,7 @@ class MicroKernel(GemmIR):
             p.add_incoming(n, b.block)
         b.branch(head)
         b.position_at_end(done)
-        for i in range(MR):
+        for i in range(mr):
             for v in range(NV):
                 b.store(accs[i * NV + v], self._at(b, tile, c64(i * self.nr + v * self.vl)),
                         align=self.vl * self.esize)

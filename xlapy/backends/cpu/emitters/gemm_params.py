@@ -20,6 +20,7 @@ EPILOGUE_TYPE = ir.FunctionType(VOID, [PTR, I64, I64, I64, I64])
 SLOT = {name: k for k, name in enumerate(ARGS)}
 
 MR = 12          # rows of the micro-tile
+EDGE_ROWS = (4, 8)   # rows of the smaller micro-kernels edge panels take (gemm_driver)
 NV = 2           # vectors per micro-tile row
 KC = 256         # depth of a packed sliver
 MC = 192         # rows of A packed at a time

@@ -34,6 +34,9 @@ their filter gradient, filter_grad_plan).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
+
+from xlapy.hlo.shapes import Shape
 
 GEMM_TYPES = ("f32", "f64")
 HALF_TYPES = ("bf16", "f16")   # the gemm widens them to f32 as it packs; sums in f32
@@ -370,3 +373,97 @@ def one_output_plan(instr):
             or strides_of(rhs)[dn.kernel_input_feature] != 1:
         return None
     return c
+
+
+# the depth-blocked form (emitters/conv_kblocked.py): a block of the row-major patch matrix
+# of at most this many bytes is built at a time (it stays in the core's L2 cache)
+KBLOCK_BYTES = 384 << 10
+KBLOCK_MAX_C_BYTES = 512 << 10   # C (every thread has one) stays in cache too
+KBLOCK_MIN_DEPTH = 256           # a column-major block's depth at least (gemm_params.KC)
+
+
+@dataclass(frozen=True)
+class KBlockPlan:
+    """A convolution with few rows and a deep contraction (a filter gradient: M = input
+    features x window, K = batch x output positions) as gemms over blocks of K: kb
+    contracting positions of a `run` of positions along which the kernel matrix B is one
+    stride (`b_stride`), so every block of B is a strided view of the kernel; `b_outer`:
+    the (size, stride) of the kernel's contracting dims outside the run, major -> minor.
+    The patch matrix is row-major (rows_first: its im2col lines, of `line` elements, run
+    along K, and a block holds whole lines of each row) or column-major (lines along M:
+    a block is a range of lines)."""
+    kb: int
+    line: int
+    run: int
+    b_stride: int
+    b_outer: tuple
+    rows_first: bool = True
+
+    @property
+    def blocks_per_run(self) -> int:
+        return -(-self.run // self.kb)
+
+
+def kblock_plan(plan, rhs, dn) -> KBlockPlan | None:
+    """The KBlockPlan of a gemm convolution's plan, else None: one group, no outer row
+    loops, A materialized with its lines along the contracting dims (row-major) or along
+    the rows (column-major), f32 / f64, K at least twice M and C small (a filter gradient;
+    other convolutions keep emitters/conv.py's row and depth blocks)."""
+    if plan is None or plan.a_view or plan.outer or plan.groups != 1 \
+            or plan.t not in GEMM_TYPES or plan.out_t != plan.t:
+        return None
+    es = 8 if plan.t == "f64" else 4
+    dims = a_dims(plan.rows, plan.cols, plan.a_rows_first)
+    if dims[-1][0] != ("c" if plan.a_rows_first else "r") or plan.k < 2 * plan.m \
+            or plan.m * plan.n * es > KBLOCK_MAX_C_BYTES:
+        return None
+    line = _line_size(dims, plan.line_dims) if plan.a_rows_first else 1
+    rst = strides_of(rhs)
+    kd = [(size, rst[dn.kernel_input_feature] if kind == "i" else rst[dn.kernel_spatial[j]])
+          for kind, j, size in plan.cols]
+    split = len(kd)
+    while split > 0 and collapse(kd[split - 1:]) is not None:
+        split -= 1
+    run, b_stride = collapse(kd[split:])
+    if run % line:
+        return None
+    if plan.a_rows_first:
+        # blocks of equal size (whole lines) in a run, as large as KBLOCK_BYTES allows
+        run_lines = run // line
+        n = -(-run_lines // max(KBLOCK_BYTES // (plan.m * line * es), 1))
+        kb = -(-run_lines // n) * line
+    else:
+        # whole depth blocks of the gemm (KBLOCK_MIN_DEPTH = its KC) as KBLOCK_BYTES allows
+        most = KBLOCK_BYTES // (plan.m * es) // KBLOCK_MIN_DEPTH * KBLOCK_MIN_DEPTH
+        kb = min(max(most, KBLOCK_MIN_DEPTH), run)
+    return KBlockPlan(kb=kb, line=line, run=run, b_stride=b_stride,
+                      b_outer=tuple((s, st) for s, st in kd[:split] if s != 1),
+                      rows_first=plan.a_rows_first)
+
+
+def batched_plan(instr, plan):
+    """(the plan of one batch element's convolution, a stand-in for that convolution with
+    .operands[k].shape, .shape, .attrs, .name) when the only rows the plan loops over are
+    the batch (NCHW / NCW outputs) and the batch is the lhs's and the output's most-major
+    dim (one element's strides are the whole array's), for emitters/conv_batched.py; else
+    None. One group, f32 / f64, A materialized."""
+    if plan is None or plan.a_view or plan.groups != 1 or len(plan.outer) != 1 \
+            or plan.t not in GEMM_TYPES or plan.out_t != plan.t:
+        return None
+    dn = instr.attrs["dim_labels"]
+    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
+    if plan.outer[0] != (out.dims[dn.output_batch], strides_of(out)[dn.output_batch]) \
+            or lhs.minor_to_major[-1] != dn.input_batch \
+            or out.minor_to_major[-1] != dn.output_batch:
+        return None
+
+    def one_of(s, d):
+        return Shape(s.element_type, tuple(1 if k == d else n for k, n in enumerate(s.dims)),
+                     s.layout)
+    lhs1, out1 = one_of(lhs, dn.input_batch), one_of(out, dn.output_batch)
+    p1 = plan_for(instr.attrs, lhs1, rhs, out1)
+    if p1 is None or p1.outer or p1.a_view:
+        return None
+    one = SimpleNamespace(operands=[SimpleNamespace(shape=lhs1), SimpleNamespace(shape=rhs)],
+                          shape=out1, attrs=instr.attrs, name=instr.name)
+    return p1, one
