@@ -78,6 +78,7 @@ def test_hand_written_sections_survive(report, tmp_path):
         # the run's own big-constants heading is not the hand-written section's
         assert "## Big programs: constants (issue 17)" not in inside
         assert inside.endswith("\n\n")    # a blank line before the end marker
+        assert text.count("](benchmarks.svg)") == 1   # the chart once, inside the markers
     data = json.loads((tmp_path / "benchmarks.json").read_text())
     assert [r["name"] for r in data["results"]] == [r["name"] for r in RESULTS]
     svg = (tmp_path / "benchmarks.svg").read_text()
