@@ -1,26 +1,92 @@
 """Writes benchmark results as Markdown, JSON and an SVG bar chart (no plotting library
-needed: the chart is a few rectangles)."""
+needed: the chart is a few rectangles).
+
+benchmarks.json and benchmarks.svg are written whole. benchmarks.md is not: the run's report
+goes between the lines BEGIN and END (`<!-- bench:begin ... -->`, `<!-- bench:end -->`) and
+everything outside them (the hand-written sections of docs/benchmarks.md) is kept byte for
+byte. A directory without benchmarks.md gets a new one holding a title and the markers; a
+benchmarks.md without exactly one pair of markers is an error (MarkerError), raised before
+any file is written (`check_target` lets run.py find it before the benchmarks run)."""
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import pathlib
+import re
 
 from harness import fmt_time
 
 SYSTEMS = ("xlapy", "numpy", "jax", "numexpr", "torch", "torch.softmax")
 
+BEGIN = ("<!-- bench:begin (written by `make bench`, benchmarks/run.py: everything up to "
+         "bench:end is replaced on each run; edit outside the markers) -->")
+END = "<!-- bench:end -->"
+_BEGIN_RE = re.compile(r"<!-- bench:begin\b.*-->[ \t]*\r?\n?\Z")
+_END_RE = re.compile(r"<!-- bench:end\b.*-->[ \t]*\r?\n?\Z")
+
+
+class MarkerError(ValueError):
+    """benchmarks.md has no single, ordered pair of bench:begin / bench:end marker lines."""
+
+
+def _markers(text: str, path) -> tuple[list, int, int]:
+    """(lines with their ends, index of the begin line, index of the end line)."""
+    lines = text.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if _BEGIN_RE.match(line)]
+    ends = [i for i, line in enumerate(lines) if _END_RE.match(line)]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        where = ", ".join([f"bench:begin on line {i + 1}" for i in begins]
+                          + [f"bench:end on line {i + 1}" for i in ends]) or "neither"
+        raise MarkerError(
+            f"{path}: the generated report goes between one '<!-- bench:begin -->' line and "
+            f"one later '<!-- bench:end -->' line, and the rest of the file is kept; found "
+            f"{where}. Add the markers around the generated part (or pass --out a directory "
+            "without benchmarks.md); nothing was written")
+    return lines, begins[0], ends[0]
+
+
+def check_target(out: pathlib.Path) -> None:
+    """Raises MarkerError when out/benchmarks.md exists without its markers."""
+    md = pathlib.Path(out) / "benchmarks.md"
+    if md.exists():
+        _markers(md.read_bytes().decode("utf-8"), md)
+
+
+def splice(existing: str | None, report: str, path="benchmarks.md") -> str:
+    """The text of benchmarks.md with `report` (ending in a newline) between the markers:
+    the existing text outside them unchanged, or a new file when `existing` is None."""
+    if existing is None:
+        return f"# Benchmarks\n\n{BEGIN}\n{report}{END}\n"
+    lines, b, e = _markers(existing, path)
+    return "".join(lines[:b + 1]) + report + "".join(lines[e:])
+
+
+def _write(path: pathlib.Path, text: str) -> None:
+    """Replaces path's text in one step (an interrupted run leaves the old file whole)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(text.encode("utf-8"))   # the kept text's bytes and line ends, unchanged
+    os.replace(tmp, path)
+
 
 def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -> None:
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    md = pathlib.Path(out) / "benchmarks.md"
+    existing = md.read_bytes().decode("utf-8") if md.exists() else None
+    text = splice(existing, _markdown(stamp, limits, results, quick), md)   # checks first
+    _write(pathlib.Path(out) / "benchmarks.json", json.dumps(
+        {"date": stamp, "quick": quick, "machine": limits, "results": results}, indent=1))
+    _write(md, text)
+    _write(pathlib.Path(out) / "benchmarks.svg", _svg(
+        [r for r in results if r.get("suite") not in ("models", "big_constants")]))
+
+
+def _markdown(stamp: str, limits: dict, results: list, quick: bool) -> str:
+    """The run's report (the part of benchmarks.md between the markers)."""
     busy = limits.get("busy")
     load = limits.get("load_average")
-    (out / "benchmarks.json").write_text(json.dumps(
-        {"date": stamp, "quick": quick, "machine": limits, "results": results}, indent=1))
     lines = [
-        "# Benchmarks",
-        "",
         f"Measured {stamp} with `make bench` (`.venv/bin/python benchmarks/run.py"
         f"{' --quick' if quick else ''}{' --busy' if busy else ''}`) on {limits['cpu']}, "
         f"{limits['cores']} cores"
@@ -102,14 +168,13 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         lines += _model_table(models, limits)
     if big:
         lines += _big_constants_table(big)
-    lines += ["", "![time relative to JAX](benchmarks.svg)", ""]
-    (out / "benchmarks.md").write_text("\n".join(lines))
-    (out / "benchmarks.svg").write_text(_svg(results))
+    lines += ["", "![time relative to JAX](benchmarks.svg)", "", ""]   # a blank line before END
+    return "\n".join(lines)
 
 
 def _big_constants_table(rows: list) -> list:
     """Big programs (benchmarks/big_constants.py): parse, compile, first run against XLA."""
-    out = ["", "## Big programs: constants (issue 17)", "",
+    out = ["", "## Big programs: constants, this run (issue 17)", "",
            "`benchmarks/big_constants.py` (`make bench` runs the 1M-value row; the script "
            "takes 10M too): an HLO module whose weights are f32 literals, parsed, compiled "
            "and run once by xlapy and by XLA (jaxlib on the same text), the best of 2 "

@@ -8,8 +8,11 @@ time, and in CPU time per call: every thread of the process, spinning ones inclu
 first-call (compile) time of the jitted systems, and for memory-bound workloads the ratio
 to the machine's measured memory-bandwidth bound. It also
 measures the machine limits themselves: copy bandwidth (a 256 MB copy) and gemm GFLOP/s
-(NumPy's BLAS, 2048^3). Results go to docs/benchmarks.md, docs/benchmarks.json and a bar
-chart docs/benchmarks.svg. --busy runs every suite beside a CPU-bound neighbour process
+(NumPy's BLAS, 2048^3). Results go to docs/benchmarks.json, a bar chart docs/benchmarks.svg
+and docs/benchmarks.md, where only the part between the `<!-- bench:begin -->` and
+`<!-- bench:end -->` lines is replaced: the hand-written sections around it are kept
+(report.py; --out DIR writes the three files into DIR, a new benchmarks.md there holding
+the markers). --busy runs every suite beside a CPU-bound neighbour process
 (benchmarks/busy.py), as on a shared machine: threads that busy-wait or wait for a
 descheduled worker show there.
 """
@@ -262,6 +265,11 @@ def main(argv=None) -> int:
     ap.add_argument("--busy", action="store_true",
                     help="run everything beside a CPU-bound neighbour process (busy.py)")
     args = ap.parse_args(argv)
+    from report import MarkerError, check_target
+    try:   # before the benchmarks run, not after
+        check_target(pathlib.Path(args.out))
+    except MarkerError as e:
+        ap.error(str(e))
     if args.busy:
         from busy import neighbour
         with neighbour():
@@ -332,7 +340,8 @@ def _main(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     from report import write_reports
     write_reports(out, limits, results, quick=args.quick)
-    print(f"\nwrote {out / 'benchmarks.md'}, {out / 'benchmarks.json'}, {out / 'benchmarks.svg'}")
+    print(f"\nwrote {out / 'benchmarks.md'} (between its bench:begin/end markers), "
+          f"{out / 'benchmarks.json'}, {out / 'benchmarks.svg'}")
     return 0
 
 
