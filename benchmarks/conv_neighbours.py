@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 import numpy as np
+from harness import cpu_wall_median
 
 NHWC, NCHW, NCH, NHC = (("NHWC", "HWIO", "NHWC"), ("NCHW", "OIHW", "NCHW"),
                         ("NCH", "OIH", "NCH"), ("NHC", "HIO", "NHC"))
@@ -43,16 +42,6 @@ CASES = {
     "lhs-dilated": ((8, 16, 16, 32), (3, 3, 32, 64), (1, 1), ((2, 2), (2, 2)), NHWC,
                     {"lhs_dilation": (2, 2)}, "f32"),
 }
-
-
-def _time(fn, calls: int) -> tuple[float, float]:
-    cpu, wall = [], []
-    for _ in range(calls):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    return statistics.median(cpu), statistics.median(wall)
 
 
 def _pair(name, case, grad: bool, rounds: int, calls: int) -> None:
@@ -92,7 +81,7 @@ def _pair(name, case, grad: bool, rounds: int, calls: int) -> None:
     res = {k: [] for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
-            res[k].append(_time(f, calls))
+            res[k].append(cpu_wall_median(f, calls))
     xb, jb = min(res["xlapy"]), min(res["jax"])
     print(f"{name + (' grad' if grad else ''):22} xlapy cpu {xb[0] * 1e3:7.2f} ms wall "
           f"{xb[1] * 1e3:7.2f} | JAX cpu {jb[0] * 1e3:7.2f} wall {jb[1] * 1e3:7.2f} | "

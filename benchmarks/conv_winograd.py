@@ -18,15 +18,15 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import statistics
 import sys
-import time
 
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+from harness import cpu_wall_median  # noqa: E402
 
 
 def _with_flag(on: bool, build):
@@ -39,17 +39,6 @@ def _with_flag(on: bool, build):
         os.environ["XLAPY_FLAGS"] = saved
 
 
-def _time(fn, calls: int) -> tuple[float, float]:
-    """(median CPU seconds, median wall seconds) per call over `calls` calls."""
-    cpu, wall = [], []
-    for _ in range(calls):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    return statistics.median(cpu), statistics.median(wall)
-
-
 def ab(name: str, on, off, rounds: int, calls: int, jax_fn=None) -> None:
     """Alternate the callables (and JAX's, when given); print each one's best round (CPU,
     wall)."""
@@ -59,7 +48,7 @@ def ab(name: str, on, off, rounds: int, calls: int, jax_fn=None) -> None:
         fn()
     for _ in range(rounds):
         for key, fn in fns:
-            res[key].append(_time(fn, calls))
+            res[key].append(cpu_wall_median(fn, calls))
     best = {key: min(v) for key, v in res.items()}
     w, g = best["winograd"], best["gemm"]
     line = (f"{name}: winograd cpu {w[0] * 1e3:7.2f} ms wall {w[1] * 1e3:7.2f} ms | "

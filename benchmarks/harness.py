@@ -63,6 +63,19 @@ def first_call(fn, reset=None, repeats: int = 5, idle: float = 0.15) -> list[flo
     return times
 
 
+def cpu_wall_median(fn, calls: int) -> tuple[float, float]:
+    """(median CPU seconds, median wall seconds) per call over `calls` calls of fn; CPU
+    time is the process's (time.process_time: all of its threads), so on a loaded machine
+    it still compares the work done."""
+    cpu, wall = [], []
+    for _ in range(calls):
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn()
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return statistics.median(cpu), statistics.median(wall)
+
+
 def fmt_time(s: float) -> str:
     if s < 1e-3:
         return f"{s * 1e6:8.1f} us"

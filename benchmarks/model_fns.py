@@ -195,26 +195,15 @@ def models(xnp, lax):
     def sigmoid(x):
         return 1.0 / (1.0 + xnp.exp(-x))
 
+    def lstm_cell(p, h, c, x):
+        wx, wh, bias = p
+        z = x @ wx + h @ wh + bias
+        i, f, g, o = (z[:, k * LSTM_WIDTH:(k + 1) * LSTM_WIDTH] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * xnp.tanh(g)
+        return sigmoid(o) * xnp.tanh(c), c
+
     def lstm(p, xs, h0):
-        layers = [tuple(p[3 * k:3 * k + 3]) for k in range(LSTM_DEPTH)]
-
-        def cell(carry, x):
-            hs, cs = carry
-            new_h, new_c = [], []
-            inp = x
-            for (wx, wh, bias), h, c in zip(layers, hs, cs):
-                z = inp @ wx + h @ wh + bias
-                i, f, g, o = (z[:, k * LSTM_WIDTH:(k + 1) * LSTM_WIDTH] for k in range(4))
-                c = sigmoid(f) * c + sigmoid(i) * xnp.tanh(g)
-                h = sigmoid(o) * xnp.tanh(c)
-                new_h.append(h)
-                new_c.append(c)
-                inp = h
-            return (tuple(new_h), tuple(new_c)), inp
-
-        zeros = tuple(h0 * 0.0 for _ in range(LSTM_DEPTH))
-        (hs, _), ys = lax.scan(cell, (tuple(h0 for _ in range(LSTM_DEPTH)), zeros), xs)
-        return hs[-1], ys
+        return stacked_scan(lax, lstm_cell, p, LSTM_DEPTH, xs, h0)
 
     def lstm_loss(p, inp):
         h, ys = lstm(p, inp[0], inp[1])
@@ -239,6 +228,29 @@ TITLES = {
     "mobilenet": "MobileNet dw-separable 8x56x56x64",
     "lstm": "LSTM 3x60 50 steps b8",
 }
+
+
+def stacked_scan(lax, cell, params, layers: int, xs, h0):
+    """`layers` recurrent cells stacked, run over the sequence xs by one lax.scan.
+    cell(p, h, c, x) -> (h, c) with p a layer's (wx, wh, bias) taken in turn from the flat
+    list params; every layer starts at h0 (its c at zero) and feeds its h to the next.
+    Returns (the last layer's final h, its h at every step)."""
+    ps = [tuple(params[3 * k:3 * k + 3]) for k in range(layers)]
+
+    def body(carry, x):
+        hs, cs = carry
+        new_h, new_c = [], []
+        inp = x
+        for pk, h, c in zip(ps, hs, cs):
+            h, c = cell(pk, h, c, inp)
+            new_h.append(h)
+            new_c.append(c)
+            inp = h
+        return (tuple(new_h), tuple(new_c)), inp
+
+    init = (tuple(h0 for _ in range(layers)), tuple(h0 * 0.0 for _ in range(layers)))
+    (hs, _), ys = lax.scan(body, init, xs)
+    return hs[-1], ys
 
 
 def train_step(grad, loss, lr=0.01):

@@ -27,6 +27,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from model_fns import stacked_scan, train_step  # noqa: E402
+
 f32 = np.float32
 
 # name: (cell, width, layers, steps, batch)
@@ -76,22 +78,7 @@ def model(xnp, lax, cell: str, width: int, layers: int):
     step_fn = lstm_cell if cell == "lstm" else gru_cell
 
     def run(p, xs, h0):
-        ps = [tuple(p[3 * k:3 * k + 3]) for k in range(layers)]
-
-        def body(carry, x):
-            hs, cs = carry
-            nh, nc = [], []
-            inp = x
-            for pk, h, c in zip(ps, hs, cs):
-                h, c = step_fn(pk, h, c, inp)
-                nh.append(h)
-                nc.append(c)
-                inp = h
-            return (tuple(nh), tuple(nc)), inp
-
-        init = (tuple(h0 for _ in range(layers)), tuple(h0 * 0.0 for _ in range(layers)))
-        (hs, _), ys = lax.scan(body, init, xs)
-        return hs[-1], ys
+        return stacked_scan(lax, step_fn, p, layers, xs, h0)
 
     def loss(p, inp):
         h, ys = run(p, inp[0], inp[1])
@@ -101,13 +88,6 @@ def model(xnp, lax, cell: str, width: int, layers: int):
         return run(p, inp[0], inp[1])[0]
 
     return loss, infer
-
-
-def train_step(grad, loss, lr=0.01):
-    def step(params, inputs):
-        g = grad(loss)(params, inputs)
-        return [p - lr * d for p, d in zip(params, g)]
-    return step
 
 
 def timed(fn, seconds: float) -> tuple[float, float]:

@@ -1,5 +1,7 @@
 """Shared by the op tests: build a graph, run it in the executor and compiled."""
 
+import contextlib
+
 import numpy as np
 
 import xlapy.compat.v1 as tf
@@ -23,6 +25,21 @@ def run_both(build, feed=None, fetch_key=None, seed=None):
                 sess.run(tf.global_variables_initializer())
             out.append((sess.run(fetches, fd), sess, fetches, fd))
     return out[0][0], out[1][0], out[1][1], out[1][2], out[1][3]
+
+
+def run_executor_and_xla_cpu(build):
+    """build() -> (fetches, feed). Builds the graph twice, once as it is and once with every
+    op placed on XLA_CPU (so each op must lower), and runs each in a session; returns
+    [executor values, XLA_CPU values]."""
+    out = []
+    for xla in (False, True):
+        g = tf.Graph()
+        with g.as_default(), (tf.device("/device:XLA_CPU:0") if xla
+                              else contextlib.nullcontext()):
+            fetches, feed = build()
+        with g.as_default():
+            out.append(tf.Session(graph=g).run(fetches, feed))
+    return out
 
 
 def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):

@@ -3,7 +3,6 @@ align_corners coordinates) against per-pixel loops of TF's kernel definitions, t
 gradient against JAX, and flips, per_image_standardization, central_crop,
 convert_image_dtype, rgb_to_grayscale against NumPy; executor and compiled (XLA_CPU)."""
 
-import contextlib
 import math
 
 import jax
@@ -13,7 +12,7 @@ import pytest
 import xlapy.compat.v1 as tf
 from xlapy.compat.v1.errors import InvalidArgumentError
 
-from .helpers import assert_close
+from .helpers import assert_close, run_executor_and_xla_cpu
 
 R = np.random.default_rng(12)
 IMG = R.random((2, 5, 7, 3)).astype(np.float32)
@@ -53,18 +52,6 @@ def _ref_nearest(x, oh, ow, align=False, half=False):
     return x[:, ys][:, :, xs]
 
 
-def _both(build):
-    out = []
-    for xla in (False, True):
-        g = tf.Graph()
-        with g.as_default(), (tf.device("/device:XLA_CPU:0") if xla
-                              else contextlib.nullcontext()):
-            fetches = build()
-        with g.as_default():
-            out.append(tf.Session(graph=g).run(fetches))
-    return out
-
-
 SIZES = [(3, 4), (9, 11), (1, 1)]
 
 
@@ -81,7 +68,7 @@ def test_resize_against_tf_kernel_definitions():
         o["single_u8"] = tf.image.resize_images(tf.constant(U8), [4, 9])
         o["single_nn_u8"] = tf.image.resize_images(tf.constant(U8), [4, 9], method=1)
         return o
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         for oh, ow in SIZES:
             for ac, hp in ((False, False), (True, False), (False, True)):
                 k = f"{oh}x{ow}{ac}{hp}"
@@ -104,7 +91,7 @@ def test_resize_gradient_against_jax():
         return tf.gradients(tf.reduce_sum(y * c), x)[0]
     want = jax.jit(jax.grad(lambda v: (_ref_bilinear(v, 9, 4, half=True, xp=jax.numpy)
                                        * c).sum()))(IMG)
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         assert_close(got, np.asarray(want), 1e-5, 1e-5)
 
 
@@ -131,7 +118,7 @@ def test_flips_standardization_crop_and_dtypes():
             "to_u8_sat": np.clip(IMG * 3 * 255.5, 0, 255).astype(np.uint8),
             "to_i32": U8.astype(np.int32) * (2 ** 31 // 256),
             "gray": (gray[..., None] * 255.5).astype(np.uint8)}
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         for k, w in want.items():
             assert_close(got[k], w, 1e-5, 1e-5, what=f"{k}: ")
 
@@ -169,7 +156,7 @@ def test_adjust_crop_pad_against_numpy():
             + IMG.mean((1, 2), keepdims=True),
             "contrast_u8": (np.clip((f - m) * 2.5 + m, 0, 1) * 255.5).astype(np.uint8),
             "crop": IMG[:, 1:4, 2:6], "pad": padded, "crop_or_pad": cop}
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         for k, w in want.items():
             assert_close(got[k], w, 1e-5, 1e-5, what=f"{k}: ")
 
@@ -246,7 +233,7 @@ def test_bicubic_and_area():
     fine = np.repeat(np.repeat(IMG, 3, axis=1), 4, axis=2)        # [2, 15, 28, 3]
     area = fine.reshape(2, 3, 5, 4, 7, 3).mean((2, 4))
     fine_u8 = np.repeat(np.repeat(U8.astype(np.float64), 3, 0), 4, 1)
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         assert_close(got["bc"], _ref_bicubic(IMG, 9, 4), 1e-5, 1e-5)
         assert_close(got["bc_half"], _ref_bicubic(IMG, 3, 11, half=True), 1e-5, 1e-5)
         assert_close(got["bc_same"], IMG, 1e-6, 1e-6)
@@ -288,7 +275,7 @@ def test_hsv_colour_adjustments_and_quality_measures():
             "psnr": 20 * np.log10(1.0) - 10 * np.log10(mse),
             "tv": np.abs(np.diff(img, axis=1)).sum((1, 2, 3))
             + np.abs(np.diff(img, axis=2)).sum((1, 2, 3)), "grads": (dy, dx)}
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
         for k, w in want.items():
             w = tuple(np.asarray(v, np.float32) for v in w) if isinstance(w, tuple) \
                 else np.asarray(w, np.float32)

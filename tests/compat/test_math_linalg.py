@@ -4,8 +4,6 @@ against NumPy / SciPy in the executor and compiled (placed on XLA_CPU, so each o
 lower), gradients against JAX (the decompositions' as TF defines them: Cholesky's
 symmetric, the eigen-decomposition's from the lower triangle)."""
 
-import contextlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,25 +13,12 @@ import scipy.special
 import xlapy.compat.v1 as tf
 from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
 
-from .helpers import assert_close
+from .helpers import assert_close, run_executor_and_xla_cpu
 
 R = np.random.default_rng(21)
 A = R.standard_normal((3, 3)).astype(np.float32)
 S = (A @ A.T + 3 * np.eye(3)).astype(np.float32)        # symmetric positive definite
 B = R.standard_normal((4, 3)).astype(np.float32)
-
-
-def _both(build):
-    """build() -> (fetches, feed): run in the executor and with every op on XLA_CPU."""
-    out = []
-    for xla in (False, True):
-        g = tf.Graph()
-        with g.as_default(), (tf.device("/device:XLA_CPU:0") if xla
-                              else contextlib.nullcontext()):
-            fetches, feed = build()
-        with g.as_default():
-            out.append(tf.Session(graph=g).run(fetches, feed))
-    return out
 
 
 def _value_cases(x, b):
@@ -117,7 +102,7 @@ def test_values_executor_and_xla():
     def build():
         x, b = tf.placeholder(tf.float32, [3, 3]), tf.placeholder(tf.float32, [4, 3])
         return {k: v[0] for k, v in _value_cases(x, b).items()}, {x: S, b: B}
-    ex, xl = _both(build)
+    ex, xl = run_executor_and_xla_cpu(build)
     with tf.Graph().as_default():
         want = {k: v[1] for k, v in _value_cases(tf.constant(S), tf.constant(B)).items()}
     for got in (ex, xl):
@@ -197,7 +182,7 @@ def test_gradients_against_jax():
             out[k] = (tf.zeros_like(x) if gx is None else gx, tf.zeros_like(b) if gb is None
                       else gb)
         return out, {x: S, b: B}
-    ex, xl = _both(build)
+    ex, xl = run_executor_and_xla_cpu(build)
     wants = jax.jit(lambda x, b: {k: jax.grad(GRAD_CASES[k][1], argnums=(0, 1))(x, b)
                                   for k in keys})(S, B)
     for k in keys:

@@ -3,8 +3,6 @@ reciprocal_no_nan, reduce_variance / std / euclidean_norm, bincount, confusion_m
 (values against NumPy executor and compiled; gradients against JAX) and the run-time
 checks (tf.Assert, check_numerics, assert_*)."""
 
-import contextlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -13,24 +11,12 @@ import pytest
 import xlapy.compat.v1 as tf
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 
-from .helpers import assert_close
+from .helpers import assert_close, run_executor_and_xla_cpu
 
 R = np.random.default_rng(31)
 U = (R.random((3, 4)) * 1.6 - 0.8).astype(np.float32)    # in (-0.8, 0.8)
 P = (R.random((3, 4)) * 2 + 1.2).astype(np.float32)       # > 1
 Z = np.array([[0.0, 1.0, 2.0, 0.0]], np.float32)
-
-
-def _both(build):
-    out = []
-    for xla in (False, True):
-        g = tf.Graph()
-        with g.as_default(), (tf.device("/device:XLA_CPU:0") if xla
-                              else contextlib.nullcontext()):
-            fetches, feed = build()
-        with g.as_default():
-            out.append(tf.Session(graph=g).run(fetches, feed))
-    return out
 
 
 CASES = {  # name: (xlapy of (u, p), numpy, jax of (u, p) for the gradient or None)
@@ -82,7 +68,7 @@ def test_values_and_gradients():
         return out, {u: U, p: P}
     want = jax.jit(lambda u, p: {k: jax.grad(lambda a, b, k=k: jnp.sum(CASES[k][2](a, b)),
                                              argnums=(0, 1))(u, p) for k in with_grad})(U, P)
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(build):
         for k in keys:
             assert_close(got[k], np.asarray(CASES[k][1], np.float32), 1e-5, 1e-6, what=k)
         for k in with_grad:
@@ -204,7 +190,6 @@ ARRAY_CASES = {  # name: (xlapy of (a, b, t), numpy, jax of (a, b, t) or None)
 }
 
 
-
 def test_array_extras_values_and_gradients():
     keys = sorted(ARRAY_CASES)
     c = {k: R.standard_normal(np.shape(ARRAY_CASES[k][1])).astype(np.float32) for k in keys}
@@ -221,7 +206,7 @@ def test_array_extras_values_and_gradients():
     want = jax.jit(lambda a, b, t: {k: jax.grad(
         lambda *v, k=k: jnp.sum(ARRAY_CASES[k][2](*v) * c[k]), argnums=(0, 1, 2))(a, b, t)
         for k in keys})(A3, B3, T)
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(build):
         for k in keys:
             assert_close(got[k], np.asarray(ARRAY_CASES[k][1], np.float32), 1e-5, 1e-5,
                          what=k)
@@ -284,7 +269,7 @@ def test_nn_extras():
             "lp": np.exp(li) - li * t,
             "lp_full": np.exp(li) - li * t + np.where(t > 1, stir, 0),
             "mp1": np.maximum(x0[:, 0::2], x0[:, 1::2]), "ap1": ap1}
-    for got in _both(build):
+    for got in run_executor_and_xla_cpu(build):
         for k, v in want.items():
             assert_close(got[k], np.asarray(v, np.float32), 1e-5, 1e-5, what=k)
     with pytest.raises(InvalidArgumentError, match="divisible"):

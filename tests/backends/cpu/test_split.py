@@ -5,6 +5,7 @@ import os
 import pathlib
 import re
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -268,3 +269,39 @@ def test_function_called_only_from_an_inline_helper():
         r'^define external [^\n]*@"target"\(', texts[owner["target"]], re.M)
     for t in texts:
         codegen.parse_ir(t)
+
+
+@pytest.mark.skipif(not parallel_compile.available(), reason="llvmlite's lock layout")
+def test_dumped_parts_print_one_at_a_time_and_keep_the_locale(monkeypatch):
+    """llvmlite's module printing saves, sets ("C") and restores the process's locale: the
+    parts' optimized IR, printed for a dump on their threads, must not be printed at once
+    (two at a time could leave the process in the C locale, ASCII)."""
+    import locale
+
+    import llvmlite.binding as llvm
+    printing, most = [0], [0]
+    count_lock = threading.Lock()
+    plain = llvm.ModuleRef.__str__
+
+    def watched(mod):
+        with count_lock:
+            printing[0] += 1
+            most[0] = max(most[0], printing[0])
+        try:
+            time.sleep(0.05)  # long enough for the other parts' threads to get here too
+            return plain(mod)
+        finally:
+            with count_lock:
+                printing[0] -= 1
+
+    monkeypatch.setattr(llvm.ModuleRef, "__str__", watched)
+    parts = [f'define i64 @"f{k}"() {{\n  ret i64 {k}\n}}\n' for k in range(4)]
+    before = locale.setlocale(locale.LC_ALL)
+    dumped = {}
+    try:
+        codegen.compile_objects(parts, lambda name, text: dumped.setdefault(name, text))
+        assert locale.setlocale(locale.LC_ALL) == before
+    finally:
+        locale.setlocale(locale.LC_ALL, before)  # never leave this worker in another locale
+    assert most[0] == 1
+    assert all(re.search(rf'@"?f{k}"?\(', dumped["ir-with-opt.ll"]) for k in range(4))

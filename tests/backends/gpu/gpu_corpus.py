@@ -5,6 +5,8 @@ test_gpu_runtime.py that skip without one.
 - refusal(entry, filename): what the gpu backend's clear LoweringError says for a module
   it does not compile (a custom call other than TopK: Cholesky through LAPACK; the fft
   opcode, not lowered for the gpu yet), else None
+- assert_matches_interpreter(module, entry, inputs, got): the gpu's outputs against the
+  interpreter's (XLA's recorded ones where the interpreter lacks a custom call)
 - ptxas(): NVIDIA's assembler (/usr/local/bin/ptxas, XLAPY_PTXAS, or PATH), or None
 """
 
@@ -18,6 +20,10 @@ import shutil
 
 import ml_dtypes
 import numpy as np
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.errors import EvaluationError
+from xlapy.tools.compare import compare_outputs
 
 CORPUS = pathlib.Path(__file__).parents[2] / "hlo"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
@@ -51,6 +57,18 @@ def load_inputs(entry):
     specs = entry.get("inputs", [])
     return [a.view(ml_dtypes.bfloat16) if i < len(specs) and specs[i].get("stored_as") == "uint16"
             else a for i, a in enumerate(arrays)]
+
+
+def assert_matches_interpreter(module, entry, inputs, got) -> None:
+    """`got` (flat outputs of the module run on `inputs`) against the interpreter's, or
+    XLA's recorded outputs where the interpreter lacks a custom call (TopK)."""
+    try:
+        want = flatten(get_platform("interpreter").compiler.compile(module).run(*inputs))
+    except EvaluationError as e:
+        assert "unsupported custom-call target" in str(e)
+        want = xla_outputs(entry)
+    reports = compare_outputs(want, got)
+    assert all(r.ok for r in reports), "\n".join(r.line() for r in reports if not r.ok)
 
 
 def ptxas() -> str | None:

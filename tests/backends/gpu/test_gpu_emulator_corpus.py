@@ -17,9 +17,8 @@ import pathlib
 import pytest
 
 from xlapy.backends.base import flatten, get_platform
-from xlapy.errors import EvaluationError, LoweringError
+from xlapy.errors import LoweringError
 from xlapy.hlo import parse_file
-from xlapy.tools.compare import compare_outputs
 
 _spec = importlib.util.spec_from_file_location("gpu_corpus",
                                                pathlib.Path(__file__).with_name("gpu_corpus.py"))
@@ -38,10 +37,4 @@ def test_emulated_gpu_matches_interpreter(entry, filename):
             emu.compiler.compile(module)
         return
     got = flatten(emu.compiler.compile(module).run(*inputs))
-    try:
-        want = flatten(get_platform("interpreter").compiler.compile(module).run(*inputs))
-    except EvaluationError as e:  # a custom call the interpreter lacks (TopK): XLA's outputs
-        assert "unsupported custom-call target" in str(e)
-        want = corpus.xla_outputs(entry)
-    reports = compare_outputs(want, got)
-    assert all(r.ok for r in reports), "\n".join(r.line() for r in reports if not r.ok)
+    corpus.assert_matches_interpreter(module, entry, inputs, got)

@@ -4,9 +4,6 @@ test_elementwise.py) and against hand-computed values."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
@@ -14,21 +11,11 @@ from xlapy.backends.interpreter import Evaluator, evaluate
 from xlapy.hlo.evaluator import control
 from xlapy.errors import EvaluationError
 from xlapy.hlo import parse
+from xlapy.hlo.shapes import primitive_type
+
+from .test_elementwise import check
 
 pytest.importorskip("jax")
-
-
-def _oracle():
-    """test_elementwise.py's XLA oracle, loaded by path (works under any pytest import mode)."""
-    path = pathlib.Path(__file__).with_name("test_elementwise.py")
-    spec = importlib.util.spec_from_file_location("_interpreter_xla_oracle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_O = _oracle()
-check = _O.check
 
 ADD = "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = s32[] add(a, b)\n}\n"
 
@@ -321,7 +308,7 @@ def test_topk(dt, k, largest):
     if dt == "s32":
         x = rng.integers(-3, 3, size=(3, 8)).astype(np.int32)
     else:
-        x = rng.choice(SPECIAL, size=(3, 8)).astype(_O.primitive_type(dt).np_dtype)
+        x = rng.choice(SPECIAL, size=(3, 8)).astype(primitive_type(dt).np_dtype)
     text = (f"HloModule m\nENTRY e {{\n  x = {dt}[3,8] parameter(0)\n"
             f"  ROOT t = ({dt}[3,{k}], s32[3,{k}]) topk(x), k={k}, largest={largest}\n}}\n")
     values, indices = check(text, x)

@@ -8,9 +8,6 @@ checked against the physical-order definition with NumPy.
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -20,20 +17,9 @@ from xlapy.hlo.evaluator.numerics import TOKEN
 from xlapy.errors import EvaluationError
 from xlapy.hlo import parse
 
+from .test_elementwise import check
+
 pytest.importorskip("jax")
-
-
-def _oracle():
-    """test_elementwise.py's XLA oracle, loaded by path (works under any pytest import mode)."""
-    path = pathlib.Path(__file__).with_name("test_elementwise.py")
-    spec = importlib.util.spec_from_file_location("_interpreter_xla_oracle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_O = _oracle()
-check = _O.check
 
 
 def one_op(param_shapes: list[str], out_shape: str, op: str) -> str:

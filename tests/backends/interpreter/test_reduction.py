@@ -9,34 +9,13 @@ from xlapy.backends.interpreter import evaluate
 from xlapy.errors import EvaluationError
 from xlapy.hlo import parse
 
+from .lowered import check, run_both
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
 
 RNG = np.random.default_rng(99)
-
-
-def run_both(f, *args, opcode=None):
-    module = parse(jax.jit(f).lower(*args).as_text(dialect="hlo"))
-    if opcode is not None:
-        assert any(i.opcode == opcode for i in module.instructions()), \
-            f"the HLO of this test has no {opcode}"
-    got = evaluate(module, *[np.asarray(a) for a in args])
-    got = list(got) if isinstance(got, tuple) else [got]
-    want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(f)(*args))]
-    return got, want
-
-
-def check(f, *args, opcode=None, rtol=1e-6, atol=1e-6, exact=False):
-    got, want = run_both(f, *args, opcode=opcode)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
-        if exact:
-            np.testing.assert_array_equal(g, w)
-        else:
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
-                                       atol=atol, equal_nan=True)
 
 
 def rand(*shape, dtype=np.float32):

@@ -40,6 +40,14 @@ def llvm_lock() -> threading.Lock:
     return _lock
 
 
+# Printing a module (llvmlite's LLVMPY_PrintModuleToString) saves the process's locale, sets
+# "C" and restores the saved one. The parts of a split module compile on several threads at
+# once (parallel_compile.py), and two prints at the same time could save each other's "C"
+# and leave the whole process in the C locale (ASCII: text read later without an explicit
+# encoding failed to decode). One print at a time.
+_print_lock = threading.Lock()
+
+
 # Forking while another thread compiles. The child has only the forking thread: a lock some
 # other thread held at fork time stays held there forever. llvmlite takes its own lock around
 # every LLVM call, so a child forked during one could never call LLVM again (nor free an
@@ -165,7 +173,8 @@ def compile_one(text: str, tm, pipeline: str, dump: bool, context=None):
     optimize(mod, pipeline, tm)
     optimized_ir = asm = None
     if dump:
-        optimized_ir = f"; optimized with the {pipeline} pipeline\n{mod}"
+        with _print_lock:
+            optimized_ir = f"; optimized with the {pipeline} pipeline\n{mod}"
         # Code generation mutates the module: emit the assembly from a separate copy.
         copy = llvm.parse_assembly(optimized_ir, context=context)
         copy.triple, copy.data_layout = mod.triple, mod.data_layout

@@ -21,6 +21,8 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.dot_general import emit_strided_dot
+from xlapy.backends.cpu.emitters.gemm_call import gemm_function
+from xlapy.backends.cpu.emitters.gemm_call import put as put_slot
 from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.passes.dot_plan import gemm_plan, own_gemm_for
 from xlapy.backends.cpu.runtime import blas
@@ -100,19 +102,10 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     ws = me.scratch(b, pe.arena, 0 if direct else gk.workspace_bytes(
         t, vector_bits(), dims[0], k, chunks, dims[1]))
     slots = pe.alloca(T.I64, c64(len(gk.ARGS)))
-    name = f"xlapy_gemm_{t}"
-    fn = pe.llmod.globals.get(name) or ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR]),
-                                                   name)
+    fn = gemm_function(pe.llmod, t)
 
     def put(slot, value):
-        at = b.gep(slots, [c64(gk.SLOT[slot])], source_etype=T.I64)
-        if isinstance(value, int):
-            value = c64(value)
-        elif isinstance(value, float):
-            value = b.bitcast(ir.Constant(T.F64, value), T.I64)
-        elif value.type != T.I64:
-            value = b.ptrtoint(value, T.I64)
-        b.store(value, at)
+        put_slot(b, slots, slot, value)
 
     for slot, value in (("M", dims[0]), ("N", dims[1]), ("K", k), ("rsa", a_str[0]),
                         ("csa", a_str[1]), ("rsb", b_str[0]), ("csb", b_str[1]),

@@ -214,20 +214,20 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                                "NEAREST_NEIGHBOR, BICUBIC or AREA)")
 
 
-def flip_left_right(image):
+def _flip(image, axis_from_end, name):
     x = tensor(image)
     if x.shape.ndims not in (3, 4):
         raise InvalidArgumentError(f"'image' must have either 3 or 4 dimensions, got "
                                    f"{x.shape.tf_str()}")
-    return reverse(x, [x.shape.ndims - 2], name="flip_left_right")
+    return reverse(x, [x.shape.ndims - axis_from_end], name=name)
+
+
+def flip_left_right(image):
+    return _flip(image, 2, "flip_left_right")
 
 
 def flip_up_down(image):
-    x = tensor(image)
-    if x.shape.ndims not in (3, 4):
-        raise InvalidArgumentError(f"'image' must have either 3 or 4 dimensions, got "
-                                   f"{x.shape.tf_str()}")
-    return reverse(x, [x.shape.ndims - 3], name="flip_up_down")
+    return _flip(image, 3, "flip_up_down")
 
 
 def per_image_standardization(image):

@@ -31,21 +31,36 @@ def _rank34(x, what):
     return r
 
 
-def _as_float(x):
+def through_float(image, fn, name):
+    """fn(image as float) in name scope `name`; an integer image is converted to float32
+    for fn and the result back to its dtype (saturating), as TF's adjust_* do."""
     from xlapy.compat.v1.image import convert_image_dtype
-    return x if x.dtype.is_floating else convert_image_dtype(x, dtypes.float32)
+    x = tensor(image)
+    with get_default_graph().name_scope(name):
+        f = x if x.dtype.is_floating else convert_image_dtype(x, dtypes.float32)
+        out = fn(f)
+        return out if x.dtype.is_floating else convert_image_dtype(out, x.dtype,
+                                                                    saturate=True)
 
 
-def _back(y, like):
-    from xlapy.compat.v1.image import convert_image_dtype
-    return y if like.dtype.is_floating else convert_image_dtype(y, like.dtype, saturate=True)
+def random_factor(lower, upper, seed):
+    """A factor drawn uniformly from [lower, upper) (random_contrast / saturation)."""
+    if upper <= lower:
+        raise InvalidArgumentError("upper must be > lower.")
+    if lower < 0:
+        raise InvalidArgumentError("lower must be non-negative.")
+    return random_uniform([], lower, upper, seed=seed)
+
+
+def random_delta(max_delta, seed):
+    """A delta drawn uniformly from [-max_delta, max_delta) (random_brightness / hue)."""
+    if max_delta < 0:
+        raise InvalidArgumentError("max_delta must be non-negative.")
+    return random_uniform([], -max_delta, max_delta, seed=seed)
 
 
 def adjust_brightness(image, delta):
-    x = tensor(image)
-    with get_default_graph().name_scope("adjust_brightness"):
-        f = _as_float(x)
-        return _back(add(f, tensor(delta, f.dtype)), x)
+    return through_float(image, lambda f: add(f, tensor(delta, f.dtype)), "adjust_brightness")
 
 
 def adjust_contrast(images, contrast_factor):
@@ -53,27 +68,19 @@ def adjust_contrast(images, contrast_factor):
     channel."""
     x = tensor(images)
     _rank34(x, "adjust_contrast")
-    with get_default_graph().name_scope("adjust_contrast"):
-        f = _as_float(x)
+
+    def fn(f):
         mean = reduce_mean(f, [-3, -2], keepdims=True)
-        out = add(multiply(subtract(f, mean), tensor(contrast_factor, f.dtype)), mean)
-        return _back(out, x)
+        return add(multiply(subtract(f, mean), tensor(contrast_factor, f.dtype)), mean)
+    return through_float(x, fn, "adjust_contrast")
 
 
 def random_brightness(image, max_delta, seed=None):
-    if max_delta < 0:
-        raise InvalidArgumentError("max_delta must be non-negative.")
-    delta = random_uniform([], -max_delta, max_delta, seed=seed)
-    return adjust_brightness(image, delta)
+    return adjust_brightness(image, random_delta(max_delta, seed))
 
 
 def random_contrast(image, lower, upper, seed=None):
-    if upper <= lower:
-        raise InvalidArgumentError("upper must be > lower.")
-    if lower < 0:
-        raise InvalidArgumentError("lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, factor)
+    return adjust_contrast(image, random_factor(lower, upper, seed))
 
 
 def _random_flip(image, axis_from_end, seed, name):

@@ -15,13 +15,13 @@ import numpy as np
 from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import get_default_graph
+from xlapy.compat.v1.image.adjust import random_delta, random_factor, through_float
 from xlapy.compat.v1.ops._common import tensor
 from xlapy.compat.v1.ops.array_ops import concat, stack, unstack, zeros_like
 from xlapy.compat.v1.ops.index_ops import pad, where
 from xlapy.compat.v1.ops.math_ops import (abs, add, cast, equal, floor, greater, less, log,
                                           multiply, pow, realdiv, reduce_max, reduce_mean,
                                           reduce_min, reduce_sum, subtract)
-from xlapy.compat.v1.ops.random_ops import random_uniform
 
 
 def _f(v, like):
@@ -78,16 +78,6 @@ def hsv_to_rgb(images, name=None):
         return stack([add(o, m) for o in out], axis=-1)
 
 
-def _through_float(image, fn, name):
-    from xlapy.compat.v1.image import convert_image_dtype
-    x = tensor(image)
-    with get_default_graph().name_scope(name):
-        f = x if x.dtype.is_floating else convert_image_dtype(x, dtypes.float32)
-        out = fn(f)
-        return out if x.dtype.is_floating else convert_image_dtype(out, x.dtype,
-                                                                    saturate=True)
-
-
 def adjust_saturation(image, saturation_factor, name=None):
     from xlapy.compat.v1.ops.clip_ops import clip_by_value
 
@@ -95,7 +85,7 @@ def adjust_saturation(image, saturation_factor, name=None):
         h, s, v = unstack(rgb_to_hsv(f), 3, axis=-1)
         s = clip_by_value(multiply(s, tensor(saturation_factor, f.dtype)), 0.0, 1.0)
         return hsv_to_rgb(stack([h, s, v], axis=-1))
-    return _through_float(image, fn, name or "adjust_saturation")
+    return through_float(image, fn, name or "adjust_saturation")
 
 
 def adjust_hue(image, delta, name=None):
@@ -104,30 +94,24 @@ def adjust_hue(image, delta, name=None):
         h = add(h, tensor(delta, f.dtype))
         h = subtract(h, floor(h))  # wrapped into [0, 1)
         return hsv_to_rgb(stack([h, s, v], axis=-1))
-    return _through_float(image, fn, name or "adjust_hue")
+    return through_float(image, fn, name or "adjust_hue")
 
 
 def random_saturation(image, lower, upper, seed=None):
-    if upper <= lower:
-        raise InvalidArgumentError("upper must be > lower.")
-    if lower < 0:
-        raise InvalidArgumentError("lower must be non-negative.")
-    return adjust_saturation(image, random_uniform([], lower, upper, seed=seed))
+    return adjust_saturation(image, random_factor(lower, upper, seed))
 
 
 def random_hue(image, max_delta, seed=None):
     if max_delta > 0.5:
         raise InvalidArgumentError("max_delta must be <= 0.5.")
-    if max_delta < 0:
-        raise InvalidArgumentError("max_delta must be non-negative.")
-    return adjust_hue(image, random_uniform([], -max_delta, max_delta, seed=seed))
+    return adjust_hue(image, random_delta(max_delta, seed))
 
 
 def adjust_gamma(image, gamma=1, gain=1):
     """gain * image ** gamma (integer images through float, as TF)."""
     if np.any(np.asarray(gamma) < 0):
         raise InvalidArgumentError("Gamma should be a non-negative real number.")
-    return _through_float(image, lambda f: multiply(pow(f, tensor(gamma, f.dtype)),
+    return through_float(image, lambda f: multiply(pow(f, tensor(gamma, f.dtype)),
                                                     tensor(gain, f.dtype)), "adjust_gamma")
 
 

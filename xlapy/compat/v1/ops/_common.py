@@ -53,6 +53,27 @@ def binary_args(x, y, op_type: str):
     return x, y
 
 
+def unary_fn(op_type: str, name: str | None = None, doc: str | None = None):
+    """The user-facing function f(x, name=None) creating one `op_type` op on x (named
+    `name`, by default the op type in lower case)."""
+    def f(x, name=None):
+        return make(op_type, [tensor(x)], name=name)
+    f.__name__ = f.__qualname__ = name or op_type.lower()
+    f.__doc__ = doc
+    return f
+
+
+def binary_fn(op_type: str, name: str | None = None, doc: str | None = None):
+    """The user-facing function f(x, y, name=None) creating one `op_type` op on x and y,
+    converted as binary_args does (named `name`, by default the op type in lower case)."""
+    def f(x, y, name=None):
+        x, y = binary_args(x, y, op_type)
+        return make(op_type, [x, y], name=name)
+    f.__name__ = f.__qualname__ = name or op_type.lower()
+    f.__doc__ = doc
+    return f
+
+
 def constant_value(t: Tensor):
     """The value of `t` if it is known when the graph is built (a Const, the Shape of a
     fully-defined tensor, ...), else None."""

@@ -19,8 +19,8 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor, get_default_graph
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import (constant_value, float_unary, ints, make, make_op,
-                                         same_as_input, tensor)
+from xlapy.compat.v1.ops._common import (binary_fn, constant_value, float_unary, ints, make,
+                                         make_op, same_as_input, tensor, unary_fn)
 from xlapy.compat.v1.ops.array_ops import (concat, expand_dims, ones_like, reshape,
                                            zeros_like)
 from xlapy.compat.v1.ops.math_ops import (cast, multiply, reduce_max, truediv)
@@ -600,16 +600,8 @@ def _truncatemod(m, x, y):
 not_differentiable("TruncateDiv", "TruncateMod")
 
 
-def truncatediv(x, y, name=None):
-    from xlapy.compat.v1.ops._common import binary_args
-    x, y = binary_args(x, y, "TruncateDiv")
-    return make("TruncateDiv", [x, y], name=name)
-
-
-def truncatemod(x, y, name=None):
-    from xlapy.compat.v1.ops._common import binary_args
-    x, y = binary_args(x, y, "TruncateMod")
-    return make("TruncateMod", [x, y], name=name)
+truncatediv = binary_fn("TruncateDiv")
+truncatemod = binary_fn("TruncateMod")
 
 
 def _pred_infer(op):
@@ -623,13 +615,6 @@ register_op("IsInf", infer=_pred_infer)(lambda m, x: m.isinf(x))
 not_differentiable("IsFinite", "IsNan", "IsInf")
 
 
-def is_finite(x, name=None):
-    return make("IsFinite", [tensor(x)], name=name)
-
-
-def is_nan(x, name=None):
-    return make("IsNan", [tensor(x)], name=name)
-
-
-def is_inf(x, name=None):
-    return make("IsInf", [tensor(x)], name=name)
+is_finite = unary_fn("IsFinite", "is_finite")
+is_nan = unary_fn("IsNan", "is_nan")
+is_inf = unary_fn("IsInf", "is_inf")

@@ -15,8 +15,9 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import (axis_value, binary_args, broadcasting,
-                                         float_unary, ints, make, same_as_input, tensor)
+from xlapy.compat.v1.ops._common import (axis_value, binary_args, binary_fn, broadcasting,
+                                         float_unary, ints, make, same_as_input, tensor,
+                                         unary_fn)
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
 
 # ---- elementwise binary ---------------------------------------------------------------------
@@ -215,32 +216,24 @@ not_differentiable("ArgMax", "ArgMin")
 
 # ---- user-facing functions ------------------------------------------------------------------
 
-def _bin(op_type):
-    def f(x, y, name=None):
-        x, y = binary_args(x, y, op_type)
-        return make(op_type, [x, y], name=name)
-    f.__name__ = op_type.lower()
-    return f
-
-
-add = _bin("Add")
-subtract = sub = _bin("Sub")
-multiply = mul = _bin("Mul")
-realdiv = _bin("RealDiv")
-floordiv = floor_div = _bin("FloorDiv")
-floormod = mod = _bin("FloorMod")
-maximum = _bin("Maximum")
-minimum = _bin("Minimum")
-pow = _bin("Pow")
-squared_difference = _bin("SquaredDifference")
-equal = _bin("Equal")
-not_equal = _bin("NotEqual")
-less = _bin("Less")
-less_equal = _bin("LessEqual")
-greater = _bin("Greater")
-greater_equal = _bin("GreaterEqual")
-logical_and = _bin("LogicalAnd")
-logical_or = _bin("LogicalOr")
+add = binary_fn("Add")
+subtract = sub = binary_fn("Sub")
+multiply = mul = binary_fn("Mul")
+realdiv = binary_fn("RealDiv")
+floordiv = floor_div = binary_fn("FloorDiv")
+floormod = mod = binary_fn("FloorMod")
+maximum = binary_fn("Maximum")
+minimum = binary_fn("Minimum")
+pow = binary_fn("Pow")
+squared_difference = binary_fn("SquaredDifference")
+equal = binary_fn("Equal")
+not_equal = binary_fn("NotEqual")
+less = binary_fn("Less")
+less_equal = binary_fn("LessEqual")
+greater = binary_fn("Greater")
+greater_equal = binary_fn("GreaterEqual")
+logical_and = binary_fn("LogicalAnd")
+logical_or = binary_fn("LogicalOr")
 
 
 def truediv(x, y, name=None):
@@ -255,28 +248,21 @@ def truediv(x, y, name=None):
 divide = div = truediv
 
 
-def _un(op_type):
-    def f(x, name=None):
-        return make(op_type, [tensor(x)], name=name)
-    f.__name__ = op_type.lower()
-    return f
-
-
-negative = neg = _un("Neg")
-abs = _un("Abs")
-sign = _un("Sign")
-square = _un("Square")
-exp = _un("Exp")
-log = _un("Log")
-log1p = _un("Log1p")
-sqrt = _un("Sqrt")
-rsqrt = _un("Rsqrt")
-reciprocal = _un("Reciprocal")
-floor = _un("Floor")
-ceil = _un("Ceil")
-sin = _un("Sin")
-cos = _un("Cos")
-logical_not = _un("LogicalNot")
+negative = neg = unary_fn("Neg")
+abs = unary_fn("Abs")
+sign = unary_fn("Sign")
+square = unary_fn("Square")
+exp = unary_fn("Exp")
+log = unary_fn("Log")
+log1p = unary_fn("Log1p")
+sqrt = unary_fn("Sqrt")
+rsqrt = unary_fn("Rsqrt")
+reciprocal = unary_fn("Reciprocal")
+floor = unary_fn("Floor")
+ceil = unary_fn("Ceil")
+sin = unary_fn("Sin")
+cos = unary_fn("Cos")
+logical_not = unary_fn("LogicalNot")
 
 
 def add_n(inputs, name=None):

@@ -19,12 +19,8 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
 from xlapy.compat.v1.ops._common import constant_value, make, make_op, tensor
+from xlapy.compat.v1.ops.gather_ops import _check_int, _useg_infer
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
-
-
-def _check_int(t, what):
-    if t.dtype not in (dtypes.int32, dtypes.int64):
-        raise InvalidTypeError(f"{what} must be int32 or int64, got {t.dtype.name}")
 
 
 # ---- dynamic_partition / dynamic_stitch ----------------------------------------------------
@@ -136,17 +132,6 @@ def dynamic_stitch(indices, data, name=None):
 
 
 # ---- unsorted_segment_max / min -----------------------------------------------------------
-
-def _useg_infer(op):
-    data, ids, n = op.inputs
-    _check_int(ids, "segment_ids")
-    nv = constant_value(n)
-    if data.shape.dims is None or ids.shape.dims is None:
-        return [(data.dtype, unknown_shape())]
-    k = len(ids.shape.dims)
-    return [(data.dtype, TensorShape([None if nv is None else int(nv)] +
-                                     list(data.shape.dims[k:])))]
-
 
 def _identity_of(dtype, kind):
     """What an empty segment holds: the lowest (highest) finite value, as TF's."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from xlapy.compat.v1.framework import get_default_graph
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import binary_args, broadcasting, float_unary, make, tensor
+from xlapy.compat.v1.ops._common import binary_fn, broadcasting, float_unary, tensor, unary_fn
 from xlapy.compat.v1.ops.math_ops import (add_n, exp, minimum, multiply, negative, reduce_sum,
                                           rsqrt, square, sum_to)
 
@@ -89,25 +89,16 @@ def _div_no_nan_grad(op, g):
             sum_to(multiply(g, div_no_nan(div_no_nan(negative(x), y), y)), y, x)]
 
 
-def _un(op_type):
-    def f(x, name=None):
-        return make(op_type, [tensor(x)], name=name)
-    f.__name__ = op_type.lower()
-    return f
+round = unary_fn("Round")
+erf = unary_fn("Erf")
+erfc = unary_fn("Erfc")
+expm1 = unary_fn("Expm1")
+lgamma = unary_fn("Lgamma")
+digamma = unary_fn("Digamma")
 
 
-round = _un("Round")
-erf = _un("Erf")
-erfc = _un("Erfc")
-expm1 = _un("Expm1")
-lgamma = _un("Lgamma")
-digamma = _un("Digamma")
-
-
-def div_no_nan(x, y, name=None):
-    """x / y, and 0 where y is 0 (also for x = 0, inf or nan)."""
-    x, y = binary_args(x, y, "DivNoNan")
-    return make("DivNoNan", [x, y], name=name)
+div_no_nan = binary_fn("DivNoNan", "div_no_nan",
+                       "x / y, and 0 where y is 0 (also for x = 0, inf or nan).")
 
 
 def log_sigmoid(x, name=None):

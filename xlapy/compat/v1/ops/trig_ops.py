@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import binary_args, float_unary, make, tensor
+from xlapy.compat.v1.ops._common import (binary_args, binary_fn, float_unary, make, tensor,
+                                         unary_fn)
 from xlapy.compat.v1.ops.special_math_ops import _float_binary
 from xlapy.compat.v1.ops.math_ops import (add, cast, cos, multiply, negative, not_equal,
                                           reciprocal, sqrt, square, subtract, sum_to)
@@ -100,19 +101,10 @@ def _mul_no_nan_grad(op, g):
     return [sum_to(multiply_no_nan(g, y), x, y), sum_to(multiply_no_nan(x, g), y, x)]
 
 
-def _un(op_type, name):
-    def f(x, name=None):
-        return make(op_type, [tensor(x)], name=name)
-    f.__name__ = f.__qualname__ = name
-    return f
-
-
-tan, atan, asin, acos = (_un(t, n) for t, n in (("Tan", "tan"), ("Atan", "atan"),
-                                                  ("Asin", "asin"), ("Acos", "acos")))
-sinh, cosh, asinh, acosh, atanh = (_un(t, n) for t, n in (
-    ("Sinh", "sinh"), ("Cosh", "cosh"), ("Asinh", "asinh"), ("Acosh", "acosh"),
-    ("Atanh", "atanh")))
-rint = _un("Rint", "rint")
+tan, atan, asin, acos = (unary_fn(t) for t in ("Tan", "Atan", "Asin", "Acos"))
+sinh, cosh, asinh, acosh, atanh = (unary_fn(t) for t in ("Sinh", "Cosh", "Asinh", "Acosh",
+                                                         "Atanh"))
+rint = unary_fn("Rint")
 
 
 def atan2(y, x, name=None):
@@ -120,22 +112,10 @@ def atan2(y, x, name=None):
     return make("Atan2", [y, x], name=name)
 
 
-def xlogy(x, y, name=None):
-    """x * log(y), and 0 where x is 0."""
-    x, y = binary_args(x, y, "Xlogy")
-    return make("Xlogy", [x, y], name=name)
-
-
-def xdivy(x, y, name=None):
-    """x / y, and 0 where x is 0."""
-    x, y = binary_args(x, y, "Xdivy")
-    return make("Xdivy", [x, y], name=name)
-
-
-def multiply_no_nan(x, y, name=None):
-    """x * y, and 0 where y is 0 (even if x is inf or nan)."""
-    x, y = binary_args(x, y, "MulNoNan")
-    return make("MulNoNan", [x, y], name=name)
+xlogy = binary_fn("Xlogy", "xlogy", "x * log(y), and 0 where x is 0.")
+xdivy = binary_fn("Xdivy", "xdivy", "x / y, and 0 where x is 0.")
+multiply_no_nan = binary_fn("MulNoNan", "multiply_no_nan",
+                            "x * y, and 0 where y is 0 (even if x is inf or nan).")
 
 
 def reciprocal_no_nan(x, name=None):
