@@ -222,6 +222,20 @@ def carried_in_place(body: Computation) -> set:
     return out
 
 
+def _loop_computations(module) -> set[int]:
+    """ids of the computations that run once per iteration of a while loop (its condition
+    and body, and everything they call)."""
+    out: set[int] = set()
+    work = [c for comp in module.computations for i in comp.instructions
+            if i.opcode == "while" for c in i.called_computations()]
+    while work:
+        c = work.pop()
+        if id(c) not in out:
+            out.add(id(c))
+            work.extend(c.called_computations())
+    return out
+
+
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
@@ -245,6 +259,7 @@ class ModuleEmitter:
         self._scratch: ir.GlobalVariable | None = None
         self._scratch_bytes = 0
         self._entry_emitter: ProgramEmitter | None = None
+        self.loop_computations = _loop_computations(module)
 
     def scratch(self, b: ir.IRBuilder, arena, nbytes: int):
         """Pointer to a scratch region of at least nbytes at the end of the arena, shared by
@@ -329,6 +344,9 @@ class ProgramEmitter:
     def __init__(self, me: ModuleEmitter, comp: Computation, name: str):
         self.me = me
         self.comp = comp
+        # run once per iteration of a while loop: kernels weigh the pool's per-call costs
+        # against the loop's whole run (gemm.GEMM_LOOP_PARALLEL_FLOPS)
+        self.in_loop = id(comp) in me.loop_computations
         self.llmod = me.llmod
         entry = comp is me.hlo.entry  # (with launch.py's signature: a fourth, unused, ptr)
         fty = ir.FunctionType(T.VOID, [T.PTR] * (4 if entry else 3))
