@@ -111,6 +111,19 @@ def test_forward_over_reverse_and_vmap_of_grad():
     close(xp.jit(xp.vmap(lambda w: xf(args[0], w, *args[2:])))(ws), want)
 
 
+def test_grad_of_vmap():
+    args = lstm_args(width=3, batch=2, steps=3, inputs=2)
+    xs = np.stack([args[3], args[3] * 0.5])
+
+    def total(lax, m, vmap, wh):
+        per = vmap(lambda x: lstm_loss(lax, m, args[0], wh, args[2], x, args[4]))(xs)
+        return per.sum()
+    want = jax.grad(lambda w: total(jax.lax, jnp, jax.vmap, w))(args[1])
+    got = xp.grad(lambda w: total(lax, xnp, xp.vmap, w))
+    close(got(args[1]), want)
+    close(xp.jit(got)(args[1]), want)
+
+
 def products(fn, *args) -> int:
     """Products left in the cpu backend's optimized module (after dead code is removed:
     a cotangent nothing uses goes), plain or fused into a gemm update."""
