@@ -714,6 +714,18 @@ class ProgramEmitter:
             b.branch(done)
         b.position_at_end(done)
 
+    def _never_written(self, instr: Instruction, leaf: int) -> bool:
+        """Whether leaf `leaf` of instr's value keeps its bytes for the whole run: a
+        constant, or a leaf of an entry parameter the caller did not donate (the caller's
+        buffer, which nothing writes: a loop can read its loop-invariant weights and inputs
+        there instead of copying them into its state on every call)."""
+        if instr.opcode == "constant":
+            return True
+        if instr.opcode != "parameter" or self.comp is not self.me.hlo.entry:
+            return False
+        at = self.param_leaf_start[instr.parameter_number] + leaf
+        return at not in self.me.requested_aliases.values()
+
     def _slots(self, loop: Instruction) -> tuple[list, int]:
         """Where each state leaf of a while lives: (first slot's offset, second slot's
         offset), relative to the while's arena range, and the range's size. A leaf that
@@ -721,13 +733,15 @@ class ProgramEmitter:
         all when the body passes it through and it starts as a constant: the loop reads
         the constant where it lies (nothing writes it: the body's copy of a passed-through
         leaf is skipped when source and destination are one buffer, and a while's buffer is
-        never shared in place, inplace_operands refusing tuple shapes)."""
+        never shared in place, inplace_operands refusing tuple shapes); likewise a leaf
+        passed through that starts as an entry parameter's (_never_written)."""
         # (and a leaf the body updates in place with a dynamic-update-slice whose other
         # readers all run before it: carried_in_place)
         one_buffer = _single_buffer_leaves(loop.attrs["body"]) | \
             carried_in_place(loop.attrs["body"])
+        origins = leaf_origins(loop.operands[0])
         constant = {k for k in one_buffer & invariant_leaves(loop)
-                    if leaf_origins(loop.operands[0])[k][0].opcode == "constant"}
+                    if self._never_written(*origins[k])}
         slots, total = [], 0
         for k, n in enumerate(leaf_sizes(loop.shape)):
             room = _align(max(n, 1))
