@@ -600,9 +600,27 @@ class ProgramEmitter:
             return self.vals[id(instr.operands[0])]
         if op == "after-all":
             return ()
+        if self._only_clears_loops(instr):
+            return unflatten(instr.shape, self.dest_leaves(instr))
         if self.me.profile_labels is not None:
             return self._profiled(instr)
         return self._emit_work(instr)
+
+    def _only_clears_loops(self, instr: Instruction) -> bool:
+        """Whether instr is a zero broadcast whose only use is starting while loops' state:
+        each loop clears its own buffer for that leaf (zero_filled, _while), so instr's
+        kernel would write bytes nobody reads (a scan's stacked outputs, gradient
+        accumulators; on the thread pool when large, where a loaded machine's descheduled
+        worker made the caller wait)."""
+        if not instr.users or instr is self.comp.root or id(instr) in self.direct \
+                or instr.shape.is_tuple or not zero_filled(instr):
+            return False
+        for t in instr.users:
+            if t.opcode != "tuple" or t is self.comp.root or not t.users:
+                return False
+            if any(w.opcode != "while" or w.operands[0] is not t for w in t.users):
+                return False
+        return True
 
     def _profiled(self, instr: Instruction):
         """--xla_hlo_profile: cycle counters around the instruction (readcyclecounter)."""
