@@ -692,3 +692,52 @@ ENTRY e {
     ops = [o.opcode for o in module.entry.root.operands]
     assert ops == ["convert", "add", "exponential", "constant"], ops
     assert module.entry.root.operands[3].literal == 2
+
+
+SCATTER_INTO_SLICE = """HloModule m
+add_f64 {
+  x = f64[] parameter(0)
+  y = f64[] parameter(1)
+  ROOT a = f64[] add(x, y)
+}
+ENTRY e {
+  x = f64[6,7] parameter(0)
+  i = u8[] parameter(1)
+  j = u8[] parameter(2)
+  d = f64[3,3] dynamic-slice(x, i, j), dynamic_slice_sizes={3,3}
+  k = s32[2] parameter(3)
+  u = f64[2] parameter(4)
+  ROOT s = f64[3,3] scatter(d, k, u), update_window_dims={0}, inserted_window_dims={1},
+    scatter_dims_to_operand_dims={1,0}, index_vector_dim=0, to_apply=add_f64
+}"""
+
+
+def test_one_index_scatter_into_a_slice_as_xla_updates_it():
+    """XLA's one-index scatter into a dynamic-slice (a dynamic-update-slice whose old window
+    is read through the merged slices): the mimic gives XLA's numbers on every start and
+    index tried, in and out of bounds; xlapy drops the out-of-bounds update as HLO says
+    (hlo 14001372: x[1,4] written into a 2x2 slice)."""
+    from fuzzlib.deviations import DEVIATIONS, _mimic
+    dev = next(d for d in DEVIATIONS if d.name == "scatter-of-slice-as-update-slice")
+    x = np.arange(42, dtype=np.float64).reshape(6, 7)
+    rng = np.random.default_rng(0)
+    module = parse(SCATTER_INTO_SLICE)
+    names = {i.name for c in module.computations for i in c.instructions if dev.applies(i)}
+    assert names == {"s"}
+    differ = 0
+    for _ in range(25):
+        i, j = rng.integers(0, 7, 2).astype(np.uint8)
+        k = rng.integers(-2, 5, 2).astype(np.int32)
+        inputs = [x, i, j, k, np.float64([100, 1000])]
+        got = xla.run_text(SCATTER_INTO_SLICE, inputs)[0]
+        np.testing.assert_array_equal(_mimic(module, inputs, [(dev, names)])[0], got)
+        ours = harness.run_backend("cpu", module, inputs)[0]
+        differ += not np.array_equal(ours, got)
+    assert differ > 5  # (the departure is common on these inputs: the test sees it)
+    inputs = [x, np.uint8(0), np.uint8(0), np.int32([4, 1]), np.float64([100, 1000])]
+    ours = harness.run_backend("interpreter", module, inputs)[0]
+    np.testing.assert_array_equal(ours, x[:3, :3])  # out of bounds: dropped
+    result = harness.check(SCATTER_INTO_SLICE, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained == {"scatter-of-slice-as-update-slice": 3}, result

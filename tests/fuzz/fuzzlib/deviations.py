@@ -10,6 +10,7 @@ an entry that does not reproduce XLA's numbers explains nothing.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -21,6 +22,7 @@ from xlapy.hlo.ir import Instruction
 
 from fuzzlib import compare as C
 from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
+                                    _ScatterAsUpdateSlice, _one_index_scatter_of_slice,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
     _sliced_slice, _unsigned_indices, _unsigned_power)
 from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
@@ -39,6 +41,9 @@ class Deviation:
     rewrite: Callable[[Instruction], None] | None  # on the copy's matching instruction
     evaluator: type | None = None  # evaluates as XLA does instead of a rewrite
     module_rewrite: Callable | None = None  # rewrites the whole copy (module) instead
+    # the forms the departure takes, tried one by one (tokens the evaluator reads in its
+    # active names): XLA's order of visiting a window, which it does not fix
+    variants: Callable | None = None
 
 
 DEVIATIONS = [
@@ -109,9 +114,13 @@ DEVIATIONS = [
         "two wide in it: 2x2, 3x2), so among equal candidates a select like GE keeps "
         "another one: x = [[2,1,0,3],[2,3,3,1]], a 2x2 window padded 0_0x0_1 over columns "
         "2-3 gives the source to (1,2); HLO calls select with the lexicographically first "
-        "index first and GE keeps (0,3), as xlapy and XLA's fast configuration do. An "
-        "entry reproducing only the column-major visit: other orders stay findings",
-        lambda i: i.opcode == "select-and-scatter", None, _AsXla),
+        "index first and GE keeps (0,3), as xlapy and XLA's fast configuration do. Other "
+        "windows are visited in other dimension orders (a 3x2x2 window padded in its "
+        "first two dimensions, with a NaN that resets an LE select: the middle dimension "
+        "outermost, hlo 14001031); the entry tries every order of the window's "
+        "dimensions, which gives one selection unless the window holds ties or NaNs",
+        lambda i: i.opcode == "select-and-scatter", None, _AsXla,
+        variants=lambda module: _visit_orders(module)),
     Deviation(
         "abs-of-square-dropped",
         "XLA's simplifier drops abs(x * x), taking a square to be non-negative, which a "
@@ -207,6 +216,16 @@ DEVIATIONS = [
         "2-wide slice (-11), as xlapy does",
         _sliced_slice, None, _MergedSlices),
     Deviation(
+        "scatter-of-slice-as-update-slice",
+        "XLA's simplifier turns a scatter with one index into a dynamic-update-slice of "
+        "select(in bounds, combine(old window, update), old window) at the index clamped, "
+        "and when the scatter's operand is a dynamic-slice it merges the read of the old "
+        "window into one dynamic-slice of the inner operand (as slice-of-dynamic-slice-"
+        "merged): an out-of-bounds update, which HLO drops, writes elements of the inner "
+        "operand: x = arange(20).reshape(4,5), a scatter-add at (1,4) into its 2x2 slice at "
+        "(0,0) sets element (1,1) to x[1,4] = 9 (HLO: 6, unchanged), as xlapy computes",
+        _one_index_scatter_of_slice, None, _ScatterAsUpdateSlice),
+    Deviation(
         "conv-padding-multiplied",
         "XLA:CPU runs many convolutions through Eigen (and rewrites one with both lhs "
         "dilation and a window stride) with the padding and the lhs-dilation holes made "
@@ -224,6 +243,19 @@ DEVIATIONS = [
 ]
 
 
+def _visit_orders(module) -> list[str]:
+    """Every order of visiting a select-and-scatter window (the reversed one, the first
+    seen, first), as the token _AsXla reads."""
+    ranks = {i.shape.rank for c in module.computations for i in c.instructions
+             if i.opcode == "select-and-scatter"}
+    if len(ranks) != 1 or max(ranks) > 4:  # (several ranks, or 120+ orders: reversed only)
+        return ["visit-order:reversed"]
+    rank = ranks.pop()
+    perms = sorted(itertools.permutations(range(rank)),
+                   key=lambda p: p != tuple(reversed(range(rank))))
+    return ["visit-order:" + ",".join(map(str, p)) for p in perms]
+
+
 def _evaluate(module, inputs, evaluator=Evaluator, active=(), flush=True):
     with np.errstate(all="ignore"):
         ev = evaluator(flush_denormals=flush, active=active) if active else \
@@ -231,7 +263,7 @@ def _evaluate(module, inputs, evaluator=Evaluator, active=(), flush=True):
         return flatten(ev.evaluate(module, list(inputs)))
 
 
-def _mimic(module, inputs, devs, flush=True):
+def _mimic(module, inputs, devs, flush=True, options=()):
     """The module's outputs with the deviations `devs` (and their instruction names)
     applied, as the flushing interpreter computes them."""
     copy = module.clone()
@@ -251,7 +283,8 @@ def _mimic(module, inputs, devs, flush=True):
     # (several: one class with each one's apply, cooperatively through super())
     evaluator = evaluators[0] if len(evaluators) == 1 else type(
         "_Combined", tuple(evaluators), {})
-    return _evaluate(copy, inputs, evaluator, [dev.name for dev, _ in devs], flush)
+    return _evaluate(copy, inputs, evaluator, [dev.name for dev, _ in devs] + list(options),
+                     flush)
 
 
 def explain(module, inputs, expected, actual, mismatch, acc, flush=True):
@@ -290,11 +323,13 @@ def _explain_on(module, inputs, expected, mismatch, acc, flush=True):
         tries.append(applicable)
     k = mismatch.output
     for devs in tries:
-        try:
-            mimic = _mimic(module, inputs, devs, flush)
-        except Exception:
-            continue
-        leaf = C.compare_leaf(k, expected[k], mimic[k], acc[k], unstable=~mismatch.mask)
-        if leaf is None:
-            return "+".join(dev.name for dev, _ in devs)
+        forms = [dev.variants(module) if dev.variants else [None] for dev, _ in devs]
+        for options in itertools.product(*forms):
+            try:
+                mimic = _mimic(module, inputs, devs, flush, [o for o in options if o])
+            except Exception:
+                continue
+            leaf = C.compare_leaf(k, expected[k], mimic[k], acc[k], unstable=~mismatch.mask)
+            if leaf is None:
+                return "+".join(dev.name for dev, _ in devs)
     return None

@@ -189,6 +189,9 @@ def combine_at(ev, comp, targets: list[np.ndarray], index: np.ndarray,
             targets[0][uniq] = values[0][::-1][pos]
             return
         uf = ufunc_for(kind, targets[0].dtype)
+        if ev.flush_denormals and targets[0].dtype in _FLUSHED_WIDE + (_LOW_PRECISION[1],):
+            uf = None  # each combine reads and makes subnormals as zeros (the generic rounds
+            # below evaluate the computation, which flushes per instruction)
         if uf is not None:
             uf.at(targets[0], index, values[0].astype(targets[0].dtype, copy=False))
             return
