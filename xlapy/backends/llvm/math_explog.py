@@ -200,7 +200,7 @@ def logistic(c, x):
     e = _exp(c, -c.fabs(x))
     d = e + 1.0
     res = c.select(x.lt(0.0), e / d, 1.0 / d)
-    return c.select(c.isnan(x), x, res)
+    return c.select(c.isnan(x), -x, res)  # XLA's 1 / (1 + exp(-x)): the NaN's sign flipped
 
 
 # ---------------------------------------------------------------------------------------- pow
@@ -236,6 +236,8 @@ def _pow_specials(c, x, y, r):
     r = c.select(xsign & yodd, -r, r)
     bad = x.lt(0.0) & x.gt(-INF) & ~yint & c.isfinite(y)   # negative ** non-integer
     r = c.select(bad, NEG_NAN, r)  # x86's default NaN, as glibc's pow and XLA give it
+    r = c.select(c.isnan(y), y, r)            # a NaN operand passes through, x's first
+    r = c.select(c.isnan(x), x, r)            # (as XLA: pow(-NaN, 0.5) is -NaN)
     r = c.select(c.fabs(x).eq(1.0) & c.isinf(y), 1.0, r)  # (-1) ** +-inf = 1
     r = c.select(x.eq(1.0), 1.0, r)           # 1 ** y = 1, even for NaN y
     return c.select(y.eq(0.0), 1.0, r)        # x ** 0 = 1, even for NaN x

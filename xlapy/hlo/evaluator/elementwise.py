@@ -255,8 +255,10 @@ _float_math_rule("cbrt", np.cbrt)
 _float_math_rule("sine", np.sin)
 _float_math_rule("cosine", np.cos)
 _float_math_rule("tan", np.tan)
-_float_math_rule("tanh", np.tanh)
-_float_math_rule("erf", lambda x: _special().erf(x))
+# (NumPy's tanh and SciPy's erf return a positive NaN for a negative one; XLA:CPU passes
+# the argument's NaN through, which a TOTALORDER compare sees)
+_float_math_rule("tanh", lambda x: np.where(np.isnan(x), x, np.tanh(x)))
+_float_math_rule("erf", lambda x: np.where(np.isnan(x), x, _special().erf(x)))
 
 
 @eval_rule("is-finite")
