@@ -6,6 +6,17 @@
 It stands for another job on a shared machine: it takes one core's worth of time from
 whichever core the scheduler gives it, so that threads which busy-wait (OpenBLAS's, a
 thread pool's) lose their time slices to it as they would beside a real neighbour.
+`benchmarks/run.py --busy` and `benchmarks/models.py --busy` run their suites beside it.
+
+Run as a script it compares rows of `make bench` (benchmarks/run.py's workloads) quiet and
+beside the neighbour, xlapy and JAX taking turns, in wall time and in CPU time (all of the
+process's threads: a thread that spins waiting is counted, as the neighbour feels it):
+
+    .venv/bin/python benchmarks/busy.py [--only NAME[,NAME]] [--rounds 6] [--budget 0.3]
+                                        [--modes quiet,busy] [--quick]
+
+For each row and mode it prints the median over rounds of each system's median wall and CPU
+time per call and the xlapy / JAX ratios of both.
 """
 
 from __future__ import annotations
@@ -14,7 +25,9 @@ import contextlib
 import subprocess
 import sys
 
-_SPIN = "import time\nx = 0\nwhile True:\n    x = (x * 1103515245 + 12345) % 2147483648\n"
+# spins until its parent is gone (a benchmark killed without running its finally: blocks)
+_SPIN = ("import os\nparent = os.getppid()\nx = 0\nwhile os.getppid() == parent:\n"
+         "    for _ in range(100000):\n        x = (x * 1103515245 + 12345) % 2147483648\n")
 
 
 @contextlib.contextmanager
@@ -26,3 +39,80 @@ def neighbour(processes: int = 1):
         for p in procs:
             p.kill()
             p.wait()
+
+
+def per_call(fn, budget: float) -> tuple[float, float]:
+    """(median wall seconds, CPU seconds per call) of fn called for about `budget` seconds
+    (CPU time of every thread of this process, divided by the number of calls)."""
+    import gc
+    import statistics
+    import time
+    fn()
+    walls = []
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        c0, start = time.process_time(), time.perf_counter()
+        while len(walls) < 3 or time.perf_counter() - start < budget:
+            t0 = time.perf_counter()
+            fn()
+            walls.append(time.perf_counter() - t0)
+        cpu = (time.process_time() - c0) / len(walls)
+    finally:
+        if gc_was:
+            gc.enable()
+    return statistics.median(walls), cpu
+
+
+def compare(rows, modes=("quiet", "busy"), rounds: int = 6, budget: float = 0.3, out=print):
+    """rows: [(name, inputs, {system: fn})]; {(name, mode): {system: (wall, cpu)}}."""
+    import statistics
+    import time
+    results = {}
+    for name, inputs, fns in rows:
+        for mode in modes:
+            ctx = neighbour() if mode == "busy" else contextlib.nullcontext()
+            samples = {s: [] for s in fns}
+            with ctx:
+                time.sleep(0.1)
+                for r in range(rounds):
+                    for s in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+                        time.sleep(0.05)
+                        samples[s].append(per_call(lambda f=fns[s], i=inputs: f(*i),
+                                                        budget / rounds))
+            med = {s: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+                   for s, v in samples.items()}
+            results[(name, mode)] = med
+            text = "  ".join(f"{s} {w * 1e3:8.3f} ms wall {c * 1e3:8.3f} ms CPU"
+                             for s, (w, c) in med.items())
+            if "jax" in med and "xlapy" in med:
+                (xw, xc), (jw, jc) = med["xlapy"], med["jax"]
+                text += f"  xlapy/jax wall {xw / jw:5.2f} CPU {xc / jc:5.2f}"
+            out(f"{name:34s} {mode:5s}  {text}", flush=True)
+    return results
+
+
+def main(argv=None) -> int:
+    import argparse
+    import pathlib
+    here = pathlib.Path(__file__).resolve().parent
+    sys.path.insert(0, str(here))
+    sys.path.insert(0, str(here.parent))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", help="comma-separated substrings of workload names")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--budget", type=float, default=0.3, help="seconds per system per row")
+    ap.add_argument("--modes", default="quiet,busy")
+    ap.add_argument("--quick", action="store_true", help="run.py's smaller sizes")
+    args = ap.parse_args(argv)
+    from run import build
+    only = args.only.split(",") if args.only else None
+    rows = [(name, inputs, {s: f for s, f in fns.items() if s in ("xlapy", "jax")})
+            for name, _, inputs, _, fns in build(args.quick, with_torch=False)
+            if not only or any(s in name for s in only)]
+    compare(rows, tuple(args.modes.split(",")), args.rounds, args.budget)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

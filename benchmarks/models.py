@@ -123,7 +123,8 @@ def run_rows(rows, budget: float, run_times, resets: dict, out=print):
                 calls = first_call(fn, reset=resets.get(system))
                 row["first_call"][system] = statistics.median(calls)
                 row.setdefault("first_call_samples", {})[system] = calls
-        row["times"] = run_times(fns, (), budget)
+        row["cpu"] = {}
+        row["times"] = run_times(fns, (), budget, cpu=row["cpu"])
         want = fns["jax"]()
         errors = []
         for system, fn in fns.items():
@@ -156,6 +157,9 @@ def line(row) -> str:
     parts = [f"{row['name']:44s}"] + [f"{s} {fmt_time(v)}" for s, v in t.items()]
     if "jax" in t and "xlapy" in t:
         parts.append(f"xlapy/jax {t['xlapy'] / t['jax']:5.2f}")
+    c = row.get("cpu", {})
+    if "jax" in c and "xlapy" in c:
+        parts.append(f"CPU {c['xlapy'] / c['jax']:5.2f}")
     if row.get("flops"):
         parts.append(f"xlapy {row['flops'] / t['xlapy'] / 1e9:5.0f} GFLOP/s")
     fc = row.get("first_call", {})

@@ -14,13 +14,20 @@ SYSTEMS = ("xlapy", "numpy", "jax", "numexpr", "torch", "torch.softmax")
 
 def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -> None:
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    busy = limits.get("busy")
+    load = limits.get("load_average")
     (out / "benchmarks.json").write_text(json.dumps(
         {"date": stamp, "quick": quick, "machine": limits, "results": results}, indent=1))
     lines = [
         "# Benchmarks",
         "",
         f"Measured {stamp} with `make bench` (`.venv/bin/python benchmarks/run.py"
-        f"{' --quick' if quick else ''}`) on {limits['cpu']}, {limits['cores']} cores. Machine "
+        f"{' --quick' if quick else ''}{' --busy' if busy else ''}`) on {limits['cpu']}, "
+        f"{limits['cores']} cores"
+        + (f", load average {load[0]:.1f} at the start and {load[1]:.1f} at the end"
+           if load else "")
+        + (" (every row run beside a CPU-bound neighbour process, benchmarks/busy.py: "
+           "one core's worth of another job)" if busy else "") + ". Machine "
         f"limits measured in the same run: copy bandwidth {limits['copy_bandwidth_GBps']:.1f} "
         f"GB/s (read + write of a {'64' if quick else '256'} MB array, copied by all cores "
         "at once), gemm "
@@ -37,7 +44,8 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         "previous call's dropped result (`output_pool.py` recycles dropped results across "
         "programs, as when an edited function is run again) instead of page-faulting fresh "
         "memory in; the last column is each system's first sample alone (xlapy's into fresh "
-        "memory). "
+        "memory). CPU xlapy/JAX: the ratio of CPU time per call (every thread of the "
+        "process, spinning ones included; the least of the five rounds). "
         "All after each system's one-time start-up, which is timed "
         "on its own before the rows (a jitted 256x256 matmul): "
         + ", ".join(f"{k[:-3].replace('_', ' ')} {v:.0f} ms" for k, v in limits.items()
@@ -47,9 +55,10 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         "the bandwidth bound (ratio below 1), the 64 MB inputs are partly served from the "
         "last-level cache.",
         "",
-        "| workload | issue | xlapy | NumPy | JAX | xlapy/JAX | xlapy/NumPy | xlapy/bw bound | "
-        "first call xlapy | first call JAX | first calls xlapy/JAX | 1st of 5: xlapy / JAX |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| workload | issue | xlapy | NumPy | JAX | xlapy/JAX | CPU xlapy/JAX | xlapy/NumPy | "
+        "xlapy/bw bound | first call xlapy | first call JAX | first calls xlapy/JAX | "
+        "1st of 5: xlapy / JAX |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     models = [r for r in results if r.get("suite") == "models"]
     big = [r for r in results if r.get("suite") == "big_constants"]
@@ -60,6 +69,8 @@ def write_reports(out: pathlib.Path, limits: dict, results: list, quick: bool) -
         for s in ("xlapy", "numpy", "jax"):
             cells.append(fmt_time(t[s]).strip() if s in t else "")
         cells.append(f"{t['xlapy'] / t['jax']:.2f}" if "jax" in t and "xlapy" in t else "")
+        c = r.get("cpu", {})
+        cells.append(f"{c['xlapy'] / c['jax']:.2f}" if "jax" in c and "xlapy" in c else "")
         cells.append(f"{t['xlapy'] / t['numpy']:.2f}" if "numpy" in t and "xlapy" in t else "")
         bb = r.get("bandwidth_bound")
         cells.append(f"{t['xlapy'] / bb:.2f}" if bb else "")

@@ -1,14 +1,17 @@
 """`make bench`: xlapy against NumPy, JAX (and numexpr / torch.compile when installed).
 
-    .venv/bin/python benchmarks/run.py [--quick] [--only NAME[,NAME]] [--out docs]
+    .venv/bin/python benchmarks/run.py [--quick] [--only NAME[,NAME]] [--out docs] [--busy]
 
 For every workload it prints the best time per system (the systems taking turns in five
-rounds: run_times) and the ratio to JAX and to NumPy measured in the same run, the
+rounds: run_times) and the ratio to JAX and to NumPy measured in the same run (in wall
+time, and in CPU time per call: every thread of the process, spinning ones included), the
 first-call (compile) time of the jitted systems, and for memory-bound workloads the ratio
 to the machine's measured memory-bandwidth bound. It also
 measures the machine limits themselves: copy bandwidth (a 256 MB copy) and gemm GFLOP/s
 (NumPy's BLAS, 2048^3). Results go to docs/benchmarks.md, docs/benchmarks.json and a bar
-chart docs/benchmarks.svg.
+chart docs/benchmarks.svg. --busy runs every suite beside a CPU-bound neighbour process
+(benchmarks/busy.py), as on a shared machine: threads that busy-wait or wait for a
+descheduled worker show there.
 """
 
 from __future__ import annotations
@@ -270,6 +273,7 @@ def _main(args) -> int:
     # a fresh compilation cache: first-call times must measure real compilation
     import tempfile
     os.environ["XLAPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="xlapy-bench-cache-")
+    load_at_start = os.getloadavg()[0]
     limits = machine_limits(args.quick)
     bw = limits["copy_bandwidth_GBps"] * 1e9
     print(f"machine: {limits['cpu']}, {limits['cores']} cores; copy bandwidth "
@@ -298,7 +302,8 @@ def _main(args) -> int:
                 calls = first_call(lambda: fn(*inputs), reset=resets.get(system))  # noqa: B023
                 row["first_call"][system] = statistics.median(calls)
                 row.setdefault("first_call_samples", {})[system] = calls
-        row["times"] = run_times(fns, inputs, 0.2 if args.quick else 0.5)
+        row["cpu"] = {}
+        row["times"] = run_times(fns, inputs, 0.2 if args.quick else 0.5, cpu=row["cpu"])
         if min_bytes:
             row["bandwidth_bound"] = min_bytes / bw
         results.append(row)
@@ -322,6 +327,7 @@ def _main(args) -> int:
             results.append(row)
             print(big_constants.line(row))
     limits["busy"] = bool(args.busy)
+    limits["load_average"] = (load_at_start, os.getloadavg()[0])
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     from report import write_reports
@@ -334,20 +340,28 @@ ROUNDS = 5           # run_times: rounds per row, the systems taking turns
 SETTLE_S = 0.05      # idle before each system's turn
 
 
-def run_times(fns: dict, inputs, budget: float) -> dict:
+def run_times(fns: dict, inputs, budget: float, cpu: dict | None = None) -> dict:
     """{system: best seconds per call}: ROUNDS rounds in which every system runs for
     budget / ROUNDS seconds in turn (in reverse order every other round), after SETTLE_S of
     idle so that the previous system's worker threads (OpenBLAS's and XLA's spin for a while
     after a call) have stopped taking cores. Taking turns, a spell of machine load that
-    lasts seconds slows every system's share of the row rather than one system's."""
+    lasts seconds slows every system's share of the row rather than one system's. `cpu`,
+    when given, receives {system: CPU seconds per call}, the least of the rounds' (the
+    process's CPU time over a round, all threads, per call, the warm-up call included)."""
     best: dict = {}
     names = list(fns)
     for r in range(ROUNDS):
         for system in (names if r % 2 == 0 else names[::-1]):
             time.sleep(SETTLE_S)
             fn = fns[system]
+            c0 = time.process_time()
             t = measure(lambda: fn(*inputs), min_time=budget / ROUNDS)  # noqa: B023 (timed at once)
+            per_call = (time.process_time() - c0) / (t.runs + 1)
             best[system] = min(best.get(system, t.best), t.best)
+            if cpu is not None:
+                cpu[system] = min(cpu.get(system, per_call), per_call)
+    if cpu is not None:
+        cpu.update({s: cpu.pop(s) for s in names})   # in the systems' order
     return {s: best[s] for s in names}
 
 
@@ -381,6 +395,9 @@ def _line(row) -> str:
             parts.append(f"{s} {fmt_time(t[s])}")
     if "jax" in t and "xlapy" in t:
         parts.append(f"xlapy/jax {t['xlapy'] / t['jax']:5.2f}")
+    c = row.get("cpu", {})
+    if "jax" in c and "xlapy" in c:
+        parts.append(f"CPU xlapy/jax {c['xlapy'] / c['jax']:5.2f}")
     if "numpy" in t and "xlapy" in t:
         parts.append(f"xlapy/numpy {t['xlapy'] / t['numpy']:5.2f}")
     if row.get("bandwidth_bound"):

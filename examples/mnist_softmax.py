@@ -16,7 +16,10 @@ dumped to <out_dir>/hlo (TF_XLA_FLAGS=--xla_dump_to=... --xla_generate_hlo_graph
 Times: "first two steps" are the first two sess.runs of the training op (with XLA's lazy
 compilation, as TF's, the first runs on the executor and the second compiles the training
 step); "per step" is the mean of the other steps. The speedup is reported both
-for the steady state and for the whole loop, compilation included.
+for the steady state and for the whole loop, compilation included. A run of one mode ends
+with where its wall and process-CPU time went from the script's first line ("phases":
+import, the compiler's warm-up import, data, graph, steps, evaluation), which
+benchmarks/compat_softmax_time.py reads.
 """
 
 from __future__ import annotations
@@ -26,17 +29,25 @@ import os
 import sys
 import time
 
-import xlapy.compat.v1 as tf
-from xlapy.compat.v1.examples.tutorials.mnist import input_data
-from xlapy.compat.v1.python.client import timeline
+_START = time.perf_counter(), time.process_time()  # (the phases lines start here)
+
+import xlapy.compat.v1 as tf  # noqa: E402
+from xlapy.compat.v1.examples.tutorials.mnist import input_data  # noqa: E402
+from xlapy.compat.v1.python.client import timeline  # noqa: E402
 
 FLAGS = None
+_MARKS = {"import": (time.perf_counter(), time.process_time())}  # phase -> when it ended
+
+
+def _mark(phase: str) -> None:
+    _MARKS[phase] = time.perf_counter(), time.process_time()
 
 
 def train(xla: bool, timeline_path: str) -> dict:
     tf.reset_default_graph()
     # Import data
     mnist = input_data.read_data_sets(FLAGS.data_dir, one_hot=True, seed=FLAGS.seed)
+    _mark("data")
 
     # Create the model
     x = tf.placeholder(tf.float32, [None, 784])
@@ -58,6 +69,7 @@ def train(xla: bool, timeline_path: str) -> dict:
 
     with tf.Session(config=config) as sess:
         tf.global_variables_initializer().run()
+        _mark("graph")
         # Train
         first = rest = 0.0
         for i in range(FLAGS.steps):
@@ -83,7 +95,9 @@ def train(xla: bool, timeline_path: str) -> dict:
         # Test trained model
         correct_prediction = tf.equal(tf.argmax(y, 1), tf.argmax(y_, 1))
         accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))
+        _mark("steps")
         acc = sess.run(accuracy, feed_dict={x: mnist.test.images, y_: mnist.test.labels})
+    _mark("eval")
     bars = sum(len(d.node_stats) for d in run_metadata.step_stats.dev_stats)
     return {"accuracy": float(acc), "first": first, "rest": rest,
             "per_step": rest / max(FLAGS.steps - 2, 1), "total": first + rest,
@@ -106,6 +120,7 @@ def main(_):
         os.environ["TF_XLA_FLAGS"] = (f"--xla_dump_to={hlo_dir} --xla_dump_hlo_as_text "
                                       "--xla_generate_hlo_graph=.*")
     _warm_up()
+    _mark("warm-up")
     results = {}
     if FLAGS.compare or not FLAGS.xla:
         path = os.path.join(FLAGS.out_dir, "timeline_no_xla.ctf.json" if FLAGS.compare
@@ -125,6 +140,8 @@ def main(_):
         else:
             print("(--dump_hlo writes the compiled clusters' HLO, text and Graphviz, to "
                   f"{os.path.abspath(hlo_dir)})")
+    if not FLAGS.compare:
+        _print_phases(next(iter(results.values())))
     if FLAGS.compare:
         a, b = results["no XLA"], results["XLA"]
         print(f"speedup with XLA: {a['per_step'] / b['per_step']:.2f}x per training step "
@@ -134,6 +151,21 @@ def main(_):
               f"without ({a['total'] / b['total']:.2f}x). Test accuracy {a['accuracy']:.4f} "
               f"without XLA, {b['accuracy']:.4f} with XLA.")
     return 0
+
+
+def _print_phases(r: dict) -> None:
+    """Where the run's time went from the script's first line, wall and process CPU ms
+    (benchmarks/compat_softmax_time.py reads these lines; the interpreter's start and exit
+    are outside)."""
+    _mark("end")
+    for k, what in ((0, "wall"), (1, "CPU")):
+        ms, prev = [], _START[k]
+        for phase in ("import", "warm-up", "data", "graph", "steps", "eval", "end"):
+            ms.append(f"{phase} {(_MARKS[phase][k] - prev) * 1e3:.1f}")
+            prev = _MARKS[phase][k]
+        print(f"phases ({what} ms): {', '.join(ms)}; total {(prev - _START[k]) * 1e3:.1f}")
+    print(f"of the steps (wall ms): first two {r['first'] * 1e3:.1f}, the others "
+          f"{r['rest'] * 1e3:.1f}")
 
 
 def _warm_up():

@@ -118,3 +118,23 @@ def test_bad_flag_value():
         flags.parse("--tf_xla_enable_lazy_compilation=maybe")
     assert flags.parse("--tf_xla_enable_lazy_compilation=0").lazy_compilation is False
     assert flags.parse("").lazy_compilation is None
+
+
+def test_a_compiled_only_plans_executor_run_keeps_64_bit_types(lazy):
+    # a plan of compiled clusters runs its native code without turning jax_enable_x64 on
+    # (session.run); the lazy first run of a cluster's ops on the executor turns it on, so
+    # that a kernel using xlapy's frontend (LRNGrad: by vjp) keeps float64
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float64, [2, 3, 3, 6])
+    y = tf.nn.lrn(x, depth_radius=2, bias=1.0, alpha=0.5, beta=0.75)
+    g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+    xv = np.random.default_rng(0).standard_normal((2, 3, 3, 6))
+    with tf.Session() as sess:
+        want = sess.run(g, {x: xv})
+    with tf.Session(config=jit_config()) as sess:
+        got = [sess.run(g, {x: xv}) for _ in range(3)]
+        plan = _plan(sess, g, {x: xv})
+        assert plan.compiled_only and plan.clusters[0].compiles == 1
+    for out in got:  # the executor's run, the compiling one, a compiled one
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out, want, rtol=1e-13, atol=1e-14)

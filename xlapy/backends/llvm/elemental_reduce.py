@@ -22,6 +22,7 @@ from xlapy.backends.llvm.elemental_ops import convert_value
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.loops import (NOT_VECTORIZED, c64, entry_alloca, for_range, index_nest,
                                        merge_index)
+from xlapy.hlo.opcodes import TRANSCENDENTAL
 from xlapy.hlo.reducers import identity, simple_reducer
 from xlapy.hlo.shapes import F32
 
@@ -210,10 +211,13 @@ def _reduce(em, instr, gens, index):
     total = 1
     for n_ in sizes:
         total *= n_
+    hints = None
     if total <= UNROLL_LIMIT:
-        return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
+        if UNROLL_MATH or not _computes_math(instr, len(inputs)):
+            return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
+        hints = NOT_VECTORIZED  # (a vector body and its remainder: the math twice again)
     slots = _init_slots(em, inits)
-    with em.scope(), index_nest(b, sizes, "r") as ridx:
+    with em.scope(), index_nest(b, sizes, "r", hints) as ridx:
         full = merge_index(in_shape.rank, (keep, index), (dims, ridx))
         _accumulate(em, slots, instr.attrs["to_apply"], [g(full) for g in inputs])
     out = tuple(b.load(s) for s in slots)
@@ -221,6 +225,30 @@ def _reduce(em, instr, gens, index):
 
 
 UNROLL_LIMIT = 16  # reductions of at most this many elements are emitted without a loop
+# ... unless each element computes a math function (exp, log, tanh, ...: inlined polynomial
+# code, tens of instructions): unrolled, a softmax's row of 10 classes inlined ten copies of
+# exp, half of the LLVM time of the TF softmax tutorial's training step; a loop has one
+# (benchmarks/compile_breakdown.py; UNROLL_MATH = True unrolls them too)
+UNROLL_MATH = False
+INLINED_MATH = TRANSCENDENTAL - {"sqrt", "rsqrt"}  # (those two are instructions)
+
+
+def _computes_math(instr, n_inputs: int) -> bool:
+    """Whether the reduced values of instr (a fused reduce) are computed with a math
+    function per element; values entering through a broadcast are computed once per
+    output element (or hoisted by the row kernel), not per reduced element."""
+    todo = list(instr.operands[:n_inputs])
+    seen = set()
+    while todo:
+        i = todo.pop()
+        if id(i) in seen:
+            continue
+        seen.add(id(i))
+        if i.opcode in INLINED_MATH:
+            return True
+        if i.opcode != "broadcast":
+            todo.extend(i.operands)
+    return False
 
 
 def _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes):

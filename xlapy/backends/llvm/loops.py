@@ -108,14 +108,16 @@ NOT_VECTORIZED = {"llvm.loop.vectorize.enable": 0}
 
 
 @contextlib.contextmanager
-def index_nest(b: ir.IRBuilder, dims, name: str = "n"):
+def index_nest(b: ir.IRBuilder, dims, name: str = "n", hints: dict | None = None):
     """Loops over every logical index of `dims` in row-major order; yields the index (a list
-    of i64 values; dims of size 1 get the constant 0 and no loop)."""
+    of i64 values; dims of size 1 get the constant 0 and no loop). `hints`: loop metadata
+    for each loop (set_loop_hints)."""
     index = [c64(0)] * len(dims)
     with contextlib.ExitStack() as stack:
         for d, n in enumerate(dims):
             if n != 1:
-                index[d] = stack.enter_context(for_range(b, 0, n, name=f"{name}{d}"))
+                index[d] = stack.enter_context(for_range(b, 0, n, name=f"{name}{d}",
+                                                         hints=hints))
         yield index
 
 

@@ -270,9 +270,15 @@ class Session:
             vals[slot] = _check_feed(t, value, dt, dims)
         tracing = options is not None and getattr(options, "trace_level", 0) > 0
         # TF keeps 64-bit types: kernels that use xlapy's frontend eagerly (gradients by
-        # vjp) and cluster compiles run with jax_enable_x64 on
-        with enable_x64(True):
-            plan.execute(vals, run_metadata.step_stats if tracing and run_metadata else None)
+        # vjp) and cluster compiles run with jax_enable_x64 on; a plan of compiled clusters
+        # only turns it on where a cluster traces, compiles or runs its ops on the executor
+        # (launch.py), not around every native call (about 2 us a step)
+        if plan.compiled_only and not tracing:
+            plan.execute(vals)
+        else:
+            with enable_x64(True):
+                plan.execute(vals, run_metadata.step_stats if tracing and run_metadata
+                             else None)
         out = [self._fetch_value(f, vals) for f in plan.fetch]
         if rebuild is None:
             return out[0]

@@ -1,7 +1,10 @@
 """The gemm kernel's driver (gemm_kernel.py): the entry point xlapy_gemm_<t>(args), which
 picks the direct phase or the packed one, and the packed phases on the thread pool (A packed
 once and C split by columns, or B packed once and C split by rows), looping over the
-blocks of C, depth and slivers around the micro-kernel."""
+blocks of C, depth and slivers around the micro-kernel. The split phase runs up to
+UNITS_PER_CHUNK units per chunk, claimed one at a time, each in a free scratch slice of the
+`chunks` slices (_take_slice): a thread descheduled by the OS holds one small unit, not a
+thread's whole share of C."""
 
 from __future__ import annotations
 
@@ -10,8 +13,9 @@ from llvmlite import ir
 from xlapy.backends.cpu.emitters.gemm_micro import MicroKernel
 from xlapy.backends.cpu.emitters.gemm_packing import Packing
 from xlapy.backends.cpu.emitters.gemm_params import (DIRECT_DEPTH, EPILOGUE_TYPE, GV, I32,
-                                                      I64, KC, MC, MR, NC, PTR, SLOT, VOID,
-                                                      a_slice_bytes, b_slice_bytes)
+                                                      I64, KC, MC, MR, NC, PTR, SLOT,
+                                                      UNITS_PER_CHUNK, VOID, a_slice_bytes,
+                                                      b_slice_bytes)
 from xlapy.backends.cpu.passes.dot_plan import SHORT_DEPTH, short_rows
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.llvm.loops import c64, for_range
@@ -31,6 +35,32 @@ class Gemm(Packing, MicroKernel):
         has_epi = b.icmp_unsigned("!=", b.ptrtoint(a["epi"], I64), c64(0))
         first_mode = b.select(beta_zero, ir.Constant(I32, 1), ir.Constant(I32, 0))
         return tile, has_epi, first_mode
+
+    @staticmethod
+    def _take_slice(b, ctx, chunks):
+        """Claims a free scratch slice (a clear bit below `chunks` of the `slices` mask) for
+        the unit about to run; spins while all are taken (only when the pool has more
+        threads than the call has slices: every running unit holds one)."""
+        word = b.gep(ctx, [c64(SLOT["slices"])], source_etype=I64)
+        fn = b.function
+        look, claim, got = (fn.append_basic_block(n) for n in ("slice.look", "slice.claim",
+                                                               "slice.got"))
+        b.branch(look)
+        b.position_at_end(look)
+        w = b.load_atomic(word, "seq_cst", 8, typ=I64)
+        free = b.cttz(b.xor(w, c64(-1)), ir.Constant(ir.IntType(1), 0))
+        limit = b.select(b.icmp_signed("<", chunks, c64(1)), c64(1), chunks)
+        b.cbranch(b.icmp_signed("<", free, limit), claim, look)
+        b.position_at_end(claim)
+        res = b.cmpxchg(word, w, b.or_(w, b.shl(c64(1), free)), "seq_cst", "seq_cst")
+        b.cbranch(b.extract_value(res, 1), got, look)
+        b.position_at_end(got)
+        return free
+
+    @staticmethod
+    def _free_slice(b, ctx, index):
+        word = b.gep(ctx, [c64(SLOT["slices"])], source_etype=I64)
+        b.atomic_rmw("and", word, b.xor(b.shl(c64(1), index), c64(-1)), "seq_cst")
 
     def _tiles(self, b, a, micro, store, tile, ap, bp, row0, col0, mc, nc, kc, mode, last,
                has_epi):
@@ -78,10 +108,11 @@ class Gemm(Packing, MicroKernel):
         chunk_rows, b, a, start, end = self._phase("chunk_rows")
         M, N, K = a["M"], a["N"], a["K"]
         tile, has_epi, first_mode = self._chunk_start(b, a)
-        span = self._chunk_span(b, M, a["chunks"], MR)
+        span = self._chunk_span(b, M, a["units"], MR)
+        own = self._take_slice(b, chunk_rows.args[0], a["chunks"])
+        ap = b.inttoptr(b.add(a["aslices"], b.mul(own, c64(a_slice_bytes(self.t)))), PTR)
         with for_range(b, start, end, name="chunk") as ch:
             r0, r1 = span(ch)
-            ap = b.inttoptr(b.add(a["aslices"], b.mul(ch, c64(a_slice_bytes(self.t)))), PTR)
             # row blocks outside the depth blocks: an MC-row block of C stays in cache while
             # every depth block adds to it (B, packed whole, is read from cache each time)
             with for_range(b, r0, r1, MC, name="ic") as ic:
@@ -97,6 +128,7 @@ class Gemm(Packing, MicroKernel):
                     b.call(pack_a, [asrc, a["rsa"], a["csa"], mc, kc, ap])
                     self._tiles(b, a, micro, store, tile, ap, bblock, ic, c64(0), mc, N, kc,
                                 mode, last, has_epi)
+        self._free_slice(b, chunk_rows.args[0], own)
         b.ret_void()
         return pack_all_b, chunk_rows
 
@@ -112,7 +144,7 @@ class Gemm(Packing, MicroKernel):
             v = b.load(slot, typ=ir.DoubleType())
             return b.fptrunc(v, f) if self.t == "f32" else v
         a = {n: arg(n) for n in ("M", "N", "K", "rsa", "csa", "rsb", "csb", "ldcin", "cscin",
-                                 "ldc", "csc", "chunks")}
+                                 "ldc", "csc", "chunks", "units")}
         a.update({n: arg(n, PTR) for n in ("A", "B", "Cin", "C", "ws", "epi_ctx")})
         a["epi"] = b.load(b.gep(ctx, [c64(SLOT["epi"])], source_etype=I64),
                           typ=EPILOGUE_TYPE.as_pointer())
@@ -175,11 +207,12 @@ class Gemm(Packing, MicroKernel):
         chunk, b, a, start, end = self._phase("chunk")
         M, N, K = a["M"], a["N"], a["K"]
         tile, has_epi, first_mode = self._chunk_start(b, a)
-        span = self._chunk_span(b, N, a["chunks"], self.nr)
+        span = self._chunk_span(b, N, a["units"], self.nr)
+        own = self._take_slice(b, chunk.args[0], a["chunks"])
+        bp = b.gep(a["bpack"], [b.mul(own, c64(b_slice_bytes(self.t, self.bits)))],
+                   source_etype=ir.IntType(8))
         with for_range(b, start, end, name="chunk") as ch:
             n0, n1 = span(ch)
-            bp = b.gep(a["bpack"], [b.mul(ch, c64(b_slice_bytes(self.t, self.bits)))],
-                       source_etype=ir.IntType(8))
             with for_range(b, n0, n1, NC, name="jc") as jc:
                 nc = self._min(b, b.sub(n1, jc), c64(NC))
                 with for_range(b, 0, K, a["kcb"], name="pc") as pc:
@@ -196,6 +229,7 @@ class Gemm(Packing, MicroKernel):
                         ap = self._at(b, ablock, b.mul(ic, kc))
                         self._tiles(b, a, micro, store, tile, ap, bp, ic, jc, mc, nc, kc, mode,
                                     last, has_epi)
+        self._free_slice(b, chunk.args[0], own)
         b.ret_void()
 
         pack_all_b, chunk_rows = self._row_split(micro, pack_a, pack_b, store)
@@ -208,6 +242,17 @@ class Gemm(Packing, MicroKernel):
                      for name in ("chunks", "M"))
         panels = b.sdiv(b.add(m, c64(MR - 1)), c64(MR))
         n = b.load(b.gep(ctx, [c64(SLOT["N"])], source_etype=I64), typ=I64)
+
+        def units_slot():
+            return b.load(b.gep(ctx, [c64(SLOT["units"])], source_etype=I64), typ=I64)
+
+        def set_units(total, unit):
+            """C split in units of whole `unit`s of `total`, up to UNITS_PER_CHUNK per chunk."""
+            most = b.sdiv(b.add(total, c64(unit - 1)), c64(unit))
+            units = self._min(b, most, b.mul(chunks, c64(UNITS_PER_CHUNK)))
+            b.store(units, b.gep(ctx, [c64(SLOT["units"])], source_etype=I64))
+
+        b.store(c64(0), b.gep(ctx, [c64(SLOT["slices"])], source_etype=I64))
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
         rows_contig = b.and_(b.and_(*(b.icmp_signed("==", b.load(b.gep(
             ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
@@ -249,12 +294,15 @@ class Gemm(Packing, MicroKernel):
                         kblocks = b.sdiv(b.add(k, c64(KC - 1)), c64(KC))
                         nblocks = b.sdiv(b.add(n, c64(NC - 1)), c64(NC))
                         b.call(pool, [pack_all_b, ctx, b.mul(kblocks, nblocks), c64(1)])
-                        b.call(pool, [chunk_rows, ctx, chunks, c64(1)])
+                        set_units(m, MR)
+                        b.call(pool, [chunk_rows, ctx, units_slot(), c64(1)])
                     with by_columns:
                         grain = b.sdiv(b.add(panels, c64(4 * 2 - 1)), c64(4 * 2))
                         b.call(pool, [pack_all, ctx, panels, grain])
-                        b.call(pool, [chunk, ctx, chunks, c64(1)])
+                        set_units(n, self.nr)
+                        b.call(pool, [chunk, ctx, units_slot(), c64(1)])
             with ser:
+                b.store(c64(1), b.gep(ctx, [c64(SLOT["units"])], source_etype=I64))
                 # one thread: the same choice (the pass that packs an operand whole before
                 # any arithmetic reads the smaller one; A of a tall product stays in blocks)
                 with b.if_else(b.icmp_signed(">", m, n)) as (by_rows, by_columns):

@@ -11,7 +11,10 @@ I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidT
 
 # argument slots (8 bytes each): integers, pointers, then alpha and beta as doubles
 ARGS = ("M", "N", "K", "A", "rsa", "csa", "B", "rsb", "csb", "Cin", "ldcin", "cscin", "C",
-        "ldc", "csc", "ws", "chunks", "epi", "epi_ctx", "alpha", "beta")
+        "ldc", "csc", "ws", "chunks", "epi", "epi_ctx", "alpha", "beta",
+        # written by the kernel itself (callers leave them): how many units C is split in,
+        # and the mask of the chunks' scratch slices in use (UNITS_PER_CHUNK)
+        "units", "slices")
 # epilogue: void epi(ptr epi_ctx, i64 row, i64 col, i64 rows, i64 cols), called (when `epi` is
 # not null) on the thread that finished C's tile [row, row + rows) x [col, col + cols), right
 # after its final values are stored, while they are in that core's L1 cache
@@ -24,6 +27,11 @@ KC = 256         # depth of a packed sliver
 MC = 192         # rows of A packed at a time
 NC = 1024        # columns of B packed at a time
 GV = 4           # vectors of C's columns per block of the direct phase (thin products)
+# On several threads C is split in up to UNITS_PER_CHUNK units per chunk (thread), claimed
+# from the pool one at a time: a thread the OS deschedules (another process on its core)
+# holds one small unit rather than half of C, which the others would wait for. Each running
+# unit takes a free scratch slice of the `chunks` slices (the `slices` mask).
+UNITS_PER_CHUNK = 4
 
 
 def compute_type(t: str) -> str:

@@ -34,6 +34,10 @@ from xlapy.backends.cpu.passes.conv_phases import ConvPhases
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
 from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
+# (the modules registering the elemental rules: _loop_emittable reads them, and the emitters
+# that import them are loaded only when a program is compiled: compiler._code_generator)
+from xlapy.backends.llvm import elemental_complex, elemental_data  # noqa: F401
+from xlapy.backends.llvm import elemental_ops, elemental_reduce  # noqa: F401
 from xlapy.backends.llvm.elemental import ELEMENTAL_RULES
 from xlapy.flags import flags
 from xlapy.hlo.ir import Instruction, Module

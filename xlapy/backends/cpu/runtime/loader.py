@@ -19,8 +19,6 @@ libraries are built or imported only when needed:
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
-import ctypes.util
 import functools
 import os
 import threading
@@ -56,6 +54,7 @@ COMPILER_RUNTIME = ("__truncdfhf2", "__truncsfhf2", "__extendhfsf2", "__extendhf
 
 
 def _register_compiler_runtime(name: str) -> None:
+    import ctypes.util  # (here: it imports subprocess, which nothing else on a cache hit needs)
     try:
         lib = ctypes.CDLL(ctypes.util.find_library("gcc_s") or "libgcc_s.so.1")
         addr = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value

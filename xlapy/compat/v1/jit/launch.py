@@ -29,6 +29,7 @@ import numpy as np
 from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError, OpError)
 from xlapy.compat.v1.jit.flags import LAZY_THRESHOLD
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
+from xlapy.config import enable_x64
 from xlapy.frontend.core import ShapedArray, Tracer
 
 log = logging.getLogger("xlapy.compat.v1.jit")
@@ -236,7 +237,7 @@ class CompiledCluster:
             store[name] = value
 
     def _run_fallback(self, vals) -> None:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), enable_x64(True):  # (as the session's executor)
             for step in self._fallback:
                 step(vals)
 
@@ -244,14 +245,13 @@ class CompiledCluster:
         """The cluster's ops on the executor, this once (lazy compilation)."""
         if self._executor_steps is None:
             self._executor_steps = self._fallback_factory()
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), enable_x64(True):  # (as the session's executor)
             for step in self._executor_steps:
                 step(vals)
 
     # ---- compiling ---------------------------------------------------------------------------
     def _compile(self, key, args, dyn, var_vals):
         from xlapy.backends.base import get_platform
-        from xlapy.config import enable_x64
         from xlapy.frontend.graph import make_graph
         from xlapy.frontend.lowering import lower_to_module
         t0 = time.perf_counter()

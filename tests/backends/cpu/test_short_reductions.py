@@ -1,0 +1,111 @@
+"""Reductions of at most elemental_reduce.UNROLL_LIMIT elements: straight-line code, except
+where each element computes a math function (exp, log, tanh, ...), whose inlined code a
+loop holds once instead of once per element (a softmax over 10 classes: one exp, not ten).
+Row softmaxes and log-softmax cross-entropies of short rows against the interpreter, with
+non-finite values, and the emitted IR's count of exp calls."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from xlapy.backends.base import get_platform
+from xlapy.backends.llvm import elemental_reduce
+from xlapy.hlo.parser import parse
+
+
+def _softmax_text(rows: int, n: int) -> str:
+    return f"""HloModule softmax_rows
+
+max_f32 {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}}
+
+add_f32 {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+
+ENTRY main {{
+  x = f32[{rows},{n}] parameter(0)
+  y = f32[{rows},{n}] parameter(1)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max_f32
+  bm = f32[{rows},{n}] broadcast(mx), dimensions={{0}}
+  d = f32[{rows},{n}] subtract(x, bm)
+  e = f32[{rows},{n}] exponential(d)
+  s = f32[{rows}] reduce(e, zero), dimensions={{1}}, to_apply=add_f32
+  bs = f32[{rows},{n}] broadcast(s), dimensions={{0}}
+  p = f32[{rows},{n}] divide(e, bs)
+  ls = f32[{rows}] log(s)
+  bl = f32[{rows},{n}] broadcast(ls), dimensions={{0}}
+  lp = f32[{rows},{n}] subtract(d, bl)
+  t = f32[{rows},{n}] tanh(y)
+  xe = f32[{rows},{n}] multiply(t, lp)
+  xs = f32[{rows}] reduce(xe, zero), dimensions={{1}}, to_apply=add_f32
+  ROOT out = (f32[{rows},{n}], f32[{rows}]) tuple(p, xs)
+}}
+"""
+
+
+@pytest.mark.parametrize("unroll_math", [False, True])
+@pytest.mark.parametrize("rows,n", [(100, 10), (7, 1), (5, 2), (9, 16), (4, 17), (33, 3)])
+def test_short_row_softmax_matches_the_interpreter(cpu_check, monkeypatch, unroll_math,
+                                                   rows, n):
+    monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
+    rng = np.random.default_rng(rows * 100 + n)
+    x = (4 * rng.standard_normal((rows, n))).astype(np.float32)
+    y = rng.standard_normal((rows, n)).astype(np.float32)
+    x[0, 0] = np.nan                      # a NaN row
+    if rows > 2:
+        x[1, :] = -np.inf                 # a row of -inf: 0/0
+        x[2, -1] = np.inf                 # inf - inf
+    y[-1, 0] = np.nan
+    got, want = cpu_check.run(_softmax_text(rows, n), x, y)
+    for g, w in zip(got, want):
+        cpu_check.close(g, w, rtol=2e-6, atol=1e-6)
+
+
+_SUM_OF_EXPS = """HloModule sum_of_exps
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[100,10] parameter(0)
+  zero = f32[] constant(0)
+  e = f32[100,10] exponential(x)
+  ROOT s = f32[100] reduce(e, zero), dimensions={1}, to_apply=add_f32
+}
+"""
+
+
+def _kernel_exp_calls(tmp_path, monkeypatch, unroll_math: bool) -> int:
+    """Calls of the inlined exp in the unoptimized IR of a sum of exps over rows of 10."""
+    monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
+    out = tmp_path / ("unrolled" if unroll_math else "loop")
+    monkeypatch.setenv("XLAPY_FLAGS", f"--xla_dump_to={out}")
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    comp = get_platform("cpu").compiler
+    comp.clear_cache()
+    comp.compile(parse(_SUM_OF_EXPS))
+    (ir_file,) = out.glob("*ir-no-opt.ll")
+    return len(re.findall(r'call float @"xlapy\.exp\.f32"', ir_file.read_text()))
+
+
+def test_a_short_reduction_of_exps_is_a_loop(tmp_path, monkeypatch, cpu_check):
+    assert _kernel_exp_calls(tmp_path, monkeypatch, False) == 1
+    assert _kernel_exp_calls(tmp_path, monkeypatch, True) == 10
+    x = np.random.default_rng(1).standard_normal((100, 10)).astype(np.float32)
+    x[3, 4] = np.inf
+    got, want = cpu_check.run(_SUM_OF_EXPS, x)
+    cpu_check.close(got[0], want[0], rtol=2e-6)
