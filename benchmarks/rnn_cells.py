@@ -9,7 +9,8 @@ records both the wall time and the process's CPU time per call (time.process_tim
 its threads), so that on a loaded machine the CPU times still compare the work done: xlapy
 runs a scan's small kernels on the calling thread, JAX spreads a step over its threads
 (more CPU time, less wall time on an idle machine). Printed per row: best wall time and the
-CPU time of that round for each system, the ratios, and the load average when the row ran.
+median CPU time over all batches of calls for each system, the ratios, and the load average
+when the row ran.
 Results are checked against JAX's.
 """
 
@@ -90,23 +91,21 @@ def model(xnp, lax, cell: str, width: int, layers: int):
     return loss, infer
 
 
-def timed(fn, seconds: float) -> tuple[float, float]:
-    """(best wall seconds per call, CPU seconds per call of the same batch of calls)."""
+def timed(fn, seconds: float) -> list[tuple[float, float]]:
+    """(wall seconds per call, CPU seconds per call) of each of 5 batches of calls."""
     fn()
     n = 1
     t0 = time.perf_counter()
     fn()
     one = max(time.perf_counter() - t0, 1e-6)
     n = max(1, int(seconds / 5 / one))
-    best = (float("inf"), 0.0)
+    out = []
     for _ in range(5):
         c0, t0 = time.process_time(), time.perf_counter()
         for _ in range(n):
             fn()
-        w, c = (time.perf_counter() - t0) / n, (time.process_time() - c0) / n
-        if w < best[0]:
-            best = (w, c)
-    return best
+        out.append(((time.perf_counter() - t0) / n, (time.process_time() - c0) / n))
+    return out
 
 
 def main(argv=None) -> int:
@@ -147,13 +146,15 @@ def main(argv=None) -> int:
             jp, ji = [jax.device_put(a) for a in params], [jax.device_put(a) for a in inputs]
             fns = {"xlapy": (lambda f, p, i: lambda: f(p, i))(xf, params, inputs),
                    "jax": (lambda f, p, i: lambda: jax.block_until_ready(f(p, i)))(jf, jp, ji)}
-            res = {}
+            batches = {"xlapy": [], "jax": []}
             for r in range(args.rounds):
                 for system in (("xlapy", "jax") if r % 2 == 0 else ("jax", "xlapy")):
                     time.sleep(0.05)
-                    w, c = timed(fns[system], seconds / args.rounds)
-                    if system not in res or w < res[system][0]:
-                        res[system] = (w, c)
+                    batches[system] += timed(fns[system], seconds / args.rounds)
+            # best wall time; the median CPU time of all batches (a loaded machine's
+            # preemptions and cache thrashing move single batches far more than the code)
+            res = {k: (min(w for w, _ in v), float(np.median([c for _, c in v])))
+                   for k, v in batches.items()}
             msg = check(fns["xlapy"](), fns["jax"](), title)
             bad += bool(msg)
             (xw, xc), (jw, jc) = res["xlapy"], res["jax"]

@@ -68,6 +68,11 @@ class TapeTrace(Trace):
         if needs and prim.tape_rule is not None:
             # the primitive decides what its forward pass computes and keeps for the
             # backward pass (custom_vjp's fwd and residuals, checkpoint's saved values)
+            if getattr(prim.tape_rule, "wants_differentiated", False):
+                # which operands carry a gradient (the rule can skip the others' cotangents)
+                params = dict(params, differentiated=tuple(
+                    isinstance(a, TapeTracer) and a._trace is self and a.needs_grad
+                    for a in args))
             out, vjp_params = prim.tape_rule(primals, **params)
             return self.record(prim, args, out, vjp_params)
         return self.record(prim, args, bind(prim, *primals, **params), params, needs)

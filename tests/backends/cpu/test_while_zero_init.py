@@ -73,3 +73,22 @@ def test_zero_filled_sees_only_all_zero_bytes():
     assert zero_filled(by_name["flags"])
     assert not zero_filled(by_name["neg"])     # -0.0: its sign bit is set
     assert not zero_filled(by_name["x"])
+
+
+def test_zero_broadcasts_that_only_start_loops_run_no_kernel(monkeypatch):
+    # the loop clears its own buffers for acc, cnt and flags: their broadcasts' kernels
+    # would write bytes nobody reads, and are not emitted (program._only_clears_loops);
+    # neg (-0.0) is copied into the loop, so its broadcast still runs
+    from xlapy.backends.base import get_platform
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_hlo_profile")   # one label per emitted kernel
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    exe = get_platform("cpu").compiler.compile(parse(_TEXT))
+    emitted = {name for comp, name, _ in exe.spec.profile_labels if comp == "main"}
+    starts = [i for i in exe.optimized_module.entry.instructions
+              if i.opcode not in ("parameter", "constant")
+              and any(u.opcode == "tuple" for u in i.users)]
+    zeros = {i.name for i in starts if zero_filled(i)}
+    copied = {i.name for i in starts if not zero_filled(i)}
+    assert zeros and copied, (zeros, copied)
+    assert "w" in emitted and copied <= emitted
+    assert not zeros & emitted

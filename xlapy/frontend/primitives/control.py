@@ -34,10 +34,12 @@ eagerly, get traced by an enclosing jit, and can be differentiated again):
   * scan: a reverse scan over the body's VJP. Its carry is (cotangent of the carry,
     accumulated cotangents of the consts, which are loop-invariant operands); its xs are
     (xs, carries entering each iteration, cotangents of ys[, of the saved carries]); its
-    ys are the cotangents of xs. The entering carries come from the forward scan when it
-    saved them (save_carries is set whenever an operand carries a gradient at bind time);
-    otherwise (a scan re-evaluated from a graph under a new tape) they are recomputed by a
-    forward scan that outputs them.
+    ys are the cotangents of xs. Its forward scan (the tape rule) saves the carries
+    entering each iteration and the results of the body's products (scan_residuals.py),
+    which the backward body records on its tape with those values instead of computing
+    them again; cotangents are computed only for the consts and xs that carry a gradient.
+    Without the tape rule's parameters, the carries come from the outputs save_carries
+    adds, or are recomputed by a forward scan that outputs them.
 Only floating-point values carry cotangents; integer/bool operands get None.
 """
 
@@ -46,11 +48,12 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.errors import ShapeError, XlapyError
-from xlapy.frontend.core import ShapedArray, Tracer, bind, primitive
+from xlapy.frontend.core import ShapedArray, Tracer, active_traces, bind, primitive
 from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import eval_graph, make_graph
 from xlapy.frontend.lowering import lower_graph, shape_of
 from xlapy.frontend.primitives.basic import add, aval_of, convert, full, is_float
+from xlapy.frontend.primitives.scan_residuals import with_residuals
 from xlapy.hlo.shapes import PRED, Shape
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -402,9 +405,31 @@ def scan_flat(body_fn, init: list, xs: list, length: int, reverse: bool = False)
     return list(outs[:nk]), list(outs[nk:nk + ny])
 
 
+@scan_p.def_tape_rule
+def _scan_tape_rule(primals, *, body, num_consts, num_carry, length, reverse, save_carries,
+                    differentiated=None):
+    """Reverse mode's forward scan: the body with its products kept (scan_residuals.py) and
+    the entering carries saved; the tape records the scan's own outputs, and its VJP gets
+    the carries and the kept products as parameters."""
+    graph, kept = with_residuals(body, num_consts, num_carry)
+    params = dict(body=body, num_consts=num_consts, num_carry=num_carry, length=length,
+                  reverse=reverse, save_carries=save_carries)
+    outs = bind(scan_p, *primals, **dict(params, body=graph, save_carries=True))
+    nk, ny, nys = num_carry, len(body.outputs) - num_carry, len(graph.outputs) - num_carry
+    carries = list(outs[nk + nys:])
+    public = list(outs[:nk + ny]) + (carries if save_carries else [])
+    kept = tuple((k, outs[p]) for k, p in kept)
+    return public, dict(params, carries=carries, kept=kept, differentiated=differentiated)
+
+
+_scan_tape_rule.wants_differentiated = True
+
+
 @scan_p.def_vjp
-def _scan_vjp(cts, *args, out, body, num_consts, num_carry, length, reverse, save_carries):
-    from xlapy.frontend.autodiff import vjp
+def _scan_vjp(cts, *args, out, body, num_consts, num_carry, length, reverse, save_carries,
+              carries=None, kept=(), differentiated=None):
+    from xlapy.frontend.autodiff import TapeTrace, vjp
+    from xlapy.frontend.checkpoint import _eval
     consts, init, xs = _scan_split(args, num_consts, num_carry)
     nk, ny = num_carry, len(body.outputs) - num_carry
     k_avals, y_avals = body.out_avals[:nk], body.out_avals[nk:]
@@ -414,24 +439,35 @@ def _scan_vjp(cts, *args, out, body, num_consts, num_carry, length, reverse, sav
     fk = [j for j, a in enumerate(k_avals) if is_float(a.dtype)]
     fx = [j for j, a in enumerate(x_avals) if is_float(a.dtype)]
     fy = [j for j, a in enumerate(y_avals) if is_float(a.dtype)]
+    if differentiated is not None:  # no cotangents for the consts and xs that carry none
+        fc = [j for j in fc if differentiated[j]]
+        fx = [j for j in fx if differentiated[num_consts + nk + j]]
 
-    if save_carries:
+    ct_saved = [_cast_like(cts[nk + ny + j], k_avals[j]) for j in fk] if save_carries else []
+    if carries is not None:
+        saved = list(carries)
+    elif save_carries:
         saved = list(out[nk + ny:])
-        ct_saved = [_cast_like(cts[nk + ny + j], k_avals[j]) for j in fk]
     else:  # recompute the carries entering each iteration
         def fwd(c, x):
             outs = eval_graph(body, consts, c + x)
             return outs[:nk], c
         _, saved = scan_flat(fwd, list(init), list(xs), length, reverse)
-        ct_saved = []
     ct_carry = [_cast_like(cts[j], k_avals[j]) for j in fk]
     ct_ys = [_cast_like(cts[nk + j], y_avals[j]) for j in fy]
-    nfk, nx = len(fk), len(xs)
+    nfk, nx, ns = len(fk), len(xs), len(ct_saved)
+    kept_at = [k for k, _ in kept]
+
+    def on_kept(e, ins, value):  # a kept product: on the tape with its forward value
+        trace = [t for t in active_traces() if isinstance(t, TapeTrace)][-1]
+        return trace.record(e.prim, ins, value, e.params)
 
     def bwd(carry, x):
         ct_c, ct_k = carry[:nfk], carry[nfk:]
         x_t, c_t = x[:nx], x[nx:nx + nk]
-        ct_y, ct_s = x[nx + nk:nx + nk + len(fy)], x[nx + nk + len(fy):]
+        at = nx + nk + len(fy)
+        ct_y, ct_s, r_t = x[nx + nk:at], x[at:at + ns], x[at + ns:]
+        values = dict(zip(kept_at, r_t))
 
         def f(kv, cv, xv):
             k, c, xx = list(consts), list(c_t), list(x_t)
@@ -441,7 +477,7 @@ def _scan_vjp(cts, *args, out, body, num_consts, num_carry, length, reverse, sav
                 c[j] = v
             for j, v in zip(fx, xv):
                 xx[j] = v
-            outs = eval_graph(body, k, c + xx)
+            outs = _eval(body, k + c + xx, len(k), values, on_kept)
             return [outs[j] for j in fk], [outs[nk + j] for j in fy]
 
         _, fn = vjp(f, [consts[j] for j in fc], [c_t[j] for j in fk], [x_t[j] for j in fx])
@@ -453,8 +489,8 @@ def _scan_vjp(cts, *args, out, body, num_consts, num_carry, length, reverse, sav
         return g_c + new_k, [_cast_like(g, x_avals[j]) for g, j in zip(g_x, fx)]
 
     init_ct = ct_carry + [_zeros(c_avals[j]) for j in fc]
-    final, ct_xs = scan_flat(bwd, init_ct, list(xs) + list(saved) + ct_ys + ct_saved,
-                             length, not reverse)
+    final, ct_xs = scan_flat(bwd, init_ct, list(xs) + list(saved) + ct_ys + ct_saved
+                             + [v for _, v in kept], length, not reverse)
     result = [None] * len(args)
     for n, j in enumerate(fk):
         result[num_consts + j] = final[n]

@@ -34,6 +34,17 @@ from xlapy.backends.llvm.loops import c64, for_range
 _GEMM = {"f32": "xlapy_sgemm", "f64": "xlapy_dgemm", "c64": "xlapy_cgemm", "c128": "xlapy_zgemm"}
 _ESIZE = {"f32": 4, "f64": 8, "c64": 8, "c128": 16}
 GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
+# in a while loop's body: the pool's second thread spins from one product to the next
+# (between them it waits the iteration's serial work out), so a split product pays for
+# its wake-up and that wait every iteration; a recurrent cell's 4M-flop products (LSTM
+# 256 wide, batch 8: about 40 us) cost a third more CPU time split than on one thread
+GEMM_LOOP_PARALLEL_FLOPS = 1 << 24
+
+
+def parallel_flops(pe) -> int:
+    """The fewest flops for which a product the program `pe` emits is split across the
+    pool's threads."""
+    return GEMM_LOOP_PARALLEL_FLOPS if getattr(pe, "in_loop", False) else GEMM_PARALLEL_FLOPS
 
 
 @custom_emitter("dot")
@@ -91,7 +102,7 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
     # few columns: compute C^T = B^T . A^T, so the micro-tile's long side runs along M
     swap = swapped_for(plan)
     me = pe.me
-    chunks = me.num_threads if me.use_threads and 2 * m * n * k >= GEMM_PARALLEL_FLOPS else 1
+    chunks = me.num_threads if me.use_threads and 2 * m * n * k >= parallel_flops(pe) else 1
     if swap:
         dims, a_str, b_str, c_str = (n, m), (sb[1], sb[0]), (sa[1], sa[0]), (sc[1], sc[0])
     else:

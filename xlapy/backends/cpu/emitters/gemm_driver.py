@@ -16,6 +16,7 @@ from xlapy.backends.cpu.emitters.gemm_params import (DIRECT_DEPTH, EDGE_ROWS, EP
                                                       GV, I32, I64, KC, MC, MR, NC, PTR, SLOT,
                                                       UNITS_PER_CHUNK, VOID, a_slice_bytes,
                                                       b_slice_bytes)
+from xlapy.backends.cpu.passes.dot_plan import SHORT_DEPTH, short_rows
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.llvm.loops import c64, for_range
 
@@ -278,8 +279,11 @@ class Gemm(Packing, MicroKernel):
             for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
                 ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
                 for name in ("cscin", "csa"))))
-        thin = b.and_(b.or_(b.icmp_signed("<=", n, c64(GV * self.vl)),
-                            b.icmp_signed("<=", m, c64(2 * self.rd))),   # direct_small_rows
+        short = b.and_(b.icmp_signed("<=", k, c64(SHORT_DEPTH)),
+                       b.icmp_signed("<=", m, c64(short_rows(self.bits))))   # dot_plan
+        thin = b.and_(b.or_(b.or_(b.icmp_signed("<=", n, c64(GV * self.vl)),
+                                  b.icmp_signed("<=", m, c64(2 * self.rd))),  # direct_small_rows
+                            short),
                       rows_contig)
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
         go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call

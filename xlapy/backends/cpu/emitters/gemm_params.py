@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.passes.dot_plan import SHORT_DEPTH, short_rows
+
 I32, I64, PTR, VOID = ir.IntType(32), ir.IntType(64), ir.PointerType(), ir.VoidType()
 
 # argument slots (8 bytes each): integers, pointers, then alpha and beta as doubles
@@ -83,6 +85,8 @@ def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool,
         return False   # bf16 / f16 operands are widened as they are packed: always packed
     if k is not None and k <= DIRECT_DEPTH and (bc_rows_contiguous or rows_contiguous):
         return True
+    if k is not None and k <= SHORT_DEPTH and rows_contiguous and m <= short_rows(vector_bits):
+        return True   # (dot_plan.SHORT_DEPTH: B's shared column block stays in cache)
     return m == 1 or (rows_contiguous and (n <= GV * lanes(t, vector_bits)
                                            or m <= direct_small_rows(vector_bits)))
 

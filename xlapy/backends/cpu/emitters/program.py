@@ -222,6 +222,20 @@ def carried_in_place(body: Computation) -> set:
     return out
 
 
+def _loop_computations(module) -> set[int]:
+    """ids of the computations that run once per iteration of a while loop (its condition
+    and body, and everything they call)."""
+    out: set[int] = set()
+    work = [c for comp in module.computations for i in comp.instructions
+            if i.opcode == "while" for c in i.called_computations()]
+    while work:
+        c = work.pop()
+        if id(c) not in out:
+            out.add(id(c))
+            work.extend(c.called_computations())
+    return out
+
+
 class ModuleEmitter:
     """Emits the LLVM module for a whole HLO module."""
 
@@ -245,6 +259,7 @@ class ModuleEmitter:
         self._scratch: ir.GlobalVariable | None = None
         self._scratch_bytes = 0
         self._entry_emitter: ProgramEmitter | None = None
+        self.loop_computations = _loop_computations(module)
 
     def scratch(self, b: ir.IRBuilder, arena, nbytes: int):
         """Pointer to a scratch region of at least nbytes at the end of the arena, shared by
@@ -329,6 +344,9 @@ class ProgramEmitter:
     def __init__(self, me: ModuleEmitter, comp: Computation, name: str):
         self.me = me
         self.comp = comp
+        # run once per iteration of a while loop: kernels weigh the pool's per-call costs
+        # against the loop's whole run (gemm.GEMM_LOOP_PARALLEL_FLOPS)
+        self.in_loop = id(comp) in me.loop_computations
         self.llmod = me.llmod
         entry = comp is me.hlo.entry  # (with launch.py's signature: a fourth, unused, ptr)
         fty = ir.FunctionType(T.VOID, [T.PTR] * (4 if entry else 3))
@@ -582,9 +600,27 @@ class ProgramEmitter:
             return self.vals[id(instr.operands[0])]
         if op == "after-all":
             return ()
+        if self._only_clears_loops(instr):
+            return unflatten(instr.shape, self.dest_leaves(instr))
         if self.me.profile_labels is not None:
             return self._profiled(instr)
         return self._emit_work(instr)
+
+    def _only_clears_loops(self, instr: Instruction) -> bool:
+        """Whether instr is a zero broadcast whose only use is starting while loops' state:
+        each loop clears its own buffer for that leaf (zero_filled, _while), so instr's
+        kernel would write bytes nobody reads (a scan's stacked outputs, gradient
+        accumulators; on the thread pool when large, where a loaded machine's descheduled
+        worker made the caller wait)."""
+        if not instr.users or instr is self.comp.root or id(instr) in self.direct \
+                or instr.shape.is_tuple or not zero_filled(instr):
+            return False
+        for t in instr.users:
+            if t.opcode != "tuple" or t is self.comp.root or not t.users:
+                return False
+            if any(w.opcode != "while" or w.operands[0] is not t for w in t.users):
+                return False
+        return True
 
     def _profiled(self, instr: Instruction):
         """--xla_hlo_profile: cycle counters around the instruction (readcyclecounter)."""
@@ -696,6 +732,18 @@ class ProgramEmitter:
             b.branch(done)
         b.position_at_end(done)
 
+    def _never_written(self, instr: Instruction, leaf: int) -> bool:
+        """Whether leaf `leaf` of instr's value keeps its bytes for the whole run: a
+        constant, or a leaf of an entry parameter the caller did not donate (the caller's
+        buffer, which nothing writes: a loop can read its loop-invariant weights and inputs
+        there instead of copying them into its state on every call)."""
+        if instr.opcode == "constant":
+            return True
+        if instr.opcode != "parameter" or self.comp is not self.me.hlo.entry:
+            return False
+        at = self.param_leaf_start[instr.parameter_number] + leaf
+        return at not in self.me.requested_aliases.values()
+
     def _slots(self, loop: Instruction) -> tuple[list, int]:
         """Where each state leaf of a while lives: (first slot's offset, second slot's
         offset), relative to the while's arena range, and the range's size. A leaf that
@@ -703,13 +751,15 @@ class ProgramEmitter:
         all when the body passes it through and it starts as a constant: the loop reads
         the constant where it lies (nothing writes it: the body's copy of a passed-through
         leaf is skipped when source and destination are one buffer, and a while's buffer is
-        never shared in place, inplace_operands refusing tuple shapes)."""
+        never shared in place, inplace_operands refusing tuple shapes); likewise a leaf
+        passed through that starts as an entry parameter's (_never_written)."""
         # (and a leaf the body updates in place with a dynamic-update-slice whose other
         # readers all run before it: carried_in_place)
         one_buffer = _single_buffer_leaves(loop.attrs["body"]) | \
             carried_in_place(loop.attrs["body"])
+        origins = leaf_origins(loop.operands[0])
         constant = {k for k in one_buffer & invariant_leaves(loop)
-                    if leaf_origins(loop.operands[0])[k][0].opcode == "constant"}
+                    if self._never_written(*origins[k])}
         slots, total = [], 0
         for k, n in enumerate(leaf_sizes(loop.shape)):
             room = _align(max(n, 1))

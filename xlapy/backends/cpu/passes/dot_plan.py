@@ -19,7 +19,7 @@ row- or column-major.
 from __future__ import annotations
 
 from xlapy.backends.cpu.options import gemm_choice
-from xlapy.backends.cpu.target import self_contained, threads_available
+from xlapy.backends.cpu.target import self_contained, threads_available, vector_bits
 
 GEMM_TYPES = ("f32", "f64", "c64", "c128")  # complex: BLAS cgemm/zgemm only
 OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
@@ -96,9 +96,25 @@ def use_own_gemm(flops: int, shallow: bool = False) -> bool:
 SHALLOW_DEPTH = 16
 
 
+# at most this deep and short_rows() high, with A's, B's and C's rows contiguous, a product
+# runs on the own gemm's direct phase (no packing) whatever its size: the block of B's
+# columns that its row groups share (K deep) stays in cache while they run one after the
+# other. A recurrent cell's 32 x 128 . 128 x 384 product ran at about 100 GFLOP/s there,
+# 82 on OpenBLAS (JAX 83-94: docs/benchmarks.md, "Recurrent cells")
+SHORT_DEPTH = 256
+
+
+def short_rows(vector_bits: int) -> int:
+    """The most rows of such a product: 8 of the direct phase's row groups
+    (gemm_params.direct_rows: 4 rows with 512-bit vectors, 2 with narrower ones)."""
+    return 8 * (4 if vector_bits >= 512 else 2)
+
+
 def own_gemm_for(plan: dict) -> bool:
     """Whether the gemm of `plan` runs on xlapy's own kernel (use_own_gemm)."""
     shallow = (plan["k"] <= SHALLOW_DEPTH and plan["rhs_rm"] and plan["out_rm"]
                and plan["n"] > 1)
+    short = (plan["k"] <= SHORT_DEPTH and plan["m"] <= short_rows(vector_bits())
+             and plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"] and plan["n"] > 1)
     return (plan["t"] in ("f32", "f64") and plan["k"] > 0
-            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"], shallow))
+            and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"], shallow or short))
