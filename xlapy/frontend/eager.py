@@ -19,7 +19,6 @@ import numpy as np
 from xlapy.frontend.core import Primitive, ShapedArray, bind
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.lowering import lower_to_module
-from xlapy.hlo.evaluator import evaluate
 
 
 @functools.lru_cache(maxsize=4096)
@@ -32,6 +31,8 @@ def _module(prim: Primitive, avals: tuple, params: tuple):
 
 def evaluate_primitive(prim: Primitive, *args, **params):
     """prim applied to NumPy arrays, by the evaluator (params must be hashable)."""
+    # (imported here: tracing, which never evaluates, skips the evaluator's import)
+    from xlapy.hlo.evaluator import evaluate
     arrays = [np.asarray(a) for a in args]
     avals = tuple(ShapedArray(a.shape, a.dtype) for a in arrays)
     module, extra = _module(prim, avals, tuple(sorted(params.items())))

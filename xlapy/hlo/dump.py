@@ -30,7 +30,6 @@ import re
 from xlapy.flags import Flags, flags
 from xlapy.hlo.ir import Module
 from xlapy.hlo.graphviz import _esc, module_to_dot
-from xlapy.hlo.html_view import module_to_html
 
 _module_ids = itertools.count(1)
 _TITLE = "XLAPY_GRAPH_TITLE"  # placeholder: one graph text serves unchanged passes
@@ -130,6 +129,7 @@ def render(module: Module, fmt: str, title: str | None = None,
     if fmt == "dot":
         return module_to_dot(module, title)
     if fmt == "html":
+        from xlapy.hlo.html_view import module_to_html  # (only when dumping html: `html`)
         return module_to_html(module, title)
     raise ValueError(fmt)
 

@@ -106,6 +106,9 @@ def size(x) -> int:
 
 
 def __getattr__(name):
+    if name == "linalg":  # imported on first use: it imports xlapy.lax (about 20 ms)
+        import xlapy.numpy.linalg as linalg
+        return linalg
     # AttributeError in both cases, so hasattr(xlapy.numpy, name) works
     from xlapy.errors import UnsupportedError
     if not name.startswith("_") and hasattr(_np, name):
@@ -115,4 +118,3 @@ def __getattr__(name):
 
 
 from xlapy.numpy import _methods  # noqa: E402  (installs operators on traced values)
-import xlapy.numpy.linalg as linalg  # noqa: E402

