@@ -741,3 +741,34 @@ def test_one_index_scatter_into_a_slice_as_xla_updates_it():
     harness.clear_caches()
     assert not result.findings, result
     assert result.explained == {"scatter-of-slice-as-update-slice": 3}, result
+
+
+def test_reduce_over_no_dimensions_drops_the_init():
+    """XLA returns a reduce over no dimensions' operand as it is (hlo 14004092: -0 + 0 kept
+    as -0, then atan2(-0, -0) = -pi); HLO applies the init once (+0, atan2 = pi), as
+    xlapy does; a non-identity init (5) shows the same in XLA."""
+    text = """HloModule m
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT a = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  c = f32[] constant(INIT)
+  s = f32[3] reduce(p, c), dimensions={}, to_apply=r
+  ROOT t = f32[3] atan2(s, p)
+}"""
+    x = np.float32([-0.0, 1.0, -2.0])
+    with np.errstate(all="ignore"):
+        for init, hlo in (("0", np.arctan2(x + np.float32(0), x)),
+                          ("5", np.arctan2(x + np.float32(5), x))):
+            case = text.replace("INIT", init)
+            for backend in ("interpreter", "cpu"):
+                np.testing.assert_allclose(
+                    harness.run_backend(backend, parse(case), [x])[0], hlo, rtol=1e-6)
+            np.testing.assert_allclose(xla.run_text(case, [x])[0], np.arctan2(x, x), rtol=1e-6)
+            result = harness.check(case, [x])
+            harness.clear_caches()
+            assert not result.findings, result
+            assert result.explained == {"reduce-over-no-dimensions-is-operand": 3}, result

@@ -26,6 +26,7 @@ from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
     _sliced_slice, _unsigned_indices, _unsigned_power)
 from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
+                                  _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
     _float_constant_divisor, _log_of_power, _log_power_as_product, _materialize_padding,
     _multiply_by_pred, _negative_power, _positive_zeros, _product_of_constants,
@@ -225,6 +226,14 @@ DEVIATIONS = [
         "operand: x = arange(20).reshape(4,5), a scatter-add at (1,4) into its 2x2 slice at "
         "(0,0) sets element (1,1) to x[1,4] = 9 (HLO: 6, unchanged), as xlapy computes",
         _one_index_scatter_of_slice, None, _ScatterAsUpdateSlice),
+    Deviation(
+        "reduce-over-no-dimensions-is-operand",
+        "XLA's simplifier replaces a reduce over no dimensions by its operand, never "
+        "applying the init value (XLA asks that it be the reducer's identity): with init "
+        "0 and add, -0 stays -0 where HLO's 0 + -0 is +0 (atan2 of it against -1 is -pi, "
+        "not pi), and a non-identity init (5) is dropped; xlapy applies it once, as HLO's "
+        "reduce of one element does",
+        _reduce_over_nothing, _operand_for_reduce),
     Deviation(
         "conv-padding-multiplied",
         "XLA:CPU runs many convolutions through Eigen (and rewrites one with both lhs "
