@@ -36,9 +36,13 @@ _ESIZE = {"f32": 4, "f64": 8, "c64": 8, "c128": 16}
 GEMM_PARALLEL_FLOPS = 1 << 22   # smaller products run on the calling thread
 # in a while loop's body: the pool's second thread spins from one product to the next
 # (between them it waits the iteration's serial work out), so a split product pays for
-# its wake-up and that wait every iteration; a recurrent cell's 4M-flop products (LSTM
-# 256 wide, batch 8: about 40 us) cost a third more CPU time split than on one thread
-GEMM_LOOP_PARALLEL_FLOPS = 1 << 24
+# its wake-up and that wait every iteration; a recurrent cell's 8M-flop products (LSTM
+# 256 wide, batch 8) cost a third more CPU time split than on one thread. Kept at the
+# outside threshold all the same: on an idle two-core machine one thread made that LSTM
+# 1.47x (training) and 1.63x (inference) JAX's wall time, split 1.01x and 0.79x
+# (benchmarks/rnn_cells.py --quick, quiet, 2026-11-26): wall time on an idle machine
+# decides, a loaded one costs CPU time instead (docs/benchmarks.md, Recurrent cells)
+GEMM_LOOP_PARALLEL_FLOPS = 1 << 22
 
 
 def parallel_flops(pe) -> int:
