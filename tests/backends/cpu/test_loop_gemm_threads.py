@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xlapy.backends.cpu.emitters import gemm
-from xlapy.backends.cpu.emitters.program import _loop_computations
+from xlapy.backends.cpu.emitters.loop_state import _loop_computations
 from xlapy.backends.cpu.target import threads_available
 from xlapy.hlo import parse
 

@@ -358,7 +358,8 @@ def test_while_state_passed_through_has_one_slot(cpu_check, weights):
     which both sides of the state swap point to (no copy per iteration, half the scratch),
     and none when it starts as a constant (read where it lies). Leaf 3 takes leaf 2's old
     value each iteration (passed on, not through): two slots."""
-    from xlapy.backends.cpu.emitters.program import ModuleEmitter, invariant_leaves
+    from xlapy.backends.cpu.emitters.loop_state import invariant_leaves
+    from xlapy.backends.cpu.emitters.program import ModuleEmitter
     w = (RNG.standard_normal((64, 64)) / 8).astype(np.float32)
     v = RNG.standard_normal(64).astype(np.float32)
     text, args = _INVARIANT, [w, v]
