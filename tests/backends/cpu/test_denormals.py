@@ -93,3 +93,28 @@ def test_aarch64_mode_code_compiles_to_fpcr_accesses():
     mod.verify()
     asm = target.create_target_machine().emit_assembly(mod)
     assert asm.count("msr\tFPCR") == 2 and "mrs\t" in asm and "#0x1000000" in asm
+
+
+@pytest.mark.parametrize("n", [4, 16, 21, 64])
+def test_bf16_minmax_of_subnormals_flushes_at_every_width(monkeypatch, n):
+    """A bf16 subnormal widened to f32 by a shift and passed through maximum's or clamp's
+    compare-and-select came back unflushed from the vectorized loop and flushed from the
+    scalar one (fuzz hlo 14006398); the f32 -> bf16 rounding now flushes, as XLA's
+    vcvtneps2bf16 does, at every width, and keeps IEEE subnormals with --xla_cpu_ftz=false."""
+    import ml_dtypes
+    text = f"""HloModule m
+ENTRY e {{
+  p = bf16[{n}] parameter(0)
+  r = bf16[{n}] reduce-precision(p), exponent_bits=8, mantissa_bits=7
+  ROOT c = bf16[{n}] clamp(r, p, r)
+}}"""
+    x = np.resize(np.array([9.18355e-41, -9.18355e-41, 1.5, -0.0], np.float32), n)
+    x = x.astype(ml_dtypes.bfloat16)
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=true")
+    got = CpuCompiler().compile(parse(text)).run(x).astype(np.float32)
+    want = np.where(np.abs(x.astype(np.float32)) < 1e-38, 0.0, x.astype(np.float32))
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(x.astype(np.float32)))  # -0 from -sub
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=false")
+    ieee = CpuCompiler().compile(parse(text)).run(x).astype(np.float32)
+    np.testing.assert_array_equal(ieee, x.astype(np.float32))

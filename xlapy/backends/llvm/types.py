@@ -178,11 +178,21 @@ def f64_to_f16(b: ir.IRBuilder, x):
 
 
 def f32_to_bf16_bits(b: ir.IRBuilder, v):
-    """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN."""
+    """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN.
+
+    In a module whose code runs with denormals flushed (`flush_denormals` set on the
+    ir.Module by its emitter) a subnormal f32 becomes a zero of its sign, as AVX512-BF16's
+    vcvtneps2bf16 (XLA:CPU's conversion) gives: arithmetic flushes its own results, but a
+    bf16 subnormal widened by a shift and passed through a compare-and-select (maximum,
+    clamp) would otherwise come back unflushed, and only where the code is vectorized."""
     bits = b.bitcast(v, I32)
     lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
     rounded = b.add(bits, b.add(ir.Constant(I32, 0x7FFF), lsb))
     is_nan = b.fcmp_unordered("uno", v, v)
     quiet = b.or_(bits, ir.Constant(I32, 0x00400000))
     out = b.select(is_nan, quiet, rounded)
+    if getattr(b.module, "flush_denormals", False):
+        tiny = b.icmp_unsigned("==", b.and_(bits, ir.Constant(I32, 0x7F800000)),
+                               ir.Constant(I32, 0))
+        out = b.select(tiny, b.and_(bits, ir.Constant(I32, 0x80000000)), out)
     return b.trunc(b.lshr(out, ir.Constant(I32, 16)), I16)
