@@ -153,6 +153,11 @@ def xlapy_call(target: str):
 def _custom_call(ev, instr, operands):
     target = instr.attrs.get("custom_call_target", "")
     rule = XLAPY_CALLS.get(target)
+    if rule is None and "lapack" in target:
+        # JAX's LAPACK custom-calls (lapack.py registers them): imported on first use, not
+        # by every constant-folding compiler
+        from xlapy.hlo.evaluator import lapack  # noqa: F401
+        rule = XLAPY_CALLS.get(target)
     if rule is not None:
         return rule(ev, instr, operands)
     raise EvaluationError(
