@@ -149,3 +149,19 @@ def test_nested_and_concurrent_pauses_restore_the_collector_once():
     release.set()
     t.join()
     assert gc.isenabled()
+
+
+def test_the_evaluators_lazy_custom_calls_cover_their_modules_targets():
+    """The evaluator's LAPACK rules are imported by the first LAPACK call (control.LAZY_CALLS):
+    every target such a module registers has its prefix."""
+    import importlib
+
+    from xlapy.hlo.evaluator.control import LAZY_CALLS, XLAPY_CALLS
+    from xlapy.hlo.lapack_calls import targets
+    for prefix, module in LAZY_CALLS:
+        before = set(XLAPY_CALLS)
+        importlib.import_module(module)
+        mine = {t for t, fn in XLAPY_CALLS.items() if fn.__module__ == module} | (
+            set(XLAPY_CALLS) - before)
+        assert mine and all(t.startswith(prefix) for t in mine), (module, sorted(mine))
+    assert set(targets()) <= set(XLAPY_CALLS)

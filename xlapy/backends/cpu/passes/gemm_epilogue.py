@@ -54,6 +54,7 @@ def _gemm_plan(d: Instruction):
         # and an epilogue on them computed wrong results (TF's mixed-precision MobileNet)
         if d.shape.element_type.name not in ("f32", "f64"):
             return None
+        # (conv_plan: imported by a module's first convolution, not with every compiler)
         from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan,
                                                          filter_grad_plan, one_output_plan)
         plan = conv_plan(d)
