@@ -135,13 +135,36 @@ def _conv_unfused(rule, instr, operands, apply):
         linalg.np = saved
 
 
+def _conv_wide_f64(rule, instr, operands, apply):
+    """An f64 convolution computed by the interpreter's rule in x87 extended precision
+    (64-bit mantissa, 15-bit exponent) and rounded once, or None where that would take
+    too much time (NumPy's long double matmul is a plain loop)."""
+    from xlapy.hlo.evaluator import linalg
+    if instr.shape.size * max(np.asarray(operands[1]).size, 1) > 1 << 22:
+        return None
+    saved = linalg._prepare
+
+    def extended(out_dtype, arrays, k):
+        if np.dtype(out_dtype) != np.float64:
+            return saved(out_dtype, arrays, k)
+        return ([np.asarray(a, np.longdouble) for a in arrays],
+                lambda r: np.asarray(r).astype(np.float64))
+
+    linalg._prepare = extended
+    try:
+        with np.errstate(all="ignore"):
+            return apply(rule, instr, operands)
+    finally:
+        linalg._prepare = saved
+
+
 class _Reordered(Evaluator):
     """Evaluates every reduce with its inputs reordered along the reduced dimensions
     (reversed, or a single float input largest magnitude first), every f32 dot and
-    convolution in f64 ("wide"), or every dot and convolution with each product rounded
-    before it is summed ("products", no FMA), or with every NaN that minimum, maximum, a
-    reduction, a dot or a convolution returns made negative ("nan-negative") or positive
-    ("nan-positive"),
+    convolution in f64 and every f64 one in x87 extended precision ("wide"), or every dot
+    and convolution with each product rounded before it is summed ("products", no FMA), or
+    with every NaN that minimum, maximum, a reduction, a dot or a convolution returns made
+    negative ("nan-negative") or positive ("nan-positive"),
     or with the results of approximated functions moved by 1 or 2 ulps ("ulp-out",
     "ulp-in", "ulp-out1", "ulp-in1", see APPROXIMATED), or with every one-input reduce
     folded in index order ("sequential"): the order in which a reduction combines its
@@ -180,6 +203,14 @@ class _Reordered(Evaluator):
             with np.errstate(all="ignore"):
                 return np.asarray(_dot_unfused(instr, operands, np.longdouble)
                                   .astype(np.float64))
+        if self.how == "wide" and instr.opcode == "convolution" and all(
+                np.asarray(o).dtype == np.float64 for o in operands):
+            # the same for an f64 convolution: -1.8e308 * 20.8 + 1.8e308 * 84.2 is NaN with
+            # rounded products, -inf or +inf with FMAs in one order or the other (XLA -inf,
+            # xlapy +inf: hlo 15000158), +inf exactly
+            out = _conv_wide_f64(rule, instr, operands, super().apply)
+            if out is not None:
+                return out
         if self.how == "products" and instr.opcode == "dot" and all(
                 _f32_or_narrower(o) for o in operands):
             # every product rounded to f32 before it is added (no FMA): a product that
