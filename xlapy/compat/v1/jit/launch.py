@@ -193,6 +193,8 @@ class CompiledCluster:
         self.last_compile: tuple | None = None  # (start, end) seconds, of the current run
         self.modules = ModuleTexts()  # HLO text of each compiled signature
         self.n_out = len(cluster.outputs)
+        self.one_result = self.n_out + len(cluster.writes) == 1  # the program returns no tuple
+        self._last = None  # (key, entry) of the last compiled run, without constant inputs
         self.rng_for = rng_for  # op -> the session's generator of a random op
         self.has_random = any(get_op_def(op.type).rng for op in cluster.ops)
 
@@ -209,11 +211,17 @@ class CompiledCluster:
             missing = next(n for n in self.read_names if n not in store)
             raise FailedPreconditionError(f"Attempting to use uninitialized value {missing}\n"
                                           f"\t [[{self.cluster.name}]]") from None
-        dyn = [args[i] for i in self.dyn_idx] if self.const_idx else args
-        key = tuple([(a.shape, a.dtype) for a in dyn] + [(v.shape, v.dtype) for v in var_vals])
-        if self.const_idx:
-            key += tuple(np.asarray(args[i]).tobytes() for i in self.const_idx)
-        entry = self.cache.get(key)
+        entry = None
+        last = self._last
+        if last is not None:  # (no constant inputs) the same signature as the last run?
+            dyn = args
+            for a, (shape, dtype) in zip(args + var_vals, last[0]):
+                if a.shape != shape or a.dtype != dtype:
+                    break
+            else:
+                entry = last[1]
+        if entry is None:
+            entry, key, dyn = self._lookup(args, var_vals)
         if entry is None and self.lazy:
             seen = self.requests[key] = self.requests.get(key, 0) + 1
             if seen < LAZY_THRESHOLD:  # not yet worth compiling: the executor runs it
@@ -224,17 +232,30 @@ class CompiledCluster:
             if entry is None:  # fell back
                 self._run_fallback(vals)
                 return
+            if not self.const_idx:
+                self._last = key, entry
         exe, extra, host_random = entry
         if host_random is not None:
             out = exe.run(*dyn, *var_vals, *host_random.draw(self.rng_for), *extra)
         else:
             out = exe.run(*dyn, *var_vals, *extra)
-        if self.n_out + len(self.cluster.writes) == 1:
+        if self.one_result:
             out = (out,)
         for slot, value in zip(out_slots, out):
             vals[slot] = value
         for name, value in zip(self.write_names, out[self.n_out:]):
             store[name] = value
+
+    def _lookup(self, args: list, var_vals: list) -> tuple:
+        """(the compiled entry or None, its key, the dynamic inputs) for these values."""
+        dyn = [args[i] for i in self.dyn_idx] if self.const_idx else args
+        key = tuple([(a.shape, a.dtype) for a in dyn] + [(v.shape, v.dtype) for v in var_vals])
+        if self.const_idx:
+            key += tuple(np.asarray(args[i]).tobytes() for i in self.const_idx)
+        entry = self.cache.get(key)
+        if entry is not None and not self.const_idx:
+            self._last = key, entry
+        return entry, key, dyn
 
     def _run_fallback(self, vals) -> None:
         with np.errstate(all="ignore"), enable_x64(True):  # (as the session's executor)
