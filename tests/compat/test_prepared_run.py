@@ -30,6 +30,9 @@ def test_repeated_runs_check_every_feed():
         sess.run(y, {x: v, k: np.float64(2.5)})
     with pytest.raises(InvalidTypeError, match="cannot be a tf.Tensor"):
         sess.run(y, {x: y, k: 2})
+    # as the first run: every value's type is checked before any value's dtype and shape
+    with pytest.raises(InvalidTypeError, match=r"feeding k:0"):
+        sess.run(y, {x: np.zeros((2, 4), np.float32), k: y})
     # another batch, a list, a float64 array (converted), an array changed in place
     w = np.ones((5, 3), np.float32)
     np.testing.assert_array_equal(sess.run(y, {x: w, k: 1}), np.full(5, 3, np.float32))

@@ -657,6 +657,7 @@ def _prepared_run(sess, plan: Plan, container):
     checked as `_check_feed` does, except that an ndarray of the tensor's dtype and of the
     shape last accepted for it is taken as it is (what _check_feed would do with it)."""
     feeds = [(slot, dt, t, dims) for t, slot, dt, dims in plan.feeds]
+    slots_dtypes = [(slot, dt) for slot, dt, _, _ in feeds]
     shapes = [None] * len(feeds)
     template, fetch, fetch_value = plan.template, plan.fetch, sess._fetch_value
     single = fetch[0] if container is None else None
@@ -668,18 +669,27 @@ def _prepared_run(sess, plan: Plan, container):
         vals = list(template)
         if feeds:
             k = 0
-            for v, (slot, dt, t, dims) in zip(feed_dict.values(), feeds):
+            other = None
+            for v, (slot, dt) in zip(feed_dict.values(), slots_dtypes):
                 if type(v) is ndarray and v.dtype == dt and v.shape == shapes[k]:
                     vals[slot] = v
+                elif other is None:
+                    other = [k]
                 else:
-                    if isinstance(v, (Tensor, Operation)):
+                    other.append(k)
+                k += 1
+            if other is not None:  # checked as run() checks them: the types first
+                values = list(feed_dict.values())
+                for k in other:
+                    if isinstance(values[k], (Tensor, Operation)):
                         raise InvalidTypeError(
                             f"The value of a feed cannot be a tf.Tensor object (feeding "
-                            f"{t.name}). Acceptable feed values include Python scalars, "
-                            "strings, lists, numpy ndarrays.")
-                    a = vals[slot] = _check_feed(t, v, dt, dims)
+                            f"{feeds[k][2].name}). Acceptable feed values include Python "
+                            "scalars, strings, lists, numpy ndarrays.")
+                for k in other:
+                    slot, dt, t, dims = feeds[k]
+                    a = vals[slot] = _check_feed(t, values[k], dt, dims)
                     shapes[k] = a.shape
-                k += 1
         if plan.compiled_only:
             plan.execute(vals)
         else:
