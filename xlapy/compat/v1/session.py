@@ -12,6 +12,9 @@ Session.run(fetches, feed_dict):
      plan's steps, and return the fetched values in the fetches' structure (None for
      Operations).
 Without XLA every op is one step running its NumPy kernel (the executor).
+A run repeated with the same fetch elements (Tensors, Operations, a plain list or tuple of
+them), feed keys (Tensors, in the same order) and jit settings takes a prepared run
+(_prepared_run): steps 1 and 2 are skipped, each feed is still checked.
 
 With RunOptions(trace_level=FULL_TRACE) each step's start and end are recorded in
 run_metadata.step_stats, per device: one bar per op in the executor, one per compiled
