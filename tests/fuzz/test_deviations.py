@@ -772,3 +772,23 @@ ENTRY e {
             harness.clear_caches()
             assert not result.findings, result
             assert result.explained == {"reduce-over-no-dimensions-is-operand": 3}, result
+
+
+def test_divide_by_broadcast_as_reciprocal():
+    """XLA divides by a broadcast as a product with the reciprocal rounded to the type (jax
+    15002905: an f16 softmax, then a remainder by its probabilities); xlapy divides, and
+    the fuzzer explains the difference by that deviation only."""
+    import pathlib
+    path = pathlib.Path(__file__).parent / "regressions" / \
+        "softmax_divide_by_broadcast_reciprocal.hlo"
+    text, inputs, _, _ = regressions.load(path)
+    want = harness.evaluate(parse(text), inputs, True)[0]
+    for backend in ("cpu", "cpu-nofusion"):
+        np.testing.assert_array_equal(harness.run_backend(backend, parse(text), inputs)[0],
+                                      want)
+    assert not np.array_equal(xla.run_text(text, inputs)[0], want), \
+        "XLA no longer departs: drop the deviation"
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {
+        "divide-by-broadcast-as-reciprocal": 1}, result

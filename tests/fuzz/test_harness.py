@@ -135,3 +135,29 @@ def test_kept_subnormal_explains_nothing_when_xlapy_is_off_its_own_value(monkeyp
     result = harness.check(ATAN2_OF_KEPT_SUBNORMALS, inputs, backends=("cpu",))
     harness.clear_caches()
     assert [f.kind for f in result.findings] == ["mismatch"], result
+
+
+SIGN_OF_SUBNORMALS = """HloModule sign_of_subnormals
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT s = f32[4] sign(x)
+}"""
+
+
+def test_xla_flushing_a_kept_subnormal_needs_xlapys_own_value(monkeypatch):
+    """'xla-flushes-a-kept-subnormal' (XLA's select-as-maximum, hlo 15002396) explains a
+    subnormal only where xlapy's value is the program's with denormals flushed: the old bug
+    of issue 16, sign(1e-40) giving 1e-40 itself where XLA and the flushed program give 0,
+    stays a finding."""
+    inputs = [np.float32([1e-40, -1e-40, 1.0, 0.0])]
+    assert not xla.run_text(SIGN_OF_SUBNORMALS, inputs)[0][:2].any()   # XLA: +-0
+    real = harness.run_backend
+
+    def buggy(backend, module, xs):
+        return [np.array(xs[0], copy=True)] if backend == "cpu" else real(backend, module, xs)
+
+    monkeypatch.setattr(harness, "run_backend", buggy)
+    result = harness.check(SIGN_OF_SUBNORMALS, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert [f.kind for f in result.findings] == ["mismatch"], result
+    assert "xla-flushes-a-kept-subnormal" not in result.explained, result

@@ -82,6 +82,34 @@ def _reciprocal_multiply(i: Instruction) -> None:
     i.opcode = "multiply"
 
 
+def _broadcast_divisor(i: Instruction):
+    """divide(x, broadcast(y)) in f16/f32/f64 with y no constant (that is
+    _float_constant_divisor's): the broadcast, or None. (bf16 is computed in f32 with the
+    reciprocal unrounded: the same quotients, measured.)"""
+    if (i.opcode != "divide" or not i.shape.is_array
+            or i.shape.element_type.name not in ("f16", "f32", "f64")):
+        return None
+    d = i.operands[1]
+    if d.opcode != "broadcast" or d.operands[0].opcode == "constant":
+        return None
+    return d
+
+
+def _broadcast_reciprocal_multiply(i: Instruction) -> None:
+    """divide(x, broadcast(y)) -> multiply(x, broadcast(divide(1, y)))."""
+    d = _broadcast_divisor(i)
+    y = d.operands[0]
+    comp = i.parent
+    one = comp.add_instruction(Instruction(
+        "constant", y.shape, (), name="dev.one",
+        literal=np.ones(y.shape.dims, y.shape.dtype)))
+    inv = comp.add_instruction(Instruction("divide", y.shape, [one, y], name="dev.recip"))
+    new = comp.add_instruction(Instruction("broadcast", d.shape, [inv], d.attrs,
+                                           name="dev.recipb"))
+    i.replace_operand_with(d, new)
+    i.opcode = "multiply"
+
+
 def _literal_constant(o: Instruction) -> bool:
     """A constant XLA's simplifier matches as one: a scalar, a one-element array or a
     non-uniform array (a uniform array of several elements becomes a broadcast of a
