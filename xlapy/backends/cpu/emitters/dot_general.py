@@ -84,7 +84,7 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
         g.call(b, lhs, rhs, out)
     else:
         with for_range(b, 0, batch, name="dot.batch") as i:
-            g.call(b, *_offsets(b, plan, i, (lhs, rhs, out)))
+            g.call(b, *loop_pointers(b, plan, i, (lhs, rhs, out)))
     if narrow:
         _round_into(pe, instr, final, out)
     return True
@@ -107,7 +107,7 @@ def _round_into(pe, instr, final, sums):
         b.store(T.from_float(b, x, t), b.gep(final, [i], source_etype=T.storage_type(t)))
 
 
-def _offsets(b, plan, i, ptrs):
+def loop_pointers(b, plan, i, ptrs):
     """The three operand pointers of loop index i (row-major over plan's loops)."""
     es = _esize(plan["t"])
     sizes = (es, es, _esize(compute_type(plan["t"])))   # C: the sums' type
@@ -139,6 +139,6 @@ def _batch_task(pe, instr, plan, per_ws: int, chunk: int) -> ir.Function:
     g = OwnGemm(b, slots, plan["t"], plan["m"], plan["n"], plan["k"], plan["sa"], plan["sb"],
                 plan["sc"], ws, 1)
     with for_range(b, start, end, name="i") as i:
-        g.call(b, *_offsets(b, plan, i, (lhs, rhs, out)))
+        g.call(b, *loop_pointers(b, plan, i, (lhs, rhs, out)))
     b.ret_void()
     return fn

@@ -1,10 +1,13 @@
 """A gemm epilogue fusion (passes/gemm_epilogue.py) as xlapy's own gemm calling the fused
-elementwise computation on each finished tile of the result (gemm_kernel.EPILOGUE_TYPE)."""
+elementwise computation on each finished tile of the result (gemm_kernel.EPILOGUE_TYPE).
+The fusion emitter also hands attention fusions (kCustom, passes/attention_fusion.py) to
+attention.py."""
 
 from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.cpu.emitters.attention import emit_attention
 from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
 from xlapy.backends.cpu.emitters.conv_guard import guarded
 from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
@@ -13,6 +16,7 @@ from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
+from xlapy.backends.cpu.passes.attention_fusion import KIND as ATTENTION_KIND
 from xlapy.backends.cpu.passes.conv_plan import conv_plan
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for, row_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import KIND
@@ -29,6 +33,8 @@ def _dot_of(comp: Computation) -> Instruction:
 
 @custom_emitter("fusion")
 def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
+    if instr.attrs.get("kind") == ATTENTION_KIND:
+        return emit_attention(pe, instr, dest, operands)
     if instr.attrs.get("kind") != KIND:
         return False
     comp = instr.fused_computation

@@ -1,0 +1,157 @@
+"""Attention's scores, softmax and weighted sum as one fused kernel per batch element
+(passes/attention_fusion.py, emitters/attention.py), and a batched dot writing its result
+in the order its transposing user reads (passes/dot_layout.py): which programs take them,
+and their results against the reference interpreter and JAX, on odd sizes (sequence
+lengths that are no multiple of the gemm's tiles, one head, batch 1) and 1 to 3 threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xlapy as xp
+import xlapy.numpy as xnp
+from xlapy.backends.base import flatten
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.backends.cpu.passes.attention_fusion import KIND
+from xlapy.backends.interpreter import evaluate
+from xlapy.hlo import parse
+
+f32 = np.float32
+
+
+def _heads(np_, bsz, seq, heads, dh, kv=None):
+    def split(t, n):
+        return np_.transpose(np_.reshape(t, (bsz, n, heads, dh)), (0, 2, 1, 3))
+
+    def core(q, k, v):
+        kv_len = k.shape[1]
+        q, k, v = split(q, seq), split(k, kv_len), split(v, kv_len)
+        s = np_.einsum("bhqd,bhkd->bhqk", q, k) / np.sqrt(dh).astype(f32)
+        s = s - np_.max(s, -1, keepdims=True)
+        e = np_.exp(s)
+        a = e / np_.sum(e, -1, keepdims=True)
+        o = np_.einsum("bhqk,bhkd->bhqd", a, v)
+        return np_.reshape(np_.transpose(o, (0, 2, 1, 3)), (bsz, seq, heads * dh))
+    return core
+
+
+def _args(rng, bsz, seq, heads, dh, kv=None):
+    kv = seq if kv is None else kv
+    return (rng.standard_normal((bsz, seq, heads * dh)).astype(f32),
+            rng.standard_normal((bsz, kv, heads * dh)).astype(f32),
+            rng.standard_normal((bsz, kv, heads * dh)).astype(f32))
+
+
+def _compile(fn, args, threads):
+    text = xp.jit(fn).lower(*args).as_text()
+    module = parse(text)
+    return module, CpuCompiler().compile(module, num_threads=threads)
+
+
+def _optimized(exe) -> str:
+    return exe.optimized_module.to_string()
+
+
+def _check(module, exe, args):
+    got = [np.asarray(g) for g in flatten(exe.run(*args))]
+    want = [np.asarray(w) for w in flatten(evaluate(module, *args))]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
+
+
+# (batch, sequence, heads, head width, key/value length); one batch element of one head is
+# one product, left unfused (split across threads by the gemm instead)
+SHAPES = [(2, 37, 3, 24, 53), (1, 64, 2, 64, None), (1, 48, 1, 32, None), (3, 50, 5, 16, None),
+          (2, 130, 2, 40, 97)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(str(v) for v in s))
+def test_fused_attention_matches_the_interpreter(shape, threads):
+    bsz, seq, heads, dh, kv = shape
+    rng = np.random.default_rng(sum(shape[:4]) + threads)
+    args = _args(rng, bsz, seq, heads, dh, kv)
+    module, exe = _compile(_heads(xnp, bsz, seq, heads, dh), args, threads)
+    text = _optimized(exe)
+    assert (f"kind={KIND}" in text) == (bsz * heads > 1)
+    # the head-merging transpose became a bitcast of the (fused) result (dot_layout.py)
+    assert " transpose(" not in text.split("ENTRY")[1]
+    _check(module, exe, args)
+
+
+def test_attention_block_matches_jax():
+    import jax
+    import jax.numpy as jnp
+    bsz, seq, heads, dh = 2, 96, 4, 32
+    rng = np.random.default_rng(5)
+    args = _args(rng, bsz, seq, heads, dh)
+    got = xp.jit(_heads(xnp, bsz, seq, heads, dh))(*args)
+    want = jax.jit(_heads(jnp, bsz, seq, heads, dh))(*args)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+
+
+def test_probabilities_used_elsewhere_stay_unfused():
+    """The softmax's result also returned (as a training step keeps it for the backward
+    pass): no fusion, the same results."""
+    bsz, seq, heads, dh = 2, 40, 2, 16
+    args = _args(np.random.default_rng(8), bsz, seq, heads, dh)
+
+    def shared(q, k, v):
+        qs = xnp.transpose(xnp.reshape(q, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        ks = xnp.transpose(xnp.reshape(k, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        vs = xnp.transpose(xnp.reshape(v, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        s = xnp.einsum("bhqd,bhkd->bhqk", qs, ks)
+        a = xnp.exp(s - xnp.max(s, -1, keepdims=True))
+        a = a / xnp.sum(a, -1, keepdims=True)
+        return xnp.einsum("bhqk,bhkd->bhqd", a, vs), a
+
+    module, exe = _compile(shared, args, 2)
+    assert f"kind={KIND}" not in _optimized(exe)
+    _check(module, exe, args)
+
+
+def test_masked_scores_stay_unfused_and_correct():
+    """A softmax with a second operand (an additive mask) is not a one-operand row
+    fusion: the three kernels as before, results unchanged."""
+    bsz, seq, heads, dh = 2, 33, 2, 8
+    mask = np.where(np.tril(np.ones((seq, seq), bool)), 0.0, -1e9).astype(f32)
+
+    def masked(q, k, v, m):
+        qs = xnp.transpose(xnp.reshape(q, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        ks = xnp.transpose(xnp.reshape(k, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        vs = xnp.transpose(xnp.reshape(v, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        s = xnp.einsum("bhqd,bhkd->bhqk", qs, ks) + m
+        a = xnp.exp(s - xnp.max(s, -1, keepdims=True))
+        a = a / xnp.sum(a, -1, keepdims=True)
+        return xnp.einsum("bhqk,bhkd->bhqd", a, vs)
+
+    args = (*_args(np.random.default_rng(9), bsz, seq, heads, dh), mask)
+    module, exe = _compile(masked, args, 2)
+    assert f"kind={KIND}" not in _optimized(exe)
+    _check(module, exe, args)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_transposed_dot_results_are_written_transposed(threads):
+    """A batched dot whose one user transposes it (here the program's result) writes its
+    result in the transposed order: the transpose is a bitcast (dot_layout.py). A transpose
+    fused into an elementwise consumer stays there (the dot keeps its layout). Results as
+    the interpreter's."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 4, 29, 17)).astype(f32)
+    w = rng.standard_normal((3, 4, 17, 23)).astype(f32)
+    r = rng.standard_normal((29, 3, 23, 4)).astype(f32)
+
+    def root(a, w):
+        return xnp.transpose(xnp.einsum("bhik,bhkj->bhij", a, w), (2, 0, 3, 1))
+
+    def fed(a, w, r):
+        return xnp.transpose(xnp.einsum("bhik,bhkj->bhij", a, w), (2, 0, 3, 1)) * 2.0 + r
+
+    for fn, args, cast in ((root, (a, w), True), (fed, (a, w, r), False)):
+        module, exe = _compile(fn, args, threads)
+        entry = _optimized(exe).split("ENTRY")[1]
+        assert (" transpose(" not in entry and " bitcast(" in entry) == cast
+        _check(module, exe, args)
