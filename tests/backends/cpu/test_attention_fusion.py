@@ -13,7 +13,7 @@ import xlapy as xp
 import xlapy.numpy as xnp
 from xlapy.backends.base import flatten
 from xlapy.backends.cpu.compiler import CpuCompiler
-from xlapy.backends.cpu.passes.attention_fusion import KIND
+from xlapy.backends.cpu.passes.attention_fusion import KIND, block_rows
 from xlapy.backends.interpreter import evaluate
 from xlapy.hlo import parse
 
@@ -61,10 +61,12 @@ def _check(module, exe, args):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
 
 
-# (batch, sequence, heads, head width, key/value length); one batch element of one head is
-# one product, left unfused (split across threads by the gemm instead)
+# (batch, sequence, heads, head width, key/value length). Long keys take blocks of rows
+# (attention_fusion.block_rows: 1500 keys, 43 rows, a last block of 27; 2000 keys, 32
+# rows, a last one of 4); one batch element of one head in one block is left unfused
+# (split across threads by the gemms instead)
 SHAPES = [(2, 37, 3, 24, 53), (1, 64, 2, 64, None), (1, 48, 1, 32, None), (3, 50, 5, 16, None),
-          (2, 130, 2, 40, 97)]
+          (2, 130, 2, 40, 97), (2, 70, 3, 8, 1500), (1, 100, 1, 16, 2000)]
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -75,7 +77,8 @@ def test_fused_attention_matches_the_interpreter(shape, threads):
     args = _args(rng, bsz, seq, heads, dh, kv)
     module, exe = _compile(_heads(xnp, bsz, seq, heads, dh), args, threads)
     text = _optimized(exe)
-    assert (f"kind={KIND}" in text) == (bsz * heads > 1)
+    blocks = -(-seq // block_rows(seq, kv or seq, 4))
+    assert (f"kind={KIND}" in text) == (bsz * heads * blocks > 1)
     # the head-merging transpose became a bitcast of the (fused) result (dot_layout.py)
     assert " transpose(" not in text.split("ENTRY")[1]
     _check(module, exe, args)
@@ -155,3 +158,50 @@ def test_transposed_dot_results_are_written_transposed(threads):
         entry = _optimized(exe).split("ENTRY")[1]
         assert (" transpose(" not in entry and " bitcast(" in entry) == cast
         _check(module, exe, args)
+
+
+def test_column_statistics_stay_unfused_and_correct():
+    """Weights normalized over the queries (a reduction along S, not along the rows): a
+    block of rows cannot compute them, so no fusion; results unchanged."""
+    bsz, seq, heads, dh = 2, 30, 2, 8
+
+    def by_columns(q, k, v):
+        qs = xnp.transpose(xnp.reshape(q, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        ks = xnp.transpose(xnp.reshape(k, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        vs = xnp.transpose(xnp.reshape(v, (bsz, seq, heads, dh)), (0, 2, 1, 3))
+        e = xnp.exp(xnp.einsum("bhqd,bhkd->bhqk", qs, ks) * 0.1)
+        a = e / xnp.sum(e, -2, keepdims=True)
+        return xnp.einsum("bhqk,bhkd->bhqd", a, vs)
+
+    args = _args(np.random.default_rng(12), bsz, seq, heads, dh)
+    module, exe = _compile(by_columns, args, 2)
+    assert f"kind={KIND}" not in _optimized(exe)
+    _check(module, exe, args)
+
+
+_ROWS = """
+HloModule rows
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  p = f32[2,3,30,40] parameter(0)
+  e = f32[2,3,30,40] exponential(p)
+  z = f32[] constant(0)
+  r = f32[2,3,DIMS] reduce(e, z), dimensions={AXIS}, to_apply=add
+  b = f32[2,3,30,40] broadcast(r), dimensions={0,1,BDIM}
+  ROOT d = f32[2,3,30,40] divide(e, b)
+}
+"""
+
+
+def test_row_computations_restate_per_element_only_along_rows():
+    from xlapy.backends.cpu.passes.attention_fusion import per_element_rows
+    rows = parse(_ROWS.replace("DIMS", "30").replace("AXIS", "3").replace("BDIM", "2"))
+    per = per_element_rows(rows.entry, 2)
+    assert per is not None and per.root.shape.dims == (30, 40)
+    assert [i.attrs["dimensions"] for i in per.instructions if i.opcode == "reduce"] == [(1,)]
+    cols = parse(_ROWS.replace("DIMS", "40").replace("AXIS", "2").replace("BDIM", "3"))
+    assert per_element_rows(cols.entry, 2) is None

@@ -8,18 +8,20 @@
 
 As three kernels, attention's scores and probabilities (b*h*S*T values each: 4 MB in the
 model suite's block) go to memory and come back three times, with a pool barrier after
-each kernel. The fused form (emitters/attention.py) runs, for each batch element on one
-thread, the first gemm into a thread-local S x T block, the row computation on that block,
-and the second gemm from it: the block stays in the core's L2 cache and the intermediate
-arrays are never written. The fused computation holds the three steps as HLO, so the
-interpreter evaluates the optimized module as any other.
+each kernel. The fused form (emitters/attention.py) runs, for each batch element and block
+of rows (block_rows: all S rows when S x T fits BLOCK_BYTES) on one thread, the first gemm
+into a thread-local block, the row computation on that block, and the second gemm from it:
+the block stays in the core's L2 cache and the intermediate arrays are never written. The
+fused computation holds the three steps as HLO, so the interpreter evaluates the optimized
+module as any other.
 
 Taken when: both dots are f32 / f64 strided gemms (dot_general_plan.strided_plan) whose
 loops are exactly their batch dims, in the same order and sizes; s, p default layout; the
-row fusion's only operand is s, and its computation is rows along s's last dim that
-per_element_rows() can restate for one batch element (elementwise ops, reductions over
-trailing dims, broadcasts of scalars or of leading-dim values); s and p have no other
-users; the S x T block is at most MAX_BLOCK_BYTES.
+row fusion's only operand is s, and its computation works row by row along s's last dim,
+so that per_element_rows() can restate it for one batch element and any block of its rows
+(elementwise ops, reductions along the rows, broadcasts of scalars or of per-row values);
+s and p have no other users; MIN_ROWS rows of T fit 4 x BLOCK_BYTES; at least two blocks
+in all (a single one is better split by the gemms themselves).
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
 
 KIND = "kCustom"
-MAX_BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 256 * 1024   # a block of scores (and one of probabilities) per thread: rows of
+MIN_ROWS = 16              # at least MIN_ROWS, as many as fit BLOCK_BYTES (all S when they fit)
+
+
+def block_rows(rows: int, cols: int, esize: int) -> int:
+    """Rows of S x T computed at a time: as many as fit BLOCK_BYTES, at least MIN_ROWS."""
+    return min(rows, max(MIN_ROWS, BLOCK_BYTES // max(cols * esize, 1)))
 
 
 def _fused_computations(module: Module) -> set:
@@ -101,21 +109,22 @@ def per_element_rows(comp: Computation, nb: int, as_param: Instruction | None = 
             if i.shape.rank != 0:
                 return None
         elif i.opcode == "broadcast":
+            # of a scalar, or of per-row values along the row (row r from row r only)
             o = i.operands[0].shape
             dims = list(attrs.get("dimensions", ()))
             if o.rank == 0:
                 attrs["dimensions"] = ()
-            elif dims[:nb] == list(range(nb)) and all(d >= nb for d in dims[nb:]):
+            elif dims[:nb] == list(range(nb)) and dims[nb:] in ([nb], [nb, nb + 1]):
                 attrs["dimensions"] = tuple(d - nb for d in dims[nb:])
             else:
                 return None
         elif i.opcode == "reduce":
+            # along the rows only: each row's statistic from that row
             if len(i.operands) != 2 or i.operands[1].shape.rank != 0:
                 return None
-            dims = list(attrs.get("dimensions", ()))
-            if any(d < nb for d in dims):
+            if list(attrs.get("dimensions", ())) != [nb + 1] or i.operands[0].shape.rank != nb + 2:
                 return None
-            attrs["dimensions"] = tuple(d - nb for d in dims)
+            attrs["dimensions"] = (1,)
         elif i.opcode not in ELEMENTWISE or i.opcode == "map":
             return None
         try:
@@ -161,13 +170,16 @@ def attention_plans(dot1: Instruction, dot2: Instruction, p_shape: Shape):
     if p1 is None or p2 is None or p1.get("out_t") != t or p2.get("out_t") != t:
         return None
     n_batch = sum(1 for d in s.dims[:nb] if d != 1)
-    if not _same_loops(p1, p2, n_batch) or p1["batch"] < 2:
+    if not _same_loops(p1, p2, n_batch):
         return None
     rows_s, cols_t = s.dims[nb], s.dims[nb + 1]
     if (p1["m"], p1["n"], p2["m"], p2["k"]) != (rows_s, cols_t, rows_s, cols_t):
         return None
-    if rows_s * cols_t * s.element_type.bits // 8 > MAX_BLOCK_BYTES:
+    es = s.element_type.bits // 8
+    if MIN_ROWS * cols_t * es > 4 * BLOCK_BYTES:
         return None
+    if p1["batch"] * -(-rows_s // block_rows(rows_s, cols_t, es)) < 2:
+        return None   # one block: the gemms split across threads by themselves do better
     return p1, p2
 
 
