@@ -153,7 +153,14 @@ def test_transposed_dot_results_are_written_transposed(threads):
     def fed(a, w, r):
         return xnp.transpose(xnp.einsum("bhik,bhkj->bhij", a, w), (2, 0, 3, 1)) * 2.0 + r
 
-    for fn, args, cast in ((root, (a, w), True), (fed, (a, w, r), False)):
+    x2 = rng.standard_normal((300, 70)).astype(f32)
+    w2 = rng.standard_normal((70, 90)).astype(f32)
+
+    def plain(x, w):   # a 2-D product, its transposed result the program's
+        return xnp.transpose(xnp.dot(x, w))
+
+    for fn, args, cast in ((root, (a, w), True), (fed, (a, w, r), False),
+                           (plain, (x2, w2), True)):
         module, exe = _compile(fn, args, threads)
         entry = _optimized(exe).split("ENTRY")[1]
         assert (" transpose(" not in entry and " bitcast(" in entry) == cast
