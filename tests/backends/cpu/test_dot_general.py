@@ -188,3 +188,32 @@ def test_heads_split_by_index(threads):
     got = CpuCompiler().compile(mod, num_threads=threads).run(*args)
     want = evaluate(mod, *args)
     O.compare_outputs(list(got), list(want), m.labels, (O.CLOSE, 1e-4, 1e-4))
+
+
+def test_loop_split_beside_one_parallel_kernel():
+    """An entry that is one parallel loop kernel and a loop of gemms split by index (which
+    calls the pool itself, recording no launch) is not a single launch: before, the
+    runtime's launcher ran the loop kernel alone and the product was never computed."""
+    from xlapy.backends.cpu.compiler import CpuCompiler
+    from xlapy.backends.interpreter import evaluate
+    text = """
+HloModule side_by_side
+ENTRY main {
+  s = f32[2,3,70,800] parameter(0)
+  v = f32[2,800,3,8] parameter(1)
+  c = f32[] constant(0.1)
+  cb = f32[2,3,70,800] broadcast(c), dimensions={}
+  sc = f32[2,3,70,800] multiply(s, cb)
+  e = f32[2,3,70,800] exponential(sc)
+  d = f32[2,3,70,8] dot(s, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={1}
+  ROOT t = (f32[2,3,70,8], f32[2,3,70,800]) tuple(d, e)
+}
+"""  # noqa: E501 (HLO text: one instruction a line)
+    mod = parse(text)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal((2, 3, 70, 800)).astype(np.float32),
+            rng.standard_normal((2, 800, 3, 8)).astype(np.float32)]
+    got = CpuCompiler().compile(mod, num_threads=2).run(*args)
+    want = evaluate(mod, *args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
