@@ -115,56 +115,41 @@ def test_probabilities_used_elsewhere_stay_unfused():
     _check(module, exe, args)
 
 
-def test_masked_scores_stay_unfused_and_correct():
-    """A softmax with a second operand (an additive mask) is not a one-operand row
-    fusion: the three kernels as before, results unchanged."""
-    bsz, seq, heads, dh = 2, 33, 2, 8
-    mask = np.where(np.tril(np.ones((seq, seq), bool)), 0.0, -1e9).astype(f32)
-
+def _masked(bsz, seq, heads, dh, kv, per_batch=False):
     def masked(q, k, v, m):
         qs = xnp.transpose(xnp.reshape(q, (bsz, seq, heads, dh)), (0, 2, 1, 3))
-        ks = xnp.transpose(xnp.reshape(k, (bsz, seq, heads, dh)), (0, 2, 1, 3))
-        vs = xnp.transpose(xnp.reshape(v, (bsz, seq, heads, dh)), (0, 2, 1, 3))
-        s = xnp.einsum("bhqd,bhkd->bhqk", qs, ks) + m
+        ks = xnp.transpose(xnp.reshape(k, (bsz, kv, heads, dh)), (0, 2, 1, 3))
+        vs = xnp.transpose(xnp.reshape(v, (bsz, kv, heads, dh)), (0, 2, 1, 3))
+        s = xnp.einsum("bhqd,bhkd->bhqk", qs, ks) * 0.3
+        s = xnp.where(m[:, None] if per_batch else m, s, -1e9)
         a = xnp.exp(s - xnp.max(s, -1, keepdims=True))
         a = a / xnp.sum(a, -1, keepdims=True)
         return xnp.einsum("bhqk,bhkd->bhqd", a, vs)
-
-    args = (*_args(np.random.default_rng(9), bsz, seq, heads, dh), mask)
-    module, exe = _compile(masked, args, 2)
-    assert f"kind={KIND}" not in _optimized(exe)
-    _check(module, exe, args)
+    return masked
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_transposed_dot_results_are_written_transposed(threads):
-    """A batched dot whose one user transposes it (here the program's result) writes its
-    result in the transposed order: the transpose is a bitcast (dot_layout.py). A transpose
-    fused into an elementwise consumer stays there (the dot keeps its layout). Results as
-    the interpreter's."""
-    rng = np.random.default_rng(11)
-    a = rng.standard_normal((3, 4, 29, 17)).astype(f32)
-    w = rng.standard_normal((3, 4, 17, 23)).astype(f32)
-    r = rng.standard_normal((29, 3, 23, 4)).astype(f32)
-
-    def root(a, w):
-        return xnp.transpose(xnp.einsum("bhik,bhkj->bhij", a, w), (2, 0, 3, 1))
-
-    def fed(a, w, r):
-        return xnp.transpose(xnp.einsum("bhik,bhkj->bhij", a, w), (2, 0, 3, 1)) * 2.0 + r
-
-    x2 = rng.standard_normal((300, 70)).astype(f32)
-    w2 = rng.standard_normal((70, 90)).astype(f32)
-
-    def plain(x, w):   # a 2-D product, its transposed result the program's
-        return xnp.transpose(xnp.dot(x, w))
-
-    for fn, args, cast in ((root, (a, w), True), (fed, (a, w, r), False),
-                           (plain, (x2, w2), True)):
-        module, exe = _compile(fn, args, threads)
-        entry = _optimized(exe).split("ENTRY")[1]
-        assert (" transpose(" not in entry and " bitcast(" in entry) == cast
-        _check(module, exe, args)
+@pytest.mark.parametrize("shape", [(2, 33, 2, 8, 33), (2, 70, 3, 8, 1500)],
+                         ids=lambda s: "x".join(str(v) for v in s))
+def test_shared_masks_fuse(shape, threads):
+    """A causal mask shared by every batch element (an operand broadcast across the batch
+    dims): fused, each block of rows reading the mask from its own first row; a mask
+    that differs by batch element stays outside (three kernels). Results as the
+    interpreter's."""
+    bsz, seq, heads, dh, kv = shape
+    rng = np.random.default_rng(9)
+    q = rng.standard_normal((bsz, seq, heads * dh)).astype(f32)
+    k, v = (rng.standard_normal((bsz, kv, heads * dh)).astype(f32) for _ in range(2))
+    causal = np.tril(np.ones((seq, kv), bool), kv - seq)
+    args = (q, k, v, causal)
+    module, exe = _compile(_masked(bsz, seq, heads, dh, kv), args, threads)
+    assert f"kind={KIND}" in _optimized(exe)
+    _check(module, exe, args)
+    per_batch = np.stack([causal, causal[::-1]])
+    args = (q, k, v, per_batch)
+    module, exe = _compile(_masked(bsz, seq, heads, dh, kv, per_batch=True), args, threads)
+    assert f"kind={KIND}" not in _optimized(exe)
+    _check(module, exe, args)
 
 
 def test_column_statistics_stay_unfused_and_correct():
@@ -207,8 +192,8 @@ ENTRY main {
 def test_row_computations_restate_per_element_only_along_rows():
     from xlapy.backends.cpu.passes.attention_fusion import per_element_rows
     rows = parse(_ROWS.replace("DIMS", "30").replace("AXIS", "3").replace("BDIM", "2"))
-    per = per_element_rows(rows.entry, 2)
-    assert per is not None and per.root.shape.dims == (30, 40)
+    per, sources = per_element_rows(rows.entry, 2)
+    assert per.root.shape.dims == (30, 40) and sources == [(rows.entry.parameters[0], 40)]
     assert [i.attrs["dimensions"] for i in per.instructions if i.opcode == "reduce"] == [(1,)]
     cols = parse(_ROWS.replace("DIMS", "40").replace("AXIS", "2").replace("BDIM", "3"))
     assert per_element_rows(cols.entry, 2) is None

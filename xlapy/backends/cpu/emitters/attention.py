@@ -38,10 +38,11 @@ def emit_attention(pe, instr, dest, operands) -> bool:
         return False
     s, o = parts
     nb = len(s.attrs.get("lhs_batch_dims", ()))
-    per_rows = per_element_rows(comp, nb, as_param=s, root=o.operands[0])
+    restated = per_element_rows(comp, nb, as_param=s, root=o.operands[0])
     plans = attention_plans(s, o, o.operands[0].shape)
-    if plans is None or per_rows is None or len(per_rows.parameters) != 1:
+    if plans is None or restated is None:
         return False
+    per_rows, sources = restated
     p1, p2 = plans
     es = 8 if p1["t"] == "f64" else 4
     rows, cols = p1["m"], p1["n"]
@@ -61,13 +62,18 @@ def emit_attention(pe, instr, dest, operands) -> bool:
     leaf = [x[0] if isinstance(x, tuple) else x for x in operands]
     # the row computation for one batch element, as a loop kernel over its S rows (run on
     # a block's rows: each row is computed from that row alone)
-    arg = Instruction("parameter", per_rows.parameters[0].shape, name="block",
-                      parameter_number=0)
-    rows_instr = Instruction("fusion", per_rows.root.shape, [arg],
+    args = [Instruction("parameter", x.shape, name=f"in{n}", parameter_number=n)
+            for n, x in enumerate(sorted(per_rows.parameters, key=lambda x: x.parameter_number))]
+    rows_instr = Instruction("fusion", per_rows.root.shape, args,
                              {"kind": "kLoop", "calls": per_rows}, f"{instr.name}.rows")
     kernel = emit_kernel(pe.llmod, rows_instr, me.unique(f"k.{instr.name}.rows"), parallel=False)
-    task = _task(pe, instr, p1, p2, kernel, per, block, chunk, r, blocks)
-    ctx = pe.table([leaf[0], leaf[1], leaf[2], dest[0], ws])
+    # the kernel's inputs: the block of scores, or a shared operand (a mask) from the
+    # block's first row: (index in ctx, bytes from one row to the next), None for scores
+    inputs = [None if x is s else (5 + x.parameter_number - 3,
+                                   stride * max(x.shape.element_type.bits // 8, 1))
+              for x, stride in sources]
+    task = _task(pe, instr, p1, p2, kernel, per, block, chunk, r, blocks, inputs)
+    ctx = pe.table([leaf[0], leaf[1], leaf[2], dest[0], ws] + leaf[3:])
     if n_chunks > 1:
         b.call(threadpool.declare(pe.llmod), [task, ctx, c64(units), c64(chunk)])
     else:
@@ -76,10 +82,10 @@ def emit_attention(pe, instr, dest, operands) -> bool:
 
 
 def _task(pe, instr, p1, p2, kernel, per: int, block: int, chunk: int, r: int,
-          blocks: int) -> ir.Function:
-    """task(ctx = [q, k, v, out, ws], start, end): units [start, end) (batch element
-    u / blocks, its block of rows u % blocks) on this thread, in the workspace slice of
-    chunk start / chunk."""
+          blocks: int, inputs: list) -> ir.Function:
+    """task(ctx = [q, k, v, out, ws, shared operands...], start, end): units [start, end)
+    (batch element u / blocks, its block of rows u % blocks) on this thread, in the
+    workspace slice of chunk start / chunk."""
     fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
                      pe.me.unique(f"attention.{instr.name}"))
     fn.linkage = "internal"
@@ -89,6 +95,8 @@ def _task(pe, instr, p1, p2, kernel, per: int, block: int, chunk: int, r: int,
     ctx, start, end = fn.args
     q, k, v, out, ws = (b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
                         for j in range(5))
+    shared = {j: b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR)
+              for j, _ in (x for x in inputs if x is not None)}
     mine = b.gep(ws, [b.mul(b.udiv(start, c64(chunk)), c64(per))], source_etype=T.I8)
     scores = mine
     probs = b.gep(mine, [c64(block)], source_etype=T.I8)
@@ -114,9 +122,13 @@ def _task(pe, instr, p1, p2, kernel, per: int, block: int, chunk: int, r: int,
         _, b2, c2 = loop_pointers(b, p2, i, (probs, v, out))
         c2 = b.gep(c2, [b.mul(r0, c64(p2["sc"][0] * es))], source_etype=T.I8)
 
+        ins = [scores if x is None else
+               b.gep(shared[x[0]], [b.mul(r0, c64(x[1]))], source_etype=T.I8) if x[1] else
+               shared[x[0]] for x in inputs]
+
         def run(gs, m):
             gs[0].call(b, a1, b1, scores)
-            b.call(kernel.function, [probs, scores, c64(0), c64(m)])
+            b.call(kernel.function, [probs, *ins, c64(0), c64(m)])
             gs[1].call(b, probs, b2, c2)
         if last is full:
             run(full, r)

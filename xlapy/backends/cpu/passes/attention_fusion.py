@@ -17,9 +17,11 @@ module as any other.
 
 Taken when: both dots are f32 / f64 strided gemms (dot_general_plan.strided_plan) whose
 loops are exactly their batch dims, in the same order and sizes; s, p default layout; the
-row fusion's only operand is s, and its computation works row by row along s's last dim,
-so that per_element_rows() can restate it for one batch element and any block of its rows
-(elementwise ops, reductions along the rows, broadcasts of scalars or of per-row values);
+row fusion's operands are s and values shared by every batch element (a mask or bias
+broadcast across the batch dims: operands of the fused attention after q, k and v), and its
+computation works row by row along s's last dim, so that per_element_rows() can restate it
+for one batch element and any block of its rows (elementwise ops, reductions along the
+rows, broadcasts of scalars, of per-row values or of the shared values);
 s and p have no other users; MIN_ROWS rows of T fit 4 x BLOCK_BYTES; at least two blocks
 in all (a single one is better split by the gemms themselves).
 """
@@ -64,19 +66,49 @@ def _closure(root: Instruction, stop) -> list:
     return order
 
 
+def _shared_rows(i: Instruction, nb: int):
+    """For a parameter broadcast across the batch dims only (a mask or bias shared by
+    every batch element: each use a broadcast onto trailing dims, in order): the element
+    stride of its dim that runs along the rows (0 when none does). Else None."""
+    if not i.users or not i.shape.has_default_layout or i.shape.rank > 2:
+        return None
+    row = None
+    for u in i.users:
+        dims = list(u.attrs.get("dimensions", ())) if u.opcode == "broadcast" else None
+        if dims is None or any(d < nb for d in dims) or dims != sorted(dims):
+            return None
+        at = dims.index(nb) if nb in dims else None
+        if row is not None and at != row:
+            return None
+        row = at
+    if row is None:
+        return 0
+    stride = 1
+    for d in i.shape.dims[row + 1:]:
+        stride *= d
+    return stride
+
+
 def per_element_rows(comp: Computation, nb: int, as_param: Instruction | None = None,
-                     root: Instruction | None = None) -> Computation | None:
+                     root: Instruction | None = None):
     """The row computation over [batch..., S, T] (nb batch dims) restated for one batch
-    element, [S, T]: a new computation computing `root` (default comp's root) from the
-    parameters it reaches and `as_param` (an instruction standing for a parameter: the
-    first dot of a fused attention), each without the batch dims. None when some
-    instruction does not restate that way."""
+    element, [S, T]: (a new computation computing `root` (default comp's root), its
+    parameters' sources [(instruction, row stride)]), or None when some instruction does
+    not restate that way. Its parameters: `as_param` (an instruction standing for one: the
+    first dot of a fused attention; default comp's parameter 0) without the batch dims, and
+    the other parameters it reaches, each broadcast across the batch dims only (a shared
+    mask: _shared_rows), as they are; a block of rows reads them from its first row on
+    (row stride: elements from one row to the next; 0 when they do not vary by row)."""
     out = Computation(f"{comp.name}_rows")
     new: dict[int, Instruction] = {}
     batch = None
     root = comp.root if root is None else root
     if root is None:
         return None
+    if as_param is None:
+        as_param = next((p for p in comp.parameters if p.parameter_number == 0), None)
+    shared: set = set()
+    sources = []
 
     def drop(shape: Shape):
         nonlocal batch
@@ -93,27 +125,38 @@ def per_element_rows(comp: Computation, nb: int, as_param: Instruction | None = 
             return None
         return Shape.array(shape.element_type, shape.dims[nb:])
 
-    params = 0
     for i in _closure(root, as_param):
+        attrs = dict(i.attrs)
+        if i is as_param or i.opcode == "parameter":
+            stride = None if i is as_param else _shared_rows(i, nb)
+            if i is as_param:
+                shape = drop(i.shape)
+                stride = shape.dims[-1] if shape is not None and shape.rank == 2 else None
+            else:
+                shape = i.shape
+                shared.add(id(i))
+            if shape is None or stride is None:
+                return None
+            p = Instruction("parameter", shape, name=i.name, parameter_number=len(sources))
+            out.add_instruction(p)
+            new[id(i)] = p
+            sources.append((i, stride))
+            continue
         shape = drop(i.shape)
         if shape is None:
             return None
-        attrs = dict(i.attrs)
-        if i.opcode == "parameter" or i is as_param:
-            p = Instruction("parameter", shape, name=i.name, parameter_number=params)
-            params += 1
-            out.add_instruction(p)
-            new[id(i)] = p
-            continue
         if i.opcode == "constant":
             if i.shape.rank != 0:
                 return None
         elif i.opcode == "broadcast":
-            # of a scalar, or of per-row values along the row (row r from row r only)
+            # of a scalar, of per-row values along the row (row r from row r only), or of
+            # a shared parameter onto the trailing dims
             o = i.operands[0].shape
             dims = list(attrs.get("dimensions", ()))
             if o.rank == 0:
                 attrs["dimensions"] = ()
+            elif id(i.operands[0]) in shared:
+                attrs["dimensions"] = tuple(d - nb for d in dims)
             elif dims[:nb] == list(range(nb)) and dims[nb:] in ([nb], [nb, nb + 1]):
                 attrs["dimensions"] = tuple(d - nb for d in dims[nb:])
             else:
@@ -127,6 +170,8 @@ def per_element_rows(comp: Computation, nb: int, as_param: Instruction | None = 
             attrs["dimensions"] = (1,)
         elif i.opcode not in ELEMENTWISE or i.opcode == "map":
             return None
+        if any(id(o) in shared for o in i.operands) and i.opcode != "broadcast":
+            return None
         try:
             ops = [new[id(o)] for o in i.operands]
         except KeyError:
@@ -134,8 +179,10 @@ def per_element_rows(comp: Computation, nb: int, as_param: Instruction | None = 
         x = Instruction(i.opcode, shape, ops, attrs, i.name, dict(i.metadata), i.literal)
         out.add_instruction(x)
         new[id(i)] = x
+    if not any(x is as_param for x, _ in sources):
+        return None
     out.root = new[id(root)]
-    return out
+    return out, sources
 
 
 def _same_loops(p1: dict, p2: dict, n_batch: int) -> bool:
@@ -199,28 +246,36 @@ class AttentionFusion:
         return changed
 
     @staticmethod
-    def _candidate(f: Instruction) -> bool:
-        if f.opcode != "fusion" or f.attrs.get("kind") != "kLoop" or len(f.operands) != 1:
+    def _scores(f: Instruction):
+        """The operand index of f's scores (the first dot), or None."""
+        found = [k for k, o in enumerate(f.operands)
+                 if o.opcode == "dot" and len(o.users) == 1 and not o.is_root]
+        return found[0] if len(found) == 1 else None
+
+    @classmethod
+    def _candidate(cls, f: Instruction) -> bool:
+        if f.opcode != "fusion" or f.attrs.get("kind") != "kLoop" or f.shape.is_tuple:
             return False
-        d1 = f.operands[0]
-        if d1.opcode != "dot" or len(d1.users) != 1 or d1.is_root:
+        j = cls._scores(f)
+        if j is None or len(f.users) != 1 or f.is_root:
             return False
-        if len(f.users) != 1 or f.is_root:
-            return False
-        d2 = f.users[0]
+        d1, d2 = f.operands[j], f.users[0]
         if d2.opcode != "dot" or d2.operands[0] is not f or d2.operands[1] is f:
             return False
         if attention_plans(d1, d2, f.shape) is None:
             return False
         nb = len(d1.attrs.get("lhs_batch_dims", ()))
-        rows = per_element_rows(f.fused_computation, nb)
-        return rows is not None and len(rows.parameters) == 1
+        fc = f.fused_computation
+        param = next((p for p in fc.parameters if p.parameter_number == j), None)
+        return param is not None and per_element_rows(fc, nb, as_param=param) is not None
 
-    @staticmethod
-    def _fuse(module: Module, comp: Computation, f: Instruction) -> None:
-        d1, d2 = f.operands[0], f.users[0]
+    @classmethod
+    def _fuse(cls, module: Module, comp: Computation, f: Instruction) -> None:
+        j = cls._scores(f)
+        d1, d2 = f.operands[j], f.users[0]
         fc = Computation(f"fused_{d2.name.replace('.', '_')}_attention")
-        ops = [d1.operands[0], d1.operands[1], d2.operands[1]]
+        extras = [o for k, o in enumerate(f.operands) if k != j]
+        ops = [d1.operands[0], d1.operands[1], d2.operands[1]] + extras
         params = [Instruction("parameter", o.shape, name=f"param_{k}", parameter_number=k)
                   for k, o in enumerate(ops)]
         for p in params:
@@ -230,7 +285,8 @@ class AttentionFusion:
         new = {}
         for i in f.fused_computation.post_order():
             if i.opcode == "parameter":
-                new[id(i)] = s
+                k = i.parameter_number
+                new[id(i)] = s if k == j else params[3 + (k if k < j else k - 1)]
                 continue
             x = Instruction(i.opcode, i.shape, [new[id(o)] for o in i.operands], dict(i.attrs),
                             i.name, dict(i.metadata), i.literal)
