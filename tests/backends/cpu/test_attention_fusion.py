@@ -197,3 +197,27 @@ def test_row_computations_restate_per_element_only_along_rows():
     assert [i.attrs["dimensions"] for i in per.instructions if i.opcode == "reduce"] == [(1,)]
     cols = parse(_ROWS.replace("DIMS", "40").replace("AXIS", "2").replace("BDIM", "3"))
     assert per_element_rows(cols.entry, 2) is None
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_fused_attention_in_a_loop_body(t):
+    """The fusion inside a while body (layers applied by fori_loop), in f32 and f64 (the
+    same program's text with f64 types), on two threads."""
+    def core(q, k, v):
+        s = xnp.einsum("bhqd,bhkd->bhqk", q, k) * 0.2
+        e = xnp.exp(s - xnp.max(s, -1, keepdims=True))
+        return xnp.einsum("bhqk,bhkd->bhqd", e / xnp.sum(e, -1, keepdims=True), v)
+
+    def looped(q, k, v):
+        return xp.lax.fori_loop(0, 3, lambda i, x: core(x, k, v) + x, q)
+
+    rng = np.random.default_rng(13)
+    args = tuple(rng.standard_normal((2, 3, 40, 16)).astype(f32) for _ in range(3))
+    text = xp.jit(looped).lower(*args).as_text()
+    if t == "f64":
+        text = text.replace("f32", "f64")
+        args = tuple(a.astype(np.float64) for a in args)
+    module = parse(text)
+    exe = CpuCompiler().compile(module, num_threads=2)
+    assert f"kind={KIND}" in _optimized(exe)
+    _check(module, exe, args)
