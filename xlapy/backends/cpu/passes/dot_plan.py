@@ -22,7 +22,6 @@ row- or column-major.
 from __future__ import annotations
 
 from xlapy.backends.cpu.options import gemm_choice
-from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
 from xlapy.backends.cpu.target import self_contained, threads_available, vector_bits
 from xlapy.hlo.shapes import Shape
 
@@ -92,6 +91,8 @@ def row_plan(a: dict, lhs, rhs, out):
     lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
     if a.get("lhs_batch_dims") or a.get("rhs_batch_dims") or len(lc) != 1 or len(rc) != 1:
         return None
+    # (conv_plan's helpers, imported when a dot asks: not with every compiler's import)
+    from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
     lfree = [d for d in range(lhs.rank) if d != lc[0]]
     rfree = [d for d in range(rhs.rank) if d != rc[0]]
     if len(lfree) < 2 or len(rfree) != 1 or out.rank != len(lfree) + 1:
