@@ -49,8 +49,10 @@ def emit_attention(pe, instr, dest, operands) -> bool:
     r = block_rows(rows, cols, es)
     blocks = -(-rows // r)
     block = _align(r * cols * es)
-    gemm_ws = _align(max(workspace_bytes(p1["t"], r, cols, p1["k"], 1),
-                         workspace_bytes(p2["t"], r, p2["n"], p2["k"], 1)))
+    tail = rows - (blocks - 1) * r
+    gemm_ws = _align(max(workspace_bytes(p1["t"], m, cols, p1["k"], 1) for m in (r, tail)))
+    gemm_ws = max(gemm_ws, _align(max(workspace_bytes(p2["t"], m, p2["n"], p2["k"], 1)
+                                      for m in (r, tail))))
     per = 2 * block + gemm_ws
     b, me = pe.b, pe.me
     units = p1["batch"] * blocks
