@@ -72,3 +72,22 @@ def test_thread_pool_runs_large_kernels(machine, tc, tmp_path):
     [(t, p)] = run_in_c(tc, [(c, [x, a, b])], tmp_path, threads=3)
     np.testing.assert_allclose(t, np.tanh(x.astype(np.float64)) * 2, rtol=2e-6, atol=1e-6)
     np.testing.assert_allclose(p, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+def heads(q, k, v):
+    """An attention core on [batch, seq, heads, dh] views: fused per batch element and block
+    of rows (passes/attention_fusion.py), the head merge a bitcast (passes/dot_layout.py)."""
+    def split(t):
+        return xnp.transpose(xnp.reshape(t, (2, 40, 3, 16)), (0, 2, 1, 3))
+    s = xnp.einsum("bhqd,bhkd->bhqk", split(q), split(k)) * 0.25
+    e = xnp.exp(s - xnp.max(s, -1, keepdims=True))
+    o = xnp.einsum("bhqk,bhkd->bhqd", e / xnp.sum(e, -1, keepdims=True), split(v))
+    return xnp.reshape(xnp.transpose(o, (0, 2, 1, 3)), (2, 40, 48))
+
+
+def test_fused_attention(machine, tc, tmp_path):
+    q, k, v = (RNG.standard_normal((2, 40, 48)).astype(np.float32) for _ in range(3))
+    c = aot.compile(heads, q, k, v, entry_point="heads", target_triple=TRIPLES[machine])
+    want = np.asarray(xp.jit(heads, backend="interpreter")(q, k, v))
+    [[got]] = run_in_c(tc, [(c, [q, k, v])], tmp_path, threads=2)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -154,3 +154,66 @@ def test_half_kernel_packers(t):
                     c = np.full((m, n), np.nan, np.float32)
                     gk.numpy_call(fn, a, b, c, chunks=chunks)()
                     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+# attention-sized per-head products over 10 heads x batches (4-5 MFLOP each, odd sizes):
+# with 2 threads they split by loop index, each gemm whole on one thread
+# (dot_general.splits_by_index: at least 4 gemms per thread); with 1 thread, or 3 (10 < 12
+# gemms), they run one after another, each split by the gemm
+_HEADS = (
+    ((2, 203, 5, 61), None, (2, 197, 5, 61), None, (2, 5, 203, 197), None,
+     "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+     "rhs_contracting_dims={3}"),
+    ((2, 5, 203, 197), None, (2, 197, 5, 64), None, (2, 5, 203, 64), None,
+     "lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+     "rhs_contracting_dims={1}"),
+    ((2, 5, 203, 197), None, (2, 197, 5, 64), None, (2, 5, 203, 64), (3, 1, 2, 0),
+     "lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, "
+     "rhs_contracting_dims={1}"),
+)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_heads_split_by_index(threads):
+    from xlapy.backends.cpu.compiler import CpuCompiler
+    from xlapy.backends.cpu.emitters.dot_general import splits_by_index
+    from xlapy.backends.interpreter import evaluate
+    m, args = _module(_HEADS, seed=11)
+    mod = parse(m.text())
+    for i in (i for i in mod.entry.instructions if i.opcode == "dot"):
+        p = strided_plan(i.attrs, i.operands[0].shape, i.operands[1].shape, i.shape)
+        flops = 2 * p["m"] * p["n"] * p["k"]
+        assert p["batch"] == 10 and flops >= 1 << 22
+        assert splits_by_index(p["batch"], flops, threads) == (threads == 2)
+    got = CpuCompiler().compile(mod, num_threads=threads).run(*args)
+    want = evaluate(mod, *args)
+    O.compare_outputs(list(got), list(want), m.labels, (O.CLOSE, 1e-4, 1e-4))
+
+
+def test_loop_split_beside_one_parallel_kernel():
+    """An entry that is one parallel loop kernel and a loop of gemms split by index (which
+    calls the pool itself, recording no launch) is not a single launch: before, the
+    runtime's launcher ran the loop kernel alone and the product was never computed."""
+    from xlapy.backends.cpu.compiler import CpuCompiler
+    from xlapy.backends.interpreter import evaluate
+    text = """
+HloModule side_by_side
+ENTRY main {
+  s = f32[2,3,70,800] parameter(0)
+  v = f32[2,800,3,8] parameter(1)
+  c = f32[] constant(0.1)
+  cb = f32[2,3,70,800] broadcast(c), dimensions={}
+  sc = f32[2,3,70,800] multiply(s, cb)
+  e = f32[2,3,70,800] exponential(sc)
+  d = f32[2,3,70,8] dot(s, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={1}
+  ROOT t = (f32[2,3,70,8], f32[2,3,70,800]) tuple(d, e)
+}
+"""  # noqa: E501 (HLO text: one instruction a line)
+    mod = parse(text)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal((2, 3, 70, 800)).astype(np.float32),
+            rng.standard_normal((2, 800, 3, 8)).astype(np.float32)]
+    got = CpuCompiler().compile(mod, num_threads=2).run(*args)
+    want = evaluate(mod, *args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)

@@ -134,6 +134,30 @@ ENTRY main {
     assert not _run_pass(text)[1]
 
 
+def test_dense_on_3d_activations_takes_an_epilogue(monkeypatch):
+    """x . W + residual with x [batch, seq, width]: the lhs's free dims collapse into the
+    gemm's rows (dot_plan.row_plan); a 3-D x whose free dims do not collapse does not."""
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    text = """
+HloModule dense3
+ENTRY main {
+  x = f32[4,256,128] parameter(0)
+  w = f32[128,96] parameter(1)
+  r = f32[4,256,96] parameter(2)
+  d = f32[4,256,96] dot(x, w), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  ROOT v = f32[4,256,96] add(r, d)
+}
+"""
+    m, changed = _run_pass(text)
+    assert changed and _fusions(m)[0] is m.entry.root
+    # x [4, 128, 256] contracted over its middle dim: its free dims (0 and 2) have no one
+    # row stride; the same memory read as [4, 256, 128] (layout {1,2,0}) has
+    strided = text.replace("f32[4,256,128] parameter(0)", "f32[4,128,256] parameter(0)")
+    strided = strided.replace("lhs_contracting_dims={2}", "lhs_contracting_dims={1}")
+    assert not _run_pass(strided)[1]
+    assert _run_pass(strided.replace("x = f32[4,128,256]", "x = f32[4,128,256]{1,2,0}"))[1]
+
+
 def _programs():
     rng = np.random.default_rng(3)
 
@@ -163,6 +187,14 @@ def _programs():
         "dot also returned": (lambda x, w: (x @ w, xnp.sqrt(xnp.abs(x @ w)) * 2),
                               (r(960, 64), r(64, 80))),
         "bf16 result": (lambda x, w: (x @ w).astype(xnp.bfloat16), (r(320, 64), r(64, 256))),
+        # x . W on [batch, sequence, width] (dot_plan.row_plan): an attention block's output
+        # projection and residual, odd sizes, and a 4-D x with few columns (C^T tiles)
+        "3-D x, residual": (lambda x, w, res: res + x @ w,
+                            (r(3, 301, 64), r(64, 96), r(3, 301, 96))),
+        "4-D x, few columns": (lambda x, w, b: xnp.tanh(x @ w + b),
+                               (r(2, 5, 801, 40), r(40, 9), r(9))),
+        "3-D x read transposed": (lambda x, w, b: xnp.maximum(
+            xnp.transpose(x, (1, 0, 2)) @ w + b, 0.0), (r(67, 5, 48), r(48, 200), r(200))),
         "mlp step (masks stored as predicates)": (
             mlp_step, (r(100, 200) * f32(0.1), np.zeros(200, f32), r(200, 30) * f32(0.1),
                        np.zeros(30, f32), r(400, 100), r(400, 30))),

@@ -1,10 +1,14 @@
 """Dots of any dimension order (passes/dot_general_plan.py) as loops of strided gemms on
 xlapy's own gemm: each operand is read where it is, through its strides.
 
-A loop whose gemms are large (at least GEMM_PARALLEL_FLOPS each) runs them one after
-another, each split across the thread pool by the gemm itself; smaller ones (attention's
-per-head products) are split across threads by loop index instead: each pool chunk runs
-its range of gemms on one thread, packing into its own slice of the workspace.
+A loop of gemms is split across the thread pool by loop index when its gemms are small
+(under GEMM_PARALLEL_FLOPS each), or when there are at least BATCH_SPLIT_PER_THREAD of them
+per thread and each is under BATCH_SPLIT_MAX_FLOPS (attention's per-head products, 16 of
+256x256x64 in the model suite's block): each pool chunk runs its range of whole gemms on
+one thread, packing into its own slice of the workspace, and the pool is called once for
+the loop. Otherwise the gemms run one after another, each split across the pool by the
+gemm itself: two pool calls per gemm (pack, then compute), each a point where the caller
+waits for a worker the OS may have descheduled.
 """
 
 from __future__ import annotations
@@ -20,6 +24,21 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, for_range
 
 GEMM_PARALLEL_FLOPS = 1 << 22
+# a loop of at least this many gemms per thread, each under BATCH_SPLIT_MAX_FLOPS, is split
+# by loop index: with chunks claimed one at a time, a thread the OS deschedules holds at
+# most a chunk (1 / (CHUNKS_PER_THREAD * threads) of the loop), as the gemm's own units
+BATCH_SPLIT_PER_THREAD = 4
+BATCH_SPLIT_MAX_FLOPS = 1 << 26
+CHUNKS_PER_THREAD = 4
+
+
+def splits_by_index(batch: int, flops: int, threads: int) -> bool:
+    """Whether a loop of `batch` gemms of `flops` each runs split across `threads` threads
+    by loop index (each gemm whole on one thread) rather than each gemm split."""
+    if batch < 2 or threads <= 1 or flops * batch < GEMM_PARALLEL_FLOPS:
+        return False
+    return flops < GEMM_PARALLEL_FLOPS or (batch >= BATCH_SPLIT_PER_THREAD * threads
+                                           and flops < BATCH_SPLIT_MAX_FLOPS)
 
 
 def _esize(t: str) -> int:
@@ -42,12 +61,11 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
     if narrow:
         # the f32 sums in scratch laid out as the result, rounded into it at the end
         final, out = out, me.scratch(b, pe.arena, scratch_c)
-    if batch >= 2 and threads > 1 and flops < GEMM_PARALLEL_FLOPS \
-            and flops * batch >= GEMM_PARALLEL_FLOPS:
+    if splits_by_index(batch, flops, threads):
         # split by loop index: one workspace slice per pool chunk
         per = workspace_bytes(t, m, n, k, 1)
         per = -(-per // 64) * 64
-        n_chunks = min(batch, 2 * threads)
+        n_chunks = min(batch, CHUNKS_PER_THREAD * threads)
         chunk = -(-batch // n_chunks)
         n_chunks = -(-batch // chunk)
         ws = _after(b, me.scratch(b, pe.arena, scratch_c + per * n_chunks), scratch_c)
@@ -66,7 +84,7 @@ def emit_strided_dot(pe, instr, dest, operands) -> bool:
         g.call(b, lhs, rhs, out)
     else:
         with for_range(b, 0, batch, name="dot.batch") as i:
-            g.call(b, *_offsets(b, plan, i, (lhs, rhs, out)))
+            g.call(b, *loop_pointers(b, plan, i, (lhs, rhs, out)))
     if narrow:
         _round_into(pe, instr, final, out)
     return True
@@ -89,7 +107,7 @@ def _round_into(pe, instr, final, sums):
         b.store(T.from_float(b, x, t), b.gep(final, [i], source_etype=T.storage_type(t)))
 
 
-def _offsets(b, plan, i, ptrs):
+def loop_pointers(b, plan, i, ptrs):
     """The three operand pointers of loop index i (row-major over plan's loops)."""
     es = _esize(plan["t"])
     sizes = (es, es, _esize(compute_type(plan["t"])))   # C: the sums' type
@@ -121,6 +139,6 @@ def _batch_task(pe, instr, plan, per_ws: int, chunk: int) -> ir.Function:
     g = OwnGemm(b, slots, plan["t"], plan["m"], plan["n"], plan["k"], plan["sa"], plan["sb"],
                 plan["sc"], ws, 1)
     with for_range(b, start, end, name="i") as i:
-        g.call(b, *_offsets(b, plan, i, (lhs, rhs, out)))
+        g.call(b, *loop_pointers(b, plan, i, (lhs, rhs, out)))
     b.ret_void()
     return fn

@@ -1,5 +1,7 @@
 """A gemm epilogue fusion (passes/gemm_epilogue.py) as xlapy's own gemm calling the fused
-elementwise computation on each finished tile of the result (gemm_kernel.EPILOGUE_TYPE)."""
+elementwise computation on each finished tile of the result (gemm_kernel.EPILOGUE_TYPE).
+The fusion emitter also hands attention fusions (kCustom, passes/attention_fusion.py) to
+attention.py."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
+from xlapy.backends.cpu.passes.attention_fusion import KIND as ATTENTION_KIND
+from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for, row_plan
 from xlapy.backends.cpu.passes.gemm_epilogue import KIND
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, lowering_error
@@ -23,13 +26,23 @@ def _dot_of(comp: Computation) -> Instruction:
 
 @custom_emitter("fusion")
 def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
+    if instr.attrs.get("kind") == ATTENTION_KIND:
+        # (attention.py: imported by a module's first fused attention)
+        from xlapy.backends.cpu.emitters.attention import emit_attention
+        return emit_attention(pe, instr, dest, operands)
     if instr.attrs.get("kind") != KIND:
         return False
     comp = instr.fused_computation
     d = _dot_of(comp)
     if d.opcode == "convolution":
         return _emit_conv_epilogue(pe, instr, d, dest, operands)
-    plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
+    index_of = None
+    if d.shape.rank == 2:
+        plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
+    else:   # x . W with the lhs's free dims collapsed into the gemm's rows
+        rows = row_plan(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
+        plan = None if rows is None else rows[0]
+        index_of = None if rows is None else _row_index(d.shape, rows[1])
     if plan is None or not own_gemm_for(plan):
         raise lowering_error(instr, "a gemm epilogue fusion needs xlapy's own gemm for its dot "
                                     "(XLAPY_GEMM changed after the module was optimized?)")
@@ -39,10 +52,25 @@ def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
     leaf = [o[0] if isinstance(o, tuple) else o for o in operands]
     lhs, rhs = (leaf[p.parameter_number] for p in d.operands)
     fn = _epilogue_function(pe.llmod, instr, d, raw, swapped_for(plan),
-                            pe.me.unique(f"epi.{instr.name}"))
+                            pe.me.unique(f"epi.{instr.name}"), index_of)
     ctx = pe.table(list(dest) + leaf)
     emit_gemm(pe, plan, dest[raw], lhs, rhs, epilogue=(fn, ctx))
     return True
+
+
+def _row_index(shape, row_dims):
+    """index_of(b, i) for a result whose dims row_dims (major to minor) collapse into the
+    gemm's row i; its last dim is the column."""
+    sizes = [shape.dims[d] for d in row_dims]
+
+    def index_of(b, i):
+        idx = [None] * shape.rank
+        rem = i
+        for dim, size in zip(reversed(row_dims), reversed(sizes)):
+            idx[dim] = b.urem(rem, c64(size)) if size != 1 else c64(0)
+            rem = b.udiv(rem, c64(size)) if size != 1 else rem
+        return idx, shape.rank - 1
+    return index_of
 
 
 def _emit_conv_epilogue(pe, instr, d, dest, operands) -> bool:

@@ -187,10 +187,17 @@ class ModuleEmitter:
         sources = [pe.sources.get(id(p)) for p in ptrs]
         if None in sources or len(sources) > launch.MAX_POINTERS:
             return None
+        pool_calls = 0
         for instr in fn.blocks[0].instructions:  # anything else the entry does: keep it
-            if isinstance(instr, ir.CallInstr) and instr.callee.name != "xlapy_parallel_for" \
-                    and not fpmode.is_mode_intrinsic(instr.callee.name):
+            if not isinstance(instr, ir.CallInstr):
+                continue
+            if instr.callee.name == "xlapy_parallel_for":
+                pool_calls += 1   # (emitters that call the pool themselves, dot_general's
+                continue          # loops split by index, record no launch: not this one)
+            if not fpmode.is_mode_intrinsic(instr.callee.name):
                 return None
+        if pool_calls != 1:
+            return None
         del self.llmod.globals[entry_name]
         wrapper.linkage = "external"
         return launch.Launch(wrapper.name, n, chunk, self.flush_denormals, tuple(sources))

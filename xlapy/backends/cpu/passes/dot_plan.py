@@ -5,6 +5,9 @@ and the passes that fuse around gemms ask about).
                                          or None (the elemental dot then computes it)
   own_gemm_for(plan)                  whether xlapy's own gemm (emitters/gemm_kernel.py)
                                       runs it, rather than BLAS
+  row_plan(dot_attrs, lhs, rhs, out)  -> (plan, row dims) for a dot whose lhs has several
+                                      free dims that collapse into the gemm's rows (x . W
+                                      with a 3-D x), or None: what gemm epilogues take
 
 Self-contained code (ahead-of-time objects, target.self_contained()) has no BLAS: every
 planned dot runs on xlapy's own gemm, and an empty contraction (K = 0, which only BLAS
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from xlapy.backends.cpu.options import gemm_choice
 from xlapy.backends.cpu.target import self_contained, threads_available, vector_bits
+from xlapy.hlo.shapes import Shape
 
 GEMM_TYPES = ("f32", "f64", "c64", "c128")  # complex: BLAS cgemm/zgemm only
 OWN_GEMM_MIN_FLOPS = 1 << 22   # XLAPY_GEMM=auto: smaller products stay with BLAS
@@ -76,6 +80,50 @@ def plan_for(a: dict, lhs, rhs, out):
     for d in lb:
         batch *= lhs.dims[d]
     return dict(t=t, m=m, n=n, k=k, lhs_rm=lhs_rm, rhs_rm=rhs_rm, out_rm=om[2], batch=batch)
+
+
+def row_plan(a: dict, lhs, rhs, out):
+    """(plan, row_dims) for a dot without batch dimensions whose lhs free dims (two or more)
+    collapse into one index of the gemm's rows, in the lhs and in the result alike, and
+    whose rhs has one free dim (a dense layer on [batch, sequence, width] activations):
+    the plan of the 2-D gemm on the same memory (plan_for), and the result's dims that make
+    up a row index (the result's leading dims; its last is the column). Else None."""
+    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    if a.get("lhs_batch_dims") or a.get("rhs_batch_dims") or len(lc) != 1 or len(rc) != 1:
+        return None
+    # (conv_plan's helpers, imported when a dot asks: not with every compiler's import)
+    from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
+    lfree = [d for d in range(lhs.rank) if d != lc[0]]
+    rfree = [d for d in range(rhs.rank) if d != rc[0]]
+    if len(lfree) < 2 or len(rfree) != 1 or out.rank != len(lfree) + 1:
+        return None
+    for s in (lhs, rhs, out):
+        if s.layout is not None and getattr(s.layout, "extra", ""):
+            return None
+    ls, os_ = strides_of(lhs), strides_of(out)
+    ml = collapse([(lhs.dims[d], ls[d]) for d in lfree])
+    mo = collapse([(out.dims[j], os_[j]) for j in range(len(lfree))])
+    if ml is None or mo is None:
+        return None
+    m, k = ml[0], lhs.dims[lc[0]]
+    n = out.dims[-1]
+    if m <= 1 or k <= 1 or n <= 1:
+        return None   # (a unit dimension leaves the layout ambiguous: the 2-D plan decides)
+
+    def matrix(rows, cols, row_stride, col_stride):
+        if (row_stride, col_stride) == (cols, 1):
+            return Shape.array(lhs.element_type, (rows, cols), (1, 0))
+        if (row_stride, col_stride) == (1, rows):
+            return Shape.array(lhs.element_type, (rows, cols), (0, 1))
+        return None
+    lhs2 = matrix(m, k, ml[1], ls[lc[0]])
+    out2 = matrix(m, n, mo[1], os_[-1])
+    if lhs2 is None or out2 is None:
+        return None
+    out2 = Shape.array(out.element_type, out2.dims, out2.minor_to_major)
+    plan = plan_for({"lhs_contracting_dims": (1,), "rhs_contracting_dims": tuple(rc)},
+                    lhs2, rhs, out2)
+    return None if plan is None else (plan, tuple(range(len(lfree))))
 
 
 def use_own_gemm(flops: int, shallow: bool = False) -> bool:

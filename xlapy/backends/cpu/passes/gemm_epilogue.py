@@ -13,7 +13,8 @@ computation, compiled with the program.
 
 The pass (cpu pipeline, before loop fusion) grows, from each dot the own gemm will compute
 (gemm.own_gemm_for: f32/f64, no batch dimensions, row-major result, at least MIN_ELEMENTS
-of them), the region of
+of them; a dot of a 3-D or higher lhs whose free dims collapse into the gemm's rows counts,
+dot_plan.row_plan), the region of
 elementwise instructions of the dot's dimensions that depend on it and whose other operands
 do not (so the fusion cannot create a cycle and every operand is ready before the gemm
 starts). Broadcasts, iotas and scalar constants among those other operands are cloned into
@@ -33,7 +34,7 @@ so optimized modules stay checkable; with XLAPY_GEMM=blas the pass does nothing.
 
 from __future__ import annotations
 
-from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
+from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for, row_plan
 from xlapy.hlo.ir import Computation, Instruction, Module, user_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
@@ -62,12 +63,22 @@ def _gemm_plan(d: Instruction):
                 or one_output_plan(d):
             return None
         return plan
-    if d.opcode != "dot" or d.shape.rank != 2 or d.shape.size < MIN_ELEMENTS:
+    if d.opcode != "dot" or d.shape.rank < 2 or d.shape.size < MIN_ELEMENTS:
         return None
-    plan = plan_for(d.attrs, d.operands[0].shape, d.operands[1].shape, d.shape)
+    plan = dot_gemm_plan(d)
     if plan is None or plan["batch"] != 1 or not plan["out_rm"] or not own_gemm_for(plan):
         return None
     return plan
+
+
+def dot_gemm_plan(d: Instruction):
+    """The 2-D gemm plan of a dot an epilogue can follow (rank-2, or x . W with the lhs's
+    free dims collapsing into the gemm's rows: dot_plan.row_plan), or None."""
+    lhs, rhs = d.operands[0].shape, d.operands[1].shape
+    if d.shape.rank == 2:
+        return plan_for(d.attrs, lhs, rhs, d.shape)
+    rows = row_plan(d.attrs, lhs, rhs, d.shape)
+    return None if rows is None else rows[0]
 
 
 def _region(comp: Computation, d: Instruction) -> list:

@@ -21,6 +21,11 @@
   column-fusion     an elementwise kernel and a column reduction over the same data become
                     one multi-output kernel (a layer's gradient and its bias gradient)
   dce               whatever fusion left unused
+  dot-output-layout a dot whose one user transposes it writes its result in that order,
+                    the transpose becoming a bitcast (dot_layout.py)
+  attention-fusion  a row kernel between two batched dots (softmax in attention) runs per
+                    batch element between the two gemms, its block in cache
+                    (attention_fusion.py)
   reshape-to-bitcast a reshape between row-major shapes becomes a bitcast (no copy)
 
 Passes named in --xla_disable_hlo_passes (XLAPY_FLAGS) are skipped, but for required ones;
@@ -30,7 +35,9 @@ observers receive the module before and after each pass (the --xla_dump_hlo_pass
 from __future__ import annotations
 
 from xlapy.backends.cpu.passes.column_plan import column_plan
+from xlapy.backends.cpu.passes.attention_fusion import AttentionFusion
 from xlapy.backends.cpu.passes.conv_phases import ConvPhases
+from xlapy.backends.cpu.passes.dot_layout import DotOutputLayout
 from xlapy.backends.cpu.passes.gemm_epilogue import GemmEpilogueFusion
 from xlapy.backends.cpu.passes.gemm_update import GemmUpdateFusion
 from xlapy.backends.cpu.passes.reshape_bitcast import ReshapeToBitcast
@@ -76,6 +83,7 @@ def cpu_pipeline(observers=(), verify: bool | None = None) -> Pipeline:
                             GemmEpilogueFusion(),
                             FusionPass(), RowFusion(),
                             ColumnFusion(column_kernel=column_plan), DCE(),
+                            DotOutputLayout(), AttentionFusion(), DCE(),
                             BoundaryLayouts(), ReshapeToBitcast()],
                     verify=verify, observers=list(observers))
 
