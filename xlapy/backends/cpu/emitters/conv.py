@@ -25,7 +25,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
+from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise
+from xlapy.backends.cpu.emitters.conv_depthwise_filter import emit_filter_grad
 from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.registry import custom_emitter
