@@ -93,6 +93,20 @@ def test_thin_product_of_transposed_a_needs_no_workspace(kernels, m, k, n):
                                    atol=1e-4 * np.sqrt(k))
 
 
+def test_thin_product_of_transposed_lhs_in_a_program(monkeypatch):
+    """A dot whose lhs is read down its columns (x^T . w, a weight gradient's form), few
+    columns, at most KC deep, compiled with the own gemm: unswapped, direct, no workspace
+    (gemm.swapped_for and the dot's scratch follow direct_call), against NumPy."""
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    rng = np.random.default_rng(5)
+    for k, m, n in ((200, 901, 48), (256, 64, 64), (31, 1000, 3)):
+        x = rng.standard_normal((k, m)).astype(np.float32)
+        w = rng.standard_normal((k, n)).astype(np.float32)
+        got = np.asarray(xp.jit(lambda x, w: x.T @ w)(x, w))
+        np.testing.assert_allclose(got, x.T.astype(np.float64) @ w, rtol=1e-4,
+                                   atol=1e-4 * np.sqrt(k))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("m,k,n", SHAPES, ids=[f"{m}x{k}x{n}" for m, k, n in SHAPES])
 def test_kernel_matches_numpy(kernels, dtype, m, k, n):
