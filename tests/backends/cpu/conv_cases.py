@@ -30,6 +30,45 @@ def draw(make, rng, n: int) -> list:
     return cases
 
 
+def window_text(win, stride, pl, ph, ldil, rdil, rev) -> str:
+    """The window attribute's text of a convolution."""
+    return (f"size={'x'.join(map(str, win))} stride={'x'.join(map(str, stride))} "
+            f"pad={'x'.join(f'{a}_{b}' for a, b in zip(pl, ph))} "
+            f"lhs_dilate={'x'.join(map(str, ldil))} rhs_dilate={'x'.join(map(str, rdil))} "
+            f"rhs_reversal={'x'.join(map(str, rev))}")
+
+
+def random_window(rng, nsp: int, insp=(1, 8), win_hi=4, ldil=(1, 1, 2)):
+    """(input spatial sizes, window sizes, output spatial sizes, window text) of a random
+    window over nsp spatial dims (strides 1-2, kernel dilation, padding from -1, reversal),
+    or None where it does not fit. Draws in a fixed order, so seeds keep their cases."""
+    sizes = [int(rng.integers(*insp)) for _ in range(nsp)]
+    win = [int(rng.integers(1, win_hi)) for _ in range(nsp)]
+    stride = [int(rng.integers(1, 3)) for _ in range(nsp)]
+    ld = [int(rng.choice(ldil)) for _ in range(nsp)]
+    rdil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
+    pl = [int(rng.integers(-1, 3)) for _ in range(nsp)]
+    ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
+    rev = [int(rng.random() < 0.3) for _ in range(nsp)]
+    outsp = out_sizes(sizes, win, stride, ld, rdil, pl, ph)
+    if outsp is None:
+        return None
+    return sizes, win, outsp, window_text(win, stride, pl, ph, ld, rdil, rev)
+
+
+def features_last(rng, batch: int, insp, outsp, in_features: int, out_features: int):
+    """(lhs dims, out dims, lhs labels, out labels) with the batch and spatial dims of the
+    lhs and the output each in a random order and the features innermost."""
+    nsp = len(insp)
+    lperm = [int(x) for x in rng.permutation(nsp + 1)]
+    oper = [int(x) for x in rng.permutation(nsp + 1)]
+    lab = ["b"] + [str(s) for s in range(nsp)]
+    ldims, odims = [batch] + list(insp), [batch] + list(outsp)
+    return (tuple(ldims[j] for j in lperm) + (in_features,),
+            tuple(odims[j] for j in oper) + (out_features,),
+            "".join(lab[j] for j in lperm) + "f", "".join(lab[j] for j in oper) + "f")
+
+
 def _case(rng, nsp=None):
     """(lhs dims, lhs layout, rhs dims, rhs layout, out dims, out layout, window text,
     labels, extra) of a random valid convolution, or None."""
@@ -77,10 +116,7 @@ def _case(rng, nsp=None):
     od = dims(operm, batch // bg, n_out, outsp)
     layouts = [tuple(int(x) for x in rng.permutation(rank)) if rng.random() < 0.4 else None
                for _ in range(3)]
-    window = (f"size={'x'.join(map(str, win))} stride={'x'.join(map(str, stride))} "
-              f"pad={'x'.join(f'{a}_{b}' for a, b in zip(pl, ph))} "
-              f"lhs_dilate={'x'.join(map(str, ldil))} rhs_dilate={'x'.join(map(str, rdil))} "
-              f"rhs_reversal={'x'.join(map(str, rev))}")
+    window = window_text(win, stride, pl, ph, ldil, rdil, rev)
     text = f"{labels(lperm, 'b', 'f')}_{labels(rperm, 'i', 'o')}->{labels(operm, 'b', 'f')}"
     extra = (f", feature_group_count={fg}" if fg > 1 else "") + \
         (f", batch_group_count={bg}" if bg > 1 else "")
@@ -136,35 +172,15 @@ def _depthwise_case(rng):
     nsp = int(rng.choice([1, 2, 2, 3]))
     g, mult = int(rng.integers(1, 40)), int(rng.choice([1, 1, 1, 2, 3]))
     g = max(g, 2)
-    insp = [int(rng.integers(1, 8)) for _ in range(nsp)]
-    win = [int(rng.integers(1, 4)) for _ in range(nsp)]
-    stride = [int(rng.integers(1, 3)) for _ in range(nsp)]
-    ldil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
-    rdil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
-    pl = [int(rng.integers(-1, 3)) for _ in range(nsp)]
-    ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
-    rev = [int(rng.random() < 0.3) for _ in range(nsp)]
-    outsp = out_sizes(insp, win, stride, ldil, rdil, pl, ph)
-    if outsp is None:
+    w = random_window(rng, nsp)
+    if w is None:
         return None
+    insp, win, outsp, window = w
     batch = int(rng.integers(1, 4))
     sp = "".join(str(s) for s in range(nsp))
     # kernel: spatial, then i (size 1) and o, or o and i ("01oi", the input gradient's)
     kio = "io" if rng.random() < 0.5 else "oi"
     rd = tuple(win) + ((1, g * mult) if kio == "io" else (g * mult, 1))
-    window = (f"size={'x'.join(map(str, win))} stride={'x'.join(map(str, stride))} "
-              f"pad={'x'.join(f'{a}_{b}' for a, b in zip(pl, ph))} "
-              f"lhs_dilate={'x'.join(map(str, ldil))} rhs_dilate={'x'.join(map(str, rdil))} "
-              f"rhs_reversal={'x'.join(map(str, rev))}")
-    # the batch and spatial dims of the lhs and output in a random order, features last
-    lperm = [int(x) for x in rng.permutation(nsp + 1)]
-    oper = [int(x) for x in rng.permutation(nsp + 1)]
-    lab = ["b"] + list(sp)
-    ldims = [batch] + insp
-    odims = [batch] + outsp
-    llab = "".join(lab[j] for j in lperm) + "f"
-    olab = "".join(lab[j] for j in oper) + "f"
-    ld = tuple(ldims[j] for j in lperm) + (g,)
-    od = tuple(odims[j] for j in oper) + (g * mult,)
+    ld, od, llab, olab = features_last(rng, batch, insp, outsp, g, g * mult)
     return (ld, None, rd, None, od, None, window, f"{llab}_{sp}{kio}->{olab}",
             f", feature_group_count={g}")

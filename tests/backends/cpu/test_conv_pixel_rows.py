@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlapy_tests_cpu_optable as O
-from xlapy_tests_cpu_conv_cases import _module, draw, out_sizes
+from xlapy_tests_cpu_conv_cases import _module, draw, features_last, random_window
 from xlapy.backends.cpu.emitters.conv_depthwise import _pixel_runs
 from xlapy.backends.cpu.passes.conv_plan import depthwise_plan
 from xlapy.backends.cpu.target import vector_bits
@@ -21,31 +21,13 @@ def _case(rng, lanes: int):
     nsp = int(rng.choice([1, 2, 2, 3]))
     g = int(rng.choice([1, 1, 2, 3]))
     mult = lanes * int(rng.choice([1, 2, 3]))
-    insp = [int(rng.integers(6, 15)) for _ in range(nsp)]
-    win = [int(rng.integers(1, 5)) for _ in range(nsp)]
-    stride = [int(rng.integers(1, 3)) for _ in range(nsp)]
-    ldil = [int(rng.choice([1, 1, 1, 1, 2])) for _ in range(nsp)]
-    rdil = [int(rng.choice([1, 1, 2])) for _ in range(nsp)]
-    pl = [int(rng.integers(-1, 3)) for _ in range(nsp)]
-    ph = [int(rng.integers(-1, 3)) for _ in range(nsp)]
-    rev = [int(rng.random() < 0.3) for _ in range(nsp)]
-    outsp = out_sizes(insp, win, stride, ldil, rdil, pl, ph)
-    if outsp is None:
+    w = random_window(rng, nsp, insp=(6, 15), win_hi=5, ldil=(1, 1, 1, 1, 2))
+    if w is None:
         return None
+    insp, win, outsp, window = w
     batch = int(rng.integers(1, 3))
     sp = "".join(str(s) for s in range(nsp))
-    window = (f"size={'x'.join(map(str, win))} stride={'x'.join(map(str, stride))} "
-              f"pad={'x'.join(f'{a}_{b}' for a, b in zip(pl, ph))} "
-              f"lhs_dilate={'x'.join(map(str, ldil))} rhs_dilate={'x'.join(map(str, rdil))} "
-              f"rhs_reversal={'x'.join(map(str, rev))}")
-    lperm = [int(x) for x in rng.permutation(nsp + 1)]
-    oper = [int(x) for x in rng.permutation(nsp + 1)]
-    lab = ["b"] + list(sp)
-    ldims, odims = [batch] + insp, [batch] + outsp
-    llab = "".join(lab[j] for j in lperm) + "f"
-    olab = "".join(lab[j] for j in oper) + "f"
-    ld = tuple(ldims[j] for j in lperm) + (g,)
-    od = tuple(odims[j] for j in oper) + (g * mult,)
+    ld, od, llab, olab = features_last(rng, batch, insp, outsp, g, g * mult)
     rd = tuple(win) + (1, g * mult)
     extra = f", feature_group_count={g}" if g > 1 else ""
     return (ld, None, rd, None, od, None, window, f"{llab}_{sp}io->{olab}", extra)

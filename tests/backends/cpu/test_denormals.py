@@ -95,26 +95,37 @@ def test_aarch64_mode_code_compiles_to_fpcr_accesses():
     assert asm.count("msr\tFPCR") == 2 and "mrs\t" in asm and "#0x1000000" in asm
 
 
+@pytest.mark.parametrize("t", ["bf16", "f32", "f64"])
 @pytest.mark.parametrize("n", [4, 16, 21, 64])
-def test_bf16_minmax_of_subnormals_flushes_at_every_width(monkeypatch, n):
-    """A bf16 subnormal widened to f32 by a shift and passed through maximum's or clamp's
-    compare-and-select came back unflushed from the vectorized loop and flushed from the
-    scalar one (fuzz hlo 14006398); the f32 -> bf16 rounding now flushes, as XLA's
-    vcvtneps2bf16 does, at every width, and keeps IEEE subnormals with --xla_cpu_ftz=false."""
+def test_minmax_of_equal_subnormals_flushes_at_every_width(monkeypatch, t, n):
+    """maximum/minimum/clamp read a subnormal as zero under DAZ (x86's max/min), but LLVM
+    folds maximum(a, a) to a and its vector lowering can return an operand's bits: the
+    vectorized loop gave the subnormal back where the scalar one gave 0 (fuzz hlo 14006398,
+    XLA 0). Their results are now flushed at every width; with --xla_cpu_ftz=false they
+    keep IEEE subnormals."""
     import ml_dtypes
+    dt = {"bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}[t]
+    eb, mb = {"bf16": (8, 7), "f32": (8, 20), "f64": (11, 50)}[t]
+    tiny = {"bf16": 2.0 ** -127, "f32": 2.0 ** -130, "f64": 2.0 ** -1030}[t]  # subnormals
     text = f"""HloModule m
 ENTRY e {{
-  p = bf16[{n}] parameter(0)
-  r = bf16[{n}] reduce-precision(p), exponent_bits=8, mantissa_bits=7
-  ROOT c = bf16[{n}] clamp(r, p, r)
+  p = {t}[{n}] parameter(0)
+  r = {t}[{n}] reduce-precision(p), exponent_bits={eb}, mantissa_bits={mb}
+  c = {t}[{n}] clamp(r, p, r)
+  x = {t}[{n}] maximum(p, r)
+  y = {t}[{n}] minimum(r, p)
+  ROOT o = ({t}[{n}], {t}[{n}], {t}[{n}]) tuple(c, x, y)
 }}"""
-    x = np.resize(np.array([9.18355e-41, -9.18355e-41, 1.5, -0.0], np.float32), n)
-    x = x.astype(ml_dtypes.bfloat16)
+    x = np.resize(np.array([tiny, -tiny], np.float64), n).astype(dt)
+    assert x.astype(np.float64)[0] == np.float64(dt(tiny))  # (exact in each type: rp keeps it)
     monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=true")
-    got = CpuCompiler().compile(parse(text)).run(x).astype(np.float32)
-    want = np.where(np.abs(x.astype(np.float32)) < 1e-38, 0.0, x.astype(np.float32))
-    np.testing.assert_array_equal(got, want)
-    assert np.array_equal(np.signbit(got), np.signbit(x.astype(np.float32)))  # -0 from -sub
+    out = [np.asarray(o).astype(np.float64)
+           for o in CpuCompiler().compile(parse(text)).run_leaves(x)]
+    for o in out:
+        assert not np.any(o), o                                  # zeros of the input's sign
+        np.testing.assert_array_equal(np.signbit(o), np.signbit(x.astype(np.float64)))
     monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=false")
-    ieee = CpuCompiler().compile(parse(text)).run(x).astype(np.float32)
-    np.testing.assert_array_equal(ieee, x.astype(np.float32))
+    ieee = [np.asarray(o).astype(np.float64)
+            for o in CpuCompiler().compile(parse(text)).run_leaves(x)]
+    for o in ieee:
+        np.testing.assert_array_equal(o, x.astype(np.float64))

@@ -188,8 +188,12 @@ class ElementalEmitter:
         gens = self.generators(comp, [Gen(lambda index, v=v: v, p.shape)
                                       for v, p in zip(args, comp.parameters)])
         root = gens[id(comp.root)]
-        with self.scope():
-            out = root([])
+        self.scalar_calls = getattr(self, "scalar_calls", 0) + 1
+        try:
+            with self.scope():
+                out = root([])
+        finally:
+            self.scalar_calls -= 1
         return out
 
     def alloca(self, ty: ir.Type, name: str = ""):

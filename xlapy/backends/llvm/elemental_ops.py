@@ -210,6 +210,14 @@ def _int_divrem(em, t, x, y, is_div):
     return b.select(y_zero, ones if is_div else x, q)
 
 
+def _flushed(em, v):
+    """v flushed (types.flush_subnormal) in an elementwise maximum/minimum/clamp; a reducer's
+    combine (a computation inlined by call_scalar) is not: a chain of maxima flushed at each
+    step equals the chain flushed once (flushing is monotone), and XLA's reductions keep
+    what its loops keep, so the per-step cost (1.5x on a max-pool) buys nothing there."""
+    return v if getattr(em, "scalar_calls", 0) else T.flush_subnormal(em.b, v)
+
+
 @elemental_rule("maximum", "minimum")
 def _maxmin(em, instr, gens, index):
     t, b = _elem_type(instr), em.b
@@ -217,7 +225,8 @@ def _maxmin(em, instr, gens, index):
     is_max = instr.opcode == "maximum"
     if t.is_float:
         name = "llvm.maximum" if is_max else "llvm.minimum"
-        return _float_binary(em, t, x, y, lambda a, c: _call_intrinsic(em, name, a, c))
+        return _float_binary(em, t, x, y, lambda a, c: _flushed(
+            em, _call_intrinsic(em, name, a, c)))
     if t.is_pred:
         return b.or_(x, y) if is_max else b.and_(x, y)
     cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
@@ -330,7 +339,8 @@ def _clamp(em, instr, gens, index):
     hi = gens[2]([] if instr.operands[2].shape.rank == 0 else index)
     if t.is_float:
         def clamp(a, l, h):
-            return _call_intrinsic(em, "llvm.minimum", _call_intrinsic(em, "llvm.maximum", a, l), h)
+            return _flushed(em, _call_intrinsic(
+                em, "llvm.minimum", _call_intrinsic(em, "llvm.maximum", a, l), h))
         return T.from_float(b, clamp(*(T.to_float(b, v, t) for v in (x, lo, hi))), t)
     cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
     x = b.select(cmp("<", x, lo), lo, x)

@@ -113,7 +113,7 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         if op in _BINARY:
             return lambda index: getattr(em.b, _BINARY[op])(x(index), y(index))
         fn = T.intrinsic(em.module, _MINMAX[op], vty, 2)
-        return lambda index: em.b.call(fn, [x(index), y(index)])
+        return lambda index: T.flush_subnormal(em.b, em.b.call(fn, [x(index), y(index)]))
     if op in _MATH:
         x = vector_gen(em, instr.operands[0], dim, lanes)
         if x is None:

@@ -178,21 +178,41 @@ def f64_to_f16(b: ir.IRBuilder, x):
 
 
 def f32_to_bf16_bits(b: ir.IRBuilder, v):
-    """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN.
-
-    In a module whose code runs with denormals flushed (`flush_denormals` set on the
-    ir.Module by its emitter) a subnormal f32 becomes a zero of its sign, as AVX512-BF16's
-    vcvtneps2bf16 (XLA:CPU's conversion) gives: arithmetic flushes its own results, but a
-    bf16 subnormal widened by a shift and passed through a compare-and-select (maximum,
-    clamp) would otherwise come back unflushed, and only where the code is vectorized."""
+    """Round-to-nearest-even f32 -> bf16 bits; NaN stays a (quiet) NaN."""
     bits = b.bitcast(v, I32)
     lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
     rounded = b.add(bits, b.add(ir.Constant(I32, 0x7FFF), lsb))
     is_nan = b.fcmp_unordered("uno", v, v)
     quiet = b.or_(bits, ir.Constant(I32, 0x00400000))
     out = b.select(is_nan, quiet, rounded)
-    if getattr(b.module, "flush_denormals", False):
-        tiny = b.icmp_unsigned("==", b.and_(bits, ir.Constant(I32, 0x7F800000)),
-                               ir.Constant(I32, 0))
-        out = b.select(tiny, b.and_(bits, ir.Constant(I32, 0x80000000)), out)
     return b.trunc(b.lshr(out, ir.Constant(I32, 16)), I16)
+
+
+def flush_subnormal(b: ir.IRBuilder, v):
+    """v (an f32 or f64 value or vector) with a subnormal replaced by a zero of its sign, in a
+    module whose code runs with denormals flushed (the emitter sets `flush_denormals` on the
+    ir.Module); v itself otherwise.
+
+    For maximum, minimum and clamp: x86's max/min instructions read a subnormal as zero
+    under DAZ (XLA:CPU's maximum of two equal subnormals is 0), but LLVM folds maximum(a, a)
+    to a, and its vector lowering can return an operand's bits, so a subnormal came back
+    from some loops and not from others (fuzz hlo 14006398)."""
+    if not getattr(b.module, "flush_denormals", False):
+        return v
+    ty = v.type
+    lanes = ty.count if isinstance(ty, ir.VectorType) else None
+    elem = ty.element if lanes else ty
+    if elem == F32:
+        ity, expo, sign = I32, 0x7F800000, 0x80000000
+    elif elem == F64:
+        ity, expo, sign = I64, 0x7FF0000000000000, 0x8000000000000000
+    else:
+        return v
+
+    def const(x):
+        c = ir.Constant(ity, x)
+        return ir.Constant(ir.VectorType(ity, lanes), [c] * lanes) if lanes else c
+
+    bits = b.bitcast(v, ir.VectorType(ity, lanes) if lanes else ity)
+    tiny = b.icmp_unsigned("==", b.and_(bits, const(expo)), const(0))
+    return b.bitcast(b.select(tiny, b.and_(bits, const(sign)), bits), ty)

@@ -101,7 +101,7 @@ class ModuleEmitter:
         self.profile_labels: list | None = [] if profile else None
         self._profile_globals: dict = {}
         self.llmod = ir.Module(name=module.name)
-        self.llmod.flush_denormals = flush_denormals  # (types.f32_to_bf16_bits reads it)
+        self.llmod.flush_denormals = flush_denormals  # (types.flush_subnormal reads it)
         self.num_threads = num_threads
         self.parallel_threshold = parallel_threshold
         self.use_threads = use_threads and num_threads > 1
