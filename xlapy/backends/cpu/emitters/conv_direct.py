@@ -84,8 +84,9 @@ def direct_plan(instr, plan) -> DirectPlan | None:
             step = w.rhs_dilate[j] * lst[dn.input_spatial[j]]
             steps = [((size - 1 - i) if w.rhs_reversal[j] else i) * step for i in range(size)]
         offsets = [o + s for o in offsets for s in steps]
-    if len(offsets) * run != plan.k:
-        return None
+    if len(offsets) * run != plan.k \
+            or im2col_lines(plan) // plan.m * im2col_inner(plan) != plan.k:
+        return None   # (the edge rows are built a whole row's work items at a time)
     return DirectPlan(run=run, offsets=tuple(offsets), vl=vl, rd=gk.direct_rows(vector_bits()))
 
 
@@ -169,7 +170,6 @@ def _units_fn(pe, instr, plan, dp, units, groups, buf_bytes, rsb, epilogue):
                              [q * dp.run for q in range(n_runs)])
     im2col = im2col_fn(pe, instr, plan)
     lines_per_row = im2col_lines(plan) // plan.m
-    assert lines_per_row * im2col_inner(plan) == plan.k
     ictx = entry_alloca(b, T.PTR, c64(3))
     b.store(lhs_ptr, b.gep(ictx, [c64(0)], source_etype=T.PTR))
     b.store(ir.Constant(T.PTR, None), b.gep(ictx, [c64(2)], source_etype=T.PTR))
