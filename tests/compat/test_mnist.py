@@ -166,3 +166,18 @@ def test_example_reaches_the_same_accuracy_with_and_without_xla(tmp_path):
     assert abs(plain["accuracy"] - xla["accuracy"]) <= 0.002
     assert xla["bars"] == 1
     tf.reset_default_graph()
+
+
+@needs_digits
+def test_cold_compile_breakdown_sees_every_stage(tmp_path):
+    """benchmarks/compat_cold_compile.py wraps the compile's entry points by name: one cold
+    run finds each of them, and the stages fit in the compile."""
+    spec = importlib.util.spec_from_file_location(
+        "compat_cold_compile", ROOT / "benchmarks" / "compat_cold_compile.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    got = bench.one_run(str(tmp_path / "programs"), str(tmp_path / "runtime"))
+    stages = ("trace", "lower to HLO", "cache key", "import passes+emitters", "HLO passes",
+              "LLVM IR emission", "split", "LLVM", "executable", "disk store")
+    assert all(got.get(k, 0) > 0 for k in stages), got
+    assert sum(got[k] for k in stages) <= got["compile"] * 1.05 + 1, got

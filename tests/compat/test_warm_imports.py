@@ -60,6 +60,14 @@ def test_a_warm_xla_step_imports_no_lax_jit_evaluator_or_passes(tmp_path):
     cold = _child(tmp_path)
     assert cold["stats"]["compiles"] >= 1
     assert "xlapy.passes.pipeline" in cold["loaded"]   # (the check can see an import)
+    # a cold compile of a model without convolutions, sorts or LAPACK calls imports the
+    # emitters it uses, not those (emitters/registry.py), nor the evaluator's LAPACK calls
+    for name in ("emitters.gemm", "emitters.program"):
+        assert f"xlapy.backends.cpu.{name}" in cold["loaded"], name
+    for name in ("backends.cpu.emitters.conv", "backends.cpu.emitters.sort",
+                 "backends.cpu.emitters.fft", "backends.cpu.emitters.collectives",
+                 "backends.cpu.passes.conv_plan", "hlo.evaluator.lapack"):
+        assert f"xlapy.{name}" not in cold["loaded"], name
     warm = _child(tmp_path)
     assert warm["stats"]["compiles"] == 0 and warm["stats"]["disk_hits"] >= 1
     assert warm["numpy"]   # tracing the cluster still needs xlapy.numpy's lowerings

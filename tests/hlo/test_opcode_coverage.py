@@ -84,7 +84,8 @@ def _interpreter_rules() -> set[str]:
 
 
 def _cpu_emitters() -> set[str]:
-    import xlapy.backends.cpu.emitters  # noqa: F401  (imports every emitter)
+    from xlapy.backends.cpu.emitters.registry import load_all
+    load_all()  # (imports every emitter)
     from xlapy.backends.cpu.emitters.registry import CUSTOM_EMITTERS
     from xlapy.backends.llvm.elemental import ELEMENTAL_RULES
     return set(ELEMENTAL_RULES) | set(CUSTOM_EMITTERS)

@@ -30,7 +30,6 @@ from llvmlite import ir
 from xlapy.aot import elf, runtime_ir
 from xlapy.aot.targets import AotTarget
 from xlapy.backends.cpu import codegen
-from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
 from xlapy.backends.cpu.compiler import part_pipelines
 from xlapy.backends.cpu.emitters import gemm_kernel
 from xlapy.backends.cpu.emitters.program import ModuleEmitter

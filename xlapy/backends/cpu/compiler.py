@@ -11,6 +11,8 @@ executable.py). Results are cached twice:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import importlib
 import os
@@ -108,7 +110,9 @@ class CpuCompiler(Compiler):
                 self._count("disk_hits")
                 _import_symbol_providers(spec.objects)
             else:
-                spec = self._compile(module, num_threads, parallel_threshold, dumper, profile)
+                with collector_paused():
+                    spec = self._compile(module, num_threads, parallel_threshold, dumper,
+                                         profile)
                 self._count("compiles")
                 disk_cache.store(key, spec)
             return CpuExecutable(module, spec)
@@ -177,12 +181,41 @@ class CpuCompiler(Compiler):
         return spec
 
 
+_gc_lock = threading.Lock()
+_gc_pausing = [0, False]  # compilations under way that paused the collector; was it on
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while a program compiles (on again after, if it
+    was on). A compilation allocates in bursts (the code generator's first import, the
+    passes' and emitters' objects, llvmlite's IR): every 700 surviving container objects
+    cost a young collection, every ten of those an older one, and the process's first full
+    collection (about 20 ms, scanning every imported module's objects) landed in the first
+    compile of the TF softmax tutorial, whose executor run never collects fully. Paused,
+    what the compilation left is examined once, by the first young collection after it.
+    Its cyclic garbage (instructions a pass replaced, llvmlite's IR) waits until then: the
+    memory a compilation holds anyway. Nested and concurrent compilations restore the
+    collector once, when the last ends."""
+    with _gc_lock:
+        if _gc_pausing[0] == 0:
+            _gc_pausing[1] = gc.isenabled()
+            gc.disable()
+        _gc_pausing[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausing[0] -= 1
+            if _gc_pausing[0] == 0 and _gc_pausing[1]:
+                gc.enable()
+
+
 def _code_generator():
     """(run_cpu_pipeline, ModuleEmitter), imported on the first compilation that misses
     every cache: a process whose programs all come from the disk cache never loads the
-    passes and emitters (about half of the backend's import time). Importing the emitters
-    also registers the runtime symbols they provide (emitters/gemm_kernel.py)."""
-    from xlapy.backends.cpu import emitters  # noqa: F401  (importing registers the emitters)
+    passes and emitters (about half of the backend's import time). The dedicated emitters
+    (emitters/registry.py) are imported when a program first needs one."""
     from xlapy.backends.cpu.emitters.program import ModuleEmitter  # (lazy: see above)
     from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline  # (lazy: see above)
     return run_cpu_pipeline, ModuleEmitter

@@ -8,8 +8,10 @@ folding (passes/constant_folding.py) folds with it.
 """
 
 # Importing the rule modules fills EVAL_RULES.
+# (lapack.py, JAX's LAPACK custom-calls through ctypes, is imported by the first such call:
+# control._custom_call)
 from xlapy.hlo.evaluator import (collectives, complex, control, data, elementwise, indexing,
-                                 lapack, linalg, reduction, xlapy_calls)
+                                 linalg, reduction, xlapy_calls)
 from xlapy.hlo.evaluator.collectives import ReplicaContext, run_replicated
 from xlapy.hlo.evaluator.evaluator import EVAL_RULES, Evaluator, eval_rule, evaluate
 

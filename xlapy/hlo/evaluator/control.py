@@ -31,6 +31,8 @@ topk, custom-call.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from xlapy.hlo.evaluator.elementwise import operand_arrays
@@ -140,6 +142,10 @@ def _map(ev, instr, operands):
 # custom-call targets xlapy itself creates (e.g. the cpu pipeline's "__xlapy$gemm_update"),
 # so the interpreter can check optimized modules: target -> rule(ev, instr, operands)
 XLAPY_CALLS: dict = {}
+# target prefix -> the module registering those targets, imported by the first such call:
+# JAX's LAPACK calls (ctypes, hlo/lapack_calls.py's plans) are not imported by every
+# compiler's constant folding
+LAZY_CALLS = (("lapack_", "xlapy.hlo.evaluator.lapack"),)
 
 
 def xlapy_call(target: str):
@@ -153,6 +159,11 @@ def xlapy_call(target: str):
 def _custom_call(ev, instr, operands):
     target = instr.attrs.get("custom_call_target", "")
     rule = XLAPY_CALLS.get(target)
+    if rule is None:
+        module = next((m for prefix, m in LAZY_CALLS if target.startswith(prefix)), None)
+        if module is not None:
+            importlib.import_module(module)  # (it registers its targets)
+            rule = XLAPY_CALLS.get(target)
     if rule is not None:
         return rule(ev, instr, operands)
     raise EvaluationError(

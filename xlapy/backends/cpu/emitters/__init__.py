@@ -16,9 +16,6 @@
   dynamic_update_slice.py   writes only the update when in place (while-loop stacks)
   host_callback.py          xlapy_host_callback: a call into Python (runtime/host_callback.py)
 
-Importing this package registers every dedicated emitter.
+The dedicated emitters register themselves when imported, and are imported when a program
+first needs one (registry.emitter_for); registry.load_all() imports them all.
 """
-
-from xlapy.backends.cpu.emitters import (collectives, conv, dynamic_update_slice, fft, gemm,
-                                         gemm_epilogue, gemm_update, host_callback, lapack,
-                                         lapack_calls, scatter, select_and_scatter, sort)

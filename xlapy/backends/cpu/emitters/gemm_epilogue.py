@@ -5,18 +5,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
-from xlapy.backends.cpu.emitters.conv_guard import guarded
-from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded
-from xlapy.backends.cpu.emitters.conv import swapped_for as conv_swapped_for
 from xlapy.backends.cpu.emitters.gemm import emit_gemm, swapped_for
 from xlapy.backends.cpu.emitters.gemm_kernel import EPILOGUE_TYPE
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.passes.conv_plan import conv_plan
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.backends.cpu.passes.gemm_epilogue import KIND
-from xlapy.backends.cpu.passes.winograd_plan import winograd_plan
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, lowering_error
 from xlapy.backends.llvm.loops import c64, for_range, linear_of
@@ -54,6 +48,14 @@ def emit_gemm_epilogue(pe, instr, dest, operands) -> bool:
 def _emit_conv_epilogue(pe, instr, d, dest, operands) -> bool:
     """The same for a convolution computed by one gemm (conv.py, conv_plan.epilogue_ok):
     the tile's row index is the output's collapsed batch and spatial position."""
+    # (the convolution emitters and plans are imported with the first convolution: compiling
+    # a program without one never loads them)
+    from xlapy.backends.cpu.emitters.conv import emit_conv_gemm
+    from xlapy.backends.cpu.emitters.conv import swapped_for as conv_swapped_for  # (lazy)
+    from xlapy.backends.cpu.emitters.conv_guard import guarded  # (lazy: see above)
+    from xlapy.backends.cpu.emitters.conv_winograd import emit_guarded  # (lazy: see above)
+    from xlapy.backends.cpu.passes.conv_plan import conv_plan  # (lazy: see above)
+    from xlapy.backends.cpu.passes.winograd_plan import winograd_plan  # (lazy: see above)
     plan = conv_plan(d)
     if plan is None or not plan.epilogue_ok:
         raise lowering_error(instr, "a gemm epilogue fusion's convolution is not one gemm")

@@ -46,7 +46,7 @@ from xlapy.backends.cpu.emitters.loop_state import (_PASS_ALONG, _loop_computati
                                                      _requested_aliases, _single_buffer_leaves,
                                                      carried_in_place, invariant_leaves,
                                                      leaf_origins, zero_filled)
-from xlapy.backends.cpu.emitters.registry import CUSTOM_EMITTERS
+from xlapy.backends.cpu.emitters.registry import emitter_for
 from xlapy.backends.cpu.passes.inplace import donatable_operands, inplace_operands
 from xlapy.backends.cpu.runtime import launch, threadpool
 from xlapy.backends.llvm import fpmode
@@ -507,7 +507,7 @@ class ProgramEmitter:
             self._conditional(instr, dest, operands)
         elif op == "call":
             self._call(instr.attrs["to_apply"], operands, dest)
-        elif op in CUSTOM_EMITTERS and CUSTOM_EMITTERS[op](self, instr, dest, operands):
+        elif (emit := emitter_for(op)) is not None and emit(self, instr, dest, operands):
             pass
         elif op == "custom-call":
             raise lowering_error(instr, f"unsupported custom-call target "

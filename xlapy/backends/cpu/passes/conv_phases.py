@@ -29,7 +29,6 @@ import itertools
 
 import numpy as np
 
-from xlapy.backends.cpu.passes.conv_plan import GEMM_TYPES, HALF_TYPES
 from xlapy.hlo import attributes as A
 from xlapy.hlo.ir import Instruction
 from xlapy.hlo.shape_inference import infer_shape
@@ -45,6 +44,8 @@ def phase_plan(conv: Instruction):
     if conv.opcode != "convolution" or "window" not in conv.attrs:
         return None
     w = conv.attrs["window"]
+    # (conv_plan: imported when a module has a convolution; 3 ms of every first compile)
+    from xlapy.backends.cpu.passes.conv_plan import GEMM_TYPES, HALF_TYPES
     types = GEMM_TYPES + HALF_TYPES
     if conv.shape.element_type.name not in types \
             or conv.operands[0].shape.element_type.name not in types:

@@ -23,7 +23,6 @@ result is rounded once from the f32 sums, as XLA does.
 
 from __future__ import annotations
 
-from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
 
 TYPES = ("f32", "f64")
 HALF_TYPES = ("bf16", "f16")   # widened to f32 as the gemm packs them, accumulated in f32
@@ -32,6 +31,7 @@ HALF_TYPES = ("bf16", "f16")   # widened to f32 as the gemm packs them, accumula
 def _longest_suffix(dims: list):
     """(collapsed (size, stride in a, stride in b), the dims left over) for the longest
     suffix of `dims` that collapses in both a and b."""
+    from xlapy.backends.cpu.passes.conv_plan import collapse  # (see strided_plan)
     for start in range(len(dims) + 1):
         tail = dims[start:]
         ca = collapse([(n, sa) for n, sa, _ in tail])
@@ -42,6 +42,8 @@ def _longest_suffix(dims: list):
 
 
 def strided_plan(a: dict, lhs, rhs, out):
+    # (conv_plan's helpers, imported when a dot asks: not with every compiler's import)
+    from xlapy.backends.cpu.passes.conv_plan import collapse, strides_of
     t, out_t = lhs.element_type.name, out.element_type.name
     if rhs.element_type.name != t:
         return None

@@ -33,8 +33,6 @@ so optimized modules stay checkable; with XLAPY_GEMM=blas the pass does nothing.
 
 from __future__ import annotations
 
-from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan, filter_grad_plan,
-                                                 one_output_plan)
 from xlapy.backends.cpu.passes.dot_plan import own_gemm_for, plan_for
 from xlapy.hlo.ir import Computation, Instruction, Module, user_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
@@ -56,6 +54,9 @@ def _gemm_plan(d: Instruction):
         # and an epilogue on them computed wrong results (TF's mixed-precision MobileNet)
         if d.shape.element_type.name not in ("f32", "f64"):
             return None
+        # (conv_plan: imported by a module's first convolution, not with every compiler)
+        from xlapy.backends.cpu.passes.conv_plan import (conv_plan, depthwise_plan,
+                                                         filter_grad_plan, one_output_plan)
         plan = conv_plan(d)
         if plan is None or not plan.epilogue_ok or depthwise_plan(d) or filter_grad_plan(d) \
                 or one_output_plan(d):
