@@ -38,6 +38,7 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, strides
 
 PARALLEL_FLOPS = 1 << 22   # smaller convolutions run on the calling thread (as conv.py)
+UNITS_PER_THREAD = 4
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,10 @@ def emit_conv_direct(pe, instr, plan, dp, out_ptr, lhs_ptr, rhs_ptr, epilogue) -
     b, me = pe.b, pe.me
     es = 8 if plan.t == "f64" else 4
     groups = -(-plan.m // dp.rd)
-    units = min(me.num_threads, groups) \
-        if me.use_threads and plan.flops() >= PARALLEL_FLOPS else 1
+    # UNITS_PER_THREAD units a thread, claimed from the pool one at a time (a thread the OS
+    # deschedules holds a small share, as gemm_params.UNITS_PER_CHUNK), a buffer each
+    units = min(UNITS_PER_THREAD * me.num_threads, groups) \
+        if me.use_threads and me.num_threads > 1 and plan.flops() >= PARALLEL_FLOPS else 1
     buf_bytes = _align(dp.rd * plan.k * es)
     bc_bytes = 0 if plan.b_strides else _align(plan.k * plan.n * es)
     scratch = me.scratch(b, pe.arena, bc_bytes + units * buf_bytes)
