@@ -56,6 +56,22 @@ REWRITES = {
     "x/1": (binary("divide", "f64", None, "1"), identity("f64")),
     "x/1 int": (binary("divide", "s32", None, "1"), identity("s32")),
     "x*0 int": (binary("multiply", "s32", None, "0"), zeros("s32")),
+    "pow(x, 1)": (binary("power", "f32", None, "1"), identity("f32")),
+    "pow(x, 1) s32": (binary("power", "s32", None, "1"), identity("s32")),
+    "broadcast - broadcast": (E("""
+  x = f32[4] parameter(0)
+  a = f32[] constant(2)
+  ba = f32[4] broadcast(a), dimensions={}
+  b = f32[] constant(1)
+  bb = f32[4] broadcast(b), dimensions={}
+  s = f32[4] subtract(ba, bb)
+  ROOT r = f32[4] power(x, s)"""), E("""
+  x = f32[4] parameter(0)
+  a = f32[] constant(2)
+  b = f32[] constant(1)
+  s = f32[] subtract(a, b)
+  bs = f32[4] broadcast(s), dimensions={}
+  ROOT r = f32[4] power(x, bs)""")),
     "0*x u8": (binary("multiply", "u8", "0", None), zeros("u8")),
     "x+0 scalar constant": (E("""
   x = f32[] parameter(0)

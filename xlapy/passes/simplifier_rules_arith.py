@@ -19,6 +19,11 @@ row says otherwise; rules that are only valid for integers check the element typ
                    (bf16 1e-40 -> f64 -> pred is false, bf16 1e-40 -> pred true, as XLA)
   pow(x, 2) -> x*x, pow(x, 3) -> x*x*x (floats; what JAX's integer_pow emits: within an
                    ulp of pow's result, and far cheaper than exp(y*log(x)))
+  pow(x, 1) -> x   (real types; exact: pow(x, 1) is x for every x, NaN, infinities and
+                   signed zeros included, as XLA's simplifier has it)
+  op(broadcast(a), broadcast(b)) -> broadcast(op(a, b))   (a, b scalars; arithmetic ops:
+                   the scalar op is then folded by constant folding, with its denormal
+                   rule; the derivative of x ** 2, y * x ** (y - 1), thus becomes 2 * x)
 """
 
 from __future__ import annotations
@@ -117,18 +122,32 @@ def _convert_convert(i: Instruction) -> Instruction | None:
 
 
 def _small_power(i: Instruction) -> Instruction | None:
-    if not element_type(i).is_float:
-        return None
+    t = element_type(i)
     v = uniform_value(_rhs(i))
-    if v is None or float(v) not in (2.0, 3.0):
+    if v is not None and float(v) == 1.0 and (t.is_float or t.is_integer):
+        return _lhs(i)
+    if not t.is_float or v is None or float(v) not in (2.0, 3.0):
         return None
     x = _lhs(i)
     sq = make("multiply", i.shape, [x, x])
     return sq if float(v) == 2.0 else make("multiply", i.shape, [sq, x])
 
 
+def _scalar_broadcasts(i: Instruction) -> Instruction | None:
+    """op(broadcast(a), broadcast(b)) -> broadcast(op(a, b)), a and b scalars."""
+    if i.shape.rank == 0 or any(o.opcode != "broadcast" or o.operands[0].shape.rank != 0
+                                for o in i.operands):
+        return None
+    inner = make(i.opcode, i.shape.with_dims(()),
+                 [o.operands[0] for o in i.operands], dict(i.attrs))
+    return make("broadcast", i.shape, [inner], {"dimensions": ()})
+
+
 ARITH_RULES = [
-    ("power", "pow(x, 2) -> x*x; pow(x, 3) -> x*x*x (floats)", _small_power),
+    ("power", "pow(x, 1) -> x (real types); pow(x, 2) -> x*x; pow(x, 3) -> x*x*x (floats)",
+     _small_power),
+    *[(op, "op(broadcast(scalar a), broadcast(scalar b)) -> broadcast(op(a, b))",
+       _scalar_broadcasts) for op in ("add", "subtract", "multiply", "divide", "power")],
     ("add", "x+0 -> x", lambda i: x_if(is_zero(_rhs(i)), _lhs(i))),
     ("add", "0+x -> x", lambda i: x_if(is_zero(_lhs(i)), _rhs(i))),
     ("subtract", "x-0 -> x", lambda i: x_if(is_zero(_rhs(i)), _lhs(i))),

@@ -112,3 +112,35 @@ ENTRY e {{
     rng = np.random.default_rng(6)
     got, want = cpu_check.run(text, rng.standard_normal(lhs), rng.standard_normal(rhs))
     cpu_check.close(got[0], want[0], rtol=1e-10, atol=1e-10)
+
+
+_NHWC_FILTER_GRAD = """HloModule kblocked_nhwc
+ENTRY e {
+  x = f32[8,24,24,8] parameter(0)
+  dy = f32[8,24,24,16] parameter(1)
+  ROOT c = f32[3,3,8,16] convolution(x, dy), window={size=24x24 pad=1_1x1_1},
+    dim_labels=f01b_i01o->01bf
+}"""
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_nhwc_nonfinite_lhs_and_signed_zeros(threads):
+    """The NHWC form (column-major blocks of the patch matrix, which the gemm reads down
+    their columns in its direct phase: gemm_params.direct_call) on one to three threads:
+    inf / NaN in the lhs where the interpreter has them (padding adds nothing), and an all
+    negative-zero lhs gives the interpreter's zeros, signs included."""
+    from xlapy.backends.base import flatten, get_platform
+    from xlapy.backends.interpreter import evaluate
+    (kp,) = _kblocked(_NHWC_FILTER_GRAD)
+    assert not kp.rows_first
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((8, 24, 24, 8)).astype(np.float32)
+    dy = rng.standard_normal((8, 24, 24, 16)).astype(np.float32)
+    x[0, 0, 5, 3], x[7, 23, 23, 7], x[3, 10, 0, 1] = np.inf, -np.inf, np.nan
+    exe = get_platform("cpu").compiler.compile(parse(_NHWC_FILTER_GRAD), num_threads=threads)
+    for lhs in (x, np.full_like(x, -0.0)):
+        got = np.asarray(flatten(exe.run(lhs, dy))[0])
+        want = np.asarray(evaluate(parse(_NHWC_FILTER_GRAD), lhs, dy))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0]))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)

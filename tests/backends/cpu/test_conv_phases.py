@@ -91,12 +91,19 @@ _TRANSPOSED = (
      "size=3x3 pad=2_2x2_2 lhs_dilate=2x2", "b01f_01io->b01f", ""),
     ((2, 4, 3), None, (1, 3, 5), None, (2, 13, 5), None,
      "size=1 pad=1_2 lhs_dilate=3", "b0f_0io->b0f", ""),
+    # fewer outputs than the dilation (two phases of three), and both dims dilated with
+    # output sizes that are no multiple of the dilation (phases of unequal sizes)
+    ((1, 1, 2), None, (1, 2, 3), None, (1, 2, 3), None,
+     "size=1 pad=0_1 lhs_dilate=3", "b0f_0io->b0f", ""),
+    ((2, 3, 4, 3), None, (2, 3, 3, 4), None, (2, 8, 11, 4), None,
+     "size=2x3 pad=1_1x2_1 lhs_dilate=3x3", "b01f_01io->b01f", ""),
 )
 
 
 def test_signed_zeros_and_empty_phases(cpu_check):
     """Every product -0.0 (an lhs of -0.0), and phases no tap reaches: the zeros' signs
-    are the interpreter's (the phases are put in place by adding -0.0, which keeps them)."""
+    are the interpreter's (the phases are put in place by a copy, conv_phases._interleave;
+    an empty phase is +0.0)."""
     m, args = _module(_TRANSPOSED, seed=4)
     args = [np.full_like(a, -0.0) if k % 2 == 0 else np.abs(a) for k, a in enumerate(args)]
     got, want = cpu_check.run(m.text(), *args)
@@ -120,6 +127,24 @@ def test_nonfinite_kernel_next_to_padding(cpu_check):
     for g, w, label in zip(got, want, m.labels):
         g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
         assert np.array_equal(np.isnan(g), np.isnan(w)), label
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=label)
+
+
+def test_nonfinite_lhs_in_place(cpu_check):
+    """inf and NaN in the lhs reach the outputs the interpreter puts them in: each
+    phase's values are copied to their places unchanged."""
+    m, args = _module(_TRANSPOSED + tuple(draw(_dilated_case, np.random.default_rng(730), 6)),
+                      seed=6)
+    rng = np.random.default_rng(4)
+    for k in range(0, len(args), 2):
+        flat = args[k].reshape(-1)
+        flat[rng.choice(flat.size, max(1, flat.size // 8), replace=False)] = -np.inf
+        flat[rng.integers(0, flat.size)] = np.nan
+    got, want = cpu_check.run(m.text(), *args)
+    for g, w, label in zip(got, want, m.labels):
+        g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+        assert np.array_equal(np.isnan(g), np.isnan(w)), label
+        assert np.array_equal(np.isinf(g), np.isinf(w)), label
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=label)
 
 

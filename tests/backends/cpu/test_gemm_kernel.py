@@ -43,10 +43,13 @@ def _run(kernels, a, b, c, alpha, beta, cin, chunks):
 # vector, 3x17x200 on the 256-bit kernel too; 8 rows there take the packed path; at most
 # DIRECT_DEPTH deep with B's and C's rows contiguous, A transposed too: 60x8x240 a
 # weight gradient's update over a batch of 8, 37x16x300)
+# (C at most GV vectors wide and at most KC deep runs the direct phase with A transposed
+# too: 1568x256x64 the NHWC filter gradient's blocks, 37x255x63 partial vectors and row
+# groups; 300x257x64 one deeper, packed)
 SHAPES = [(1, 1, 1), (3, 5, 7), (12, 256, 32), (13, 257, 33), (100, 300, 50), (200, 600, 1030),
           (1030, 70, 9), (520, 513, 100), (1100, 300, 1030), (1, 120, 240), (1, 33, 20),
           (1, 257, 1030), (8, 256, 1024), (5, 33, 130), (3, 17, 200), (60, 8, 240),
-          (37, 16, 300)]
+          (37, 16, 300), (1568, 256, 64), (37, 255, 63), (300, 257, 64)]
 
 
 @pytest.mark.parametrize("m,k,n,tb", [(1, 120, 240, False), (13, 120, 240, False),
@@ -67,6 +70,41 @@ def test_one_chunk_stays_inside_its_workspace(kernels, m, k, n, tb):
     gk.numpy_call(fn, a, b, c, chunks=1, bits=bits, ws=ws[:size])()
     assert (ws[size:] == 0xAB).all()
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+
+
+@pytest.mark.parametrize("m,k,n", [(1568, 256, 64), (37, 255, 63), (5, 100, 3)])
+def test_thin_product_of_transposed_a_needs_no_workspace(kernels, m, k, n):
+    """C at most GV vectors wide, at most KC deep, A read down its columns: the direct
+    phase (direct_call says so at compile time, and the dot then gives no workspace), so
+    not one byte of the workspace is written."""
+    _, fn, bits = kernels["f32"]
+    if n > gk.GV * gk.lanes("f32", bits):
+        pytest.skip("wider than the direct phase's block on this vector width")
+    assert gk.direct_call("f32", m, n, bits, False, k, True)
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((k, m)).astype(np.float32).T
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    ws = np.full(4096, 0xAB, np.uint8)
+    for chunks in (1, 2):
+        gk.numpy_call(fn, a, b, c, chunks=chunks, bits=bits, ws=ws[:0])()
+        assert (ws == 0xAB).all()
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4,
+                                   atol=1e-4 * np.sqrt(k))
+
+
+def test_thin_product_of_transposed_lhs_in_a_program(monkeypatch):
+    """A dot whose lhs is read down its columns (x^T . w, a weight gradient's form), few
+    columns, at most KC deep, compiled with the own gemm: unswapped, direct, no workspace
+    (gemm.swapped_for and the dot's scratch follow direct_call), against NumPy."""
+    monkeypatch.setenv("XLAPY_GEMM", "xlapy")
+    rng = np.random.default_rng(5)
+    for k, m, n in ((200, 901, 48), (256, 64, 64), (31, 1000, 3)):
+        x = rng.standard_normal((k, m)).astype(np.float32)
+        w = rng.standard_normal((k, n)).astype(np.float32)
+        got = np.asarray(xp.jit(lambda x, w: x.T @ w)(x, w))
+        np.testing.assert_allclose(got, x.T.astype(np.float64) @ w, rtol=1e-4,
+                                   atol=1e-4 * np.sqrt(k))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import xlapy as xp
-from xlapy.backends.cpu.emitters.gemm_params import direct_call
+from xlapy.backends.cpu.emitters.gemm_params import GV, KC, direct_call, lanes
 from xlapy.backends.cpu.passes.dot_plan import SHORT_DEPTH, own_gemm_for, short_rows
 from xlapy.backends.cpu.target import threads_available, vector_bits
 
@@ -34,6 +34,13 @@ def test_compile_time_rule_is_the_run_time_rule():
     assert not direct_call("f32", rows, 384, vb, True, SHORT_DEPTH + 1)
     assert not direct_call("f32", rows + 1, 384, vb, True, 128)
     assert not direct_call("f32", rows, 384, vb, False, 128)
+    # C at most GV vectors wide, at most KC deep, A any way (B's and C's rows contiguous)
+    wide = GV * lanes("f32", vb)
+    assert direct_call("f32", 1568, wide, vb, False, KC, True)
+    assert not direct_call("f32", 1568, wide, vb, False, KC + 1, True)
+    assert not direct_call("f32", 1568, wide + 1, vb, False, KC, True)
+    assert not direct_call("f32", 1568, wide, vb, False, KC, False)
+    assert not direct_call("bf16", 1568, wide, vb, False, KC, True)
 
 
 @pytest.mark.parametrize("m,k,n", [(32, 128, 384), (17, 256, 100), (32, 256, 33),

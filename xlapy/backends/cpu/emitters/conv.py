@@ -25,7 +25,9 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
-from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise, emit_filter_grad
+from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise
+from xlapy.backends.cpu.emitters.conv_direct import direct_plan, emit_conv_direct
+from xlapy.backends.cpu.emitters.conv_depthwise_filter import emit_filter_grad
 from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.registry import custom_emitter
@@ -115,6 +117,10 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
     bp = None if epilogue else batched_plan(instr, plan)
     if bp is not None:
         emit_conv_batched(pe, instr, plan, bp, out_ptr, lhs_ptr, rhs_ptr)
+        return
+    dp = direct_plan(instr, plan) if epilogue is None or not swapped_for(plan) else None
+    if dp is not None:
+        emit_conv_direct(pe, instr, plan, dp, out_ptr, lhs_ptr, rhs_ptr, epilogue)
         return
     rows_blk = blocked_rows(plan)
     if rows_blk:

@@ -13,21 +13,21 @@ lane by lane. The pixels are split across the thread
 pool. Where every output feature reads its group's one lhs feature (a one-feature image's
 first layer), PIXEL_BLOCK pixels of a row whose windows are inside the lhs are computed
 together (_blocked_kernel: each kernel vector loaded once for them). Everything else stays
-with the gemm (conv.py) or the elemental loop.
+with the gemm (conv.py) or the elemental loop. The depthwise filter gradient:
+conv_depthwise_filter.py; the window arithmetic the direct kernels share: conv_window.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-
 from llvmlite import ir
 
-from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
-from xlapy.backends.cpu.passes.conv_plan import depthwise_plan, filter_grad_plan, strides_of
+from xlapy.backends.cpu.emitters.conv_window import (by_window, kernel_fn, lhs_offset,
+                                                     pixel_coords, window_inside)
+from xlapy.backends.cpu.passes.conv_plan import depthwise_plan
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
+from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, strides
 
 PARALLEL_WORK = 1 << 15     # multiply-adds below which the kernel stays on one thread
 UNROLL_WINDOW = 64          # windows up to this many positions are unrolled
@@ -66,7 +66,7 @@ def _kernel(pe, instr, plan) -> ir.Function:
     fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(pe, f"conv.depthwise.{instr.name}")
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     rhs, out = instr.operands[1].shape, instr.shape
-    rs = strides_of(rhs)
+    rs = strides(rhs)
     fty = T.value_type(out.element_type)
     nsp = len(dn.output_spatial)
     n_feat = out.dims[dn.output_feature]
@@ -241,8 +241,8 @@ def _blocked_kernel(pe, instr, plan, per_pixel, run: int) -> ir.Function:
     groups, mult = plan
     dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
     rhs, out = instr.operands[1].shape, instr.shape
-    rs, os_ = strides_of(rhs), strides_of(out)
-    ls = strides_of(instr.operands[0].shape)
+    rs, os_ = strides(rhs), strides(out)
+    ls = strides(instr.operands[0].shape)
     fty = T.value_type(out.element_type)
     vl, nv = _feature_vectors(instr, plan)
     vty = ir.VectorType(fty, vl)
@@ -313,180 +313,3 @@ def _vectors_at_once(n_vectors: int, per_lhs: int, unrolled: bool) -> int:
         if n_vectors % width == 0 and per_lhs % width == 0:
             return width
     return 1
-
-
-def emit_filter_grad(pe, instr, dest, operands) -> bool:
-    g = filter_grad_plan(instr)
-    if g is None:
-        return False
-    fty = T.value_type(instr.shape.element_type)
-    vl = max(vector_bits() // (32 if fty == T.F32 else 64), 1)
-    units = g // vl + g % vl
-    fn = _filter_kernel(pe, instr, g, vl)
-    b, me = pe.b, pe.me
-    ctx = pe.table([operands[0], operands[1], dest[0]])
-    if me.use_threads and units >= 2 and instr.operands[1].shape.size >= PARALLEL_WORK:
-        b.call(threadpool.declare(pe.llmod), [fn, ctx, c64(units), c64(1)])
-    else:
-        b.call(fn, [ctx, c64(0), c64(units)])
-    return True
-
-
-def _filter_kernel(pe, instr, channels: int, vl: int) -> ir.Function:
-    """fn(ctx = [lhs, rhs, out], start, end): channel units [start, end) (a vector of vl
-    channels each, then the last channels one at a time): every output position's sum
-    over the lhs features and the window, accumulated in registers."""
-    fn, b, (start, end), (lhs_p, rhs_p, out_p) = kernel_fn(
-        pe, f"conv.depthwise_filter.{instr.name}")
-    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
-    lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
-    ls, rs, os_ = strides_of(lhs), strides_of(rhs), strides_of(out)
-    fty = T.value_type(out.element_type)
-    nsp = len(dn.output_spatial)
-    osz = [out.dims[dn.output_spatial[s]] for s in range(nsp)]
-    positions = []
-    for lin in range(out.size // channels):
-        o, rem = [], lin
-        for s in reversed(range(nsp)):
-            o.insert(0, rem % osz[s])
-            rem //= osz[s]
-        positions.append(o)
-    vec_units = channels // vl
-
-    def block(c0, ty, lanes):
-        zero = ir.Constant(ty, [0.0] * lanes) if lanes > 1 else ir.Constant(fty, 0.0)
-        fma = T.intrinsic(pe.llmod, "llvm.fmuladd", ty, 3)
-        slots = []
-        for _ in positions:
-            s = entry_alloca(b, ty)
-            b.store(zero, s)
-            slots.append(s)
-        n_in = lhs.dims[dn.input_feature]
-        with for_range(b, 0, n_in, name="i") as i:
-            lbase = b.add(c0, b.mul(i, c64(ls[dn.input_feature])))
-            rbase = b.add(c0, b.mul(i, c64(rs[dn.kernel_input_feature])))
-            ks = []
-            with contextlib.ExitStack() as stack:
-                for s in range(nsp):
-                    ks.append(stack.enter_context(for_range(b, 0, w.size[s], name=f"k{s}")))
-                roff = rbase
-                for s in range(nsp):
-                    roff = b.add(roff, b.mul(ks[s], c64(rs[dn.kernel_spatial[s]])))
-                y = b.load(b.gep(rhs_p, [roff], source_etype=fty), typ=ty, align=1)
-                for slot, o in zip(slots, positions):
-                    off, ok = lhs_offset(b, instr, o, ks, lbase)
-                    with b.if_then(ok):
-                        x = b.load(b.gep(lhs_p, [off], source_etype=fty), typ=ty, align=1)
-                        b.store(b.call(fma, [x, y, b.load(slot, typ=ty)]), slot)
-        for slot, o in zip(slots, positions):
-            off = c0
-            for s in range(nsp):
-                off = b.add(off, c64(o[s] * os_[dn.output_spatial[s]]))
-            b.store(b.load(slot, typ=ty), b.gep(out_p, [off], source_etype=fty), align=1)
-
-    with for_range(b, start, end, name="unit") as u:
-        with b.if_else(b.icmp_signed("<", u, c64(vec_units))) as (vec, scalar):
-            with vec:
-                block(b.mul(u, c64(vl)), ir.VectorType(fty, vl), vl)
-            with scalar:
-                block(b.add(c64(vec_units * vl), b.sub(u, c64(vec_units))), fty, 1)
-    b.ret_void()
-    return fn
-
-
-def kernel_fn(pe, name: str):
-    """(fn, builder, (start, end), (lhs, rhs, out)) of a kernel fn(ctx = [lhs, rhs, out],
-    start, end) for the thread pool."""
-    fn = ir.Function(pe.llmod, ir.FunctionType(T.VOID, [T.PTR, T.I64, T.I64]),
-                     pe.me.unique(name))
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    set_vector_width(fn)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx, start, end = fn.args
-    ptrs = tuple(b.load(b.gep(ctx, [c64(j)], source_etype=T.PTR), typ=T.PTR) for j in range(3))
-    return fn, b, (start, end), ptrs
-
-
-def pixel_coords(b, instr, pix, p):
-    """(output offset, lhs offset of its batch, output spatial positions) of pixel p, the
-    row-major index over the output dims `pix` (major -> minor)."""
-    dn, out = instr.attrs["dim_labels"], instr.shape
-    os_, ls = strides_of(out), strides_of(instr.operands[0].shape)
-    idx, rem = {}, p
-    for d in reversed(pix):
-        idx[d] = b.urem(rem, c64(out.dims[d]))
-        rem = b.udiv(rem, c64(out.dims[d]))
-    off = c64(0)
-    for d in pix:
-        off = b.add(off, b.mul(idx[d], c64(os_[d])))
-    return (off, b.mul(idx[dn.output_batch], c64(ls[dn.input_batch])),
-            [idx[dn.output_spatial[s]] for s in range(len(dn.output_spatial))])
-
-
-def window_position(b, w, s, o, k, size):
-    """(lhs position, in bounds and not in a dilation hole) of output position o and
-    kernel position k (i64 values or ints; reversed when the window says so) along
-    spatial dim s, of `size` lhs positions."""
-    o = c64(o) if isinstance(o, int) else o
-    k = c64(k) if isinstance(k, int) else k
-    if w.rhs_reversal[s]:
-        k = b.sub(c64(w.size[s] - 1), k)
-    pos = b.add(b.mul(o, c64(w.stride[s])), b.mul(k, c64(w.rhs_dilate[s])))
-    pos = b.sub(pos, c64(w.pad_low[s]))
-    ok = ir.Constant(T.I1, 1)
-    dil = w.lhs_dilate[s]
-    if dil != 1:
-        ok = b.icmp_signed("==", b.srem(pos, c64(dil)), c64(0))
-        pos = b.sdiv(pos, c64(dil))
-    ok = b.and_(ok, b.icmp_signed(">=", pos, c64(0)))
-    ok = b.and_(ok, b.icmp_signed("<", pos, c64(size)))
-    return pos, ok
-
-
-def lhs_offset(b, instr, o_sp, ks, base, checked: bool = True):
-    """(element offset, valid) in the lhs of the convolution instr of output spatial
-    position o_sp and window position ks (one entry per spatial dim), from `base` (the
-    batch's and feature's part); the offset leaves out the dims outside the lhs. Not
-    `checked` (the position is known to be inside): (offset, None)."""
-    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
-    lhs = instr.operands[0].shape
-    ls = strides_of(lhs)
-    ok, off = ir.Constant(T.I1, 1), base
-    for s in range(len(dn.output_spatial)):
-        pos, valid = window_position(b, w, s, o_sp[s], ks[s], lhs.dims[dn.input_spatial[s]])
-        if checked:
-            ok = b.and_(ok, valid)
-            pos = b.select(ok, pos, c64(0))
-        off = b.add(off, b.mul(pos, c64(ls[dn.input_spatial[s]])))
-    return off, (ok if checked else None)
-
-
-def by_window(b, instr, o_sp, emit) -> None:
-    """emit(checked): emit(False) for pixels whose whole window is inside the lhs (taps
-    without bounds checks), emit(True) for the others."""
-    inside = window_inside(b, instr, o_sp)
-    if inside is None:
-        emit(True)
-        return
-    with b.if_else(inside) as (interior, edge):
-        with interior:
-            emit(False)
-        with edge:
-            emit(True)
-
-
-def window_inside(b, instr, o_sp):
-    """An i1: the whole window of output spatial position o_sp is inside the lhs (no
-    padding; None when lhs dilation leaves holes anyway)."""
-    dn, w = instr.attrs["dim_labels"], instr.attrs["window"]
-    lhs = instr.operands[0].shape
-    if any(d != 1 for d in w.lhs_dilate):
-        return None
-    ok = ir.Constant(T.I1, 1)
-    for s in range(len(dn.output_spatial)):
-        first = b.sub(b.mul(o_sp[s], c64(w.stride[s])), c64(w.pad_low[s]))
-        last = b.add(first, c64((w.size[s] - 1) * w.rhs_dilate[s]))
-        ok = b.and_(ok, b.icmp_signed(">=", first, c64(0)))
-        ok = b.and_(ok, b.icmp_signed("<", last, c64(lhs.dims[dn.input_spatial[s]])))
-    return ok

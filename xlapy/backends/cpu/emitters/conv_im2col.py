@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from xlapy.backends.cpu.emitters.conv_depthwise import window_position
+from xlapy.backends.cpu.emitters.conv_window import window_position
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import a_dims, strides_of
 from xlapy.backends.llvm import types as T

@@ -48,7 +48,7 @@ def emit_conv_kblocked(pe, instr, plan, kp, out_ptr, lhs_ptr, rhs_ptr) -> None:
     units = min(me.num_threads, n_blocks) \
         if me.use_threads and plan.flops() >= PARALLEL_FLOPS else 1
     a_bytes = _align(plan.m * kp.kb * es)
-    ws_bytes = _align(workspace_bytes(plan.t, plan.m, plan.n, kp.kb, 1))
+    ws_bytes = _align(workspace_bytes(plan.t, plan.m, plan.n, kp.kb, 1, _swap(plan)))
     slice_bytes = a_bytes + ws_bytes
     c_bytes = _align(plan.m * plan.n * es)
     scratch = me.scratch(b, pe.arena, units * slice_bytes + (units - 1) * c_bytes)
@@ -85,7 +85,7 @@ def _units_fn(pe, instr, plan, kp, units, n_blocks, a_bytes, slice_bytes, c_byte
     slots = entry_alloca(b, T.I64, c64(len(gk.ARGS)))
     gemm = OwnGemm(b, slots, plan.t, plan.m, plan.n, kp.kb,
                    (kp.kb, 1) if kp.rows_first else (1, plan.m),
-                   (kp.b_stride, ostride), plan.c_strides, c64(0), 1)
+                   (kp.b_stride, ostride), plan.c_strides, c64(0), 1, swap=_swap(plan))
     with for_range(b, u0, u1, name="unit") as u:
         a_buf = b.gep(scratch, [b.mul(u, c64(slice_bytes))], source_etype=T.I8)
         put(b, slots, "ws", b.gep(a_buf, [c64(a_bytes)], source_etype=T.I8))
@@ -130,6 +130,16 @@ def _units_fn(pe, instr, plan, kp, units, n_blocks, a_bytes, slice_bytes, c_byte
             gemm.call(b, a_buf, b_blk, c_u)
     b.ret_void()
     return fn
+
+
+def _swap(plan) -> bool | None:
+    """C^T = B^T . A^T where C's columns are its contiguous dim (NCHW / NCW filter
+    gradients: the input features and window positions are the rows, the output features
+    a plane apart): C^T's tiles are stored a row of contiguous elements at a time, C's
+    element by element (as conv.swapped_for); else the gemm's own choice (None)."""
+    if plan.c_strides[0] == 1 and plan.c_strides[1] != 1 and plan.n > 1:
+        return True
+    return None
 
 
 def _sum_fn(pe, instr, plan, units, c_bytes):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from xlapy.backends.cpu.emitters.conv_depthwise import (PARALLEL_WORK, PARTIAL_SUMS,
-                                                         by_window, kernel_fn, lhs_offset,
-                                                         pixel_coords)
+from xlapy.backends.cpu.emitters.conv_depthwise import PARALLEL_WORK, PARTIAL_SUMS
+from xlapy.backends.cpu.emitters.conv_window import (by_window, kernel_fn, lhs_offset,
+                                                     pixel_coords)
 from xlapy.backends.cpu.passes.conv_plan import one_output_plan, strides_of
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits

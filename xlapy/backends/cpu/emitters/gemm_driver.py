@@ -276,15 +276,20 @@ class Gemm(Packing, MicroKernel):
         k = b.load(b.gep(ctx, [c64(SLOT["K"])], source_etype=I64), typ=I64)
         rows_contig = b.and_(b.and_(*(b.icmp_signed("==", b.load(b.gep(
             ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
-            for name in ("csb", "csc"))), b.and_(*(b.icmp_signed("==", b.load(b.gep(
-                ctx, [c64(SLOT[name])], source_etype=I64), typ=I64), c64(1))
-                for name in ("cscin", "csa"))))
+            for name in ("csb", "csc"))), b.icmp_signed("==", b.load(b.gep(
+                ctx, [c64(SLOT["cscin"])], source_etype=I64), typ=I64), c64(1)))
         short = b.and_(b.icmp_signed("<=", k, c64(SHORT_DEPTH)),
                        b.icmp_signed("<=", m, c64(short_rows(self.bits))))   # dot_plan
-        thin = b.and_(b.or_(b.or_(b.icmp_signed("<=", n, c64(GV * self.vl)),
-                                  b.icmp_signed("<=", m, c64(2 * self.rd))),  # direct_small_rows
-                            short),
-                      rows_contig)
+        # a thin C (at most GV vectors wide) with A read down its columns (csa != 1, B's
+        # and C's rows contiguous): direct too when one depth block deep, the block of B a
+        # row group reads staying in cache (measured: gemm_params.direct_call)
+        a_rows = b.icmp_signed("==", b.load(b.gep(ctx, [c64(SLOT["csa"])], source_etype=I64),
+                                            typ=I64), c64(1))
+        narrow = b.icmp_signed("<=", n, c64(GV * self.vl))
+        thin = b.and_(rows_contig, b.or_(
+            b.and_(a_rows, b.or_(b.or_(narrow, b.icmp_signed("<=", m, c64(2 * self.rd))),
+                                 short)),   # direct_small_rows
+            b.and_(narrow, b.icmp_signed("<=", k, c64(KC)))))
         direct_blk, packed = entry.append_basic_block("direct"), entry.append_basic_block("packed")
         go_direct = b.or_(b.icmp_signed("==", m, c64(1)), thin)   # direct_call
         shallow = b.icmp_signed("<=", k, c64(DIRECT_DEPTH))   # B's and C's rows contiguous

@@ -80,10 +80,18 @@ def direct_call(t: str, m: int, n: int, vector_bits: int, rows_contiguous: bool,
     its depth k) at most DIRECT_DEPTH deep with B's and C's rows contiguous, A any way (the
     kernel decides at run time by the same rule, from the strides; A read down its columns
     would touch a cache line per element, which only a shallow product, a gradient's
-    rank-8 update W += x^T . dz, can afford: packing cost it more)."""
+    rank-8 update W += x^T . dz, can afford: packing cost it more), or C at most GV vectors
+    wide, B's and C's rows contiguous, A any way, at most KC deep: a row group's block of
+    B stays in cache, and packing A for so few columns cost more than reading it down its
+    columns (one thread, A column-major, GFLOP/s packed -> direct: 1568x64x256, the NHWC
+    filter gradient's blocks, 91-94 -> 107-115; 1024x32x256 64 -> 110; 784x10x100 28 ->
+    62; 16x16x128 13 -> 85)."""
     if compute_type(t) != t:
         return False   # bf16 / f16 operands are widened as they are packed: always packed
     if k is not None and k <= DIRECT_DEPTH and (bc_rows_contiguous or rows_contiguous):
+        return True
+    if k is not None and k <= KC and (bc_rows_contiguous or rows_contiguous) \
+            and n <= GV * lanes(t, vector_bits):
         return True
     if k is not None and k <= SHORT_DEPTH and rows_contiguous and m <= short_rows(vector_bits):
         return True   # (dot_plan.SHORT_DEPTH: B's shared column block stays in cache)

@@ -11,11 +11,11 @@ the kernel taps k = k0 + L t (k0 = (pad_low - r) mod L), at lhs index i + t + c,
 
 a plain convolution (window T = ceil((K - k0) / L), stride 1, padding -c low, no dilation)
 of the lhs with the kernel sliced with stride L. This pass computes each phase (one per
-combination of the dilated dimensions' phases) so, and puts the results in place with pads
-(interior L - 1, low r) that are summed: every output element comes from exactly one phase,
-the others add -0.0, which leaves any value (signed zeros, inf, NaN) as it is. A phase that
-no tap reaches is +0.0 (an empty sum, as HLO's convolution gives). XLA and oneDNN compute
-transposed convolutions in the same way (without the holes' products).
+combination of the dilated dimensions' phases) so, and interleaves the results (_interleave:
+concatenated along a phase dim after each dilated dim, then reshaped), a copy: every output
+element comes from exactly one phase, with its value (signed zeros, inf, NaN) as computed.
+A phase that no tap reaches is +0.0 (an empty sum, as HLO's convolution gives). XLA and
+oneDNN compute transposed convolutions in the same way (without the holes' products).
 
 Taken: float convolutions (f32, f64, bf16, f16 operands and result) whose
 lhs-dilated dimensions have window stride 1 and no kernel dilation, with at most
@@ -104,8 +104,7 @@ class ConvPhases(InstructionPass):
             lit = np.array(value, dtype=et.np_dtype)
             return add("constant", [], literal=lit, declared=Shape.array(et, ()))
 
-        neg_zero = scalar(-0.0)
-        total = None
+        subs = []
         for phase in plan:
             taps = [p[1] for p in phase]
             out_dims = list(conv.shape.dims)
@@ -130,17 +129,66 @@ class ConvPhases(InstructionPass):
                 attrs = dict(conv.attrs)
                 attrs["window"] = window
                 sub = add("convolution", [lhs, kernel], attrs, declared=Shape.array(et, out_dims))
-            cfg = [(0, 0, 0)] * conv.shape.rank
-            for s, p in enumerate(phase):
-                d, dil = dn.output_spatial[s], w.lhs_dilate[s]
-                last = p[0] + (p[5] - 1) * dil + 1
-                cfg[d] = (p[0], conv.shape.dims[d] - last, dil - 1) if dil > 1 else (0, 0, 0)
-            placed = add("pad", [sub, neg_zero], {"padding": A.PaddingConfig(
-                *(tuple(c[k] for c in cfg) for k in range(3)))})
-            total = placed if total is None else add("add", [total, placed])
+            subs.append((phase, sub))
+        total = _interleave(add, scalar, conv, subs)
         if total.shape.minor_to_major != conv.shape.minor_to_major:
             total = Instruction("copy", conv.shape, [total], name="copy", metadata=meta)
             comp.add_instruction(total)
         comp.replace_instruction(conv, total)
         comp.instructions = comp.post_order()
         return True
+
+
+def _interleave(add, scalar, conv, subs):
+    """The phases' results put in place: out[.., L q + r, ..] = phase r's [.., q, ..] along
+    each lhs-dilated dim (L phases; fewer when the output is shorter than L). Each phase is
+    padded at the end to the first phase's size Q, given a size-1 dim after each dilated
+    dim, and the phases are concatenated along those dims ([.., Q, L, ..]), which a reshape
+    makes [.., Q L, ..] and a slice the output's size: a copy, so every value (signed zeros,
+    inf, NaN) stays as the phase computed it. (Placing each phase with an interior-padded
+    pad and summing them took 0.45 ms for NCHW 8x32x32x32 out of four 8x32x16x16 phases,
+    against 0.14 ms as this copy, one thread.)"""
+    w, dn = conv.attrs["window"], conv.attrs["dim_labels"]
+    et = conv.shape.element_type
+    out = conv.shape.dims
+    dilated = [s for s in range(w.rank) if w.lhs_dilate[s] > 1]
+    dims = {dn.output_spatial[s]: s for s in dilated}
+    count = {s: min(w.lhs_dilate[s], out[dn.output_spatial[s]]) for s in dilated}
+    first = {s: -(-out[dn.output_spatial[s]] // w.lhs_dilate[s]) for s in dilated}
+    # the padded phases' shape with a phase dim after each dilated dim, and where those are
+    expanded, at = [], {}
+    for d, n in enumerate(out):
+        if d in dims:
+            expanded += [first[dims[d]], 1]
+            at[dims[d]] = len(expanded) - 1
+        else:
+            expanded.append(n)
+    zero = scalar(0.0)
+    parts = []
+    for phase, sub in subs:
+        high = [0] * len(out)
+        for s in dilated:
+            high[dn.output_spatial[s]] = first[s] - phase[s][5]
+        if any(high):
+            sub = add("pad", [sub, zero], {"padding": A.PaddingConfig(
+                (0,) * len(out), tuple(high), (0,) * len(out))})
+        parts.append(add("reshape", [sub], declared=Shape.array(et, expanded)))
+
+    def combine(items, level):
+        """Concatenate the phases (product order: the first dilated dim's phase slowest)."""
+        if level == len(dilated):
+            return items[0]
+        s = dilated[level]
+        per = len(items) // count[s]
+        groups = [combine(items[k * per:(k + 1) * per], level + 1) for k in range(count[s])]
+        if len(groups) == 1:
+            return groups[0]
+        return add("concatenate", groups, {"dimensions": (at[s],)})
+
+    joined = combine(parts, 0)
+    full = [first[dims[d]] * count[dims[d]] if d in dims else n for d, n in enumerate(out)]
+    total = add("reshape", [joined], declared=Shape.array(et, full))
+    if full != list(out):
+        total = add("slice", [total], {"slice": A.SliceSpec(
+            (0,) * len(out), tuple(out), (1,) * len(out))})
+    return total

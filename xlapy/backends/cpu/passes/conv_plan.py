@@ -36,20 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from xlapy.backends.llvm.loops import strides as strides_of
 from xlapy.hlo.shapes import Shape
 
 GEMM_TYPES = ("f32", "f64")
 HALF_TYPES = ("bf16", "f16")   # the gemm widens them to f32 as it packs; sums in f32
-
-
-def strides_of(shape) -> list[int]:
-    """Element strides of each dimension of an array in its layout."""
-    st = [0] * shape.rank
-    acc = 1
-    for d in shape.minor_to_major:
-        st[d] = acc
-        acc *= shape.dims[d]
-    return st
 
 
 def collapse(dims: list[tuple[int, int]]):
