@@ -252,7 +252,7 @@ class _Reordered(Evaluator):
             if dims and self.how == "reversed":
                 operands = [np.flip(np.asarray(o), dims) for o in operands[:n]] + \
                     list(operands[n:])
-            elif dims and n == 1 and np.asarray(operands[0]).dtype.kind == "f":
+            elif dims and n == 1 and C.is_float(np.asarray(operands[0]).dtype):
                 operands = [_largest_first(operands[0], dims), operands[1]]
         return super().apply(rule, instr, operands)
 
@@ -267,7 +267,7 @@ class _Reordered(Evaluator):
         x = np.asarray(operands[0])
         keep = [d for d in range(x.ndim) if d not in dims]
         m = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
-        if x.dtype.kind != "f" or m == 0 or m > 4096:
+        if not C.is_float(x.dtype) or m == 0 or m > 4096:  # (bf16: kind "V")
             return None
         xs = np.transpose(x, keep + dims).reshape(tuple(x.shape[d] for d in keep) + (m,))
         acc = np.broadcast_to(np.asarray(operands[1]), xs.shape[:-1])

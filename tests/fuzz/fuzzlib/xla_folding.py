@@ -1,7 +1,9 @@
 """The folds XLA makes before its simplifier's rewrites, for deviation matching only.
 
-XLA inlines calls, folds instructions computed from constants and replaces a select on a
-constant predicate by the chosen operand before (and while) its algebraic simplifier
+XLA inlines calls, removes a while loop whose condition is false on its init, forwards a
+tuple's element to its get-tuple-element, folds
+instructions computed from constants and replaces a select on a constant predicate by the
+chosen operand before (and while) its algebraic simplifier
 rewrites x / c as x * (1 / c) or reassociates products of constants. JAX's nested jit
 functions hide such constants behind calls and arithmetic: jnp.var divides by
 `80 - convert(ddof)` with ddof a constant argument of the call, under a
@@ -70,6 +72,32 @@ def _exact_value(instr: Instruction):
     return flushed
 
 
+def _never_runs(instr: Instruction) -> bool:
+    """A while whose init is a tuple and whose condition, reading only constant elements of
+    it, is false."""
+    if instr.opcode != "while" or instr.operands[0].opcode != "tuple":
+        return False
+    init, cond = instr.operands[0], instr.attrs.get("condition")
+    if cond is None or cond.num_parameters != 1:
+        return False
+    param = cond.parameters[0]
+    read = [u for u in param.users]
+    if not read or any(u.opcode != "get-tuple-element" for u in read):
+        return False
+    elements = init.operands
+    if not all(_constant(elements[u.attrs["index"]]) for u in read):
+        return False
+    args = tuple(np.array(e.literal, e.shape.dtype) if _constant(e) else None
+                 for e in elements)
+    try:
+        with np.errstate(all="ignore"):
+            out = Evaluator(flush_denormals=True).call(cond, [args])
+    except Exception:  # (the interpreter cannot evaluate it: left alone)
+        return False
+    out = np.asarray(out[0] if isinstance(out, (list, tuple)) else out)
+    return out.shape == () and out.dtype == np.bool_ and not bool(out)
+
+
 def _constant_predicate(instr: Instruction):
     """True/False where instr is a select whose predicate is a constant with one value."""
     if instr.opcode != "select" or not _constant(instr.operands[0]):
@@ -87,6 +115,19 @@ def fold_exact(module) -> bool:
     for comp in module.computations:
         for instr in comp.post_order():
             if instr.parent is not comp:
+                continue
+            if (instr.opcode == "get-tuple-element"
+                    and instr.operands[0].opcode == "tuple"):
+                # gte(tuple(...)) is the tuple's operand (XLA's simplifier forwards it, so a
+                # slice of a dynamic-slice passed through a tuple is merged: hlo 15004415)
+                instr.replace_all_uses_with(instr.operands[0].operands[instr.attrs["index"]])
+                changed = True
+                continue
+            if _never_runs(instr):
+                # a while whose condition is false on its (constant) init is its init (XLA's
+                # while-loop simplifier removes it: hlo 15004415)
+                instr.replace_all_uses_with(instr.operands[0])
+                changed = True
                 continue
             pick = _constant_predicate(instr)
             if pick is not None:
