@@ -237,11 +237,13 @@ DEVIATIONS = [
         _one_index_scatter_of_slice, None, _ScatterAsUpdateSlice),
     Deviation(
         "reduce-over-no-dimensions-is-operand",
-        "XLA's simplifier replaces a reduce over no dimensions by its operand, never "
-        "applying the init value (XLA asks that it be the reducer's identity): with init "
-        "0 and add, -0 stays -0 where HLO's 0 + -0 is +0 (atan2 of it against -1 is -pi, "
-        "not pi), and a non-identity init (5) is dropped; xlapy applies it once, as HLO's "
-        "reduce of one element does",
+        "XLA's simplifier replaces a reduce over no dimensions, or over dimensions of size "
+        "1 only, and a reduce-window of one-element windows, by (a reshape of) its "
+        "operand, never applying the init value (XLA asks that it be the reducer's "
+        "identity): with init 0 and add, -0 stays -0 where HLO's "
+        "0 + -0 is +0 (atan2 of it against -1 is -pi, not pi; 0.76 / sum(f32[1] -0) is "
+        "-inf, not inf), and a non-identity init (5) is dropped; xlapy applies it once, as "
+        "HLO's reduce of one element does",
         _reduce_over_nothing, _operand_for_reduce),
     Deviation(
         "conv-padding-multiplied",
@@ -256,8 +258,12 @@ DEVIATIONS = [
         "reduce of 112 or more rows, a reduce over two or more middle dimensions above a "
         "kept minor one: jnp.min(x, axis=1) of an f32[8,112,7] holding one NaN per column "
         "gives the other elements' minimum, of f32[8,64,7] NaN); HLO's minimum and maximum "
-        "propagate NaN, as xlapy's reduces do",
-        lambda i: _minmax_reducer(i) is not None, None, _NanDroppingMinMax),
+        "propagate NaN, as xlapy's reduces do. In others it folds with x86's minps/maxps "
+        "((a < b) ? a : b: a NaN element stands until the next replaces it, the init "
+        "combined last: a column min of [a, NaN, b, c] is min(b, c), of [a, b, c, NaN] the "
+        "init inf; hlo 15007248)",
+        lambda i: _minmax_reducer(i) is not None, None, _NanDroppingMinMax,
+        variants=lambda module: ["minmax-fold:drop-nan", "minmax-fold:x86"]),
 ]
 
 

@@ -330,12 +330,25 @@ def _excess_precision(module) -> None:
 
 
 def _reduce_over_nothing(i: Instruction) -> bool:
-    return (i.opcode == "reduce" and not tuple(i.attrs.get("dimensions", ()))
-            and len(i.operands) == 2 and i.shape.is_array)
+    """A one-input reduce over no dimensions, or over dimensions of size 1 only (as many
+    outputs as inputs: jax 15006433, a sum of an f32[1]), or a one-input reduce-window of
+    one-element windows."""
+    if len(i.operands) != 2 or not i.shape.is_array:
+        return False
+    if i.opcode == "reduce-window":  # (a window of one element: jax's cumsum of an f32[1])
+        w = i.attrs.get("window")
+        return w is not None and i.shape.dims == i.operands[0].shape.dims and all(
+            x == 1 for x in (*w.size, *w.stride, *w.lhs_dilate)) and not any(
+            (*w.pad_low, *w.pad_high))
+    if i.opcode != "reduce":
+        return False
+    dims = i.operands[0].shape.dims
+    return all(dims[d] == 1 for d in i.attrs.get("dimensions", ()))
 
 
 def _operand_for_reduce(i: Instruction) -> None:
-    """reduce(x, init), dimensions={} -> copy(x): the init never applied."""
+    """reduce(x, init) over no dimensions or size-1 ones (a reduce-window of one-element
+    windows) -> reshape(x): the init never applied."""
     i.replace_operands([i.operands[0]])
-    i.opcode = "copy"
+    i.opcode = "reshape"
     i.attrs = {}
