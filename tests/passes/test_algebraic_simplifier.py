@@ -294,6 +294,8 @@ REWRITES = {
 }
 
 UNCHANGED = {
+    # complex exponents with real part 1 (float() of one drops the imaginary part)
+    "pow(x, 1+2j) c64": binary("power", "c64", None, "(1, 2)"),
     "x*0 float (NaN*0 is NaN)": binary("multiply", "f32", None, "0"),
     "0*x float": binary("multiply", "f32", "0", None),
     "x+1": binary("add", "f32", None, "1"),

@@ -25,7 +25,7 @@ PASSES = ["call-inliner", "fusion-inliner", "fusion-legalizer", "algsimp", "cons
           "cse", "dce", "tuple-simplifier", "conv-phases",
           "transpose-folding", "reduction-splitter", "gemm-update-fusion",
           "gemm-epilogue-fusion", "fusion", "row-fusion", "column-fusion", "boundary-layouts",
-          "reshape-to-bitcast"]
+          "reshape-to-bitcast", "dot-output-layout", "attention-fusion"]
 RUNNABLE = [(e, f) for e in MANIFEST for k, f in e["files"].items()
             if f.endswith(".hlo") and e.get("expect") != "unsupported-custom-call"]
 NATIVE_SUBSET = {"mlp_train_step.hlo", "cnn_train_step.opt.hlo", "fori_loop.hlo"}

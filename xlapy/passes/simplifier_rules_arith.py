@@ -124,7 +124,7 @@ def _convert_convert(i: Instruction) -> Instruction | None:
 def _small_power(i: Instruction) -> Instruction | None:
     t = element_type(i)
     v = uniform_value(_rhs(i))
-    if v is not None and float(v) == 1.0 and (t.is_float or t.is_integer):
+    if v is not None and (t.is_float or t.is_integer) and float(v) == 1.0:
         return _lhs(i)
     if not t.is_float or v is None or float(v) not in (2.0, 3.0):
         return None

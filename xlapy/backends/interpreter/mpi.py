@@ -63,6 +63,9 @@ class MpiRendezvous:
             time.sleep(0.0005)
 
     def _check(self, what: str, whats: list) -> None:
+        # a rank at an all-reduce gathers its name alone, one at another collective
+        # (name, value): whichever a rank receives, it names the other's collective
+        whats = [w[0] if isinstance(w, tuple) and len(w) == 2 else w for w in whats]
         for r, w in enumerate(whats):
             if w != what:
                 raise EvaluationError(f"rank {self.comm.rank} is at {what} but rank {r} is at "
@@ -71,7 +74,7 @@ class MpiRendezvous:
     def exchange(self, device: int, seq: int, what: str, value) -> dict:
         self._arrive(seq, what)
         got = self.comm.allgather((what, value))
-        self._check(what, [w for w, _ in got])
+        self._check(what, got)
         return {r: v for r, (_, v) in enumerate(got)}
 
     def allreduce(self, seq: int, what: str, arrays: list, kind: str) -> list | None:
