@@ -28,6 +28,7 @@ in all (a single one is better split by the gemms themselves).
 
 from __future__ import annotations
 
+from xlapy.backends.cpu.passes.reshape_bitcast import fused_computations
 from xlapy.backends.cpu.passes.dot_general_plan import strided_plan
 from xlapy.hlo.ir import Computation, Instruction, Module
 from xlapy.hlo.opcodes import ELEMENTWISE
@@ -41,11 +42,6 @@ MIN_ROWS = 16              # at least MIN_ROWS, as many as fit BLOCK_BYTES (all 
 def block_rows(rows: int, cols: int, esize: int) -> int:
     """Rows of S x T computed at a time: as many as fit BLOCK_BYTES, at least MIN_ROWS."""
     return min(rows, max(MIN_ROWS, BLOCK_BYTES // max(cols * esize, 1)))
-
-
-def _fused_computations(module: Module) -> set:
-    return {id(i.fused_computation) for c in module.computations for i in c.instructions
-            if i.opcode == "fusion"}
 
 
 def _closure(root: Instruction, stop) -> list:
@@ -235,7 +231,7 @@ class AttentionFusion:
     name = "attention-fusion"
 
     def run(self, module: Module) -> bool:
-        fused = _fused_computations(module)
+        fused = fused_computations(module)
         changed = False
         for comp in [c for c in module.computations if id(c) not in fused]:
             for f in list(comp.instructions):

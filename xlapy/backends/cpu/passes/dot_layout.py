@@ -18,14 +18,10 @@ fusion, before reshape-to-bitcast.
 
 from __future__ import annotations
 
+from xlapy.backends.cpu.passes.reshape_bitcast import fused_computations
 from xlapy.backends.cpu.passes.dot_general_plan import strided_plan
 from xlapy.hlo.ir import Instruction, Module
 from xlapy.hlo.shapes import Shape
-
-
-def _fused_computations(module: Module) -> set:
-    return {id(i.fused_computation) for c in module.computations for i in c.instructions
-            if i.opcode == "fusion"}
 
 
 def transpose_of(x: Instruction):
@@ -57,7 +53,7 @@ class DotOutputLayout:
     name = "dot-output-layout"
 
     def run(self, module: Module) -> bool:
-        fused = _fused_computations(module)
+        fused = fused_computations(module)
         changed = False
         for comp in module.computations:
             if id(comp) in fused:

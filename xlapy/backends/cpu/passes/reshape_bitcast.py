@@ -13,13 +13,11 @@ from __future__ import annotations
 from xlapy.hlo.ir import Instruction, Module
 
 
-def _fused_computations(module: Module) -> set:
-    out = set()
-    for comp in module.computations:
-        for i in comp.instructions:
-            if i.opcode == "fusion":
-                out.add(id(i.fused_computation))
-    return out
+def fused_computations(module: Module) -> set:
+    """ids of the computations fusion instructions call (the passes here leave them alone;
+    dot_layout and attention_fusion share this)."""
+    return {id(i.fused_computation) for c in module.computations for i in c.instructions
+            if i.opcode == "fusion"}
 
 
 def bitcast_ok(instr: Instruction) -> bool:
@@ -32,7 +30,7 @@ class ReshapeToBitcast:
     name = "reshape-to-bitcast"
 
     def run(self, module: Module) -> bool:
-        fused = _fused_computations(module)
+        fused = fused_computations(module)
         changed = False
         for comp in module.computations:
             if id(comp) in fused:
