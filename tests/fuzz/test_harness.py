@@ -161,3 +161,34 @@ def test_xla_flushing_a_kept_subnormal_needs_xlapys_own_value(monkeypatch):
     harness.clear_caches()
     assert [f.kind for f in result.findings] == ["mismatch"], result
     assert "xla-flushes-a-kept-subnormal" not in result.explained, result
+
+
+CRASHING_DEFAULT = """HloModule m
+ENTRY e {
+  a = s32[7] parameter(0)
+  b = s16[7] parameter(1)
+  x = s64[4] parameter(2)
+  y = s64[4] parameter(3)
+  c = s16[7] convert(a)
+  o = s16[7] or(b, c)
+  p = s64[4] power(x, y)
+  ROOT t = (s16[7], s64[4]) tuple(o, p)
+}"""
+
+
+def test_default_configuration_never_sees_its_crash():
+    """XLA's default configuration dies of SIGSEGV on an and/or of a narrowing signed
+    convert (hlo seed 15003384). Its fast configuration gives (-1)^-8 = 0 for an s64 power
+    where HLO (and the default configuration) give 1: explaining that needs the default
+    configuration, which then runs the module without the crashing output."""
+    from xlapy.hlo.parser import parse
+    module = parse(CRASHING_DEFAULT)
+    assert xla.crashes_default_xla(module)
+    text, kept = xla.default_safe(module)
+    assert kept == [1] and " or(" not in text
+    inputs = [np.arange(7, dtype=np.int32) * 40000, np.arange(7, dtype=np.int16),
+              np.int64([-1, -1, 2, -1]), np.int64([-8, -9, 3, 0])]
+    assert np.array_equal(xla.run_text(CRASHING_DEFAULT, inputs, fast=True)[1], [0, 0, 8, 1])
+    result = harness.check(CRASHING_DEFAULT, inputs, backends=("interpreter", "cpu"))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"xla-fast-mode": 2}, result

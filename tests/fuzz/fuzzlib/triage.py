@@ -46,7 +46,8 @@ def shrink(text, inputs, finding, budget: int = 300):
 def reference_outputs(text, inputs):
     """(outputs, where from) for a regression case."""
     from xlapy.hlo.parser import parse
-    if xla.unreliable(parse(text)):
+    module = parse(text)
+    if xla.unreliable(module) or xla.crashes_default_xla(module):
         return interpreter_oracle(text, inputs), "interpreter"
     return xla.run_text(text, inputs, fast=False), "xla"
 

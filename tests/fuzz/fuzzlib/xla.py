@@ -11,7 +11,10 @@ mismatch found against "fast" is checked again against "default" before it count
 
 XLA crashes the process (SIGFPE) when its constant folding divides integers by zero or
 INT_MIN by -1, and aborts on a reverse of a map, so `crashes_xla(module)` tells which
-modules must not be given to it.
+modules must not be given to it. Its default configuration alone dies of SIGSEGV on an and/or
+of a narrowing signed convert (`crashes_default_xla`): compile_text refuses those with
+XlaRejected instead of compiling them, and `default_safe` gives the module without the
+outputs that need one.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ def compile_text(text: str, fast: bool = False):
     if exe is not None:
         _CACHE.move_to_end(key)
         return exe
+    if not fast:
+        from xlapy.hlo.parser import parse
+        if crashes_default_xla(parse(text)):
+            raise XlaRejected("XLA's default configuration would crash on it "
+                              "(and/or of a narrowing signed convert): see default_safe")
     try:
         module = _hlo.hlo_module_from_text(text)
         computation = _hlo.XlaComputation(module.as_serialized_hlo_module_proto())
@@ -113,6 +121,60 @@ def crashes_xla(module) -> bool:
             if not in_entry or _constant_only(instr, memo):
                 return True
     return False
+
+
+def _crashes_default(instr) -> bool:
+    if instr.opcode not in ("and", "or") or not instr.shape.is_array:
+        return False
+    for o in instr.operands:
+        if o.opcode == "convert" and o.operands[0].shape.is_array:
+            src, dst = o.operands[0].shape.element_type, o.shape.element_type
+            if src.kind == dst.kind == "s" and dst.bits < src.bits:
+                return True
+    return False
+
+
+def crashes_default_xla(module) -> bool:
+    """An and/or whose operand is a convert from a signed integer to a narrower signed one
+    (s32 -> s16, s64 -> s8, s16 -> s8 ...): XLA:CPU's default configuration (jaxlib 0.10.2)
+    dies of SIGSEGV compiling `or(p1: s16[7], convert(p0: s32[7]))`, whatever the shape and
+    the other operand; its fast configuration compiles and runs it (hlo seed 15003384,
+    whose module reached the default configuration to explain another output's
+    mismatch)."""
+    return any(_crashes_default(i) for c in module.computations for i in c.instructions)
+
+
+def default_safe(module):
+    """(text, kept) of the module for XLA's default configuration: the module itself and
+    None where it does not crash it; else, for a root tuple of arrays, the module returning
+    only the outputs whose computation has no crashing construct, and their indices (the
+    parameters stay, so the inputs are the same). XlaRejected where no output is left."""
+    if not crashes_default_xla(module):
+        return module.to_string(), None
+    from xlapy.hlo.ir import Instruction
+    from xlapy.hlo.shapes import Shape
+    from xlapy.passes.dce import DCE
+    root = module.entry.root
+    if root.opcode != "tuple" or not all(o.shape.is_array for o in root.operands):
+        raise XlaRejected("XLA's default configuration would crash on it "
+                          "(and/or of a narrowing signed convert)")
+
+    def keeping(indices):
+        m = module.clone()
+        r = m.entry.root
+        ops = [r.operands[k] for k in indices]
+        new = Instruction("tuple", Shape.tuple([o.shape for o in ops]), ops,
+                          name="default_safe_root")
+        m.entry.add_instruction(new)
+        m.entry.root = new
+        DCE().run(m)
+        return m
+
+    kept = [k for k in range(len(root.operands)) if not crashes_default_xla(keeping([k]))]
+    if not kept:
+        raise XlaRejected("XLA's default configuration would crash on every output "
+                          "(and/or of a narrowing signed convert)")
+    return keeping(kept).to_string(), kept
 
 
 def miscomputes(module) -> bool:
