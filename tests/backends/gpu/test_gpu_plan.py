@@ -308,19 +308,6 @@ def test_multi_output_row_reduction():
     np.testing.assert_allclose(ss, (x * x).sum(1), rtol=1e-4)
 
 
-def test_async_dispatch_synchronizes_on_access():
-    module = parse(MATMUL)
-    exe = get_platform("gpu-emulator").compiler.compile(module)
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal((8, 16)).astype(np.float32)
-    b = rng.standard_normal((16, 4)).astype(np.float32)
-    futures = [exe.run_async(a, b), exe.run_async(2 * a, b)]
-    assert not any(f.done for f in futures)      # nothing was read back yet
-    np.testing.assert_allclose(np.asarray(futures[1]), 2 * (a @ b), rtol=1e-5)
-    np.testing.assert_allclose(futures[0].result(), a @ b, rtol=1e-5)
-    assert all(f.done for f in futures)
-
-
 @pytest.mark.parametrize("dtype,largest", [("f32", "true"), ("f32", "false"),
                                            ("s32", "true"), ("u8", "false")])
 def test_topk_total_order_and_ties(dtype, largest):

@@ -4,16 +4,23 @@ module loading and kernel launch. Optional: `pip install 'xlapy[gpu]'`.
   ctx = default_context()          # XlapyError when cuda-python, the driver or a GPU is missing
   device = ctx.device_for(program) # an executor.Device holding the program's PTX module
 
-Everything a call does goes on the context's one stream, in order; download() waits for
-the stream, so results are synchronized when they are read.
+The context holds the memory (device_array.py's context: a caching allocator, uploads
+from and downloads into NumPy arrays' own buffers, device copies). Everything a call does
+goes on the context's one stream, in order; download() waits for the stream, so results
+are synchronized when they are read. The cached blocks are freed at exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import threading
 
+import numpy as np
+
+from xlapy.backends.gpu.runtime.allocator import CachingAllocator
+from xlapy.backends.gpu.runtime.device_array import GpuDevice
 from xlapy.backends.gpu.runtime.program import Gemm
 from xlapy.errors import XlapyError
 
@@ -56,8 +63,15 @@ def pack_kernel_args(addresses: list) -> tuple:
     return (values, ptrs), ctypes.addressof(ptrs)
 
 
+def device_name(raw) -> str:
+    """cuDeviceGetName's answer (bytes padded with NULs, or a str) as text."""
+    if isinstance(raw, str):
+        return raw.split("\0")[0]
+    return bytes(raw).split(b"\0")[0].decode(errors="replace")
+
+
 class CudaContext:
-    """Device 0's primary context and one stream."""
+    """Device 0's primary context, one stream, and the memory: a caching allocator."""
 
     def __init__(self):
         drv = _driver()
@@ -68,23 +82,53 @@ class CudaContext:
             raise XlapyError(f"no usable CUDA driver or GPU ({e}); {INSTALL_HINT}") from None
         if check(drv.cuDeviceGetCount(), "cuDeviceGetCount") == 0:
             raise XlapyError(f"no CUDA GPU is present; {INSTALL_HINT}")
-        self.device = check(drv.cuDeviceGet(0), "cuDeviceGet")
+        self.cu_device = check(drv.cuDeviceGet(0), "cuDeviceGet")
         attr = drv.CUdevice_attribute
         major = check(drv.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.device), "attribute")
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.cu_device), "attribute")
         minor = check(drv.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.device), "attribute")
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.cu_device), "attribute")
         self.arch = min(major * 10 + minor, 90)
-        self.context = check(drv.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        self.name = device_name(check(drv.cuDeviceGetName(256, self.cu_device),
+                                      "cuDeviceGetName"))
+        self.device = GpuDevice("gpu", 0, self.name)
+        self.context = check(drv.cuDevicePrimaryCtxRetain(self.cu_device),
+                             "cuDevicePrimaryCtxRetain")
         self.make_current()
         self.stream = check(drv.cuStreamCreate(0), "cuStreamCreate")
         self.lock = threading.Lock()
+        self.allocator = CachingAllocator(self._raw_alloc, self._raw_free)
+        atexit.register(self.allocator.close)
 
     def make_current(self) -> None:
         check(self.drv.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     def device_for(self, program) -> "CudaDevice":
         return CudaDevice(self, program.ptx)
+
+    # ---- memory --------------------------------------------------------------------------
+    def _raw_alloc(self, nbytes: int) -> int:
+        return int(check(self.drv.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes} bytes)"))
+
+    def _raw_free(self, addr: int) -> None:
+        check(self.drv.cuMemFree(addr), "cuMemFree")
+
+    def upload(self, addr: int, host: np.ndarray) -> None:
+        """From the array's own (pageable) buffer: the driver has copied it when this
+        returns, the transfer to the device is ordered on the stream."""
+        check(self.drv.cuMemcpyHtoDAsync(addr, host.ctypes.data, host.nbytes, self.stream),
+              "cuMemcpyHtoDAsync")
+
+    def download(self, addr: int, out: np.ndarray) -> None:
+        check(self.drv.cuMemcpyDtoHAsync(out.ctypes.data, addr, out.nbytes, self.stream),
+              "cuMemcpyDtoHAsync")
+        self.synchronize()
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        check(self.drv.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoDAsync")
+
+    def synchronize(self) -> None:
+        check(self.drv.cuStreamSynchronize(self.stream), "cuStreamSynchronize")
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,65 +137,38 @@ def default_context() -> CudaContext:
 
 
 class CudaDevice:
-    """executor.Device for one loaded PTX module."""
+    """executor.Device for one loaded PTX module (memory: its context's)."""
 
     def __init__(self, ctx: CudaContext, ptx: str):
-        self.ctx = ctx
+        self.context = ctx
         drv = ctx.drv
         ctx.make_current()
         self.module = check(drv.cuModuleLoadData(ptx.encode() + b"\0"), "cuModuleLoadData")
         self._functions: dict = {}
-        self._pending: list = []    # host buffers of uploads in flight
         self._blas = None
 
     def _function(self, name: str):
         f = self._functions.get(name)
         if f is None:
-            f = check(self.ctx.drv.cuModuleGetFunction(self.module, name.encode()),
+            f = check(self.context.drv.cuModuleGetFunction(self.module, name.encode()),
                       f"cuModuleGetFunction({name})")
             self._functions[name] = f
         return f
 
-    def alloc(self, nbytes: int) -> int:
-        return int(check(self.ctx.drv.cuMemAlloc(max(nbytes, 1)), "cuMemAlloc"))
-
-    def free(self, addr: int) -> None:
-        check(self.ctx.drv.cuMemFree(addr), "cuMemFree")
-
-    def upload(self, addr: int, data: bytes) -> None:
-        buf = ctypes.create_string_buffer(data, len(data))
-        self._pending.append(buf)
-        check(self.ctx.drv.cuMemcpyHtoDAsync(addr, ctypes.addressof(buf), len(data),
-                                             self.ctx.stream), "cuMemcpyHtoDAsync")
-
-    def download(self, addr: int, nbytes: int) -> bytes:
-        buf = ctypes.create_string_buffer(max(nbytes, 1))
-        if nbytes:
-            check(self.ctx.drv.cuMemcpyDtoHAsync(ctypes.addressof(buf), addr, nbytes,
-                                                 self.ctx.stream), "cuMemcpyDtoHAsync")
-        self.synchronize()
-        return buf.raw[:nbytes]
-
-    def copy(self, dst: int, src: int, nbytes: int) -> None:
-        check(self.ctx.drv.cuMemcpyDtoDAsync(dst, src, nbytes, self.ctx.stream),
-              "cuMemcpyDtoDAsync")
-
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
+        # (the driver copies the argument values when the launch is queued)
         keep, params = pack_kernel_args(args)
-        check(self.ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
-                                          self.ctx.stream, params, 0),
+        ctx = self.context
+        check(ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
+                                     ctx.stream, params, 0),
               f"cuLaunchKernel({kernel})")
-        self._pending.append(keep)
+        del keep
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
         from xlapy.backends.gpu.runtime import cublas  # loaded with the first dot
         if self._blas is None:
-            self._blas = cublas.Handle(int(self.ctx.stream))
+            self._blas = cublas.Handle(int(self.context.stream))
         self._blas.gemm(t, out, lhs, rhs)
-
-    def synchronize(self) -> None:
-        check(self.ctx.drv.cuStreamSynchronize(self.ctx.stream), "cuStreamSynchronize")
-        self._pending.clear()
 
 
 @functools.lru_cache(maxsize=1)
