@@ -308,6 +308,47 @@ def test_multi_output_row_reduction():
     np.testing.assert_allclose(ss, (x * x).sum(1), rtol=1e-4)
 
 
+def _softmax(x):
+    import xlapy.numpy as xnp
+    m = xnp.max(x, axis=-1, keepdims=True)
+    e = xnp.exp(x - m)
+    return e / xnp.sum(e, axis=-1, keepdims=True)
+
+
+def _layernorm(x, g, b):
+    import xlapy.numpy as xnp
+    mu = xnp.mean(x, -1, keepdims=True)
+    var = xnp.mean((x - mu) ** 2, -1, keepdims=True)
+    return (x - mu) / xnp.sqrt(var + 1e-5) * g + b
+
+
+@pytest.mark.parametrize("fn", [_softmax, _layernorm], ids=["softmax", "layernorm"])
+def test_dependent_row_reductions_run_in_phases(fn, tmp_path):
+    """softmax's sum(exp(x - max)) and layernorm's variance use another reduction of the
+    same row: one block per row reduces the inner one first and broadcasts it (two strided
+    loops over the row, no loop nested in them recomputing the inner reduction per
+    element), then the loop kernel; the result matches the cpu backend's."""
+    import re
+
+    import xlapy as xp
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 1000)).astype(np.float32)
+    args = (x,) if fn is _softmax else (x, rng.standard_normal(1000).astype(np.float32),
+                                         rng.standard_normal(1000).astype(np.float32))
+    module = xp.jit(fn).lower(*args).module
+    program, text = emit_program(module, emulate=True)
+    assert [(k.kind, k.grid, k.block) for k in program.kernels] == [
+        ("row-reduction", (6, 1, 1), (256, 1, 1)), ("loop", (24, 1, 1), (256, 1, 1))]
+    kernel = re.search(r"^define ptx_kernel void @\"?k0_.*?^}", text, re.M | re.S).group(0)
+    headers = re.findall(r"^([\w.]*header[\w.]*):", kernel, re.M)
+    assert len(headers) == 2 and all(h.startswith("k.") for h in headers), headers
+    assert kernel.count("llvm.nvvm.barrier0") == 3  # warps' results twice, one broadcast
+    got = xp.jit(fn, backend="gpu-emulator")(*args)
+    np.testing.assert_allclose(np.asarray(got), xp.jit(fn, backend="cpu")(*args),
+                               rtol=1e-5, atol=1e-5)
+    _ptxas_ok(compile_program(module, 90).ptx, 90, tmp_path)
+
+
 @pytest.mark.parametrize("dtype,largest", [("f32", "true"), ("f32", "false"),
                                            ("s32", "true"), ("u8", "false")])
 def test_topk_total_order_and_ties(dtype, largest):
