@@ -196,6 +196,42 @@ def test_kernel_arguments_are_pointers_to_addresses():
     assert got == [0x1000, 0xdeadbeef00, 7]
 
 
+def test_launches_refill_one_argument_array_per_kernel():
+    """CudaDevice.launch with a stand-in driver: each launch passes the addresses of that
+    call (the arrays are reused, refilled), whatever ran before."""
+    import threading
+
+    from xlapy.backends.gpu.runtime import cuda
+
+    seen = []
+
+    class Driver:
+        class CUresult:
+            CUDA_SUCCESS = 0
+
+        def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            n = {"a": 2, "b": 3}[f]
+            ptrs = (ctypes.c_void_p * n).from_address(params)
+            seen.append((f, [ctypes.c_uint64.from_address(p).value for p in ptrs]))
+            return (0,)
+
+    dev = object.__new__(cuda.CudaDevice)
+    dev.context = type("Ctx", (), {"drv": Driver(), "stream": 0})()
+    dev._functions = {"a": "a", "b": "b"}
+    dev._packed, dev._launch_lock = {}, threading.Lock()
+    old = cuda._DRIVER
+    cuda._DRIVER = Driver
+    try:
+        for args in ([1, 2], [3, 4], None, [5, 6]):
+            if args is None:
+                dev.launch("b", (1, 1, 1), (32, 1, 1), 0, [7, 8, 9])
+            else:
+                dev.launch("a", (1, 1, 1), (32, 1, 1), 0, args)
+    finally:
+        cuda._DRIVER = old
+    assert seen == [("a", [1, 2]), ("a", [3, 4]), ("b", [7, 8, 9]), ("a", [5, 6])]
+
+
 def test_control_flow_becomes_thunks():
     import pathlib
     hlo = pathlib.Path(__file__).parents[2] / "hlo"

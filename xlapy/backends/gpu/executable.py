@@ -16,7 +16,7 @@ import numpy as np
 
 from xlapy.backends.base import Executable, check_argument
 from xlapy.backends.gpu.runtime.device_array import DeviceArray
-from xlapy.backends.gpu.runtime.executor import Borrowed, Executor
+from xlapy.backends.gpu.runtime.executor import Executor
 from xlapy.backends.gpu.runtime.program import Program
 from xlapy.errors import InputError
 from xlapy.hlo.ir import Module
@@ -29,9 +29,10 @@ class GpuExecutable(Executable):
         self.program = program
         self.context = device.context
         self._executor = Executor(program, device)
-        self._in_leaves = [(leaf, physical_order(leaf)) for s in self.parameter_shapes
+        # per leaf: its shape and its physical order (None: row-major), as DeviceArray keeps it
+        self._in_leaves = [(leaf, _order_or_none(leaf)) for s in self.parameter_shapes
                            for leaf in s.leaves()]
-        self._out_leaves = [(leaf, physical_order(leaf)) for leaf in self.result_shape.leaves()]
+        self._out_leaves = [(leaf, _order_or_none(leaf)) for leaf in self.result_shape.leaves()]
 
     def _execute(self, args: list):
         given = {id(x) for a in args for x in _flat(a)}
@@ -50,9 +51,14 @@ class GpuExecutable(Executable):
         return DeviceArray.from_host(self.context, np.asarray(x))
 
     def _call(self, args) -> list[DeviceArray]:
-        leaves = [x for a in args for x in _flat(a)]
+        leaves = args
+        for a in args:
+            if isinstance(a, (tuple, list)):
+                leaves = [x for y in args for x in _flat(y)]
+                break
         if len(leaves) != len(self._in_leaves):
             self.check_arguments(args)
+        ctx = self.context
         inputs = []
         for k, (a, (shape, order)) in enumerate(zip(leaves, self._in_leaves)):
             if type(a) is DeviceArray:
@@ -60,29 +66,30 @@ class GpuExecutable(Executable):
                     raise InputError(f"{self.module.name}: argument leaf {k}: expected "
                                      f"{shape.element_type.name}{list(shape.dims)}, got a "
                                      f"DeviceArray of {a.dtype}{list(a.shape)}")
-                if a.context is self.context and a.order == order:
-                    inputs.append(a.unsafe_buffer_pointer())
+                if a._ctx is ctx and a._order == order and a._addr is not None:
+                    inputs.append(a._addr)
                     continue
                 a = np.asarray(a)  # another context's memory or layout: through the host
             arr = check_argument(a, shape, f"{self.module.name}: argument leaf {k}")
             inputs.append(physical(arr, shape))
         outs = self._executor.start(inputs)
-        ctx = self.context
         result = []
         for o, (shape, order) in zip(outs, self._out_leaves):
-            if isinstance(o, Borrowed):
-                given = leaves[o.leaf]
-                result.append(given if type(given) is DeviceArray and
-                              given.context is ctx else DeviceArray.from_host(
-                                  ctx, np.asarray(given), order))
-            else:
+            if type(o) is int:
                 result.append(DeviceArray(ctx, o, shape.dims, shape.dtype, order))
+            else:  # Borrowed: an input given as a DeviceArray of this context
+                result.append(leaves[o.leaf])
         return result
 
 
 def physical_order(shape: Shape) -> tuple:
     """The logical dimensions from major to minor (how device memory holds the array)."""
     return tuple(reversed(shape.minor_to_major)) if shape.rank else ()
+
+
+def _order_or_none(shape: Shape):
+    order = physical_order(shape)
+    return None if order == tuple(range(shape.rank)) else order
 
 
 def physical(arr: np.ndarray, shape: Shape) -> np.ndarray:

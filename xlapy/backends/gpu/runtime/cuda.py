@@ -28,7 +28,13 @@ INSTALL_HINT = ("install the gpu extra: pip install 'xlapy[gpu]' (cuda-python an
                 "nvidia-cublas-cu12; an NVIDIA driver and GPU are needed to run)")
 
 
+_DRIVER = None
+
+
 def _driver():
+    global _DRIVER
+    if _DRIVER is not None:
+        return _DRIVER
     try:
         from cuda.bindings import driver
     except ImportError:
@@ -36,6 +42,7 @@ def _driver():
             from cuda import cuda as driver  # cuda-python < 12.6 names
         except ImportError:
             raise XlapyError(f"the gpu backend needs cuda-python: {INSTALL_HINT}") from None
+    _DRIVER = driver
     return driver
 
 
@@ -145,6 +152,8 @@ class CudaDevice:
         ctx.make_current()
         self.module = check(drv.cuModuleLoadData(ptx.encode() + b"\0"), "cuModuleLoadData")
         self._functions: dict = {}
+        self._packed: dict = {}     # kernel -> its argument arrays, refilled per launch
+        self._launch_lock = threading.Lock()
         self._blas = None
 
     def _function(self, name: str):
@@ -156,13 +165,18 @@ class CudaDevice:
         return f
 
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
-        # (the driver copies the argument values when the launch is queued)
-        keep, params = pack_kernel_args(args)
         ctx = self.context
-        check(ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
-                                     ctx.stream, params, 0),
-              f"cuLaunchKernel({kernel})")
-        del keep
+        # the driver copies the argument values when the launch is queued, so one pair of
+        # arrays per kernel is refilled for each launch (under the lock)
+        with self._launch_lock:
+            packed = self._packed.get(kernel)
+            if packed is None or len(packed[0][0]) != max(len(args), 1):
+                packed = self._packed[kernel] = pack_kernel_args(args)
+            elif args:
+                packed[0][0][:len(args)] = args
+            check(ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
+                                         ctx.stream, packed[1], 0),
+                  f"cuLaunchKernel({kernel})")
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
         from xlapy.backends.gpu.runtime import cublas  # loaded with the first dot

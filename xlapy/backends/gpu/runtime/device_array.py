@@ -59,10 +59,10 @@ class DeviceArray(NDArrayOperatorsMixin):
     def __init__(self, ctx, addr: int, shape: tuple, dtype, order: tuple | None = None):
         self._ctx = ctx
         self._addr = addr
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self._order = None if order is None or tuple(order) == tuple(range(len(shape))) \
-            else tuple(order)
+            else tuple(order)   # (None: row-major)
         self._host = None
 
     # ---- making one ----------------------------------------------------------------------
