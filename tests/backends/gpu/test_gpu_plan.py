@@ -385,6 +385,47 @@ def test_dependent_row_reductions_run_in_phases(fn, tmp_path):
     _ptxas_ok(compile_program(module, 90).ptx, 90, tmp_path)
 
 
+BENCH_PLANS = {
+    # benchmarks/gpu.py's workloads at its sizes: (kind, grid, block) per kernel
+    "softmax": [("row-reduction", (8192, 1, 1), (256, 1, 1)),
+                ("loop", (131072, 1, 1), (256, 1, 1))],
+    "layernorm_gelu": [("row-reduction", (8192, 1, 1), (256, 1, 1)),
+                       ("loop", (131072, 1, 1), (256, 1, 1))],
+    "dense_relu": [("gemm", (), ()), ("loop", (65536, 1, 1), (256, 1, 1))],
+    "dense_relu_softmax": [("gemm", (), ()), ("row-reduction", (4096, 1, 1), (256, 1, 1)),
+                           ("loop", (65536, 1, 1), (256, 1, 1))],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BENCH_PLANS))
+def test_benchmark_workload_plans(name):
+    """One block per row for the row reductions, one thread per element for the loop
+    fusions, the dense layers on cuBLAS with bias and relu in one loop kernel."""
+    import pathlib
+    import sys
+
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
+    try:
+        from workloads import make_numpy_like
+    finally:
+        sys.path.pop(0)
+    f = make_numpy_like(xnp)[name]
+    def s(shape, dtype):  # (zeros: calloc'd pages, never touched by tracing)
+        return np.zeros(shape, dtype)
+    if name in ("softmax", "layernorm_gelu"):
+        args = [s((8192, 4096), np.float32)] + [s((4096,), np.float32)] * (name != "softmax") * 2
+    else:
+        args = [s((4096, 4096), np.float32), s((4096, 4096), np.float32),
+                s((4096,), np.float32)]
+    program, _ = emit_program(xp.jit(f).lower(*args).module)
+    assert [(k.kind, k.grid, k.block) for k in program.kernels] == BENCH_PLANS[name]
+    gemms = [t for t in program.thunks if isinstance(t, Gemm)]
+    assert len(gemms) == (name.startswith("dense")) and all(
+        (g.m, g.n, g.k, g.dtype) == (4096, 4096, 4096, "f32") for g in gemms)
+
+
 @pytest.mark.parametrize("dtype,largest", [("f32", "true"), ("f32", "false"),
                                            ("s32", "true"), ("u8", "false")])
 def test_topk_total_order_and_ties(dtype, largest):

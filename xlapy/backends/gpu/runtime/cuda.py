@@ -96,8 +96,11 @@ class CudaContext:
         minor = check(drv.cuDeviceGetAttribute(
             attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.cu_device), "attribute")
         self.arch = min(major * 10 + minor, 90)
-        self.name = device_name(check(drv.cuDeviceGetName(256, self.cu_device),
-                                      "cuDeviceGetName"))
+        try:
+            self.name = device_name(check(drv.cuDeviceGetName(256, self.cu_device),
+                                          "cuDeviceGetName"))
+        except Exception:  # (only a label: never a reason to refuse the GPU)
+            self.name = "CUDA device 0"
         self.device = GpuDevice("gpu", 0, self.name)
         self.context = check(drv.cuDevicePrimaryCtxRetain(self.cu_device),
                              "cuDevicePrimaryCtxRetain")
