@@ -234,3 +234,19 @@ def test_allocator_releases_its_cache_when_the_device_is_full():
     pool.free(pool.alloc(2 << 20))          # cached, still held from the driver
     c = pool.alloc(4 << 20)                 # does not fit beside it: cache released, retried
     assert drv.live == {c: 4 << 20}
+
+
+def test_device_arrays_into_host_backends_and_numpy():
+    """A DeviceArray passed to a cpu (or interpreter) jit is read through the host, on
+    the first call and on the fast path after it; NumPy and xlapy.numpy take it too."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    d = xp.device_put(x, EMU)
+    for backend in ("cpu", "interpreter"):
+        f = xp.jit(lambda a: a * 2, backend=backend)
+        for _ in range(3):
+            got = f(d)
+            assert type(got) is not DeviceArray
+            np.testing.assert_array_equal(got, x * 2)
+    np.testing.assert_allclose(xnp.exp(d), np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(np.concatenate([d, d]), np.concatenate([x, x]))
+    assert float(xnp.sum(d)) == 15.0
