@@ -192,6 +192,27 @@ def reduction_phases(plan: RowReduction) -> list[list[Instruction]]:
     return phases
 
 
+def _select_computed(em, cond, then, otherwise):
+    """then() where cond holds, else otherwise(): each in a block (and value scope) of its
+    own, joined by a phi (the untaken side's code does not run)."""
+    b = em.b
+    fn = b.function
+    blocks = fn.append_basic_block("row.known"), fn.append_basic_block("row.other")
+    merge = fn.append_basic_block("row.merge")
+    b.cbranch(cond, *blocks)
+    incoming = []
+    for block, make in zip(blocks, (then, otherwise)):
+        b.position_at_end(block)
+        with em.scope():
+            incoming.append((make(), b.block))
+        b.branch(merge)
+    b.position_at_end(merge)
+    phi = b.phi(incoming[0][0].type)
+    for v, block in incoming:
+        phi.add_incoming(v, block)
+    return phi
+
+
 def _same_index(a: list, b: list) -> bool:
     if len(a) != len(b):
         return False
@@ -318,14 +339,27 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
                 b.store(b.load(at(g, zero)), s)
 
     def known(r, slots, fallback):
-        """r's generator once the block has r's value for its row: the value at the row's
-        own index (as the fused code asks for it after a broadcast), computed anew at any
-        other index."""
-        def gen(index):
-            if not _same_index(list(index), out_index):
-                return fallback(index)
+        """r's generator once the block has r's value for its row: that value at the row's
+        own index (the index the fused code asks for after a broadcast: the same IR
+        values, or equal ones at run time), computed anew at any other index."""
+        def value():
             values = tuple(b.load(s) for s in slots)
             return values if r.shape.is_tuple else values[0]
+
+        def gen(index):
+            index = list(index)
+            if _same_index(index, out_index):
+                return value()
+            if r.shape.is_tuple or len(index) != len(out_index) or \
+                    any(i.type != o.type for i, o in zip(index, out_index)):
+                return fallback(index)
+            same = None
+            for i, o in zip(index, out_index):
+                eq = b.icmp_unsigned("==", i, o)
+                same = eq if same is None else b.and_(same, eq)
+            if same is None:
+                return value()
+            return _select_computed(em, same, value, lambda: fallback(index))
         return Gen(gen, r.shape)
 
     # phase by phase: a reduce whose inputs use another's value comes after it
