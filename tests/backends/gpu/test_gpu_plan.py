@@ -216,7 +216,7 @@ def test_launches_refill_one_argument_array_per_kernel():
             return (0,)
 
     dev = object.__new__(cuda.CudaDevice)
-    dev.context = type("Ctx", (), {"drv": Driver(), "stream": 0})()
+    dev.context = type("Ctx", (), {"drv": Driver(), "stream": 0, "here": lambda self: None})()
     dev._functions = {"a": "a", "b": "b"}
     dev._packed, dev._launch_lock = {}, threading.Lock()
     old = cuda._DRIVER

@@ -77,6 +77,9 @@ def device_name(raw) -> str:
     return bytes(raw).split(b"\0")[0].decode(errors="replace")
 
 
+_THREAD = threading.local()
+
+
 class CudaContext:
     """Device 0's primary context, one stream, and the memory: a caching allocator."""
 
@@ -112,32 +115,45 @@ class CudaContext:
 
     def make_current(self) -> None:
         check(self.drv.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        _THREAD.current = self
+
+    def here(self) -> None:
+        """Make the context current on this thread, once per thread (the driver's calls
+        act on the calling thread's current context)."""
+        if getattr(_THREAD, "current", None) is not self:
+            self.make_current()
 
     def device_for(self, program) -> "CudaDevice":
         return CudaDevice(self, program.ptx)
 
     # ---- memory --------------------------------------------------------------------------
     def _raw_alloc(self, nbytes: int) -> int:
+        self.here()
         return int(check(self.drv.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes} bytes)"))
 
     def _raw_free(self, addr: int) -> None:
+        self.here()
         check(self.drv.cuMemFree(addr), "cuMemFree")
 
     def upload(self, addr: int, host: np.ndarray) -> None:
         """From the array's own (pageable) buffer: the driver has copied it when this
         returns, the transfer to the device is ordered on the stream."""
+        self.here()
         check(self.drv.cuMemcpyHtoDAsync(addr, host.ctypes.data, host.nbytes, self.stream),
               "cuMemcpyHtoDAsync")
 
     def download(self, addr: int, out: np.ndarray) -> None:
+        self.here()
         check(self.drv.cuMemcpyDtoHAsync(out.ctypes.data, addr, out.nbytes, self.stream),
               "cuMemcpyDtoHAsync")
         self.synchronize()
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
+        self.here()
         check(self.drv.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoDAsync")
 
     def synchronize(self) -> None:
+        self.here()
         check(self.drv.cuStreamSynchronize(self.stream), "cuStreamSynchronize")
 
 
@@ -169,6 +185,7 @@ class CudaDevice:
 
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
         ctx = self.context
+        ctx.here()
         # the driver copies the argument values when the launch is queued, so one pair of
         # arrays per kernel is refilled for each launch (under the lock)
         with self._launch_lock:
@@ -183,6 +200,7 @@ class CudaDevice:
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
         from xlapy.backends.gpu.runtime import cublas  # loaded with the first dot
+        self.context.here()
         if self._blas is None:
             self._blas = cublas.Handle(int(self.context.stream))
         self._blas.gemm(t, out, lhs, rhs)
