@@ -1,6 +1,6 @@
 """GPU rows: xlapy's gpu backend against JAX on the same GPU (jax with its CUDA plugin).
 
-  python benchmarks/gpu.py [--small] [--emulator]
+  python benchmarks/gpu.py [--small] [--emulator] [--plans]
 
 Workloads: softmax and layernorm+gelu (row reductions with warp shuffles), dense+relu and
 dense+relu+softmax (cuBLAS and loop kernels), and the per-call overhead of a jitted call
@@ -19,6 +19,8 @@ gemm does (no TF32); one more row times JAX's dense+relu at its default precisio
 Without a GPU (no cuda-python, driver or device) or without JAX's CUDA plugin it prints
 which is missing and exits 0: the rows need the hardware. --emulator runs the xlapy side
 on the host emulator at --small sizes (a check of this script without a GPU; no JAX rows).
+--plans prints each workload's kernels (kind, grid, block) and cuBLAS gemms at the sizes
+timed, without running anything (no GPU needed).
 """
 
 from __future__ import annotations
@@ -82,12 +84,48 @@ def _xlapy_gpu(emulator: bool):
         return None, str(e)
 
 
+def print_plans(small: bool) -> None:
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    from xlapy.backends.gpu.compiler import emit_program
+    from xlapy.backends.gpu.runtime.program import Gemm
+    ours = make_numpy_like(xnp)
+    for name in WORKLOADS:
+        # (zeros at the full sizes: calloc'd pages that tracing never touches)
+        args = _inputs(name, True) if small else [np.zeros(s, np.float32)
+                                                  for s in _full_shapes(name)]
+        program, _ = emit_program(xp.jit(ours[name]).lower(*args).module)
+        print(f"{name}:")
+        gemms = iter(t for t in program.thunks if isinstance(t, Gemm))
+        for k in program.kernels:
+            if k.kind == "gemm":
+                g = next(gemms)
+                print(f"  cuBLAS gemm {g.dtype} m={g.m} n={g.n} k={g.k} batch={g.batch}")
+            else:
+                print(f"  {k.kind:14s} {k.instruction:24s} grid {k.grid} block {k.block}")
+
+
+def _full_shapes(name: str) -> list:
+    s = _sizes(False)
+    if name == "softmax":
+        return [s["rows"]]
+    if name == "layernorm_gelu":
+        return [s["rows"], s["rows"][1:], s["rows"][1:]]
+    m, k, n = s["dense"]
+    return [(m, k), (k, n), (n,)]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--small", action="store_true", help="small sizes (a check that it runs)")
     p.add_argument("--emulator", action="store_true",
                    help="xlapy on the host emulator, small sizes, no JAX (no GPU needed)")
+    p.add_argument("--plans", action="store_true",
+                   help="print the kernels of each workload (no GPU needed) and exit")
     args = p.parse_args(argv)
+    if args.plans:
+        print_plans(args.small)
+        return 0
     global EMULATOR
     EMULATOR = args.emulator
     small = args.small or args.emulator
