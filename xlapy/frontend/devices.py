@@ -243,6 +243,10 @@ def print_environment_info(return_string: bool = False):
 def block_until_ready(x):
     """x, once the computations of its device arrays have finished (xlapy's host
     computations have finished when they return)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if is_device_array(x):
+        return x.block_until_ready()
     for leaf in pytree.flatten(x)[0]:
         if is_device_array(leaf):
             leaf.block_until_ready()
