@@ -250,3 +250,6 @@ def test_device_arrays_into_host_backends_and_numpy():
     np.testing.assert_allclose(xnp.exp(d), np.exp(x), rtol=1e-6)
     np.testing.assert_array_equal(np.concatenate([d, d]), np.concatenate([x, x]))
     assert float(xnp.sum(d)) == 15.0
+    assert d.sum() == 15.0 and d.T.shape == (3, 2) and d.reshape(6)[5] == 5.0
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = d.nope

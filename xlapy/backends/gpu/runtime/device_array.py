@@ -5,7 +5,8 @@ and takes without a copy), as jax.Array is for JAX's GPU backend.
   np.asarray(a)            waits for the work that computes it, downloads it (once: the
                            array is immutable, the host copy is kept)
   a.block_until_ready()    waits for it, returns a
-  a + 1, a[0], float(a)    on the host, through the downloaded NumPy array
+  a + 1, a[0], float(a),   on the host, through the downloaded NumPy array
+  a.sum(), a.T, ...
   del a                    its block goes back to the context's caching allocator
 
 A context (the CUDA context of runtime/cuda.py, or the emulator's host memory) offers:
@@ -201,6 +202,16 @@ class DeviceArray(NDArrayOperatorsMixin):
 
     def astype(self, dtype):
         return self._value().astype(dtype)
+
+    def __getattr__(self, name: str):
+        """Other ndarray methods and attributes (sum, reshape, T, ...) on the host copy."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._value()
+        try:
+            return getattr(value, name)
+        except AttributeError:
+            raise AttributeError(f"'DeviceArray' object has no attribute '{name}'") from None
 
     def __repr__(self) -> str:
         if self._addr is None:
