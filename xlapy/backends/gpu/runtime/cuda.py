@@ -80,6 +80,14 @@ def device_name(raw) -> str:
 _THREAD = threading.local()
 
 
+def _close_quietly(allocator) -> None:
+    """At exit: the cached blocks back to the driver (which may be shutting down too)."""
+    try:
+        allocator.close()
+    except Exception:
+        pass
+
+
 class CudaContext:
     """Device 0's primary context, one stream, and the memory: a caching allocator."""
 
@@ -111,7 +119,7 @@ class CudaContext:
         self.stream = check(drv.cuStreamCreate(0), "cuStreamCreate")
         self.lock = threading.Lock()
         self.allocator = CachingAllocator(self._raw_alloc, self._raw_free)
-        atexit.register(self.allocator.close)
+        atexit.register(_close_quietly, self.allocator)
 
     def make_current(self) -> None:
         check(self.drv.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
