@@ -103,8 +103,8 @@ def test_devices_and_backend_like_jax_on_cpu():
     assert xp.local_device_count() == 1 and xp.process_index() == 0
     assert xp.default_backend() == jax.default_backend() == "cpu"
     assert xp.devices("interpreter") == xp.devices()
-    with pytest.raises(XlapyError, match="unknown backend 'gpu'"):
-        xp.devices("gpu")
+    with pytest.raises(XlapyError, match="unknown backend 'tpu'"):
+        xp.devices("tpu")  # (devices("gpu"): tests/backends/gpu)
 
 
 def test_device_put_and_block_until_ready():

@@ -53,4 +53,12 @@ def as_result(x):
     return x.view(ArrayImpl) if type(x) is np.ndarray else x
 
 
-ARRAY_TYPES = (np.ndarray, ArrayImpl)  # exact types jit's fast path takes
+# exact types jit's fast path takes: NumPy's, and a backend's device array type once one
+# was passed to a jitted function (a class with __xlapy_device_array__ = True, e.g. the gpu
+# runtime's DeviceArray; the frontend never imports a backend for it)
+ARRAY_TYPES = {np.ndarray, ArrayImpl}
+
+
+def is_device_array(x) -> bool:
+    """Whether x is a backend's array in device memory (the gpu's DeviceArray)."""
+    return getattr(type(x), "__xlapy_device_array__", False)

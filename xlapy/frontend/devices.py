@@ -7,6 +7,12 @@ computation has finished when its call returns. So device_put only canonicalizes
 (64-bit values become 32-bit with jax_enable_x64 off, as JAX's device_put does) and
 block_until_ready returns its argument.
 
+The gpu backend (xp.jit(..., backend="gpu")) is the exception: its results are DeviceArrays
+that stay in the GPU's memory (reading one waits for the work computing it), and
+`devices("gpu")`, `device_put(x, "gpu")` or `device_put(x, devices("gpu")[0])` put an
+array there; block_until_ready waits for them. ("gpu-emulator" is the same on the host
+emulator.)
+
 Array: xlapy's results are NumPy arrays (ArrayImpl, frontend/array.py, a numpy.ndarray
 subclass with jax.Array's methods), so xlapy.Array is an abstract base class with
 numpy.ndarray and xlapy's traced values registered as virtual subclasses:
@@ -23,7 +29,7 @@ import re
 
 import numpy as np
 
-from xlapy.frontend.array import as_result
+from xlapy.frontend.array import as_result, is_device_array
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy.frontend.core import Tracer
@@ -31,7 +37,12 @@ from xlapy.frontend.dtypes import canonicalize_value
 
 
 class Array(abc.ABC):  # noqa: B024 (a type to test against: virtual subclasses only)
-    """The type of xlapy's arrays (numpy.ndarray and traced values are registered)."""
+    """The type of xlapy's arrays (numpy.ndarray and traced values are registered; a
+    backend's device arrays are recognized by their __xlapy_device_array__ marker)."""
+
+    @classmethod
+    def __subclasshook__(cls, C):
+        return True if getattr(C, "__xlapy_device_array__", False) else NotImplemented
 
 
 Array.register(np.ndarray)
@@ -65,6 +76,13 @@ class CpuDevice:
 
 _CPU = CpuDevice(0)
 _BACKENDS = ("cpu", "interpreter")
+_GPU_BACKENDS = ("gpu", "gpu-emulator")
+
+
+def _gpu_platform(name: str):
+    """The gpu (or gpu-emulator) platform: XlapyError saying why when there is no GPU."""
+    from xlapy.backends.base import get_platform  # the backend is loaded when asked for
+    return get_platform(name)
 
 
 def _check_backend(backend):
@@ -100,7 +118,10 @@ def local_device_count(backend=None) -> int:
 
 def devices(backend=None) -> list:
     """Every process's devices: [CpuDevice(id=0)] in one process; under an MPI job of N
-    processes, N devices, device r on process r."""
+    processes, N devices, device r on process r. devices("gpu"): the GPU (an error
+    saying why when there is none)."""
+    if backend in _GPU_BACKENDS:
+        return [_gpu_platform(backend).context.device]
     _check_backend(backend)
     n = process_count()
     if n > 1:
@@ -111,12 +132,16 @@ def devices(backend=None) -> list:
 
 def local_devices(process_index=None, backend=None) -> list:
     """The devices of process `process_index` (this one by default)."""
+    if backend in _GPU_BACKENDS:
+        return devices(backend)
     _check_backend(backend)
     me = process_index if process_index is not None else globals()["process_index"]()
     return [d for d in devices() if d.process_index == me]
 
 
 def device_count(backend=None) -> int:
+    if backend in _GPU_BACKENDS:
+        return len(devices(backend))
     _check_backend(backend)
     return len(devices())
 
@@ -138,19 +163,43 @@ def process_count() -> int:
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """x (a pytree) as xlapy arrays on the host: NumPy arrays with canonical dtypes.
-    Arrays already canonical are returned as they are."""
-    if device is not None and getattr(device, "platform", None) != "cpu":
-        raise XlapyError(f"device_put: xlapy has only the host CPU device, got {device!r}")
+    """x (a pytree) as xlapy arrays with canonical dtypes: on the host (NumPy arrays;
+    arrays already canonical are returned as they are), or with device "gpu" (or a gpu
+    Device from devices("gpu")) in the GPU's memory as DeviceArrays."""
+    name = device if isinstance(device, str) else getattr(device, "platform", None)
+    if device is not None and name in _GPU_BACKENDS:
+        return _put_on_gpu(x, name)
+    if device is not None and name != "cpu":
+        raise XlapyError(f"device_put: unknown device {device!r}: xlapy has the host CPU "
+                         f"and, with the gpu backend, {', '.join(map(repr, _GPU_BACKENDS))}")
 
     def put(leaf):
         if isinstance(leaf, Tracer):
             return leaf
-        arr = np.asarray(leaf)
-        if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
-            raise XlapyError(f"device_put: {type(leaf).__name__} of dtype {arr.dtype} is not "
-                             "an array xlapy can hold")
+        arr = _host_array(leaf)
         return as_result(canonicalize_value(arr))
+
+    return pytree.tree_map(put, x)
+
+
+def _host_array(leaf) -> np.ndarray:
+    arr = np.asarray(leaf)
+    if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
+        raise XlapyError(f"device_put: {type(leaf).__name__} of dtype {arr.dtype} is not "
+                         "an array xlapy can hold")
+    return arr
+
+
+def _put_on_gpu(x, name: str):
+    platform = _gpu_platform(name)
+
+    def put(leaf):
+        if isinstance(leaf, Tracer):
+            raise XlapyError("device_put: a traced value has no value to put on a device "
+                             "(call device_put outside jit/grad/vmap)")
+        if is_device_array(leaf) and leaf.context is platform.context:
+            return leaf
+        return platform.device_put(canonicalize_value(_host_array(leaf)))
 
     return pytree.tree_map(put, x)
 
@@ -162,7 +211,7 @@ def device_get(x):
         if isinstance(leaf, Tracer):
             raise XlapyError("device_get: a traced value has no concrete value here (call "
                              "device_get outside jit/grad/vmap)")
-        if isinstance(leaf, np.ndarray):
+        if isinstance(leaf, np.ndarray) or is_device_array(leaf):
             return np.asarray(leaf)  # (an ArrayImpl becomes a plain numpy.ndarray)
         return leaf
 
@@ -192,5 +241,13 @@ def print_environment_info(return_string: bool = False):
 
 
 def block_until_ready(x):
-    """x: xlapy's computations have finished when they return."""
+    """x, once the computations of its device arrays have finished (xlapy's host
+    computations have finished when they return)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if is_device_array(x):
+        return x.block_until_ready()
+    for leaf in pytree.flatten(x)[0]:
+        if is_device_array(leaf):
+            leaf.block_until_ready()
     return x

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlapy.frontend.array import ARRAY_TYPES, ArrayImpl, as_result
+from xlapy.frontend.array import ARRAY_TYPES, ArrayImpl, as_result, is_device_array
 from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
@@ -62,6 +62,10 @@ class _Entry:
     extra_consts: list
     module: object
     lowered: "Lowered"
+
+    def __post_init__(self):
+        # a backend whose results stay on the device (gpu) calls run_device
+        self.run = getattr(self.executable, "run_device", None) or self.executable.run
 
     @property
     def single_leaf(self) -> bool:
@@ -124,8 +128,10 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         flat, _ = pytree.flatten((args, kwargs))
-        arrays = [canonicalize_value(np.asarray(x)) for x in flat] + self.lowered.extra_consts
-        out = self.executable.run(*arrays)
+        arrays = [x if is_device_array(x) else canonicalize_value(np.asarray(x))
+                  for x in flat] + self.lowered.extra_consts
+        run = getattr(self.executable, "run_device", None) or self.executable.run
+        out = run(*arrays)
         one_leaf = pytree.num_leaves(self.lowered.out_tree) == 1
         leaves = list(out) if isinstance(out, tuple) and not one_leaf else [out]
         return pytree.unflatten(self.lowered.out_tree, leaves)
@@ -300,9 +306,9 @@ class JitFunction:
             else:
                 entry = self._fast.get(tuple([(a.shape, a.dtype) for a in args]))
                 if entry is not None:
-                    out = entry.executable.run(*args, *entry.extra_consts)
+                    out = entry.run(*args, *entry.extra_consts)
                     if entry.single_leaf:
-                        return out.view(ArrayImpl)
+                        return out.view(ArrayImpl) if type(out) is np.ndarray else out
                     return pytree.unflatten(entry.out_tree, [as_result(o) for o in out])
         return self._call_slow(args, kwargs)
 
@@ -330,7 +336,7 @@ class JitFunction:
                 and all(a is b for a, b in zip(arrays, args))
                 and in_tree == pytree.flatten((tuple(args), {}))[1]):
             self._fast[tuple((a.shape, a.dtype) for a in args)] = entry
-        out = entry.executable.run(*arrays, *entry.extra_consts)
+        out = entry.run(*arrays, *entry.extra_consts)
         n = pytree.num_leaves(entry.out_tree)
         leaves = list(out) if n != 1 else [out]
         return pytree.unflatten(entry.out_tree, [as_result(o) for o in leaves])
@@ -426,6 +432,9 @@ def _as_tuple(x) -> tuple:
 def _as_array(x, fn_name: str) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return canonicalize_value(x)
+    if is_device_array(x):  # (on its device: passed as it is; its type takes the fast path)
+        ARRAY_TYPES.add(type(x))
+        return x
     if type(x) is int or type(x) is float or type(x) is complex:
         return np.asarray(canonicalize_value(x))  # OverflowError for ints beyond int32
     try:

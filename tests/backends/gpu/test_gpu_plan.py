@@ -196,6 +196,42 @@ def test_kernel_arguments_are_pointers_to_addresses():
     assert got == [0x1000, 0xdeadbeef00, 7]
 
 
+def test_launches_refill_one_argument_array_per_kernel():
+    """CudaDevice.launch with a stand-in driver: each launch passes the addresses of that
+    call (the arrays are reused, refilled), whatever ran before."""
+    import threading
+
+    from xlapy.backends.gpu.runtime import cuda
+
+    seen = []
+
+    class Driver:
+        class CUresult:
+            CUDA_SUCCESS = 0
+
+        def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            n = {"a": 2, "b": 3}[f]
+            ptrs = (ctypes.c_void_p * n).from_address(params)
+            seen.append((f, [ctypes.c_uint64.from_address(p).value for p in ptrs]))
+            return (0,)
+
+    dev = object.__new__(cuda.CudaDevice)
+    dev.context = type("Ctx", (), {"drv": Driver(), "stream": 0, "here": lambda self: None})()
+    dev._functions = {"a": "a", "b": "b"}
+    dev._packed, dev._launch_lock = {}, threading.Lock()
+    old = cuda._DRIVER
+    cuda._DRIVER = Driver
+    try:
+        for args in ([1, 2], [3, 4], None, [5, 6]):
+            if args is None:
+                dev.launch("b", (1, 1, 1), (32, 1, 1), 0, [7, 8, 9])
+            else:
+                dev.launch("a", (1, 1, 1), (32, 1, 1), 0, args)
+    finally:
+        cuda._DRIVER = old
+    assert seen == [("a", [1, 2]), ("a", [3, 4]), ("b", [7, 8, 9]), ("a", [5, 6])]
+
+
 def test_control_flow_becomes_thunks():
     import pathlib
     hlo = pathlib.Path(__file__).parents[2] / "hlo"
@@ -308,17 +344,132 @@ def test_multi_output_row_reduction():
     np.testing.assert_allclose(ss, (x * x).sum(1), rtol=1e-4)
 
 
-def test_async_dispatch_synchronizes_on_access():
-    module = parse(MATMUL)
-    exe = get_platform("gpu-emulator").compiler.compile(module)
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal((8, 16)).astype(np.float32)
-    b = rng.standard_normal((16, 4)).astype(np.float32)
-    futures = [exe.run_async(a, b), exe.run_async(2 * a, b)]
-    assert not any(f.done for f in futures)      # nothing was read back yet
-    np.testing.assert_allclose(np.asarray(futures[1]), 2 * (a @ b), rtol=1e-5)
-    np.testing.assert_allclose(futures[0].result(), a @ b, rtol=1e-5)
-    assert all(f.done for f in futures)
+def _softmax(x):
+    import xlapy.numpy as xnp
+    m = xnp.max(x, axis=-1, keepdims=True)
+    e = xnp.exp(x - m)
+    return e / xnp.sum(e, axis=-1, keepdims=True)
+
+
+def _layernorm(x, g, b):
+    import xlapy.numpy as xnp
+    mu = xnp.mean(x, -1, keepdims=True)
+    var = xnp.mean((x - mu) ** 2, -1, keepdims=True)
+    return (x - mu) / xnp.sqrt(var + 1e-5) * g + b
+
+
+@pytest.mark.parametrize("fn", [_softmax, _layernorm], ids=["softmax", "layernorm"])
+def test_dependent_row_reductions_run_in_phases(fn, tmp_path):
+    """softmax's sum(exp(x - max)) and layernorm's variance use another reduction of the
+    same row: one block per row reduces the inner one first and broadcasts it (two strided
+    loops over the row, no loop nested in them recomputing the inner reduction per
+    element), then the loop kernel; the result matches the cpu backend's."""
+    import re
+
+    import xlapy as xp
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 1000)).astype(np.float32)
+    args = (x,) if fn is _softmax else (x, rng.standard_normal(1000).astype(np.float32),
+                                         rng.standard_normal(1000).astype(np.float32))
+    module = xp.jit(fn).lower(*args).module
+    program, text = emit_program(module, emulate=True)
+    assert [(k.kind, k.grid, k.block) for k in program.kernels] == [
+        ("row-reduction", (6, 1, 1), (256, 1, 1)), ("loop", (24, 1, 1), (256, 1, 1))]
+    kernel = re.search(r"^define ptx_kernel void @\"?k0_.*?^}", text, re.M | re.S).group(0)
+    headers = re.findall(r"^([\w.]*header[\w.]*):", kernel, re.M)
+    assert len(headers) == 2 and all(h.startswith("k.") for h in headers), headers
+    assert kernel.count("llvm.nvvm.barrier0") == 3  # warps' results twice, one broadcast
+    got = xp.jit(fn, backend="gpu-emulator")(*args)
+    np.testing.assert_allclose(np.asarray(got), xp.jit(fn, backend="cpu")(*args),
+                               rtol=1e-5, atol=1e-5)
+    _ptxas_ok(compile_program(module, 90).ptx, 90, tmp_path)
+
+
+INNER_REVERSED = """HloModule inner
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  p = f32[5,300]{1,0} parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[5]{0} reduce(p, ninf), dimensions={1}, to_apply=max
+  mm = f32[5]{0} reverse(m), dimensions={0}
+  mb = f32[5,300]{1,0} broadcast(mm), dimensions={0}
+  d = f32[5,300]{1,0} subtract(p, mb)
+  e = f32[5,300]{1,0} exponential(d)
+  s = f32[5]{0} reduce(e, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[5]{0}, f32[5]{0}) tuple(m, s)
+}
+ENTRY e {
+  x = f32[5,300]{1,0} parameter(0)
+  ROOT f = (f32[5]{0}, f32[5]{0}) fusion(x), kind=kInput, calls=fused
+}
+"""
+
+
+def test_inner_reduction_read_at_another_row():
+    """An inner reduction read at another row's index (through a reverse): the block's
+    value where the index is its own row at run time (row 2 of 5), recomputed for the
+    others; results as the interpreter's."""
+    module = parse(INNER_REVERSED)
+    program, ir_text = emit_program(module, emulate=True)
+    assert [k.kind for k in program.kernels] == ["row-reduction"]
+    assert "row.known" in ir_text and "row.other" in ir_text
+    x = np.random.default_rng(8).standard_normal((5, 300)).astype(np.float32)
+    x[2] += 3   # (row 2's max differs from the others')
+    got = get_platform("gpu-emulator").compiler.compile(module).run(x)
+    want = get_platform("interpreter").compiler.compile(module).run(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+BENCH_PLANS = {
+    # benchmarks/gpu.py's workloads at its sizes: (kind, grid, block) per kernel
+    "softmax": [("row-reduction", (8192, 1, 1), (256, 1, 1)),
+                ("loop", (131072, 1, 1), (256, 1, 1))],
+    "layernorm_gelu": [("row-reduction", (8192, 1, 1), (256, 1, 1)),
+                       ("loop", (131072, 1, 1), (256, 1, 1))],
+    "dense_relu": [("gemm", (), ()), ("loop", (65536, 1, 1), (256, 1, 1))],
+    "dense_relu_softmax": [("gemm", (), ()), ("row-reduction", (4096, 1, 1), (256, 1, 1)),
+                           ("loop", (65536, 1, 1), (256, 1, 1))],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BENCH_PLANS))
+def test_benchmark_workload_plans(name):
+    """One block per row for the row reductions, one thread per element for the loop
+    fusions, the dense layers on cuBLAS with bias and relu in one loop kernel."""
+    import pathlib
+    import sys
+
+    import xlapy as xp
+    import xlapy.numpy as xnp
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[3] / "benchmarks"))
+    try:
+        from workloads import make_numpy_like
+    finally:
+        sys.path.pop(0)
+    f = make_numpy_like(xnp)[name]
+    def s(shape, dtype):  # (zeros: calloc'd pages, never touched by tracing)
+        return np.zeros(shape, dtype)
+    if name in ("softmax", "layernorm_gelu"):
+        args = [s((8192, 4096), np.float32)] + [s((4096,), np.float32)] * (name != "softmax") * 2
+    else:
+        args = [s((4096, 4096), np.float32), s((4096, 4096), np.float32),
+                s((4096,), np.float32)]
+    program, _ = emit_program(xp.jit(f).lower(*args).module)
+    assert [(k.kind, k.grid, k.block) for k in program.kernels] == BENCH_PLANS[name]
+    gemms = [t for t in program.thunks if isinstance(t, Gemm)]
+    assert len(gemms) == (name.startswith("dense")) and all(
+        (g.m, g.n, g.k, g.dtype) == (4096, 4096, 4096, "f32") for g in gemms)
 
 
 @pytest.mark.parametrize("dtype,largest", [("f32", "true"), ("f32", "false"),

@@ -84,3 +84,41 @@ def test_xla_gpu_placement_without_gpu():
         soft = tf.ConfigProto(allow_soft_placement=True)
         with tf.Session(graph=graph, config=soft) as sess:
             assert sess.run(y) == pytest.approx(30.0)
+
+
+@needs_gpu
+def test_device_arrays_on_the_gpu():
+    """Results stay on the GPU, are read in place as inputs (no uploads), the allocator
+    serves a steady loop of calls from its cache, pred and tuple results come back."""
+    from xlapy.backends.gpu.runtime.device_array import DeviceArray
+    ctx = get_platform("gpu").context
+    x = np.random.default_rng(1).standard_normal((300, 1000)).astype(np.float32)
+    dx = xp.device_put(x, xp.devices("gpu")[0])
+    assert type(dx) is DeviceArray and dx.device.platform == "gpu"
+
+    @xp.jit
+    def f(a):
+        e = xp.numpy.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), a > 0
+    g = xp.jit(f.fun, backend="gpu")
+    want = f(x)
+    r = g(dx)
+    r = g(dx)
+    before = ctx.allocator.stats()
+    for _ in range(10):
+        r = g(dx)
+    after = ctx.allocator.stats()
+    assert after["raw_allocs"] == before["raw_allocs"]
+    assert type(r[0]) is DeviceArray and r[0].block_until_ready() is r[0]
+    np.testing.assert_allclose(np.asarray(r[0]), want[0], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(np.asarray(r[1]), want[1])
+    again = g(r[0])[0]                           # a result as the next input
+    np.testing.assert_allclose(np.asarray(again), f(np.asarray(r[0]))[0], rtol=1e-5)
+
+
+@without_gpu
+def test_gpu_devices_without_gpu_say_why():
+    with pytest.raises(XlapyError, match="xlapy\\[gpu\\]"):
+        xp.devices("gpu")
+    with pytest.raises(XlapyError, match="xlapy\\[gpu\\]"):
+        xp.device_put(np.ones(3, np.float32), "gpu")

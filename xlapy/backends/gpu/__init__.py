@@ -12,6 +12,9 @@ Layers, each importing only from those below it (tests/test_layering.py checks t
   codegen.py       LLVM IR -> PTX (libdevice linked, NVVMReflect)
   target.py        the architecture compiled for
 
+Executables return DeviceArrays from run_device (xp.jit's call: results stay on the
+device) and NumPy arrays from run; platform.device_put(x) puts an array on the device.
+
 Without a GPU, compile_program (and `python -m xlapy compile --backend gpu`) still makes
 PTX; GpuPlatform() raises a clear error; the emulator platform runs the kernels on the CPU.
 """
@@ -27,7 +30,13 @@ class GpuPlatform(Platform):
     def __init__(self):
         from xlapy.backends.gpu.runtime import cuda  # here: the driver is loaded on demand
         context = cuda.default_context()             # raises when no GPU / no cuda-python
+        self.context = context
         self.compiler = GpuCompiler(context.device_for, arch=context.arch)
+
+    def device_put(self, x):
+        """x (a NumPy array) copied into the GPU's memory: a DeviceArray."""
+        from xlapy.backends.gpu.runtime.device_array import DeviceArray  # with the runtime
+        return DeviceArray.from_host(self.context, x)
 
 
 class GpuEmulatorPlatform(Platform):
@@ -37,9 +46,13 @@ class GpuEmulatorPlatform(Platform):
     name = "gpu-emulator"
 
     def __init__(self):
-        from xlapy.backends.gpu.runtime.emulator import EmulatedDevice  # host LLVM: on demand
+        from xlapy.backends.gpu.runtime.emulator import (  # host LLVM: on demand
+            EmulatedDevice, emulated_context)
+        self.context = emulated_context()
         self.compiler = GpuCompiler(lambda program: EmulatedDevice(program.llvm_ir),
                                     emulate=True, platform_name=self.name)
+
+    device_put = GpuPlatform.device_put
 
 
 register_platform("gpu", GpuPlatform)

@@ -1,7 +1,12 @@
-"""Running a compiled gpu program: arguments to device memory, the thunks on the device's
-stream (runtime/executor.py), results back as NumPy arrays.
+"""Running a compiled gpu program: arguments to device memory, the thunks queued on the
+device's stream (runtime/executor.py), results left on the device.
 
-  exe.run(*arrays)            NumPy in, NumPy out (base.Executable)
+  exe.run_device(*args)       NumPy arrays or DeviceArrays in (a DeviceArray of this
+                              context is read in place), DeviceArrays out at once: the
+                              work is queued, reading a result waits for it (what
+                              xp.jit(..., backend="gpu") calls)
+  exe.run(*arrays)            NumPy in, NumPy out (base.Executable: run-hlo, compat.v1)
+  exe.device_put(x)           a NumPy array as a DeviceArray of this executable's context
   exe.program                 the Program: kernels (the plan), PTX, LLVM IR
 """
 
@@ -9,9 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlapy.backends.base import Executable
+from xlapy.backends.base import Executable, check_argument
+from xlapy.backends.gpu.runtime.device_array import DeviceArray
 from xlapy.backends.gpu.runtime.executor import Executor
 from xlapy.backends.gpu.runtime.program import Program
+from xlapy.errors import InputError
 from xlapy.hlo.ir import Module
 from xlapy.hlo.shapes import Shape
 
@@ -20,55 +27,86 @@ class GpuExecutable(Executable):
     def __init__(self, module: Module, program: Program, device, platform_name: str = "gpu"):
         super().__init__(module, platform_name)
         self.program = program
+        self.context = device.context
         self._executor = Executor(program, device)
+        # per leaf: its shape and its physical order (None: row-major), as DeviceArray keeps it
+        self._in_leaves = [(leaf, _order_or_none(leaf)) for s in self.parameter_shapes
+                           for leaf in s.leaves()]
+        self._out_leaves = [(leaf, _order_or_none(leaf)) for leaf in self.result_shape.leaves()]
 
     def _execute(self, args: list):
-        return self._start(args).result()
+        given = {id(x) for a in args for x in _flat(a)}
+        # each result as a writable NumPy array of its own; its block freed, unless the
+        # result is an input DeviceArray itself
+        outs = [np.array(d) if id(d) in given else d.take() for d in self._call(args)]
+        return _unflatten(self.result_shape, iter(outs))
 
-    def run_async(self, *args) -> "GpuFuture":
-        """Dispatch a call and return at once; the result is synchronized when read
-        (GpuFuture.result(), or np.asarray of an array result)."""
-        return self._start(self.check_arguments(args))
+    def run_device(self, *args):
+        """Queue a call; its results as DeviceArrays (a tuple tree for a tuple result)."""
+        if len(args) != len(self.parameter_shapes):
+            self.check_arguments(args)  # (raises the count error)
+        return _unflatten(self.result_shape, iter(self._call(args)))
 
-    def _start(self, args: list) -> "GpuFuture":
-        shapes = [leaf for s in self.parameter_shapes for leaf in s.leaves()]
-        leaves = [physical(a, s) for a, s in zip([x for y in args for x in _flat(y)], shapes)]
-        return GpuFuture(self._executor.start(leaves), self.result_shape)
+    def device_put(self, x) -> DeviceArray:
+        return DeviceArray.from_host(self.context, np.asarray(x))
+
+    def _call(self, args) -> list[DeviceArray]:
+        leaves = args
+        for a in args:
+            if isinstance(a, (tuple, list)):
+                leaves = [x for y in args for x in _flat(y)]
+                break
+        if len(leaves) != len(self._in_leaves):
+            self.check_arguments(args)
+        ctx = self.context
+        inputs = []
+        for k, (a, (shape, order)) in enumerate(zip(leaves, self._in_leaves)):
+            if type(a) is DeviceArray:
+                if a.shape != shape.dims or a.dtype != shape.dtype:
+                    raise InputError(f"{self.module.name}: argument leaf {k}: expected "
+                                     f"{shape.element_type.name}{list(shape.dims)}, got a "
+                                     f"DeviceArray of {a.dtype}{list(a.shape)}")
+                if a._ctx is ctx and a._order == order and a._addr is not None:
+                    inputs.append(a._addr)
+                    continue
+                a = np.asarray(a)  # another context's memory or layout: through the host
+            arr = check_argument(a, shape, f"{self.module.name}: argument leaf {k}")
+            inputs.append(physical(arr, shape))
+        outs = self._executor.start(inputs)
+        result = []
+        for o, (shape, order) in zip(outs, self._out_leaves):
+            if type(o) is int:
+                result.append(DeviceArray(ctx, o, shape.dims, shape.dtype, order))
+            else:  # Borrowed: an input given as a DeviceArray of this context
+                result.append(leaves[o.leaf])
+        return result
 
 
-class GpuFuture:
-    """A dispatched call's result: result() (or np.asarray for an array result) waits for
-    the device and returns NumPy arrays shaped like the entry's root."""
+def physical_order(shape: Shape) -> tuple:
+    """The logical dimensions from major to minor (how device memory holds the array)."""
+    return tuple(reversed(shape.minor_to_major)) if shape.rank else ()
 
-    def __init__(self, pending, shape: Shape):
-        self._pending = pending
-        self._shape = shape
 
-    @property
-    def done(self) -> bool:
-        return self._pending.done
-
-    def result(self):
-        return _unflatten(self._shape, iter(self._pending.result()))
-
-    def __array__(self, dtype=None, copy=None):
-        value = self.result()
-        if isinstance(value, tuple):
-            raise TypeError("a tuple result is not an array: call result()")
-        return value if dtype is None else value.astype(dtype)
+def _order_or_none(shape: Shape):
+    order = physical_order(shape)
+    return None if order == tuple(range(shape.rank)) else order
 
 
 def physical(arr: np.ndarray, shape: Shape) -> np.ndarray:
     """A logical array in the shape's physical (layout) order, as stored on the device."""
     if shape.rank:
-        arr = np.transpose(arr, list(reversed(shape.minor_to_major)))
+        order = physical_order(shape)
+        if order != tuple(range(shape.rank)):
+            arr = np.transpose(arr, order)
     if shape.element_type.is_pred:
-        arr = arr.astype(np.uint8)
+        arr = arr.view(np.uint8) if arr.dtype == np.bool_ else arr.astype(np.uint8)
     return np.ascontiguousarray(arr)
 
 
+
+
 def _flat(a):
-    if isinstance(a, tuple):
+    if isinstance(a, (tuple, list)):
         return [x for y in a for x in _flat(y)]
     return [a]
 
@@ -76,14 +114,4 @@ def _flat(a):
 def _unflatten(shape: Shape, it):
     if shape.is_tuple:
         return tuple(_unflatten(s, it) for s in shape.tuple_shapes)
-    data = next(it)
-    t = shape.element_type
-    dtype = np.dtype(np.uint8) if t.is_pred else shape.dtype
-    phys_dims = [shape.dims[d] for d in reversed(shape.minor_to_major)]
-    arr = np.frombuffer(data, dtype=dtype, count=shape.size).reshape(phys_dims)
-    if shape.rank:
-        # physical (major-to-minor) order back to logical dimension order
-        order = list(reversed(shape.minor_to_major))
-        arr = np.transpose(arr, np.argsort(order))
-    arr = arr.astype(np.bool_) if t.is_pred else arr
-    return np.array(arr, order="C")
+    return next(it)

@@ -14,6 +14,12 @@ addresses) are loop kernels.
   block:                lane 0 of warp w writes smem[w]; barrier; warp 0 reduces smem
   thread 0:             writes the row's outputs
 
+A reduce whose inputs use another reduce of the same rows (softmax's sum of exp(x - max),
+layernorm's variance around the mean) is computed in a later phase: the block first
+reduces the one it needs, thread 0 broadcasts the value through shared memory, and the
+fused code reads it at the row's index instead of recomputing the inner reduction for
+every element (which made such a kernel quadratic in the row length).
+
 As XLA documents for reduce, the init value may be combined more than once (it is an
 identity of the reducer in practice) and the order of combination is unspecified.
 """
@@ -28,7 +34,7 @@ from xlapy.backends.gpu.emitters.kernel_abi import I32, libdevice_math, new_kern
 from xlapy.backends.gpu.emitters.launch import LaunchDims, row_launch, row_threads
 from xlapy.backends.gpu.target import WARP_SIZE
 from xlapy.backends.llvm import types as T
-from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter
+from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, Gen
 from xlapy.backends.llvm.loops import for_range, index_of, merge_index, row_major_index_of
 from xlapy.hlo.ir import Computation, Instruction
 
@@ -153,6 +159,73 @@ def barrier(b: ir.IRBuilder) -> None:
     b.call(fn, [])
 
 
+def _compatible(r: Instruction, plan: RowReduction) -> bool:
+    """Whether a reduce inside the fusion reduces the same rows as the root's reduces (so
+    one block computes its value for its row)."""
+    if r.opcode != "reduce" or tuple(sorted(r.attrs["dimensions"])) != plan.dims:
+        return False
+    first = plan.reduces[0]
+    in_shape, out_shape = first.operands[0].shape, first.shape.leaves()[0]
+    n = len(r.operands) // 2
+    return all(op.shape.dims == in_shape.dims and
+               op.shape.minor_to_major == in_shape.minor_to_major and
+               op.shape.element_type.name not in ("f16", "bf16") for op in r.operands[:n]) \
+        and all(leaf.dims == out_shape.dims for leaf in r.shape.leaves())
+
+
+def reduction_phases(plan: RowReduction) -> list[list[Instruction]]:
+    """The fusion's row reductions in the order a block computes them: a reduce whose
+    inputs use another reduce's value (softmax's sum of exp(x - max), layernorm's
+    variance) comes in a later phase, after the block has that value."""
+    level: dict[int, int] = {}
+    order = []
+    for instr in plan.comp.post_order():
+        deps = [level[id(o)] for o in instr.operands if id(o) in level]
+        if instr.opcode == "reduce" and _compatible(instr, plan):
+            level[id(instr)] = 1 + max(deps, default=-1)
+            order.append(instr)
+        elif deps:
+            level[id(instr)] = max(deps)      # (carries the reduces it depends on)
+    phases: list[list[Instruction]] = [[] for _ in range(1 + max(level[id(r)] for r in order))]
+    for r in order:
+        phases[level[id(r)]].append(r)
+    return phases
+
+
+def _select_computed(em, cond, then, otherwise):
+    """then() where cond holds, else otherwise(): each in a block (and value scope) of its
+    own, joined by a phi (the untaken side's code does not run)."""
+    b = em.b
+    fn = b.function
+    blocks = fn.append_basic_block("row.known"), fn.append_basic_block("row.other")
+    merge = fn.append_basic_block("row.merge")
+    b.cbranch(cond, *blocks)
+    incoming = []
+    for block, make in zip(blocks, (then, otherwise)):
+        b.position_at_end(block)
+        with em.scope():
+            incoming.append((make(), b.block))
+        b.branch(merge)
+    b.position_at_end(merge)
+    phi = b.phi(incoming[0][0].type)
+    for v, block in incoming:
+        phi.add_incoming(v, block)
+    return phi
+
+
+def _same_index(a: list, b: list) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        if isinstance(x, ir.Constant) and isinstance(y, ir.Constant) and \
+                x.type == y.type and x.constant == y.constant:
+            continue
+        return False
+    return True
+
+
 def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction, name: str,
                        use_libdevice: bool = True) -> ir.Function:
     out_shapes = instr.shape.leaves()
@@ -165,7 +238,6 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
     for op in instr.operands:
         assert not op.shape.is_tuple, "fusion parameters are arrays"
         param_gens.append(ArrayInput(em, next(it), op.shape))
-    gens = em.generators(plan.comp, param_gens)
 
     first = plan.reduces[0]
     in_shape = first.operands[0].shape
@@ -182,19 +254,7 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
     lane = b.and_(tid32, ir.Constant(I32, WARP_SIZE - 1))
     warp = b.lshr(tid32, ir.Constant(I32, 5))
     out_index = index_of(b, out_shape, row)
-
-    # accumulators: one slot per value of each reduce (variadic reduces have several)
-    accs = []   # per reduce: list of slots
-    for r in plan.reduces:
-        n = len(r.operands) // 2
-        slots = []
-        for g in (gens[id(op)] for op in r.operands[n:]):
-            with em.scope():
-                v = g([])
-            s = em.alloca(v.type)
-            b.store(v, s)
-            slots.append(s)
-        accs.append(slots)
+    is_first = b.icmp_unsigned("==", tid32, ir.Constant(I32, 0))
 
     def combine(r, slots, values):
         with em.scope():
@@ -204,56 +264,121 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
             for s, v in zip(slots, res):
                 b.store(v, s)
 
-    # strided loop over the row
-    with for_range(b, tid, plan.row_length, step=threads, name="k") as k:
-        with em.scope():
-            ridx = row_major_index_of(b, [in_shape.dims[d] for d in red_phys], k)
-            full = merge_index(in_shape.rank, (keep, out_index), (red_phys, ridx))
-            for r, slots in zip(plan.reduces, accs):
-                n = len(r.operands) // 2
-                values = [gens[id(op)](full) for op in r.operands[:n]]
-                combine(r, slots, values)
+    def shared_array(ty, n: int):
+        t = ir.ArrayType(ty, n)
+        g = ir.GlobalVariable(module, t, module.get_unique_name(f"{name}.smem"), addrspace=3)
+        g.linkage = "internal"
+        g.initializer = ir.Constant(t, ir.Undefined)
+        g.align = 8
+        return g
 
-    def warp_reduce():
-        for delta in (16, 8, 4, 2, 1):
-            for r, slots in zip(plan.reduces, accs):
-                others = [shfl_down(b, b.load(s), delta) for s in slots]
-                combine(r, slots, others)
+    def at(g, i):
+        return b.gep(g, [ir.Constant(I32, 0), i], inbounds=True)
 
-    warp_reduce()
-    if warps > 1:
-        shared = []
-        for slots in accs:
-            row_sh = []
-            for s in slots:
-                ty = ir.ArrayType(s.allocated_type, warps)
-                g = ir.GlobalVariable(module, ty, module.get_unique_name(f"{name}.smem"),
-                                      addrspace=3)
-                g.linkage = "internal"
-                g.initializer = ir.Constant(ty, ir.Undefined)
-                g.align = 8
-                row_sh.append(g)
-            shared.append(row_sh)
-        with b.if_then(b.icmp_unsigned("==", lane, ir.Constant(I32, 0))):
-            for slots, gs in zip(accs, shared):
-                for s, g in zip(slots, gs):
-                    b.store(b.load(s), b.gep(g, [ir.Constant(I32, 0), warp], inbounds=True))
+    def block_reduce(reduces, gens) -> dict:
+        """Every thread's share of the rows' elements, then warp shuffles, then the warps'
+        results through shared memory: thread 0 holds each reduce's value in its slots."""
+        accs = {}   # id(reduce) -> one slot per value (variadic reduces have several)
+        for r in reduces:
+            n = len(r.operands) // 2
+            slots = []
+            for g in (gens[id(op)] for op in r.operands[n:]):
+                with em.scope():
+                    v = g([])
+                s = em.alloca(v.type)
+                b.store(v, s)
+                slots.append(s)
+            accs[id(r)] = slots
+        with for_range(b, tid, plan.row_length, step=threads, name="k") as k:
+            with em.scope():
+                ridx = row_major_index_of(b, [in_shape.dims[d] for d in red_phys], k)
+                full = merge_index(in_shape.rank, (keep, out_index), (red_phys, ridx))
+                for r in reduces:
+                    n = len(r.operands) // 2
+                    combine(r, accs[id(r)], [gens[id(op)](full) for op in r.operands[:n]])
+
+        def warp_reduce():
+            for delta in (16, 8, 4, 2, 1):
+                for r in reduces:
+                    slots = accs[id(r)]
+                    combine(r, slots, [shfl_down(b, b.load(s), delta) for s in slots])
+
+        warp_reduce()
+        if warps > 1:
+            shared = {id(r): [shared_array(s.allocated_type, warps) for s in accs[id(r)]]
+                      for r in reduces}
+            with b.if_then(b.icmp_unsigned("==", lane, ir.Constant(I32, 0))):
+                for r in reduces:
+                    for s, g in zip(accs[id(r)], shared[id(r)]):
+                        b.store(b.load(s), at(g, warp))
+            barrier(b)
+            with b.if_then(b.icmp_unsigned("==", warp, ir.Constant(I32, 0))):
+                in_range = b.icmp_unsigned("<", lane, ir.Constant(I32, warps))
+                for r in reduces:
+                    n = len(r.operands) // 2
+                    for s, g, init in zip(accs[id(r)], shared[id(r)], r.operands[n:]):
+                        with em.scope():
+                            iv = gens[id(init)]([])
+                        idx = b.select(in_range, lane, ir.Constant(I32, 0))
+                        b.store(b.select(in_range, b.load(at(g, idx)), iv), s)
+                warp_reduce()
+        return accs
+
+    def broadcast(reduces, accs) -> None:
+        """Thread 0's values to every thread of the block (through shared memory)."""
+        bcast = {id(r): [shared_array(s.allocated_type, 1) for s in accs[id(r)]]
+                 for r in reduces}
+        zero = ir.Constant(I32, 0)
+        with b.if_then(is_first):
+            for r in reduces:
+                for s, g in zip(accs[id(r)], bcast[id(r)]):
+                    b.store(b.load(s), at(g, zero))
         barrier(b)
-        with b.if_then(b.icmp_unsigned("==", warp, ir.Constant(I32, 0))):
-            in_range = b.icmp_unsigned("<", lane, ir.Constant(I32, warps))
-            for r, slots, gs in zip(plan.reduces, accs, shared):
-                n = len(r.operands) // 2
-                for s, g, init in zip(slots, gs, r.operands[n:]):
-                    with em.scope():
-                        iv = gens[id(init)]([])
-                    idx = b.select(in_range, lane, ir.Constant(I32, 0))
-                    v = b.load(b.gep(g, [ir.Constant(I32, 0), idx], inbounds=True))
-                    b.store(b.select(in_range, v, iv), s)
-            warp_reduce()
-    with b.if_then(b.icmp_unsigned("==", tid32, ir.Constant(I32, 0))):
+        for r in reduces:
+            for s, g in zip(accs[id(r)], bcast[id(r)]):
+                b.store(b.load(at(g, zero)), s)
+
+    def known(r, slots, fallback):
+        """r's generator once the block has r's value for its row: that value at the row's
+        own index (the index the fused code asks for after a broadcast: the same IR
+        values, or equal ones at run time), computed anew at any other index."""
+        def value():
+            values = tuple(b.load(s) for s in slots)
+            return values if r.shape.is_tuple else values[0]
+
+        def gen(index):
+            index = list(index)
+            if _same_index(index, out_index):
+                return value()
+            if r.shape.is_tuple or len(index) != len(out_index) or \
+                    any(i.type != o.type for i, o in zip(index, out_index)):
+                return fallback(index)
+            same = None
+            for i, o in zip(index, out_index):
+                eq = b.icmp_unsigned("==", i, o)
+                same = eq if same is None else b.and_(same, eq)
+            if same is None:
+                return value()
+            return _select_computed(em, same, value, lambda: fallback(index))
+        return Gen(gen, r.shape)
+
+    # phase by phase: a reduce whose inputs use another's value comes after it
+    overrides: dict = {}
+    values: dict = {}
+    phases = reduction_phases(plan)
+    for k, reduces in enumerate(phases):
+        gens = em.generators(plan.comp, param_gens, overrides)
+        accs = block_reduce(reduces, gens)
+        values.update(accs)
+        if k + 1 < len(phases):
+            broadcast(reduces, accs)
+            for r in reduces:
+                overrides[id(r)] = known(r, accs[id(r)], gens[id(r)])
+
+    with b.if_then(is_first):
         o = 0
-        for r, slots in zip(plan.reduces, accs):
-            for s, leaf in zip(slots, r.shape.leaves()):
+        for r in plan.reduces:
+            for s, leaf in zip(values[id(r)], r.shape.leaves()):
                 t = leaf.element_type
                 addr = b.gep(outs[o], [row], inbounds=True, source_etype=T.storage_type(t))
                 T.store(b, b.load(s), addr, t)

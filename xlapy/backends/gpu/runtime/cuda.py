@@ -4,16 +4,23 @@ module loading and kernel launch. Optional: `pip install 'xlapy[gpu]'`.
   ctx = default_context()          # XlapyError when cuda-python, the driver or a GPU is missing
   device = ctx.device_for(program) # an executor.Device holding the program's PTX module
 
-Everything a call does goes on the context's one stream, in order; download() waits for
-the stream, so results are synchronized when they are read.
+The context holds the memory (device_array.py's context: a caching allocator, uploads
+from and downloads into NumPy arrays' own buffers, device copies). Everything a call does
+goes on the context's one stream, in order; download() waits for the stream, so results
+are synchronized when they are read. The cached blocks are freed at exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import threading
 
+import numpy as np
+
+from xlapy.backends.gpu.runtime.allocator import CachingAllocator
+from xlapy.backends.gpu.runtime.device_array import GpuDevice
 from xlapy.backends.gpu.runtime.program import Gemm
 from xlapy.errors import XlapyError
 
@@ -21,7 +28,13 @@ INSTALL_HINT = ("install the gpu extra: pip install 'xlapy[gpu]' (cuda-python an
                 "nvidia-cublas-cu12; an NVIDIA driver and GPU are needed to run)")
 
 
+_DRIVER = None
+
+
 def _driver():
+    global _DRIVER
+    if _DRIVER is not None:
+        return _DRIVER
     try:
         from cuda.bindings import driver
     except ImportError:
@@ -29,6 +42,7 @@ def _driver():
             from cuda import cuda as driver  # cuda-python < 12.6 names
         except ImportError:
             raise XlapyError(f"the gpu backend needs cuda-python: {INSTALL_HINT}") from None
+    _DRIVER = driver
     return driver
 
 
@@ -56,8 +70,26 @@ def pack_kernel_args(addresses: list) -> tuple:
     return (values, ptrs), ctypes.addressof(ptrs)
 
 
+def device_name(raw) -> str:
+    """cuDeviceGetName's answer (bytes padded with NULs, or a str) as text."""
+    if isinstance(raw, str):
+        return raw.split("\0")[0]
+    return bytes(raw).split(b"\0")[0].decode(errors="replace")
+
+
+_THREAD = threading.local()
+
+
+def _close_quietly(allocator) -> None:
+    """At exit: the cached blocks back to the driver (which may be shutting down too)."""
+    try:
+        allocator.close()
+    except Exception:
+        pass
+
+
 class CudaContext:
-    """Device 0's primary context and one stream."""
+    """Device 0's primary context, one stream, and the memory: a caching allocator."""
 
     def __init__(self):
         drv = _driver()
@@ -68,23 +100,69 @@ class CudaContext:
             raise XlapyError(f"no usable CUDA driver or GPU ({e}); {INSTALL_HINT}") from None
         if check(drv.cuDeviceGetCount(), "cuDeviceGetCount") == 0:
             raise XlapyError(f"no CUDA GPU is present; {INSTALL_HINT}")
-        self.device = check(drv.cuDeviceGet(0), "cuDeviceGet")
+        self.cu_device = check(drv.cuDeviceGet(0), "cuDeviceGet")
         attr = drv.CUdevice_attribute
         major = check(drv.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.device), "attribute")
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.cu_device), "attribute")
         minor = check(drv.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.device), "attribute")
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.cu_device), "attribute")
         self.arch = min(major * 10 + minor, 90)
-        self.context = check(drv.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        try:
+            self.name = device_name(check(drv.cuDeviceGetName(256, self.cu_device),
+                                          "cuDeviceGetName"))
+        except Exception:  # (only a label: never a reason to refuse the GPU)
+            self.name = "CUDA device 0"
+        self.device = GpuDevice("gpu", 0, self.name)
+        self.context = check(drv.cuDevicePrimaryCtxRetain(self.cu_device),
+                             "cuDevicePrimaryCtxRetain")
         self.make_current()
         self.stream = check(drv.cuStreamCreate(0), "cuStreamCreate")
         self.lock = threading.Lock()
+        self.allocator = CachingAllocator(self._raw_alloc, self._raw_free)
+        atexit.register(_close_quietly, self.allocator)
 
     def make_current(self) -> None:
         check(self.drv.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        _THREAD.current = self
+
+    def here(self) -> None:
+        """Make the context current on this thread, once per thread (the driver's calls
+        act on the calling thread's current context)."""
+        if getattr(_THREAD, "current", None) is not self:
+            self.make_current()
 
     def device_for(self, program) -> "CudaDevice":
         return CudaDevice(self, program.ptx)
+
+    # ---- memory --------------------------------------------------------------------------
+    def _raw_alloc(self, nbytes: int) -> int:
+        self.here()
+        return int(check(self.drv.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes} bytes)"))
+
+    def _raw_free(self, addr: int) -> None:
+        self.here()
+        check(self.drv.cuMemFree(addr), "cuMemFree")
+
+    def upload(self, addr: int, host: np.ndarray) -> None:
+        """From the array's own (pageable) buffer: the driver has copied it when this
+        returns, the transfer to the device is ordered on the stream."""
+        self.here()
+        check(self.drv.cuMemcpyHtoDAsync(addr, host.ctypes.data, host.nbytes, self.stream),
+              "cuMemcpyHtoDAsync")
+
+    def download(self, addr: int, out: np.ndarray) -> None:
+        self.here()
+        check(self.drv.cuMemcpyDtoHAsync(out.ctypes.data, addr, out.nbytes, self.stream),
+              "cuMemcpyDtoHAsync")
+        self.synchronize()
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        self.here()
+        check(self.drv.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "cuMemcpyDtoDAsync")
+
+    def synchronize(self) -> None:
+        self.here()
+        check(self.drv.cuStreamSynchronize(self.stream), "cuStreamSynchronize")
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,65 +171,47 @@ def default_context() -> CudaContext:
 
 
 class CudaDevice:
-    """executor.Device for one loaded PTX module."""
+    """executor.Device for one loaded PTX module (memory: its context's)."""
 
     def __init__(self, ctx: CudaContext, ptx: str):
-        self.ctx = ctx
+        self.context = ctx
         drv = ctx.drv
         ctx.make_current()
         self.module = check(drv.cuModuleLoadData(ptx.encode() + b"\0"), "cuModuleLoadData")
         self._functions: dict = {}
-        self._pending: list = []    # host buffers of uploads in flight
+        self._packed: dict = {}     # kernel -> its argument arrays, refilled per launch
+        self._launch_lock = threading.Lock()
         self._blas = None
 
     def _function(self, name: str):
         f = self._functions.get(name)
         if f is None:
-            f = check(self.ctx.drv.cuModuleGetFunction(self.module, name.encode()),
+            f = check(self.context.drv.cuModuleGetFunction(self.module, name.encode()),
                       f"cuModuleGetFunction({name})")
             self._functions[name] = f
         return f
 
-    def alloc(self, nbytes: int) -> int:
-        return int(check(self.ctx.drv.cuMemAlloc(max(nbytes, 1)), "cuMemAlloc"))
-
-    def free(self, addr: int) -> None:
-        check(self.ctx.drv.cuMemFree(addr), "cuMemFree")
-
-    def upload(self, addr: int, data: bytes) -> None:
-        buf = ctypes.create_string_buffer(data, len(data))
-        self._pending.append(buf)
-        check(self.ctx.drv.cuMemcpyHtoDAsync(addr, ctypes.addressof(buf), len(data),
-                                             self.ctx.stream), "cuMemcpyHtoDAsync")
-
-    def download(self, addr: int, nbytes: int) -> bytes:
-        buf = ctypes.create_string_buffer(max(nbytes, 1))
-        if nbytes:
-            check(self.ctx.drv.cuMemcpyDtoHAsync(ctypes.addressof(buf), addr, nbytes,
-                                                 self.ctx.stream), "cuMemcpyDtoHAsync")
-        self.synchronize()
-        return buf.raw[:nbytes]
-
-    def copy(self, dst: int, src: int, nbytes: int) -> None:
-        check(self.ctx.drv.cuMemcpyDtoDAsync(dst, src, nbytes, self.ctx.stream),
-              "cuMemcpyDtoDAsync")
-
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
-        keep, params = pack_kernel_args(args)
-        check(self.ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
-                                          self.ctx.stream, params, 0),
-              f"cuLaunchKernel({kernel})")
-        self._pending.append(keep)
+        ctx = self.context
+        ctx.here()
+        # the driver copies the argument values when the launch is queued, so one pair of
+        # arrays per kernel is refilled for each launch (under the lock)
+        with self._launch_lock:
+            packed = self._packed.get(kernel)
+            if packed is None or len(packed[0][0]) != max(len(args), 1):
+                packed = self._packed[kernel] = pack_kernel_args(args)
+            elif args:
+                packed[0][0][:len(args)] = args
+            check(ctx.drv.cuLaunchKernel(self._function(kernel), *grid, *block, shared_bytes,
+                                         ctx.stream, packed[1], 0),
+                  f"cuLaunchKernel({kernel})")
 
     def gemm(self, t: Gemm, out: int, lhs: int, rhs: int) -> None:
         from xlapy.backends.gpu.runtime import cublas  # loaded with the first dot
+        self.context.here()
         if self._blas is None:
-            self._blas = cublas.Handle(int(self.ctx.stream))
+            self._blas = cublas.Handle(int(self.context.stream))
         self._blas.gemm(t, out, lhs, rhs)
-
-    def synchronize(self) -> None:
-        check(self.ctx.drv.cuStreamSynchronize(self.ctx.stream), "cuStreamSynchronize")
-        self._pending.clear()
 
 
 @functools.lru_cache(maxsize=1)

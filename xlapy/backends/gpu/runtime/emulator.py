@@ -22,6 +22,8 @@ import llvmlite.binding as llvm
 import ml_dtypes
 import numpy as np
 
+from xlapy.backends.gpu.runtime.allocator import CachingAllocator
+from xlapy.backends.gpu.runtime.device_array import GpuDevice
 from xlapy.backends.gpu.runtime.program import Gemm
 from xlapy.errors import XlapyError
 
@@ -194,6 +196,53 @@ def _add_symbols() -> None:
         _SYMBOLS_ADDED = True
 
 
+class EmulatedContext:
+    """The emulator's memory (device_array.py's context): host blocks from a caching
+    allocator, copies with memmove; every emulated program shares it, as the programs of
+    one CUDA context share its memory. `raw` counts the blocks held (for tests)."""
+
+    def __init__(self):
+        self.device = GpuDevice("gpu-emulator", 0, "host emulator")
+        self._blocks: dict[int, ctypes.Array] = {}
+        self._lock = threading.Lock()
+        self.allocator = CachingAllocator(self._raw_alloc, self._raw_free)
+
+    def _raw_alloc(self, nbytes: int) -> int:
+        buf = ctypes.create_string_buffer(nbytes)
+        addr = ctypes.addressof(buf)
+        with self._lock:
+            self._blocks[addr] = buf
+        return addr
+
+    def _raw_free(self, addr: int) -> None:
+        with self._lock:
+            del self._blocks[addr]
+
+    def upload(self, addr: int, host: np.ndarray) -> None:
+        ctypes.memmove(addr, host.ctypes.data, host.nbytes)
+
+    def download(self, addr: int, out: np.ndarray) -> None:
+        ctypes.memmove(out.ctypes.data, addr, out.nbytes)
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        ctypes.memmove(dst, src, nbytes)
+
+    def synchronize(self) -> None:
+        """(Emulated work has finished when its call returns.)"""
+
+
+_CONTEXT: EmulatedContext | None = None
+_CONTEXT_LOCK = threading.Lock()
+
+
+def emulated_context() -> EmulatedContext:
+    global _CONTEXT
+    with _CONTEXT_LOCK:
+        if _CONTEXT is None:
+            _CONTEXT = EmulatedContext()
+        return _CONTEXT
+
+
 class EmulatedDevice:
     """executor.Device on host memory; kernels compiled from the program's LLVM IR."""
 
@@ -219,26 +268,8 @@ class EmulatedDevice:
         self._set_threaded = ctypes.CFUNCTYPE(None, ctypes.c_int32)(
             engine.get_function_address("xlapy_emu_set_threaded"))
         self._n_args = kernels
-        self._memory: dict[int, ctypes.Array] = {}
+        self.context = emulated_context()
         self.launches: list = []   # (kernel, grid, block): what ran, for tests
-
-    def alloc(self, nbytes: int) -> int:
-        buf = ctypes.create_string_buffer(max(nbytes, 1))
-        addr = ctypes.addressof(buf)
-        self._memory[addr] = buf
-        return addr
-
-    def free(self, addr: int) -> None:
-        self._memory.pop(addr, None)
-
-    def upload(self, addr: int, data: bytes) -> None:
-        ctypes.memmove(addr, data, len(data))
-
-    def download(self, addr: int, nbytes: int) -> bytes:
-        return ctypes.string_at(addr, nbytes)
-
-    def copy(self, dst: int, src: int, nbytes: int) -> None:
-        ctypes.memmove(dst, src, nbytes)
 
     def launch(self, kernel: str, grid, block, shared_bytes: int, args: list) -> None:
         if kernel not in self._threaded and (tuple(grid[1:]) != (1, 1)
@@ -290,9 +321,9 @@ class EmulatedDevice:
         dt = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}.get(t.dtype)
         if dt is None:
             raise XlapyError(f"the emulator's gemm has no {t.dtype}")
-        size = np.dtype(dt).itemsize
-        a = np.frombuffer(self.download(lhs, t.batch * t.m * t.k * size), dt)
-        b = np.frombuffer(self.download(rhs, t.batch * t.k * t.n * size), dt)
-        c = np.matmul(a.reshape(t.batch, t.m, t.k).astype(np.float32),
-                      b.reshape(t.batch, t.k, t.n).astype(np.float32)).astype(dt)
-        self.upload(out, c.tobytes())
+        a = np.empty((t.batch, t.m, t.k), dt)
+        b = np.empty((t.batch, t.k, t.n), dt)
+        self.context.download(lhs, a)
+        self.context.download(rhs, b)
+        c = np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
+        self.context.upload(out, np.ascontiguousarray(c))
