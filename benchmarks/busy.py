@@ -13,7 +13,13 @@ beside the neighbour, xlapy and JAX taking turns, in wall time and in CPU time (
 process's threads: a thread that spins waiting is counted, as the neighbour feels it):
 
     .venv/bin/python benchmarks/busy.py [--only NAME[,NAME]] [--rounds 6] [--budget 0.3]
-                                        [--modes quiet,busy] [--quick]
+                                        [--modes quiet,busy] [--quick] [--cores 0,1]
+
+--cores pins this process and the neighbour to those cores (as `taskset -c 0,1` would):
+on a larger machine that is otherwise idle, a 2-core machine with one other job and
+nothing else, which an oversubscribed shared machine cannot give (its own load moves the
+wall ratios by more than the effect measured). xlapy and JAX size their thread pools by
+the cores they may run on (XLAPY_NUM_THREADS, if set, wins).
 
 For each row and mode it prints the median over rounds of each system's median wall and CPU
 time per call and the xlapy / JAX ratios of both.
@@ -104,7 +110,11 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=0.3, help="seconds per system per row")
     ap.add_argument("--modes", default="quiet,busy")
     ap.add_argument("--quick", action="store_true", help="run.py's smaller sizes")
+    ap.add_argument("--cores", help="comma-separated core numbers to run on (and the neighbour)")
     args = ap.parse_args(argv)
+    if args.cores:   # before xlapy, JAX or NumPy's BLAS size their thread pools
+        import os
+        os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
     from run import build
     only = args.only.split(",") if args.only else None
     rows = [(name, inputs, {s: f for s, f in fns.items() if s in ("xlapy", "jax")})

@@ -306,10 +306,10 @@ def test_pmap_under_mpi_compiled_equals_interpreter(tmp_path):
 
 
 def test_processes_of_one_mpi_job_share_the_cores(monkeypatch):
-    from xlapy.backends.cpu.options import default_num_threads
+    from xlapy.backends.cpu.options import default_num_threads, usable_cores
     monkeypatch.delenv("XLAPY_NUM_THREADS", raising=False)
     monkeypatch.delenv("MPI_LOCALNRANKS", raising=False)
     monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
-    assert default_num_threads() == max(1, (os.cpu_count() or 1) // 2)
+    assert default_num_threads() == max(1, usable_cores() // 2)
     monkeypatch.setenv("XLAPY_NUM_THREADS", "3")
     assert default_num_threads() == 3

@@ -1,6 +1,7 @@
 """The cpu backend's settings from the environment, read where they are used.
 
-  XLAPY_NUM_THREADS     threads for large kernels (default: all cores)
+  XLAPY_NUM_THREADS     threads for large kernels (default: every core this process may
+                        run on: usable_cores)
   XLAPY_GEMM            auto | xlapy | blas: which gemm runs f32/f64 dots (dot_plan.py)
   XLAPY_CACHE_DIR       where compiled code is cached (default ~/.cache/xlapy)
   XLAPY_RUNTIME_CACHE_DIR  where the runtime's own objects are cached (default: next to
@@ -21,6 +22,18 @@ import time
 from xlapy.errors import XlapyError
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset,
+    a job scheduler's binding), not every core of the machine. A pool with more threads
+    than that has workers that the OS deschedules while they hold a unit of a job, which
+    the caller then waits for (as beside a busy neighbour); XLA's default thread count
+    follows the affinity the same way."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):   # (no sched_getaffinity: macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def default_num_threads() -> int:
     value = os.environ.get("XLAPY_NUM_THREADS")
     if value:
@@ -30,7 +43,7 @@ def default_num_threads() -> int:
             raise XlapyError(f"XLAPY_NUM_THREADS must be a positive integer, "
                              f"got '{value}'") from None
         return max(n, 1)
-    n = os.cpu_count() or 1
+    n = usable_cores()
     # processes of one MPI job on this machine share its cores (mpirun sets these)
     local = os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE") or os.environ.get("MPI_LOCALNRANKS")
     if local and local.isdigit() and int(local) > 1:

@@ -161,7 +161,12 @@ def build_ir(triple: str | None = None) -> str:
     b = ir.IRBuilder(worker.append_basic_block("entry"))
     seen_slot = b.alloca(I32)
     spin_i = b.alloca(I32)  # in the entry block: an alloca in the loop would grow the stack
-    b.store(b.load_atomic(g_wake, sc, 4, typ=I32), seen_slot)
+    # a worker starting up joins the job in flight, if any: a thread that first runs after
+    # a job was published (a new pool's first job, a worker the OS was slow to start)
+    # would otherwise take that job's wake-up as seen and sit it out, and the caller would
+    # run every unit alone (joining a finished job is harmless: its claim word has no
+    # chunk left, or a newer generation)
+    b.store(b.sub(b.load_atomic(g_wake, sc, 4, typ=I32), c32(1)), seen_slot)
     top = worker.append_basic_block("top")
     b.branch(top)
     b.position_at_end(top)
@@ -255,6 +260,15 @@ def build_ir(triple: str | None = None) -> str:
     b.store_atomic(setw.args[0], g_nworkers, sc, 4)
     b.store_atomic(c32(0), g_busy, sc, 4)
     b.ret_void()
+
+    # xlapy_pool_after_fork(): in a forked child, before its workers start: close the claim
+    # word, whose copy may hold a job of the parent with chunks left (its caller is not in
+    # the child), so that a worker joining the job in flight at its start finds none
+    fork = ir.Function(m, ir.FunctionType(VOID, []), "xlapy_pool_after_fork")
+    b = ir.IRBuilder(fork.append_basic_block("entry"))
+    gen = b.lshr(b.load_atomic(claim, sc, 8, typ=I64), c64(32))
+    b.store_atomic(b.or_(b.shl(b.add(gen, c64(1)), c64(32)), c64(0xFFFFFFFF)), claim, sc, 8)
+    b.ret_void()
     return str(m)
 
 
@@ -265,6 +279,7 @@ class _Pool:
         self._set_workers = ctypes.CFUNCTYPE(None, ctypes.c_int32)(
             self.code.address("xlapy_pool_set_workers"))
         self._worker = self.code.address("xlapy_pool_worker")
+        self._after_fork = ctypes.CFUNCTYPE(None)(self.code.address("xlapy_pool_after_fork"))
         self.workers = 0
 
     def start(self, count: int) -> None:
@@ -282,6 +297,7 @@ class _Pool:
 
     def restart_after_fork(self) -> None:
         self._set_workers(0)     # the child has none of the parent's threads
+        self._after_fork()
         self.start(self.workers)
 
 
