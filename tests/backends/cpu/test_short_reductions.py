@@ -1,8 +1,11 @@
 """Reductions of at most elemental_reduce.UNROLL_LIMIT elements: straight-line code, except
 where each element computes a math function (exp, log, tanh, ...), whose inlined code a
-loop holds once instead of once per element (a softmax over 10 classes: one exp, not ten).
-Row softmaxes and log-softmax cross-entropies of short rows against the interpreter, with
-non-finite values, and the emitted IR's count of exp calls."""
+loop holds once instead of once per element (a softmax over 10 classes: one exp, not ten),
+or, along the contiguous dimension alone (SHORT_VECTORS), one vector of the row's elements
+(masked loads) combined lane by lane in the loop's order; row kernels store such short rows
+as one masked vector. Row softmaxes and log-softmax cross-entropies of short rows against
+the interpreter, with non-finite values, the same bits with and without the vector form, and
+the emitted IR's count of exp calls."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from xlapy.backends.base import get_platform
+from xlapy.backends.base import flatten, get_platform
 from xlapy.backends.llvm import elemental_reduce
 from xlapy.hlo.parser import parse
 
@@ -54,22 +57,54 @@ ENTRY main {{
 """
 
 
-@pytest.mark.parametrize("unroll_math", [False, True])
-@pytest.mark.parametrize("rows,n", [(100, 10), (7, 1), (5, 2), (9, 16), (4, 17), (33, 3)])
-def test_short_row_softmax_matches_the_interpreter(cpu_check, monkeypatch, unroll_math,
-                                                   rows, n):
-    monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
+def _softmax_inputs(rows: int, n: int, dtype=np.float32):
     rng = np.random.default_rng(rows * 100 + n)
-    x = (4 * rng.standard_normal((rows, n))).astype(np.float32)
-    y = rng.standard_normal((rows, n)).astype(np.float32)
+    x = (4 * rng.standard_normal((rows, n))).astype(dtype)
+    y = rng.standard_normal((rows, n)).astype(dtype)
     x[0, 0] = np.nan                      # a NaN row
     if rows > 2:
         x[1, :] = -np.inf                 # a row of -inf: 0/0
         x[2, -1] = np.inf                 # inf - inf
     y[-1, 0] = np.nan
-    got, want = cpu_check.run(_softmax_text(rows, n), x, y)
+    return x, y
+
+
+@pytest.mark.parametrize("short_vectors", [True, False])
+@pytest.mark.parametrize("unroll_math", [False, True])
+@pytest.mark.parametrize("rows,n", [(100, 10), (7, 1), (5, 2), (9, 16), (4, 17), (33, 3)])
+def test_short_row_softmax_matches_the_interpreter(cpu_check, monkeypatch, unroll_math,
+                                                   short_vectors, rows, n):
+    monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
+    monkeypatch.setattr(elemental_reduce, "SHORT_VECTORS", short_vectors)
+    got, want = cpu_check.run(_softmax_text(rows, n), *_softmax_inputs(rows, n))
     for g, w in zip(got, want):
         cpu_check.close(g, w, rtol=2e-6, atol=1e-6)
+
+
+def _run_cpu(text: str, *args):
+    comp = get_platform("cpu").compiler
+    comp.clear_cache()
+    return [np.ascontiguousarray(o) for o in flatten(comp.compile(parse(text)).run(*args))]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("rows,n", [(100, 10), (5, 2), (9, 16), (33, 3), (3, 15)])
+def test_short_row_vectors_give_the_loops_bits(monkeypatch, dtype, rows, n):
+    """The vector form computes the same values as the scalar loop, lane for lane, and
+    combines them in the same order: every output bit for bit (NaN rows included), in the
+    log-softmax's row kernel (an output loop and two hoisted sums) and the plain sums."""
+    text = _softmax_text(rows, n).replace("f32", dtype)
+    args = _softmax_inputs(rows, n, np.float32 if dtype == "f32" else np.float64)
+    sums = 3 * np.random.default_rng(n).standard_normal((100, 10)).astype(args[0].dtype)
+    sums[7, 3], sums[8, 0], sums[9, 9] = np.nan, np.inf, -np.inf
+    results = {}
+    for short in (False, True):
+        monkeypatch.setattr(elemental_reduce, "SHORT_VECTORS", short)
+        results[short] = (_run_cpu(text, *args)
+                          + _run_cpu(_SUM_OF_EXPS.replace("f32", dtype), sums))
+    assert len(results[True]) == 3
+    for a, b in zip(results[False], results[True]):
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
 _SUM_OF_EXPS = """HloModule sum_of_exps
@@ -89,17 +124,25 @@ ENTRY main {
 """
 
 
-def _kernel_exp_calls(tmp_path, monkeypatch, unroll_math: bool) -> int:
-    """Calls of the inlined exp in the unoptimized IR of a sum of exps over rows of 10."""
+def _kernel_ir(tmp_path, monkeypatch, unroll_math: bool, short_vectors: bool) -> str:
+    """The unoptimized IR of a sum of exps over rows of 10."""
     monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
-    out = tmp_path / ("unrolled" if unroll_math else "loop")
+    monkeypatch.setattr(elemental_reduce, "SHORT_VECTORS", short_vectors)
+    out = tmp_path / f"unroll{unroll_math}-short{short_vectors}"
     monkeypatch.setenv("XLAPY_FLAGS", f"--xla_dump_to={out}")
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     comp = get_platform("cpu").compiler
     comp.clear_cache()
     comp.compile(parse(_SUM_OF_EXPS))
     (ir_file,) = out.glob("*ir-no-opt.ll")
-    return len(re.findall(r'call float @"xlapy\.exp\.f32"', ir_file.read_text()))
+    return ir_file.read_text()
+
+
+def _kernel_exp_calls(tmp_path, monkeypatch, unroll_math: bool) -> int:
+    """Calls of the inlined scalar exp in the unoptimized IR of a sum of exps over rows of 10
+    (without the short rows' vector form)."""
+    text = _kernel_ir(tmp_path, monkeypatch, unroll_math, False)
+    return len(re.findall(r'call float @"xlapy\.exp\.f32"', text))
 
 
 def test_a_short_reduction_of_exps_is_a_loop(tmp_path, monkeypatch, cpu_check):
@@ -107,5 +150,20 @@ def test_a_short_reduction_of_exps_is_a_loop(tmp_path, monkeypatch, cpu_check):
     assert _kernel_exp_calls(tmp_path, monkeypatch, True) == 10
     x = np.random.default_rng(1).standard_normal((100, 10)).astype(np.float32)
     x[3, 4] = np.inf
+    got, want = cpu_check.run(_SUM_OF_EXPS, x)
+    cpu_check.close(got[0], want[0], rtol=2e-6)
+
+
+def test_a_short_row_of_exps_is_one_masked_vector(tmp_path, monkeypatch, cpu_check):
+    text = _kernel_ir(tmp_path, monkeypatch, False, True)
+    assert not re.findall(r'call float @"xlapy\.exp\.f32"', text)
+    assert len(re.findall(r'call <16 x float> @"xlapy\.exp\.v16f32"', text)) == 1
+    # the row's 10 elements are read with a masked load: never the next row's, nor past
+    # the end of the array on the last row
+    (mask,) = re.findall(r'@"llvm\.masked\.load\.v16f32\.p0"\(ptr %"[^"]+", i32 4, '
+                         r'<16 x i1> <([^>]*)>', text)
+    assert mask.split(", ") == ["i1 1"] * 10 + ["i1 0"] * 6
+    x = np.random.default_rng(2).standard_normal((100, 10)).astype(np.float32)
+    x[5, 0] = np.nan
     got, want = cpu_check.run(_SUM_OF_EXPS, x)
     cpu_check.close(got[0], want[0], rtol=2e-6)

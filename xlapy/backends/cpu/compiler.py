@@ -258,7 +258,7 @@ def _code_flags(fl) -> str:
 # elemental_reduce's switches with the values that module gives them (a test checks that
 # they agree): until it is imported (see _code_generator) nothing can have changed them
 REDUCE_SWITCHES = (("lanes", "LANES", 16), ("vectors", "DIRECT_VECTORS", True),
-                   ("unroll_math", "UNROLL_MATH", False))
+                   ("unroll_math", "UNROLL_MATH", False), ("short", "SHORT_VECTORS", True))
 
 
 def _codegen_switches() -> str:
