@@ -57,6 +57,26 @@ ENTRY main {{
 """
 
 
+def _plain_softmax_text(rows: int, n: int) -> str:
+    """exp(x - max) / sum: one row kernel, exp(x - max) kept in a row buffer."""
+    return f"""HloModule softmax
+add {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }}
+max {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }}
+ENTRY e {{
+  x = f32[{rows},{n}] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max
+  mb = f32[{rows},{n}] broadcast(mx), dimensions={{0}}
+  d = f32[{rows},{n}] subtract(x, mb)
+  e = f32[{rows},{n}] exponential(d)
+  z = f32[] constant(0)
+  s = f32[{rows}] reduce(e, z), dimensions={{1}}, to_apply=add
+  sb = f32[{rows},{n}] broadcast(s), dimensions={{0}}
+  ROOT r = f32[{rows},{n}] divide(e, sb)
+}}
+"""
+
+
 def _softmax_inputs(rows: int, n: int, dtype=np.float32):
     rng = np.random.default_rng(rows * 100 + n)
     x = (4 * rng.standard_normal((rows, n))).astype(dtype)
@@ -101,8 +121,10 @@ def test_short_row_vectors_give_the_loops_bits(monkeypatch, dtype, rows, n):
     for short in (False, True):
         monkeypatch.setattr(elemental_reduce, "SHORT_VECTORS", short)
         results[short] = (_run_cpu(text, *args)
-                          + _run_cpu(_SUM_OF_EXPS.replace("f32", dtype), sums))
-    assert len(results[True]) == 3
+                          + _run_cpu(_SUM_OF_EXPS.replace("f32", dtype), sums)
+                          + _run_cpu(_plain_softmax_text(rows, n).replace("f32", dtype),
+                                     args[0]))
+    assert len(results[True]) == 4
     for a, b in zip(results[False], results[True]):
         np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
@@ -124,8 +146,9 @@ ENTRY main {
 """
 
 
-def _kernel_ir(tmp_path, monkeypatch, unroll_math: bool, short_vectors: bool) -> str:
-    """The unoptimized IR of a sum of exps over rows of 10."""
+def _kernel_ir(tmp_path, monkeypatch, unroll_math: bool, short_vectors: bool,
+               text: str = _SUM_OF_EXPS) -> str:
+    """The unoptimized IR of a module (default: a sum of exps over rows of 10)."""
     monkeypatch.setattr(elemental_reduce, "UNROLL_MATH", unroll_math)
     monkeypatch.setattr(elemental_reduce, "SHORT_VECTORS", short_vectors)
     out = tmp_path / f"unroll{unroll_math}-short{short_vectors}"
@@ -133,7 +156,7 @@ def _kernel_ir(tmp_path, monkeypatch, unroll_math: bool, short_vectors: bool) ->
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     comp = get_platform("cpu").compiler
     comp.clear_cache()
-    comp.compile(parse(_SUM_OF_EXPS))
+    comp.compile(parse(text))
     (ir_file,) = out.glob("*ir-no-opt.ll")
     return ir_file.read_text()
 
@@ -167,3 +190,17 @@ def test_a_short_row_of_exps_is_one_masked_vector(tmp_path, monkeypatch, cpu_che
     x[5, 0] = np.nan
     got, want = cpu_check.run(_SUM_OF_EXPS, x)
     cpu_check.close(got[0], want[0], rtol=2e-6)
+
+
+def test_a_short_softmax_row_kernel_is_vector_code(tmp_path, monkeypatch, cpu_check):
+    """A softmax over rows of 10 is one row kernel whose exp(x - max) is kept in a row
+    buffer for the output (row_kernel._tee): computed once per row as a vector, written to
+    the buffer and read back masked, and stored masked: no scalar exp is left."""
+    text = _kernel_ir(tmp_path, monkeypatch, False, True, _plain_softmax_text(100, 10))
+    assert text.count("define internal void @\"k.") == 1  # (one kernel: the row kernel)
+    assert not re.findall(r'call float @"xlapy\.exp\.f32"', text)
+    assert len(re.findall(r'call <16 x float> @"xlapy\.exp\.v16f32"', text)) == 1
+    assert len(re.findall(r'call void @"llvm\.masked\.store\.v16f32\.p0"', text)) == 2
+    x = _softmax_inputs(100, 10)[0]
+    got, want = cpu_check.run(_plain_softmax_text(100, 10), x)
+    cpu_check.close(got[0], want[0], rtol=2e-6, atol=1e-7)

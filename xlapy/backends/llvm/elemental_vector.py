@@ -30,8 +30,9 @@ Supported trees (f32 and f64 values):
     consecutive in memory whichever of its rows they span (a long reduction split into rows
     of any length).
 With `count` (a row of fewer than `lanes` elements, the row kernels' short rows) parameters
-are read with masked loads of their first `count` elements, reshapes are not supported, and
-neither is a value a row kernel keeps in a row buffer of the row's length.
+are read with masked loads of their first `count` elements, a value a row kernel keeps in a
+row buffer (of the row's length) is written and read back masked too, and reshapes are not
+supported.
 Everything else returns None and the caller keeps its scalar code. Kernels use the same
 generators for their output loops (kernels.vector_outputs): elementwise kernels run as one
 flat loop and row kernels' output loops store `lanes` outputs per iteration, with a scalar
@@ -84,20 +85,26 @@ def _build(em, instr, g, dim: int, lanes: int, count: int | None):
     # a row kernel keeps this value in a row buffer (row_kernel._tee): the vector form must
     # fill it as the scalar form does while the row is hoisted, and read it back after
     buf, minor, phase = g.tee
-    if minor != dim or count is not None:  # (the buffer holds the row's elements only)
+    if minor != dim:
         return None
     t = instr.shape.element_type
     vty = ir.VectorType(T.value_type(t), lanes)
+    align = t.bits // 8
 
-    def teed(index):
+    def teed(index):  # (with count: the buffer holds the row's `count` elements, masked)
         b = em.b
         addr = b.bitcast(b.gep(buf, [index[dim]], inbounds=True, source_etype=T.value_type(t)),
                          vty.as_pointer())
         if phase[0] == "hoist":
             v = vg(index)
-            b.store(v, addr, align=t.bits // 8)
+            if count is None:
+                b.store(v, addr, align=align)
+            else:
+                T.masked_store(b, em.module, v, addr, count, align)
             return v
-        return b.load(addr, typ=vty, align=t.bits // 8)
+        if count is None:
+            return b.load(addr, typ=vty, align=align)
+        return T.masked_load(b, em.module, addr, vty, count, align)
     return teed
 
 

@@ -62,9 +62,13 @@ class RowPlan:
         phase = ["hoist"]
         for x in self.materialized:
             _tee(em, gens[id(x)], x, n, minor, phase)
-        short = elemental_reduce.SHORT_VECTORS and 2 <= n < LANES and vector_outputs is not None
-        vector_store = vector_outputs(n if short else None) if vector_outputs is not None \
-            else None
+        vector_store, short = None, False
+        if vector_outputs is not None:
+            if elemental_reduce.SHORT_VECTORS and 2 <= n < LANES:
+                vector_store = vector_outputs(n)
+                short = vector_store is not None
+            if vector_store is None:  # (then a row shorter than LANES is a scalar loop
+                vector_store = vector_outputs(None)  # that LLVM is told not to vectorize)
         outer = Shape.array(shape.element_type,
                             tuple(1 if d == minor else k for d, k in enumerate(shape.dims)),
                             shape.minor_to_major)
@@ -80,7 +84,7 @@ class RowPlan:
                     full[minor] = j
                     store(full)
                 return body
-            if short and vector_store is not None:  # the whole row, one masked vector
+            if short:  # the whole row, one masked vector
                 at(vector_store)(c64(0))
             else:
                 lanes_then_rest(b, 0, n, LANES, vector_store and at(vector_store),
