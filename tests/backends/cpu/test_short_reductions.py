@@ -204,3 +204,32 @@ def test_a_short_softmax_row_kernel_is_vector_code(tmp_path, monkeypatch, cpu_ch
     x = _softmax_inputs(100, 10)[0]
     got, want = cpu_check.run(_plain_softmax_text(100, 10), x)
     cpu_check.close(got[0], want[0], rtol=2e-6, atol=1e-7)
+
+
+def test_a_target_with_its_own_math_library_keeps_the_loop():
+    """The vector forms are xlapy's math functions: a target that supplies its own (the
+    gpu's libdevice) keeps the scalar loop, whose functions are its own."""
+    from llvmlite import ir
+
+    from xlapy.backends.cpu.emitters.kernel_abi import CPU_TARGET
+    from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
+    from xlapy.backends.llvm import math as M
+    from xlapy.backends.llvm.loop_kernel import emit_loop_kernel
+
+    calls = []
+
+    class OwnMath:
+        kernel_function = staticmethod(CPU_TARGET.kernel_function)
+
+        @staticmethod
+        def math_function(module, name, ty):
+            calls.append((name, str(ty)))
+            return M.math_function(module, name, ty)
+
+    module = run_cpu_pipeline(parse(_SUM_OF_EXPS))
+    (kernel,) = [i for i in module.entry.instructions if i.opcode in ("fusion", "reduce")]
+    for target, masked in ((CPU_TARGET, True), (OwnMath(), False)):
+        llmod = ir.Module()
+        emit_loop_kernel(target, llmod, kernel, "k")
+        assert ("llvm.masked.load" in str(llmod)) == masked
+    assert calls == [("exp", "float")]

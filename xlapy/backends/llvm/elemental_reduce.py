@@ -247,12 +247,13 @@ def _reduce_short_row(em, instr, gens, index, keep, op):
     code: the operand's row as one vector (elemental_vector with
     count n), its lanes combined with the reducer in order, starting from the init value,
     as the loop does (the same result, bit for bit). None where the operand tree has no
-    vector form."""
+    vector form, and for a target with a math library of its own (em.math: the gpu's
+    libdevice), whose scalar functions the vector forms (xlapy's) would not match."""
     in_shape = instr.operands[0].shape
     t = in_shape.element_type
     dims = list(instr.attrs["dimensions"])
-    if (op is None or not DIRECT_VECTORS or t.name not in ("f32", "f64") or not in_shape.rank
-            or dims != [in_shape.minor_to_major[0]]):
+    if (op is None or not DIRECT_VECTORS or em.math is not None or t.name not in ("f32", "f64")
+            or not in_shape.rank or dims != [in_shape.minor_to_major[0]]):
         return None
     minor = dims[0]
     n = in_shape.dims[minor]
