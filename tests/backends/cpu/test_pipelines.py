@@ -47,12 +47,33 @@ def _pipelines(text: str) -> list[str]:
     return part_pipelines(em.llmod, split_module(em.llmod, "xlapy_entry", 1))
 
 
+# a small column reduction (a bias gradient): strided float sums, which x86's vectorizer
+# may not reorder
+COLUMN_SUM = """HloModule c
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[100,10] parameter(0)
+  z = f32[] constant(0)
+  ROOT s = f32[10] reduce(x, z), dimensions={0}, to_apply=add
+}"""
+
+
 def test_vector_code_takes_the_direct_pipeline_scalar_loops_o3():
     assert _pipelines(SOFTMAX) == ["direct"]
     assert _pipelines(TRANSPOSED) == ["O3"]
 
 
-@pytest.mark.parametrize("text", [SOFTMAX, TRANSPOSED], ids=["softmax", "transposed"])
+def test_ordered_float_sums_take_the_direct_pipeline_on_x86(monkeypatch):
+    from xlapy.backends.cpu import compiler
+    monkeypatch.setattr(compiler, "ordered_fp_reductions", lambda: False)  # (x86's answer)
+    assert _pipelines(COLUMN_SUM) == ["direct"]
+    assert _pipelines(TRANSPOSED) == ["O3"]
+    monkeypatch.setattr(compiler, "ordered_fp_reductions", lambda: True)   # (AArch64's)
+    assert _pipelines(COLUMN_SUM) == ["O3"]
+
+
+@pytest.mark.parametrize("text", [SOFTMAX, TRANSPOSED, COLUMN_SUM],
+                         ids=["softmax", "transposed", "column-sum"])
 def test_results_do_not_depend_on_the_pipeline(monkeypatch, cpu_check, text):
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
     rng = np.random.default_rng(0)

@@ -149,3 +149,28 @@ def test_runtime_cache_defaults_to_the_installation(monkeypatch):
     own, programs = options.runtime_cache_dirs()
     assert own == pathlib.Path(options.__file__).resolve().parent / "__pycache__"
     assert programs == options.cache_dir()
+
+
+def test_source_paths_list_the_sources_as_os_walk_does(tmp_path):
+    """The scandir walk lists the .py files in os.walk's top-down sorted order (so the
+    fingerprint of an unchanged tree is unchanged), without entering __pycache__ (no
+    sources there) nor a symbolic link to a directory (os.walk does not follow them)."""
+    root = tmp_path / "pkgroot"
+    for rel in ("top.py", "z.txt", "hlo/b.py", "hlo/a.py", "hlo/sub/c.py", "hlo/sub/d.txt",
+                "hlo/a_dir/e.py", "passes/x.py", "backends/cpu/k.py", "backends/llvm/l.py",
+                "backends/cpu/__pycache__/k.cpython-311.pyc", "frontend/skip.py"):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("# source\n")
+    (root / "hlo" / "dir.py").mkdir()             # a directory with a source's name
+    os.symlink(root / "passes", root / "hlo" / "linked")  # not followed
+    walked = [os.path.join(str(root), f) for f in sorted(os.listdir(root)) if f.endswith(".py")]
+    for pkg in options.CODEGEN_PACKAGES:
+        for dirpath, dirnames, files in os.walk(root / pkg):
+            dirnames.sort()
+            walked.extend(os.path.join(dirpath, f) for f in sorted(files) if f.endswith(".py"))
+    got = options._source_paths(str(root))
+    assert got == walked
+    assert [os.path.relpath(p, root) for p in got] == [
+        "top.py", "hlo/a.py", "hlo/b.py", "hlo/a_dir/e.py", "hlo/sub/c.py", "passes/x.py",
+        "backends/cpu/k.py", "backends/llvm/l.py"]

@@ -15,7 +15,7 @@ from xlapy.backends.cpu import codegen, parallel_compile
 from xlapy.backends.cpu.compiler import CpuCompiler
 from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
-from xlapy.backends.cpu.split import split_module
+from xlapy.backends.cpu.split import join_parts, parts_of, split_module
 from xlapy.errors import LoweringError, XlapyError
 from xlapy.flags import parse_flags
 from xlapy.hlo import parse
@@ -95,6 +95,18 @@ def test_parts_define_every_function_once_and_declare_the_rest():
     # the constant table is a private global, copied into each part that reads it
     users = [t for t in texts if re.search(r'@"const\.c[^"]*" = private', t)]
     assert users
+
+
+def test_joined_parts_read_back_as_the_parts():
+    """A dump's ir-parts.ll (join_parts) gives back each part (parts_of), also when a part
+    ends without a newline (its last metadata line), and each still parses."""
+    texts = split_module(_emitter().llmod, "xlapy_entry", 2)
+    assert len(texts) == 2
+    back = parts_of(join_parts(texts))
+    assert [t.rstrip("\n") for t in back] == [t.rstrip("\n") for t in texts]
+    for t in back:
+        codegen.parse_ir(t)
+    assert parts_of(join_parts(["a\n", "b"])) == ["a\n", "b\n"]
 
 
 def test_single_cluster_is_not_split():

@@ -5,7 +5,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loop_analysis import natural_loops, needs_vectorizer
-from xlapy.backends.llvm.loops import NOT_VECTORIZED, for_range
+from xlapy.backends.llvm.loops import NOT_VECTORIZED, c64, for_range
 
 F32 = ir.FloatType()
 V16 = ir.VectorType(F32, 16)
@@ -100,3 +100,46 @@ def test_unrecognized_control_flow_counts_as_needing_it():
     b.position_at_end(target)
     b.ret_void()
     assert needs_vectorizer(fn)
+
+
+def _column_sum(b, fn, i, op="fadd", ty=F32):
+    """acc = 0; for r < 100: acc = acc op x[r * 10 + i] (an alloca'd accumulator, as the
+    elemental reduce emits it); y[i] = acc."""
+    acc = b.alloca(ty)
+    b.store(ir.Constant(ty, 0.0), acc)
+    with for_range(b, 0, 100, name="r") as r:
+        x = b.load(b.gep(fn.args[0], [b.add(b.mul(r, c64(10)), i)], source_etype=ty), typ=ty)
+        b.store(getattr(b, op)(b.load(acc, typ=ty), x), acc)
+    b.store(b.load(acc, typ=ty), b.gep(fn.args[1], [i], source_etype=ty))
+
+
+def test_an_ordered_float_sum_leaves_the_vectorizer_nothing_where_it_keeps_no_order():
+    # x86's vectorizer rejects a loop with a float sum it may not reassociate; a target
+    # that vectorizes ordered reductions (AArch64) could still vectorize the loop
+    for op in ("fadd", "fmul", "fsub"):
+        m = ir.Module()
+        fn, b = _function(m)
+        with for_range(b, 0, 10, name="c") as i:
+            _column_sum(b, fn, i, op)
+        b.ret_void()
+        assert not needs_vectorizer(fn, ordered_fp_reductions=False)
+        assert needs_vectorizer(fn, ordered_fp_reductions=True)
+        assert needs_vectorizer(fn)  # (the conservative default)
+
+
+def test_an_integer_sum_or_a_float_store_elsewhere_still_needs_it():
+    m = ir.Module()
+    fn, b = _function(m)
+    with for_range(b, 0, 10, name="c") as i:
+        _column_sum(b, fn, i, "add", T.I64)  # integer sums vectorize
+    b.ret_void()
+    assert needs_vectorizer(fn, ordered_fp_reductions=False)
+    m = ir.Module()
+    fn, b = _function(m)
+    slot = b.alloca(F32)
+    with for_range(b, 0, 100) as i:  # a float computed and stored, not accumulated
+        src = b.gep(fn.args[0], [i], source_etype=F32)
+        b.store(b.fadd(b.load(src, typ=F32), b.load(src, typ=F32)), slot)
+        b.store(b.load(slot, typ=F32), b.gep(fn.args[1], [i], source_etype=F32))
+    b.ret_void()
+    assert needs_vectorizer(fn, ordered_fp_reductions=False)

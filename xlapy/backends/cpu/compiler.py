@@ -30,7 +30,7 @@ from xlapy.backends.cpu.options import default_num_threads, gemm_choice, source_
 from xlapy.backends.cpu.runtime import loader
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, split_module
-from xlapy.backends.cpu.target import threads_available
+from xlapy.backends.cpu.target import emission, host, threads_available
 from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
 from xlapy.hlo.dump import Dumper
@@ -258,7 +258,7 @@ def _code_flags(fl) -> str:
 # elemental_reduce's switches with the values that module gives them (a test checks that
 # they agree): until it is imported (see _code_generator) nothing can have changed them
 REDUCE_SWITCHES = (("lanes", "LANES", 16), ("vectors", "DIRECT_VECTORS", True),
-                   ("unroll_math", "UNROLL_MATH", False))
+                   ("unroll_math", "UNROLL_MATH", False), ("short", "SHORT_VECTORS", True))
 
 
 def _codegen_switches() -> str:
@@ -278,8 +278,20 @@ def part_pipelines(llmod, texts: list[str]) -> list[str]:
     if not codegen.DIRECT_PIPELINE:
         return ["O3"] * len(texts)
     from xlapy.backends.llvm import loop_analysis  # (compiling only: _code_generator)
-    scalar = {f.name for f in llmod.functions if f.blocks and loop_analysis.needs_vectorizer(f)}
+    ordered = ordered_fp_reductions()
+    scalar = {f.name for f in llmod.functions
+              if f.blocks and loop_analysis.needs_vectorizer(f, ordered)}
     return ["O3" if defined_functions(t) & scalar else "direct" for t in texts]
+
+
+def ordered_fp_reductions() -> bool:
+    """Whether LLVM's loop vectorizer vectorizes loops with ordered (not reassociable)
+    floating-point reductions for the target code is made for (TargetTransformInfo::
+    enableOrderedReductions: not on x86; AArch64 does). Where it does not, a loop that
+    accumulates a float sum leaves the vectorizer nothing to do (loop_analysis.py)."""
+    e = emission()
+    triple = (e.target if e is not None else host()).triple
+    return not triple.startswith(("x86_64", "i386", "i486", "i586", "i686"))
 
 
 def _warn_unused_donations(emitter) -> None:

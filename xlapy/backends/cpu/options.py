@@ -124,11 +124,35 @@ def source_fingerprint() -> str:
 
 
 def _source_paths(root: str) -> list[str]:
+    """The .py files of root and of its CODEGEN_PACKAGES, in the order os.walk (top-down,
+    names sorted, symbolic links to directories not followed) lists them. Walked with
+    os.scandir, without entering __pycache__ directories (which hold no sources, but the
+    bytecode and the runtime's cached objects: half the directories): about half the time
+    of os.walk, which every process's first compile spends (the cache key)."""
     paths = [os.path.join(root, f) for f in sorted(os.listdir(root)) if f.endswith(".py")]
+
+    def walk(top: str) -> None:
+        try:
+            with os.scandir(top) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        subdirs = []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                if e.name.endswith(".py"):
+                    paths.append(e.path)
+            elif e.name != "__pycache__" and not e.is_symlink():
+                subdirs.append(e.path)
+        for d in subdirs:
+            walk(d)
+
     for pkg in CODEGEN_PACKAGES:
-        for dirpath, dirnames, files in os.walk(os.path.join(root, pkg)):
-            dirnames.sort()
-            paths.extend(os.path.join(dirpath, f) for f in sorted(files) if f.endswith(".py"))
+        walk(os.path.join(root, pkg))
     return paths
 
 

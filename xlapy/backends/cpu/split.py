@@ -57,8 +57,11 @@ PART_MARKER = "; ---- part {} of {} ----\n"
 
 
 def join_parts(texts: list[str]) -> str:
-    """The parts as one text (for dumps), each after a marker line; parts_of reads it back."""
-    return "".join(PART_MARKER.format(k + 1, len(texts)) + t for k, t in enumerate(texts))
+    """The parts as one text (for dumps), each after a marker line; parts_of reads it back.
+    (A part's text may end without a newline: its last metadata line; the next marker
+    must still start a line.)"""
+    return "".join(PART_MARKER.format(k + 1, len(texts)) + t + ("" if t.endswith("\n") else "\n")
+                   for k, t in enumerate(texts))
 
 
 def parts_of(dumped: str) -> list[str]:

@@ -215,6 +215,9 @@ def _reduce(em, instr, gens, index):
     if total <= UNROLL_LIMIT:
         if UNROLL_MATH or not _computes_math(instr, len(inputs)):
             return _reduce_unrolled(em, instr, inputs, inits, index, keep, dims, sizes)
+        short = _reduce_short_row(em, instr, gens, index, keep, op) if SHORT_VECTORS else None
+        if short is not None:
+            return short
         hints = NOT_VECTORIZED  # (a vector body and its remainder: the math twice again)
     slots = _init_slots(em, inits)
     with em.scope(), index_nest(b, sizes, "r", hints) as ridx:
@@ -231,6 +234,42 @@ UNROLL_LIMIT = 16  # reductions of at most this many elements are emitted withou
 # (benchmarks/compile_breakdown.py; UNROLL_MATH = True unrolls them too)
 UNROLL_MATH = False
 INLINED_MATH = TRANSCENDENTAL - {"sqrt", "rsqrt"}  # (those two are instructions)
+# ... and when such a reduction runs along the input's contiguous dimension alone (a
+# softmax's row of 10 classes), its elements are computed as one vector of LANES lanes of
+# which the first n are used (masked loads: elemental_vector's `count`), then combined one
+# after the other in the loop's order: the math once, as vector code, for the whole row
+# (the same values, lane for lane, as the scalar functions), and no loop for LLVM
+SHORT_VECTORS = True
+
+
+def _reduce_short_row(em, instr, gens, index, keep, op):
+    """A reduction of 2 <= n <= LANES elements along the minor dimension alone from vector
+    code: the operand's row as one vector (elemental_vector with
+    count n), its lanes combined with the reducer in order, starting from the init value,
+    as the loop does (the same result, bit for bit). None where the operand tree has no
+    vector form, and for a target with a math library of its own (em.math: the gpu's
+    libdevice), whose scalar functions the vector forms (xlapy's) would not match."""
+    in_shape = instr.operands[0].shape
+    t = in_shape.element_type
+    dims = list(instr.attrs["dimensions"])
+    if (op is None or not DIRECT_VECTORS or em.math is not None or t.name not in ("f32", "f64")
+            or not in_shape.rank or dims != [in_shape.minor_to_major[0]]):
+        return None
+    minor = dims[0]
+    n = in_shape.dims[minor]
+    if not 2 <= n <= LANES:
+        return None
+    vg = vector_gen(em, instr.operands[0], minor, LANES, n)
+    if vg is None:
+        return None
+    b = em.b
+    full = merge_index(in_shape.rank, (keep, index), ([minor], [c64(0)]))
+    v = vg(full)
+    acc = gens[1]([])
+    for k in range(n):
+        acc = em.call_scalar(instr.attrs["to_apply"],
+                             [acc, b.extract_element(v, ir.Constant(T.I32, k))])
+    return acc
 
 
 def _computes_math(instr, n_inputs: int) -> bool:

@@ -10,6 +10,10 @@ stack array to promote (about half of a small reduction kernel's optimization ti
   vg = vector_gen(em, instr, dim, lanes)    # None: the tree is not supported
   v = vg(index)                             # <lanes x T>: elements index .. index + lanes-1
                                             # along `dim` (index[dim] is the first)
+  vg = vector_gen(em, instr, dim, lanes, count)   # only the first `count` lanes are valid
+                                            # (a row shorter than a vector): arrays are read
+                                            # with masked loads, the other lanes are zero
+                                            # there and whatever the operations make of it
 Supported trees (f32 and f64 values):
   - parameters bound to arrays in memory (ArrayInput) in which `dim` is the contiguous
     dimension: one vector load;
@@ -25,6 +29,10 @@ Supported trees (f32 and f64 values):
     one row of the operand; or of a parameter array stored row-major, whose lanes are
     consecutive in memory whichever of its rows they span (a long reduction split into rows
     of any length).
+With `count` (a row of fewer than `lanes` elements, the row kernels' short rows) parameters
+are read with masked loads of their first `count` elements, a value a row kernel keeps in a
+row buffer (of the row's length) is written and read back masked too, and reshapes are not
+supported.
 Everything else returns None and the caller keeps its scalar code. Kernels use the same
 generators for their output loops (kernels.vector_outputs): elementwise kernels run as one
 flat loop and row kernels' output loops store `lanes` outputs per iteration, with a scalar
@@ -48,8 +56,9 @@ _MINMAX = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
 _MATH = {op: name for op, name in _FLOAT_MATH.items() if name in VECTOR_FUNCTIONS}
 
 
-def vector_gen(em, instr, dim: int, lanes: int):
-    """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None.
+def vector_gen(em, instr, dim: int, lanes: int, count: int | None = None):
+    """callable(index) -> <lanes x T> for `instr`'s elements along `dim`, or None; with
+    `count`, only the first `count` lanes hold elements (see the module's docstring).
 
     Built once per (generator, dim, lanes) and caching its values per index in em's scopes
     as the scalar generators do: a value used twice (x * tanh(x), x + x) is emitted once, so
@@ -57,18 +66,20 @@ def vector_gen(em, instr, dim: int, lanes: int):
     g = em.gen_of.get(id(instr))
     if g is None or (instr.opcode != "parameter" and not g.elemental):
         return None  # a kernel supplies this value some other way (an override)
-    built = em.vector_gens.get((id(g), dim, lanes))
+    if count is not None and count >= lanes:
+        count = None
+    built = em.vector_gens.get((id(g), dim, lanes, count))
     if built is not None and built[0] is g:  # (holding g keeps its id from being reused)
         return built[1]
-    vg = _build(em, instr, g, dim, lanes)
-    em.vector_gens[(id(g), dim, lanes)] = (g, vg)
+    vg = _build(em, instr, g, dim, lanes, count)
+    em.vector_gens[(id(g), dim, lanes, count)] = (g, vg)
     return vg
 
 
-def _build(em, instr, g, dim: int, lanes: int):
-    vg = _vector_gen(em, instr, g, dim, lanes)
+def _build(em, instr, g, dim: int, lanes: int, count: int | None):
+    vg = _vector_gen(em, instr, g, dim, lanes, count)
     if vg is not None:
-        vg = em.cached(("vector", id(g), dim, lanes), vg)
+        vg = em.cached(("vector", id(g), dim, lanes, count), vg)
     if vg is None or g.tee is None:
         return vg
     # a row kernel keeps this value in a row buffer (row_kernel._tee): the vector form must
@@ -78,20 +89,26 @@ def _build(em, instr, g, dim: int, lanes: int):
         return None
     t = instr.shape.element_type
     vty = ir.VectorType(T.value_type(t), lanes)
+    align = t.bits // 8
 
-    def teed(index):
+    def teed(index):  # (with count: the buffer holds the row's `count` elements, masked)
         b = em.b
         addr = b.bitcast(b.gep(buf, [index[dim]], inbounds=True, source_etype=T.value_type(t)),
                          vty.as_pointer())
         if phase[0] == "hoist":
             v = vg(index)
-            b.store(v, addr, align=t.bits // 8)
+            if count is None:
+                b.store(v, addr, align=align)
+            else:
+                T.masked_store(b, em.module, v, addr, count, align)
             return v
-        return b.load(addr, typ=vty, align=t.bits // 8)
+        if count is None:
+            return b.load(addr, typ=vty, align=align)
+        return T.masked_load(b, em.module, addr, vty, count, align)
     return teed
 
 
-def _vector_gen(em, instr, g, dim: int, lanes: int):
+def _vector_gen(em, instr, g, dim: int, lanes: int, count: int | None):
     t = instr.shape.element_type
     if t.name not in ("f32", "f64") or instr.shape.is_tuple:
         return None
@@ -103,11 +120,11 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         shape = g.shape  # (a flat kernel reads its arrays as one dimension)
         if shape.element_type != t or not shape.rank or shape.minor_to_major[0] != dim:
             return None
-        return _loads(em, g.ptr, t, lanes, lambda index: linear_of(em.b, shape, index))
+        return _loads(em, g.ptr, t, lanes, lambda index: linear_of(em.b, shape, index), count)
     if op == "constant" and instr.shape.rank == 0:
         return lambda index: T.splat(em.b, g([]), lanes)
     if op in _BINARY or op in _MINMAX:
-        x, y = (vector_gen(em, o, dim, lanes) for o in instr.operands)
+        x, y = (vector_gen(em, o, dim, lanes, count) for o in instr.operands)
         if x is None or y is None:
             return None
         if op in _BINARY:
@@ -115,25 +132,25 @@ def _vector_gen(em, instr, g, dim: int, lanes: int):
         fn = T.intrinsic(em.module, _MINMAX[op], vty, 2)
         return lambda index: T.flush_subnormal(em.b, em.b.call(fn, [x(index), y(index)]))
     if op in _MATH:
-        x = vector_gen(em, instr.operands[0], dim, lanes)
+        x = vector_gen(em, instr.operands[0], dim, lanes, count)
         if x is None:
             return None
         fn = math_function(em.module, _MATH[op], vty)
         return lambda index: em.b.call(fn, [x(index)])
     if op == "negate":
-        x = vector_gen(em, instr.operands[0], dim, lanes)
+        x = vector_gen(em, instr.operands[0], dim, lanes, count)
         return None if x is None else (lambda index: em.b.fneg(x(index)))
     if op == "broadcast":
         dims = list(instr.attrs["dimensions"])
         operand = instr.operands[0]
         if dim in dims:
-            x = vector_gen(em, operand, dims.index(dim), lanes)
+            x = vector_gen(em, operand, dims.index(dim), lanes, count)
             return None if x is None else (lambda index: x([index[d] for d in dims]))
         scalar = em.gen_of.get(id(operand))
         if scalar is None:
             return None
         return lambda index: T.splat(em.b, scalar([index[d] for d in dims]), lanes)
-    if op == "reshape":
+    if op == "reshape" and count is None:
         src = instr.operands[0].shape
         out = instr.shape
         if dim != out.rank - 1 or src.rank == 0:
@@ -162,11 +179,14 @@ def _row_major_array(em, operand, out, lanes: int):
                   lambda index: row_major_linear(em.b, out.dims, index))
 
 
-def _loads(em, ptr, t, lanes: int, offset):
-    """index -> one vector load of `lanes` elements of type t at ptr + offset(index)."""
+def _loads(em, ptr, t, lanes: int, offset, count: int | None = None):
+    """index -> one vector load of `lanes` elements of type t at ptr + offset(index) (with
+    `count`: a masked load of the first `count`, the other lanes zero)."""
     vty = ir.VectorType(T.value_type(t), lanes)
 
     def load(index):
         addr = em.b.gep(ptr, [offset(index)], inbounds=True, source_etype=T.value_type(t))
+        if count is not None:
+            return T.masked_load(em.b, em.module, addr, vty, count, t.bits // 8)
         return em.b.load(addr, typ=vty, align=t.bits // 8)
     return load

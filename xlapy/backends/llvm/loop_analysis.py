@@ -9,13 +9,20 @@ softmax, sum or sum(x + y*z) to optimize them with a short pipeline instead (cod
 per function, here, and per compiled part by the compiler: a part takes the short pipeline
 only when none of its functions has a loop the vectorizer could still improve.
 
-    needs_vectorizer(fn) -> bool
+    needs_vectorizer(fn, ordered_fp_reductions=True) -> bool
 
 A function needs the vectorizer when one of its innermost natural loops
 - is not marked `llvm.loop.vectorize.enable` 0,
 - has no vector-typed value (LLVM's vectorizer leaves a loop with vector values alone),
-- and calls nothing but intrinsics and alwaysinline helpers (a call to any other function
-  makes the loop unvectorizable: the pool's wrappers, while bodies, library routines).
+- calls nothing but intrinsics and alwaysinline helpers (a call to any other function
+  makes the loop unvectorizable: the pool's wrappers, while bodies, library routines),
+- and, for a target whose vectorizer does not keep floating-point reductions in order
+  (`ordered_fp_reductions` False: LLVM's TTI::enableOrderedReductions, false on x86),
+  accumulates no floating-point sum or product in a stack slot (load slot, fadd / fsub /
+  fmul, store slot: the strided inner loop of a small column reduction, a bias gradient).
+  xlapy never allows reassociation (no fast-math flags), and LLVM's vectorizer then
+  rejects the whole loop ("cannot prove it is safe to reorder floating-point operations"),
+  so -O3 spends its time on it for nothing.
 Loops are found from back edges of a depth-first walk of the control-flow graph (the
 emitted graphs are reducible) and grouped by header; a loop is innermost when no other
 header lies inside it. Anything the walk does not recognize counts as needing the
@@ -110,7 +117,25 @@ def _opaque_call(instr) -> bool:
     return not (callee.name.startswith("llvm.") or "alwaysinline" in callee.attributes)
 
 
-def _own_loops_need_it(fn: ir.Function) -> bool:
+_FP_ACCUMULATE = ("fadd", "fsub", "fmul")
+
+
+def _ordered_fp_reduction(instrs) -> bool:
+    """Whether the loop body `instrs` accumulates a scalar float in a stack slot: a store to
+    an alloca of an fadd / fsub / fmul one of whose operands is a load of that same alloca."""
+    for i in instrs:
+        if not isinstance(i, ir.StoreInstr):
+            continue
+        value, ptr = i.operands
+        if (not isinstance(ptr, ir.AllocaInstr) or getattr(value, "opname", None)
+                not in _FP_ACCUMULATE or isinstance(value.type, ir.VectorType)):
+            continue
+        if any(isinstance(op, ir.LoadInstr) and op.operands[0] is ptr for op in value.operands):
+            return True
+    return False
+
+
+def _own_loops_need_it(fn: ir.Function, ordered_fp_reductions: bool = True) -> bool:
     try:
         loops = natural_loops(fn)
     except UnrecognizedControlFlow:
@@ -125,18 +150,23 @@ def _own_loops_need_it(fn: ir.Function) -> bool:
             continue
         if any(_vector_valued(i) for i in instrs) or any(_opaque_call(i) for i in instrs):
             continue
+        if not ordered_fp_reductions and _ordered_fp_reduction(instrs):
+            continue
         return True
     return False
 
 
-def needs_vectorizer(fn: ir.Function, _seen=None) -> bool:
+def needs_vectorizer(fn: ir.Function, ordered_fp_reductions: bool = True, _seen=None) -> bool:
     """Whether an innermost loop of fn, or of an alwaysinline function it calls (its code
-    ends up in fn), is one LLVM's loop vectorizer could still vectorize."""
+    ends up in fn), is one LLVM's loop vectorizer could still vectorize.
+    ordered_fp_reductions: whether the target's vectorizer vectorizes loops with ordered
+    floating-point reductions (the module's docstring); True (the default) is the
+    conservative answer."""
     seen = _seen if _seen is not None else set()
     seen.add(id(fn))
-    return _own_loops_need_it(fn) or any(
+    return _own_loops_need_it(fn, ordered_fp_reductions) or any(
         callee.blocks and id(callee) not in seen and "alwaysinline" in callee.attributes
-        and needs_vectorizer(callee, seen) for callee in callees(fn))
+        and needs_vectorizer(callee, ordered_fp_reductions, seen) for callee in callees(fn))
 
 
 def optnone_if_only_calls(fn: ir.Function) -> bool:

@@ -169,7 +169,8 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
                         lambda i: store_outputs([i]), "flat")
     elif rows is not None:
         rows.emit(b, em, gens, start, end, store_outputs,
-                  lambda: vector_outputs(em, comp, outs, out_shapes, rows.minor))
+                  lambda count: vector_outputs(em, comp, outs, out_shapes, rows.minor,
+                                               count=count))
     else:
         hints = NOT_VECTORIZED if _short_inner_loop(loop_shape) else None
         inner = None if hints else inner_loop_hints(target, loop_shape)
@@ -205,16 +206,17 @@ def _alone(instr: Instruction) -> Computation:
     return comp
 
 
-def vector_outputs(em, comp: Computation, outs, out_shapes, dim: int, flat: bool = False):
+def vector_outputs(em, comp: Computation, outs, out_shapes, dim: int, flat: bool = False,
+                   count: int | None = None):
     """store(index) writing LANES consecutive outputs along `dim` from vector code
     (elemental_vector) for the kernel's computation, or None when a root value has no
-    vector form."""
+    vector form. With `count`: the first `count` of them (masked loads and stores)."""
     leaves = comp.root_elements()
     if len(leaves) != len(out_shapes) or any(
             s.element_type.name not in ("f32", "f64")
             or (not flat and s.minor_to_major[0] != dim) for s in out_shapes):
         return None
-    vgs = [vector_gen(em, leaf, dim, LANES) for leaf in leaves]
+    vgs = [vector_gen(em, leaf, dim, LANES, count) for leaf in leaves]
     if any(v is None for v in vgs):
         return None
     b = em.b
@@ -225,7 +227,10 @@ def vector_outputs(em, comp: Computation, outs, out_shapes, dim: int, flat: bool
                 t = shape.element_type
                 offset = index[0] if flat else linear_of(b, shape, index)
                 addr = b.gep(out_ptr, [offset], inbounds=True, source_etype=T.value_type(t))
-                b.store(vg(index), addr, align=t.bits // 8)
+                if count is not None and count < LANES:
+                    T.masked_store(b, em.module, vg(index), addr, count, t.bits // 8)
+                else:
+                    b.store(vg(index), addr, align=t.bits // 8)
     return store
 
 

@@ -8,8 +8,9 @@ For each row (all loop indices but the minor one):
      cache then answers the broadcast's per-element requests with it;
   2. output: an inner loop over the row's elements computes and stores the outputs: as
      vector code LANES at a time where elemental_vector has the values' vector forms (the
-     statistics are splat across the lanes), with a scalar loop for the remainder;
-     otherwise a scalar loop that LLVM vectorizes.
+     statistics are splat across the lanes), with a scalar loop for the remainder; a row
+     shorter than LANES as one vector with masked loads and stores (no loop: a softmax's
+     10 classes); otherwise a scalar loop that LLVM vectorizes.
 
 Materialization: an expensive elementwise value (exp, log, tanh, divide, ...) that both
 feeds a hoisted reduction and the outputs (exp(x - max) in a softmax) is written to a
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from xlapy.backends.llvm import elemental_reduce
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental_reduce import LANES
-from xlapy.backends.llvm.loops import entry_alloca, lanes_then_rest, loop_nest
+from xlapy.backends.llvm.loops import c64, entry_alloca, lanes_then_rest, loop_nest
 from xlapy.hlo.ir import Worklist, operand_closure
 from xlapy.hlo.opcodes import ELEMENTWISE
 from xlapy.hlo.shapes import Shape
@@ -52,14 +54,21 @@ class RowPlan:
 
     def emit(self, b: ir.IRBuilder, em, gens: dict, start, end, store_outputs,
              vector_outputs=None) -> None:
-        """vector_outputs(): a store of LANES outputs along the minor dimension, or None
-        (called once the row buffers are in place)."""
+        """vector_outputs(count): a store of LANES outputs along the minor dimension (with
+        count: of its first `count` lanes only), or None (called once the row buffers are
+        in place)."""
         shape, minor = self.shape, self.minor
         n = shape.dims[minor]
         phase = ["hoist"]
         for x in self.materialized:
             _tee(em, gens[id(x)], x, n, minor, phase)
-        vector_store = vector_outputs() if vector_outputs is not None else None
+        vector_store, short = None, False
+        if vector_outputs is not None:
+            if elemental_reduce.SHORT_VECTORS and 2 <= n < LANES:
+                vector_store = vector_outputs(n)
+                short = vector_store is not None
+            if vector_store is None:  # (then a row shorter than LANES is a scalar loop
+                vector_store = vector_outputs(None)  # that LLVM is told not to vectorize)
         outer = Shape.array(shape.element_type,
                             tuple(1 if d == minor else k for d, k in enumerate(shape.dims)),
                             shape.minor_to_major)
@@ -75,8 +84,11 @@ class RowPlan:
                     full[minor] = j
                     store(full)
                 return body
-            lanes_then_rest(b, 0, n, LANES, vector_store and at(vector_store),
-                            at(store_outputs), "row")
+            if short:  # the whole row, one masked vector
+                at(vector_store)(c64(0))
+            else:
+                lanes_then_rest(b, 0, n, LANES, vector_store and at(vector_store),
+                                at(store_outputs), "row")
 
 
 def _tee(em, gen, instr, n: int, minor: int, phase: list) -> None:

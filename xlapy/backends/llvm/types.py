@@ -61,6 +61,33 @@ def splat(b: ir.IRBuilder, v, lanes: int):
     return b.shuffle_vector(one, undef(vty), shuffle_mask((0,) * lanes))
 
 
+@functools.lru_cache(maxsize=64)
+def lane_mask(count: int, lanes: int) -> ir.Constant:
+    """The <lanes x i1> constant whose first `count` lanes are on (shared, as shuffle_mask)."""
+    return ir.Constant(ir.VectorType(I1, lanes), [int(j < count) for j in range(lanes)])
+
+
+def masked_load(b: ir.IRBuilder, module: ir.Module, ptr, vty: ir.VectorType, count: int,
+                align: int):
+    """The first `count` elements at ptr in a vector of type vty, the other lanes zero; only
+    those `count` elements are read (llvm.masked.load)."""
+    name = f"llvm.masked.load.{_mangled(vty)}.p0"
+    fn = module.globals.get(name) or ir.Function(
+        module, ir.FunctionType(vty, [PTR, I32, ir.VectorType(I1, vty.count), vty]), name)
+    return b.call(fn, [ptr, ir.Constant(I32, align), lane_mask(count, vty.count),
+                       ir.Constant(vty, None)])
+
+
+def masked_store(b: ir.IRBuilder, module: ir.Module, value, ptr, count: int, align: int):
+    """Store the first `count` lanes of the vector `value` at ptr (llvm.masked.store); the
+    memory after them is not touched."""
+    vty = value.type
+    name = f"llvm.masked.store.{_mangled(vty)}.p0"
+    fn = module.globals.get(name) or ir.Function(
+        module, ir.FunctionType(VOID, [vty, PTR, I32, ir.VectorType(I1, vty.count)]), name)
+    b.call(fn, [value, ptr, ir.Constant(I32, align), lane_mask(count, vty.count)])
+
+
 def _mangled(t: ir.Type) -> str:
     if isinstance(t, ir.VectorType):
         return f"v{t.count}{_mangled(t.element)}"
