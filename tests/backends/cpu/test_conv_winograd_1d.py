@@ -28,6 +28,7 @@ def any_size(monkeypatch):
     from xlapy.backends.cpu.passes import conv_plan
     monkeypatch.setattr(conv_plan, "MAX_FEW_OUTPUTS", 1)
     monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
+    monkeypatch.setattr(W, "MIN_FEATURES_1D", 1)
     monkeypatch.setattr(W, "MIN_TILES", 1)
     monkeypatch.setattr(W, "MIN_FLOPS", 0)
     monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
@@ -176,7 +177,8 @@ def test_bf16(cpu_check, any_size):
 def test_which_convolutions():
     """The conv1d neighbours' forward (64 input features) takes F(2, 5); 128 input
     features of a 5-window (the input gradient) do not (F(2, 5)'s error reaches the
-    tests' tolerance there), nor strides, dilations or a 7-window; --xla_cpu_winograd=false
+    tests' tolerance there), nor strides, dilations, a 7-window or few features;
+    --xla_cpu_winograd=false
     turns it off."""
     text = """HloModule m
 
@@ -209,6 +211,15 @@ ENTRY main {
     view = W.as_2d(a)
     assert view.shape.dims == (16, 128, 1, 124) and view.operands[1].shape.dims \
         == (128, 64, 1, 5) and str(view.attrs["dim_labels"]) == "bf01_oi01->bf01"
+    few = """HloModule m
+
+ENTRY main {
+  x = f32[32,64,4] parameter(0)
+  f = f32[5,4,64] parameter(1)
+  ROOT c = f32[32,64,64] convolution(x, f), window={size=5 pad=2_2}, dim_labels=b0f_0io->b0f
+}
+"""
+    assert W.winograd_plan(_convs(few)[0]) is None   # few input features: the gemm path
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XLAPY_FLAGS", "--xla_cpu_winograd=false")
         assert W.winograd_plan(a) is None and W.winograd_plan(c) is None
@@ -224,7 +235,7 @@ def _layer(lax, dn):
 @pytest.mark.parametrize("dn", [("NCH", "OIH", "NCH"), ("NHC", "HIO", "NHC")])
 def test_conv1d_gradient_against_jax(dn):
     """jax.grad of a conv1d layer (window 5, 32 -> 48 features): the forward takes
-    Winograd; results against JAX's."""
+    Winograd (default thresholds); results against JAX's."""
     rng = np.random.default_rng(7)
     nch = dn[0] == "NCH"
     x = rng.standard_normal((4, 32, 40) if nch else (4, 40, 32)).astype(np.float32)

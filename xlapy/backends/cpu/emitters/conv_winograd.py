@@ -1,7 +1,8 @@
 """3x3 and 5x5 stride-1 convolutions by Winograd's minimal filtering (plan and matrices:
 passes/winograd_plan.py), F(my x mx, r x r) with patches of ny x nx = (my + r - 1) x
 (mx + r - 1) inputs, the transforms of each spatial dim its own (F(2x2, 3x3): n = 4;
-F(1x2, 5x5): the identity along the first dim):
+F(1x2, 5x5): the identity along the first dim; one spatial dim, F(2, 3) and F(2, 5): the
+two-dim form of a size-1 first dim, window 1 x r, winograd_plan.as_2d):
 
   1. the kernel transform, once per call (the kernel is usually a parameter):
      U[p][c][k] = (G g_ck G^T)[p] for the ny * nx positions p, on the thread pool;

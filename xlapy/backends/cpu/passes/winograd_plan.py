@@ -15,7 +15,9 @@ of them took 10 ms CPU, which every process importing the cpu backend paid when 
 at import).
 
 Taken (winograd_plan): f32, bf16 or f16 (TYPES), two spatial dims, a 3x3 (or 5x5: below)
-window, stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
+window (or one spatial dim, a window of 3 or 5, at least MIN_FEATURES_1D input and output
+features: F(2, 3) and F(2, 5), emitted as the two-dim form of a size-1 first dim, as_2d),
+stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
 dim_labels and layouts the gemm path (conv_plan) takes, except one to four output
 features (the direct kernel of conv_one_output.py is faster there), at least
 MIN_INPUT_FEATURES input features, MIN_TILES tiles and MIN_FLOPS of direct work (measured
@@ -34,6 +36,11 @@ path (its own error):
     absolute error below the gemm path's (9.2e-5 and 1.4e-4 against 1.4e-4 and 2.5e-4).
     Used for 5x5 windows (the error grows with C: at most MAX_FEATURES[5] input features,
     only 32 and 64 were measured on the compiled code).
+  F(2, 5), one spatial dim (NWC 16x128xC -> 128, SAME, standard-normal data, three seeds):
+    C=32 0.36-0.37, C=64 0.59-0.62 (gemm path 0.17-0.22), C=128 0.85-1.28 (0.25): at most
+    MAX_FEATURES_1D[5] = 64; other points did not help at C=128 (0, +-1, +-1/2: 1.11-1.21;
+    0, +-1, 2, -1/2: 0.69-1.31; 0, +-1, 1/2, -2: 0.76-0.85). F(2, 3): C=32-256 0.04-0.23,
+    as the gemm path's.
   F(2x2, 3x3) at 2x8x8 C=K=512: 0.97 (0.48); 1x8x8 C=1024 K=256: 1.00 (0.70): at the
     tolerance, so 3x3 windows take it up to MAX_FEATURES[3] = 256 input features.
 A numpy model of the same f32 arithmetic (kernel scaled by 1/sqrt(9C)): C=K=64 direct
@@ -84,6 +91,13 @@ MAX_FEATURES = {3: 256, 5: 64}
 # 1 x r (as_2d), F(2, r) along the second
 TILES_1D = {3: 2, 5: 2}
 MAX_FEATURES_1D = {3: 256, 5: 64}
+# and at least MIN_FEATURES_1D input and output features: F(2, r) against the gemm path
+# (one thread, CPU time, load ~9; batch x width x C -> K, window): 16x128x64 -> 128, 5:
+# NWC 0.66x, NCW 0.67x; 16x128x64 -> 64, 3: 0.75x / 0.54x; 16x128x256 -> 256, 3: 0.69x /
+# 0.78x; 1x256x64 -> 64, 5: 0.71x / 0.57x; but 32x64x4 -> 64, 5: 1.39x / 1.12x;
+# 8x512x32 -> 16, 5: 1.14x / 0.84x; 64x100x16 -> 32, 3: 1.02x / 0.97x (the gemm path's
+# direct phase reads so few features straight from the lhs)
+MIN_FEATURES_1D = 32
 POINTS = {(2, 3): (0, 1, -1), (4, 3): (0, 1, -1, Fraction(1, 2), Fraction(-1, 2)),
           (2, 5): (0, 1, -1, 2, -2)}
 
@@ -210,6 +224,8 @@ def winograd_plan(instr):
     wp = WinogradPlan(ms=ms, rs=rs, batch=out.dims[dn.output_batch], c=c, k=k,
                       in_hw=in_hw, out_hw=out_hw,
                       tiles_hw=tuple(-(-s // m) for s, m in zip(out_hw, ms)))
+    if nsp == 1 and min(c, k) < MIN_FEATURES_1D:
+        return None
     if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES \
             or 2 * out.size * c * rs[0] * rs[1] < MIN_FLOPS or c > most:
         return None
