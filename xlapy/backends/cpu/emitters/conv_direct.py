@@ -124,9 +124,14 @@ def relayout_plan(instr):
 def emit_relayout_direct(pe, instr, rp, out_ptr, lhs_ptr, rhs_ptr) -> None:
     """An NCHW / NCW convolution as its NHWC / NWC form (relayout_plan): the lhs copied
     with its features innermost, the direct kernel into a features-innermost result,
-    copied back (as conv_winograd.py takes such operands). One thread, CPU time, load 7-9:
-    the NCW 16x128x124 window 5 -> 64 input gradient X ms against the batched gemm
-    path's Y; the NCHW 8x32x32x32 3x3 / 2 -> 64 forward X against Y."""
+    copied back (as conv_winograd.py takes such operands). One thread, CPU time, median
+    of 15 calls, best of 4 alternating rounds, load 8-15, against the batched gemm path
+    (conv_batched.py): the NCW 16x128x124 window 5 -> 64 input gradient 1.79 ms against
+    2.07; NCHW 8x32x32x32 3x3 / 2 -> 64 forward 0.79 against 1.02; 8x64x16x16 2x2 -> 32
+    (a strided layer's input-gradient phase) 0.30 against 0.42; the NCHW stem 8x3x64x64
+    7x7 / 2 -> 64 1.89 against 2.05; NCW 16x32x128 window 7 -> 32 0.28 against 0.30; no
+    gain: NCW window 3 / 2 64 -> 64 0.254 against 0.245, NCHW 4x128x16x16 3x3 -> 16 0.243
+    against 0.240."""
     one, plan, dp = rp
     es = 8 if plan.t == "f64" else 4
     lhs, rhs, out = instr.operands[0].shape, instr.operands[1].shape, instr.shape
