@@ -97,3 +97,13 @@ def test_strided_nchw_gradient_against_jax():
     want = jax.jit(jax.grad(loss(jax.lax, jax.numpy), argnums=(0, 1)))(x, w)
     for g, e in zip(gx(x, w), want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-4, atol=2e-4)
+
+
+def test_large_operands_keep_the_batched_path(monkeypatch):
+    """Operands whose copies would take more than RELAYOUT_MAX_BYTES of scratch space stay
+    on the batched path."""
+    from xlapy.backends.cpu.emitters import conv_direct
+    conv = parse(_text(*_CASES[0])).entry.root
+    assert relayout_plan(conv) is not None
+    monkeypatch.setattr(conv_direct, "RELAYOUT_MAX_BYTES", 4 * (4 * 8 * 12 * 13))
+    assert relayout_plan(conv) is None

@@ -42,6 +42,8 @@ from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, strides
 
 PARALLEL_FLOPS = 1 << 22   # smaller convolutions run on the calling thread (as conv.py)
 UNITS_PER_THREAD = 4
+# copies of larger NCHW / NCW operands (scratch space) keep the batched path (relayout_plan)
+RELAYOUT_MAX_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,9 @@ def relayout_plan(instr):
     dn = instr.attrs["dim_labels"]
     lhs, out = instr.operands[0].shape, instr.shape
     if strides(lhs)[dn.input_feature] == 1 or strides(out)[dn.output_feature] == 1 \
-            or lhs.element_type.name not in ("f32", "f64"):
+            or lhs.element_type.name not in ("f32", "f64") \
+            or (lhs.size + out.size + instr.operands[1].shape.size) * (
+                8 if lhs.element_type.name == "f64" else 4) > RELAYOUT_MAX_BYTES:
         return None
     rhs = instr.operands[1].shape
     # the kernel as HWIO (its rows of B contiguous, in the lhs runs' order)
