@@ -1,6 +1,7 @@
 """The harness's own judgement: a difference counts unless something honest explains it."""
 
 import numpy as np
+import pytest
 
 from fuzzlib import harness, xla
 
@@ -192,3 +193,18 @@ def test_default_configuration_never_sees_its_crash():
     result = harness.check(CRASHING_DEFAULT, inputs, backends=("interpreter", "cpu"))
     harness.clear_caches()
     assert not result.findings and result.explained == {"xla-fast-mode": 2}, result
+
+
+def test_gpu_backends_are_judged_against_the_ieee_interpreter(monkeypatch):
+    """reference="interpreter-ieee" (the gpu keeps subnormals, as XLA:GPU): XLA is never
+    run; the emulated gpu matches, and a wrong value is a finding."""
+    monkeypatch.setattr(xla, "run_text", lambda *a, **k: pytest.fail("XLA was run"))
+    sub = [np.float32([1e-40, -2.0, 3.0])]
+    result = harness.check(TEXT, sub, backends=("gpu-emulator",), reference="interpreter-ieee")
+    assert not result.findings and result.reference == "interpreter-ieee", result
+    real = harness.run_backend
+    monkeypatch.setattr(harness, "run_backend", lambda b, m, x: [
+        np.float32([-1e-40, 2.0, -3.5])] if b == "gpu-emulator" else real(b, m, x))
+    result = harness.check(TEXT, sub, backends=("gpu-emulator",), reference="interpreter-ieee")
+    harness.clear_caches()
+    assert [(f.kind, f.backend) for f in result.findings] == [("mismatch", "gpu-emulator")]

@@ -5,6 +5,7 @@ own objects only (programs are never cached: worker.py), and stop at the deadlin
 
   .venv/bin/python tests/fuzz/campaign.py [--seconds 600] [--programs N] [--workers 2]
         [--generators hlo,jax] [--bundle 6] [--chunk 100] [--start-seed S] [--out DIR]
+        [--backends gpu --reference interpreter-ieee]   (a GPU's campaign: harness.py)
   .venv/bin/python tests/fuzz/campaign.py --report DIR     (report of logs already there)
 
 Seeds: generator g's bundle k uses seed start + k, so two campaigns with different
@@ -77,6 +78,9 @@ def run(args) -> pathlib.Path:
     until = time.time() + args.seconds  # (workers stop starting bundles then)
     slots = [Slot(i) for i in range(args.workers)]
     events = open(out / "events.jsonl", "a", buffering=1)
+    (out / "checked.json").write_text(json.dumps({
+        "backends": args.backends or "interpreter,cpu,cpu-nofusion",
+        "reference": args.reference}))
     env = dict(os.environ, PYTHONPATH=str(FUZZ_DIR), XLAPY_DISABLE_CACHE="1")
     turn = 0
     programs_target = args.programs
@@ -102,7 +106,9 @@ def run(args) -> pathlib.Path:
             [sys.executable, "-m", "fuzzlib.worker", "--generator", slot.generator,
              "--seeds", f"{first}:{slot.last_seed}", "--bundle", str(args.bundle),
              "--log", str(slot.log), "--cases", str(out / "cases"),
-             f"--runtime-cache={out / 'runtime-cache'}", "--until", str(until)],
+             f"--runtime-cache={out / 'runtime-cache'}", "--until", str(until),
+             "--reference", args.reference,
+             *(["--backends", args.backends] if args.backends else [])],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=open(
                 out / "logs" / f"{slot.generator}_{first}.stderr", "ab"),
             start_new_session=True)
@@ -206,8 +212,13 @@ def report(out: pathlib.Path) -> dict:
             "findings": {k: len(v) for k, v in findings.items()},
             "explained": dict(explained), "ops": dict(sorted(ops.items())),
             "dtypes": dict(sorted(dtypes.items())), "finding_list": findings}
+    checked = out / "checked.json"
+    checked = json.loads(checked.read_text()) if checked.exists() else {}
+    data["checked"] = checked
     (out / "report.json").write_text(json.dumps(data, indent=1))
     lines = [f"# Fuzz campaign report ({out})", "",
+             f"- backends: {checked.get('backends', '?')}, against "
+             f"{'XLA:CPU' if checked.get('reference', 'xla') == 'xla' else checked['reference']}",
              f"- programs checked: {programs} in {modules} modules "
              f"({', '.join(f'{g}: {n}' for g, n in by_gen.items())})",
              f"- modules skipped: {dict(skipped) or 0}",
@@ -237,6 +248,10 @@ def main(argv=None) -> int:
     p.add_argument("--programs", type=int, default=0, help="stop after this many programs")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--generators", default="hlo,jax")
+    p.add_argument("--backends", default=None,
+                   help="xlapy backends checked (default: interpreter,cpu,cpu-nofusion; "
+                        "gpu or gpu-emulator with --reference interpreter-ieee)")
+    p.add_argument("--reference", default="xla", choices=("xla", "interpreter-ieee"))
     p.add_argument("--bundle", type=int, default=6, help="programs per module")
     # 100 bundles per process: a process's start (imports, JAX) costs a few seconds, about
     # a third of a 6-bundle jax worker's profile; workers stop at the deadline anyway

@@ -3,7 +3,10 @@
 Backends: "interpreter" (the reference evaluator), "cpu" (the default pipeline) and
 "cpu-nofusion" (the cpu pipeline with every fusion pass disabled through
 --xla_disable_hlo_passes, on a compiler of its own so that its in-memory cache never serves
-the fused program).
+the fused program); where asked for, "gpu" (a CUDA GPU) and "gpu-emulator" (the gpu's
+kernels run on the host). The gpu keeps subnormals (as XLA:GPU does), so it is checked
+with reference="interpreter-ieee": the interpreter's IEEE outputs are the reference, and
+XLA:CPU (which flushes them) is not consulted.
 
 Every module given here was accepted by XLA, so any error from xlapy is a failure: an
 exception of xlapy's own type ("error") or any other ("crash"). A mismatch with XLA's
@@ -40,6 +43,9 @@ from fuzzlib import deviations, xla
 
 NOFUSION = ("fusion,row-fusion,column-fusion,gemm-epilogue-fusion,gemm-update-fusion")
 BACKENDS = ("interpreter", "cpu", "cpu-nofusion")
+GPU_BACKENDS = ("gpu", "gpu-emulator")
+# the gpu backend's own refusals of what it does not lower yet (fft, LAPACK custom calls)
+GPU_UNSUPPORTED = ("has no lowering for", "unsupported custom-call target")
 _NOFUSION_COMPILER = CpuCompiler()
 
 
@@ -362,6 +368,10 @@ def evaluate_reordered(module, inputs, how: str) -> list:
 def run_backend(backend: str, module, inputs) -> list:
     if backend == "interpreter":
         return get_platform("interpreter").compiler.compile(module).run_leaves(*inputs)
+    if backend in GPU_BACKENDS:
+        _GPU_USED.add(backend)
+        exe = get_platform(backend).compiler.compile(module)
+        return [np.asarray(v) for v in exe.run_leaves(*inputs)]
     if backend == "cpu":
         compiler = get_platform("cpu").compiler
     elif backend == "cpu-nofusion":
@@ -382,17 +392,22 @@ def run_backend(backend: str, module, inputs) -> list:
     return exe.run_leaves(*inputs)
 
 
+_GPU_USED: set = set()
+
+
 def clear_caches() -> None:
     get_platform("cpu").compiler.clear_cache()
     _NOFUSION_COMPILER.clear_cache()
+    for backend in _GPU_USED:
+        get_platform(backend).compiler.clear_cache()
 
 
 class _Context:
     """Lazily computed facts about one module shared by the explanations."""
 
-    def __init__(self, module, text, inputs, expected, fast):
+    def __init__(self, module, text, inputs, expected, fast, use_xla=True):
         self.module, self.text, self.inputs = module, text, inputs
-        self.expected, self.fast = expected, fast
+        self.expected, self.fast, self.use_xla = expected, fast, use_xla
         self._sens = None
         self._ftz = None
         self._ieee = None
@@ -430,6 +445,8 @@ class _Context:
 
     def xla_reruns(self, n: int = 3):
         """n more runs of XLA's default configuration (the cached executable)."""
+        if not self.use_xla:
+            raise xla.XlaRejected("XLA is not the reference here")
         if self._reruns is None:
             self._reruns = [self._run_default() for _ in range(n)]
         return self._reruns
@@ -580,14 +597,25 @@ def _xla_nondeterministic(ctx, backend, expected, actual, m, acc) -> bool:
 
 
 def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
-          expected: list | None = None) -> Result:
-    """Run the module on XLA (unless `expected` is given) and on `backends`; judge."""
+          expected: list | None = None, reference: str = "xla") -> Result:
+    """Run the module on XLA (unless `expected` is given, or reference is
+    "interpreter-ieee") and on `backends`; judge."""
     result = Result()
     try:
         module = parse(text)
     except XlapyError as e:
         result.findings.append(Finding("parse", "parser", f"{type(e).__name__}: {e}"))
         return result
+    if reference not in ("xla", "interpreter-ieee"):
+        raise ValueError(f"reference {reference!r}: 'xla' or 'interpreter-ieee'")
+    if expected is None and reference == "interpreter-ieee":
+        try:
+            expected = evaluate(module, inputs, False)
+        except XlapyError as e:
+            result.findings.append(Finding("error", "interpreter", f"{type(e).__name__}: {e}"))
+            return result
+        result.reference = reference
+        backends = [b for b in backends if b != "interpreter"]
     if expected is None and xla.unreliable(module):
         # XLA would die of SIGFPE, or computes it wrong (xla.miscomputes): the interpreter
         # (checked against XLA on every other module) is the reference for the compiled
@@ -608,11 +636,14 @@ def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
     else:
         fast = False
     acc = C.accumulated_outputs(module)
-    ctx = _Context(module, text, inputs, expected, fast)
+    ctx = _Context(module, text, inputs, expected, fast, use_xla=reference == "xla")
     for backend in backends:
         try:
             actual = run_backend(backend, module, inputs)
         except XlapyError as e:
+            if backend in GPU_BACKENDS and any(w in str(e) for w in GPU_UNSUPPORTED):
+                _count(result, "gpu-unsupported")  # (documented: README's gpu section)
+                continue
             result.findings.append(Finding("error", backend, f"{type(e).__name__}: {e}"))
             continue
         except Exception as e:

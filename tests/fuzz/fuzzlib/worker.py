@@ -47,6 +47,8 @@ def main(argv=None) -> int:
     p.add_argument("--log", required=True)
     p.add_argument("--cases", required=True)
     p.add_argument("--backends", default=",".join(harness.BACKENDS))
+    p.add_argument("--reference", default="xla", choices=("xla", "interpreter-ieee"),
+                   help="interpreter-ieee for the gpu backends (harness.py)")
     p.add_argument("--runtime-cache", help="a directory for the runtime's own objects")
     p.add_argument("--until", type=float, help="stop starting bundles after this time.time()")
     args = p.parse_args(argv)
@@ -67,7 +69,8 @@ def main(argv=None) -> int:
                 log.write(json.dumps({"seed": seed, "generator": args.generator,
                                       "generator_error": f"{type(e).__name__}: {e}"}) + "\n")
                 continue
-            result = harness.check(prog.text, prog.inputs, backends)
+            result = harness.check(prog.text, prog.inputs, backends,
+                                   reference=args.reference)
             harness.clear_caches()
             record = {"seed": seed, "generator": args.generator, "programs": prog.programs,
                       "ops": sorted(prog.ops), "dtypes": sorted(prog.dtypes),

@@ -178,6 +178,11 @@ def _arith(em, instr, gens, index):
     t, b = _elem_type(instr), em.b
     x, y = gens[0](index), gens[1](index)
     if t.is_float:
+        if (instr.opcode == "remainder" and getattr(em, "math", None) is not None
+                and not isinstance(x.type, ir.VectorType)):
+            # a target's math library (the gpu's libdevice): LLVM's frem is exact on the
+            # cpu (libm's fmod) but the NVPTX target expands it inexactly
+            return _float_binary(em, t, x, y, lambda a, c: _math(em, "fmod", a, c))
         op = getattr(b, _FLOAT_BINARY[instr.opcode])
         return _float_binary(em, t, x, y, op)
     if t.is_pred:

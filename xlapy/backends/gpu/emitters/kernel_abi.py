@@ -24,7 +24,8 @@ I32 = ir.IntType(32)
 # math.py name -> libdevice base name (f32 adds "f": __nv_expf)
 LIBDEVICE = {"exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "tanh": "tanh",
              "erf": "erf", "sin": "sin", "cos": "cos", "tan": "tan", "cbrt": "cbrt",
-             "sqrt": "sqrt", "rsqrt": "rsqrt", "pow": "pow", "atan2": "atan2"}
+             "sqrt": "sqrt", "rsqrt": "rsqrt", "pow": "pow", "atan2": "atan2",
+             "fmod": "fmod"}  # fmod: HLO's float remainder (not in math.py)
 
 
 def sreg(b: ir.IRBuilder, name: str) -> ir.Value:
@@ -56,7 +57,7 @@ def libdevice_math(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
     existing = module.globals.get(fname)
     if existing is not None:
         return existing
-    arity = 2 if name in ("pow", "atan2") else 1
+    arity = 2 if name in ("pow", "atan2", "fmod") else 1
     return ir.Function(module, ir.FunctionType(ty, [ty] * arity), fname)
 
 

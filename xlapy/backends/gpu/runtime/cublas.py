@@ -24,18 +24,25 @@ ITEM_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 
 @functools.lru_cache(maxsize=1)
 def library() -> ctypes.CDLL:
-    names = ["libcublas.so.12", "libcublas.so"]
-    try:
-        import nvidia.cublas as pkg  # pip's nvidia-cublas-cu12
-        names.insert(0, os.path.join(list(pkg.__path__)[0], "lib", "libcublas.so.12"))
-    except ImportError:
-        pass
+    # CUDA 12's or 13's cuBLAS (the v2 API xlapy calls is the same in both): pip's wheels
+    # (nvidia-cublas-cu12: nvidia/cublas/lib; CUDA 13's nvidia-cublas: nvidia/cu13/lib)
+    # first, then the system's
+    sonames = ["libcublas.so.12", "libcublas.so.13"]
+    names = []
+    for pkg_name in ("nvidia.cublas", "nvidia.cu13"):
+        try:
+            pkg = __import__(pkg_name, fromlist=["__path__"])
+        except ImportError:
+            continue
+        for d in list(pkg.__path__):
+            names += [os.path.join(d, "lib", so) for so in sonames]
+    names += sonames + ["libcublas.so"]
     for n in names:
         try:
             return ctypes.CDLL(n)
         except OSError:
             continue
-    raise XlapyError("cuBLAS (libcublas.so.12) was not found: pip install 'xlapy[gpu]' "
+    raise XlapyError("cuBLAS (libcublas.so.12 or .13) was not found: pip install 'xlapy[gpu]' "
                      "(nvidia-cublas-cu12)")
 
 

@@ -1,0 +1,74 @@
+"""Buffers cross computation boundaries as they are on the gpu, so a called computation's
+parameter laid out unlike the value passed to it needs a copy (the boundary-layouts pass,
+as on the cpu). Found by the gpu fuzz campaign on an H100 (jax seed 17001645): a
+conditional of a transposed operand ({2,0,1}) whose branches take {2,1,0} returned the
+operand's bytes read in the wrong order. Checked on the emulated gpu (same program and
+kernels); the PTX of the same program assembles in test_gpu_ptxas.py's corpus."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlapy.backends.base import flatten, get_platform
+from xlapy.hlo.parser import parse
+
+CONDITIONAL = """HloModule m
+b0 {
+  ROOT p = s8[8,4,8]{2,1,0} parameter(0)
+}
+b1 {
+  p = s8[8,4,8]{2,1,0} parameter(0)
+  ROOT r = s8[8,4,8]{2,1,0} reverse(p), dimensions={0}
+}
+ENTRY e {
+  a = s8[4,8,8]{2,1,0} parameter(0)
+  i = s32[] parameter(1)
+  t = s8[8,4,8]{2,0,1} transpose(a), dimensions={1,0,2}
+  n = s8[8,4,8]{2,0,1} negate(t)
+  ROOT c = s8[8,4,8]{2,1,0} conditional(i, n, n), branch_computations={b0, b1}
+}"""
+
+WHILE = """HloModule m
+cond {
+  s = (s32[], f32[3,5]{1,0}) parameter(0)
+  k = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(k, two), direction=LT
+}
+body {
+  s = (s32[], f32[3,5]{1,0}) parameter(0)
+  k = s32[] get-tuple-element(s), index=0
+  x = f32[3,5]{1,0} get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  k1 = s32[] add(k, one)
+  x1 = f32[3,5]{1,0} multiply(x, x)
+  ROOT t = (s32[], f32[3,5]{1,0}) tuple(k1, x1)
+}
+ENTRY e {
+  a = f32[5,3]{1,0} parameter(0)
+  t = f32[3,5]{0,1} transpose(a), dimensions={1,0}
+  zero = s32[] constant(0)
+  init = (s32[], f32[3,5]{1,0}) tuple(zero, t)
+  w = (s32[], f32[3,5]{1,0}) while(init), condition=cond, body=body
+  ROOT r = f32[3,5]{1,0} get-tuple-element(w), index=1
+}"""
+
+
+@pytest.mark.parametrize("branch", [0, 1])
+def test_conditional_of_a_transposed_operand(branch):
+    module = parse(CONDITIONAL)
+    a = (np.arange(256) - 128).astype(np.int8).reshape(4, 8, 8)
+    inputs = [a, np.int32(branch)]
+    want = flatten(get_platform("interpreter").compiler.compile(module).run(*inputs))
+    got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(*inputs))
+    np.testing.assert_array_equal(got[0], want[0])
+    expected = -a.transpose(1, 0, 2)
+    np.testing.assert_array_equal(want[0], expected[::-1] if branch else expected)
+
+
+def test_while_of_a_transposed_operand():
+    module = parse(WHILE)
+    a = np.arange(15, dtype=np.float32).reshape(5, 3) / 7
+    got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(a))
+    np.testing.assert_array_equal(got[0], (a.T * a.T) * (a.T * a.T))
