@@ -36,9 +36,9 @@ from xlapy.backends.cpu.emitters.conv_relayout import emit_copy, minor_first
 from xlapy.backends.cpu.passes.conv_plan import GEMM_TYPES, conv_plan
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
-from xlapy.hlo.shapes import Layout, Shape
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range, strides
+from xlapy.hlo.shapes import Layout, Shape
 
 PARALLEL_FLOPS = 1 << 22   # smaller convolutions run on the calling thread (as conv.py)
 UNITS_PER_THREAD = 4
