@@ -208,3 +208,44 @@ def test_gpu_backends_are_judged_against_the_ieee_interpreter(monkeypatch):
     result = harness.check(TEXT, sub, backends=("gpu-emulator",), reference="interpreter-ieee")
     harness.clear_caches()
     assert [(f.kind, f.backend) for f in result.findings] == [("mismatch", "gpu-emulator")]
+
+
+ORDER_DECIDES = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+keep {
+  ROOT p = s32[4,8] parameter(0)
+}
+flip {
+  p = s32[4,8] parameter(0)
+  ROOT r = s32[4,8] reverse(p), dimensions={0}
+}
+ENTRY e {
+  x = s32[4,8] parameter(0)
+  f = f32[4,8] convert(x)
+  z = f32[] constant(0)
+  s = f32[] reduce(f, z), dimensions={0,1}, to_apply=add
+  gt = pred[] compare(s, z), direction=GT
+  i = s32[] convert(gt)
+  ROOT c = s32[4,8] conditional(i, x, x), branch_computations={keep, flip}
+}"""
+
+
+def test_a_sum_whose_order_decides_a_branch_is_ill_conditioned():
+    """2^31 - 1, -2^31 and small integers summed in f32: the sign depends on the order
+    (index order 53, rows first 57, columns first -12, exact 28), so the branch is not
+    determined by the program. The emulated gpu reduces the columns first; the "outer-first"
+    order variant covers it (gpu fuzz jax 17000005)."""
+    x = np.array([[2147483647, -1, -9, -1, -8, -6, 1, -12],
+                  [3, 3, -4, -2, -1, 12, -2147483648, -4],
+                  [-8, 6, 9, 2, -1, 1, 1, 7], [9, 9, 6, -1, 12, 11, -3, -3]], np.int32)
+    module = harness.parse(ORDER_DECIDES)
+    outer = harness.evaluate_reordered(module, [x], "outer-first")[0]
+    assert not np.array_equal(outer, harness.evaluate_reordered(module, [x], "sequential")[0])
+    result = harness.check(ORDER_DECIDES, [x], backends=("gpu-emulator",),
+                           reference="interpreter-ieee")
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"ill-conditioned": 1}, result

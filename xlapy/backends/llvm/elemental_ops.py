@@ -370,7 +370,9 @@ def convert_value(em, v, src: PrimitiveType, dst: PrimitiveType):
     if dst.is_pred:
         if src.is_float:
             x = T.to_float(b, v, src)
-            if not flags().xla_cpu_ftz:
+            # (a module says whether its code runs with denormals flushed: the gpu's does not)
+            ftz = getattr(b.module, "flush_denormals", None)
+            if not (flags().xla_cpu_ftz if ftz is None else ftz):
                 return b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
             # code running with denormals flushed reads a subnormal as zero: x != 0 is
             # |x| >= the smallest normal (or NaN). (`x != 0` LLVM folds into a test of the

@@ -60,6 +60,7 @@ class ProgramEmitter:
         self.row_reductions = row_reductions
         self.use_libdevice = use_libdevice
         self.llmod = ir.Module(name=module.name)
+        self.llmod.flush_denormals = False  # IEEE subnormals, as XLA:GPU (no --xla_gpu_ftz)
         self.llmod.triple = TRIPLE
         self.llmod.data_layout = DATA_LAYOUT
         self.program = Program()

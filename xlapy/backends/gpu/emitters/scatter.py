@@ -71,7 +71,7 @@ def emit_scatter(module: ir.Module, instr: Instruction, name: str,
                 hi = b.icmp_signed("<=", starts[d], c64(out_shapes[0].dims[d] - sizes[d]))
                 valid = b.and_(valid, b.and_(lo, hi))
             with b.if_then(valid):
-                with for_range(b, 0, max(math.prod(window_shape), 1), name="w") as wi:
+                with for_range(b, 0, math.prod(window_shape), name="w") as wi:
                     widx = row_major_index_of(b, window_shape, wi) if window_shape else []
                     oidx = list(starts)
                     for k, d in enumerate(window_operand_dims):

@@ -1,9 +1,11 @@
-"""Buffers cross computation boundaries as they are on the gpu, so a called computation's
-parameter laid out unlike the value passed to it needs a copy (the boundary-layouts pass,
-as on the cpu). Found by the gpu fuzz campaign on an H100 (jax seed 17001645): a
-conditional of a transposed operand ({2,0,1}) whose branches take {2,1,0} returned the
-operand's bytes read in the wrong order. Checked on the emulated gpu (same program and
-kernels); the PTX of the same program assembles in test_gpu_ptxas.py's corpus."""
+"""What the gpu fuzz campaigns found (tests/fuzz/campaign.py --backends gpu|gpu-emulator
+--reference interpreter-ieee), checked on the emulated gpu (the same program and kernels,
+run on the host).
+
+Buffers cross computation boundaries as they are on the gpu, so a called computation's
+parameter laid out unlike the value passed to it needs a copy (the boundary-layouts pass, as
+on the cpu): found on an H100 (jax seed 17001645), a conditional of a transposed operand
+({2,0,1}) whose branches take {2,1,0} returned the operand's bytes in the wrong order."""
 
 from __future__ import annotations
 
@@ -72,3 +74,41 @@ def test_while_of_a_transposed_operand():
     a = np.arange(15, dtype=np.float32).reshape(5, 3) / 7
     got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(a))
     np.testing.assert_array_equal(got[0], (a.T * a.T) * (a.T * a.T))
+
+
+EMPTY_SCATTER = """HloModule m
+mn {
+  x = u64[] parameter(0)
+  y = u64[] parameter(1)
+  ROOT m = u64[] minimum(x, y)
+}
+ENTRY e {
+  p0 = u64[2,7] parameter(0)
+  p5 = s64[4,4] parameter(1)
+  p6 = u64[4,4,0] parameter(2)
+  ROOT s = u64[2,7] scatter(p0, p5, p6), update_window_dims={2}, inserted_window_dims={1},
+      scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=mn
+}"""
+
+
+def test_scatter_of_empty_windows_changes_nothing():
+    """gpu fuzz hlo 17000002 (emulated): a window of no elements still ran once, reading
+    past the updates (0 written at [0, 0]; a SIGSEGV in hlo 17000331)."""
+    module = parse(EMPTY_SCATTER)
+    x = np.ones((2, 7), np.uint64)
+    got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(
+        x, np.zeros((4, 4), np.int64), np.zeros((4, 4, 0), np.uint64)))
+    np.testing.assert_array_equal(got[0], x)
+
+
+def test_convert_of_a_subnormal_to_pred_is_true():
+    """The gpu keeps subnormals (as XLA:GPU): convert(1e-40) to pred is true there, while
+    the cpu, running with denormals flushed, reads it as zero (gpu fuzz hlo 17000026)."""
+    module = parse("""HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = pred[4] convert(p)
+}""")
+    x = np.float32([1e-40, -1e-41, 0.0, -0.0])
+    got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(x))
+    np.testing.assert_array_equal(got[0], [True, True, False, False])
