@@ -25,6 +25,21 @@ _CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def batched_path(monkeypatch):
+    """The batched emitter itself: NCHW / NCW convolutions the direct kernel could take
+    through features-innermost copies (conv.RELAYOUT_DIRECT, tested in
+    test_conv_relayout_direct.py) stay on it here (the switch is not part of the compile
+    cache's key: no disk cache, a fresh memory cache)."""
+    from xlapy.backends.base import get_platform
+    from xlapy.backends.cpu.emitters import conv as conv_emitter
+    monkeypatch.setattr(conv_emitter, "RELAYOUT_DIRECT", False)
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    get_platform("cpu").compiler.clear_cache()
+    yield
+    get_platform("cpu").compiler.clear_cache()
+
+
 def _batched(text) -> int:
     return sum(batched_plan(i, conv_plan(i)) is not None
                for i in parse(text).entry.instructions if i.opcode == "convolution")

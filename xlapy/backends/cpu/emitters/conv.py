@@ -26,7 +26,8 @@ from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
 from xlapy.backends.cpu.emitters.conv_depthwise import emit_depthwise
-from xlapy.backends.cpu.emitters.conv_direct import direct_plan, emit_conv_direct
+from xlapy.backends.cpu.emitters.conv_direct import (direct_plan, emit_conv_direct,
+                                                     emit_relayout_direct, relayout_plan)
 from xlapy.backends.cpu.emitters.conv_depthwise_filter import emit_filter_grad
 from xlapy.backends.cpu.emitters.conv_one_output import emit_one_output
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
@@ -48,6 +49,9 @@ from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.loops import c64, entry_alloca, for_range
 
 GEMM_PARALLEL_FLOPS = 1 << 22   # smaller gemms run on the calling thread (as gemm.py)
+# NCHW / NCW convolutions the batched path would take run as their NHWC / NWC form through
+# the direct kernel where that takes it (conv_direct.emit_relayout_direct)
+RELAYOUT_DIRECT = True
 IM2COL_PARALLEL_ELEMENTS = 1 << 15
 # a row block of the patch matrix built at a time (blocked_rows): small enough to stay in
 # the core's L2 cache beside the kernel matrix while the gemm reads it
@@ -115,6 +119,10 @@ def emit_conv_gemm(pe, instr, plan, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) ->
         emit_conv_kblocked(pe, instr, plan, kp, out_ptr, lhs_ptr, rhs_ptr)
         return
     bp = None if epilogue else batched_plan(instr, plan)
+    rp = relayout_plan(instr) if bp is not None and RELAYOUT_DIRECT else None
+    if rp is not None:
+        emit_relayout_direct(pe, instr, rp, out_ptr, lhs_ptr, rhs_ptr)
+        return
     if bp is not None:
         emit_conv_batched(pe, instr, plan, bp, out_ptr, lhs_ptr, rhs_ptr)
         return

@@ -1,7 +1,8 @@
 """3x3 and 5x5 stride-1 convolutions by Winograd's minimal filtering (plan and matrices:
 passes/winograd_plan.py), F(my x mx, r x r) with patches of ny x nx = (my + r - 1) x
 (mx + r - 1) inputs, the transforms of each spatial dim its own (F(2x2, 3x3): n = 4;
-F(1x2, 5x5): the identity along the first dim):
+F(1x2, 5x5): the identity along the first dim; one spatial dim, F(2, 3) and F(2, 5): the
+two-dim form of a size-1 first dim, window 1 x r, winograd_plan.as_2d):
 
   1. the kernel transform, once per call (the kernel is usually a parameter):
      U[p][c][k] = (G g_ck G^T)[p] for the ny * nx positions p, on the thread pool;
@@ -36,6 +37,7 @@ from xlapy.backends.cpu.emitters.conv_relayout import emit_copy, minor_first
 from xlapy.backends.cpu.emitters.gemm_call import OwnGemm, put, workspace_bytes
 from xlapy.backends.cpu.emitters.kernel_abi import set_vector_width
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, strides_of
+from xlapy.backends.cpu.passes.winograd_plan import as_2d
 from xlapy.backends.cpu.runtime import threadpool
 from xlapy.backends.cpu.target import vector_bits
 from xlapy.backends.llvm import types as T
@@ -82,7 +84,10 @@ def emit_winograd(pe, instr, wp, out_ptr, lhs_ptr, rhs_ptr, epilogue=None) -> No
     An lhs whose features are not innermost (NCHW) is transformed from a copy with them
     innermost, and such a result (without an epilogue) is computed into one and copied
     back: the transforms run along the features, which were read and written one element
-    a plane apart (NCHW 8x32x32x32 3x3 -> 64: 4.1 ms CPU against NHWC's 1.7)."""
+    a plane apart (NCHW 8x32x32x32 3x3 -> 64: 4.1 ms CPU against NHWC's 1.7).
+
+    One spatial dim (NWC / NCW): the two-dim form with a size-1 first dim (as_2d)."""
+    instr = as_2d(instr)
     dn = instr.attrs["dim_labels"]
     lhs, out = instr.operands[0].shape, instr.shape
     relayout_in = strides_of(lhs)[dn.input_feature] != 1
@@ -272,11 +277,12 @@ def _kernel_fn(pe, instr, wp):
     with for_range(ib, 0, wp.k, name="k") as k:
         at = ib.add(base, ib.mul(k, c64(rs_k)))
         x = []
-        for i in range(wp.r):
+        ry, rx = wp.rs
+        for i in range(ry):
             row = []
-            for j in range(wp.r):
-                ki = wp.r - 1 - i if w.rhs_reversal[0] else i
-                kj = wp.r - 1 - j if w.rhs_reversal[1] else j
+            for j in range(rx):
+                ki = ry - 1 - i if w.rhs_reversal[0] else i
+                kj = rx - 1 - j if w.rhs_reversal[1] else j
                 off = ib.add(at, c64(ki * rs_sp[0] + kj * rs_sp[1]))
                 row.append(_load(ib, src, off, et))
             x.append(row)
@@ -349,8 +355,8 @@ def _block_rows(wp, tb: int) -> int:
     5x5): its transform is the identity, so tile row y's patch rows are input rows y to
     y + 4, shared with the next four tile rows): blocks of whole tile rows of one image,
     V computed once per input row (5x fewer input transforms), else 0."""
-    if wp.ms[0] != 1:
-        return 0
+    if wp.ms[0] != 1 or wp.rs[0] == 1:
+        return 0   # (one input row per tile row, NWC / NCW: nothing shared)
     th = wp.tiles_hw[0]
     most = max(min(tb // wp.tiles_hw[1], th), 1)
     return -(-th // -(-th // most))   # an image's rows in equal blocks (no small last one)

@@ -15,7 +15,9 @@ of them took 10 ms CPU, which every process importing the cpu backend paid when 
 at import).
 
 Taken (winograd_plan): f32, bf16 or f16 (TYPES), two spatial dims, a 3x3 (or 5x5: below)
-window, stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
+window (or one spatial dim, a window of 3 or 5, at least MIN_FEATURES_1D input and output
+features: F(2, 3) and F(2, 5), emitted as the two-dim form of a size-1 first dim, as_2d),
+stride 1, no dilation, one group, any padding (negative too), kernel reversal, any
 dim_labels and layouts the gemm path (conv_plan) takes, except one to four output
 features (the direct kernel of conv_one_output.py is faster there), at least
 MIN_INPUT_FEATURES input features, MIN_TILES tiles and MIN_FLOPS of direct work (measured
@@ -34,6 +36,11 @@ path (its own error):
     absolute error below the gemm path's (9.2e-5 and 1.4e-4 against 1.4e-4 and 2.5e-4).
     Used for 5x5 windows (the error grows with C: at most MAX_FEATURES[5] input features,
     only 32 and 64 were measured on the compiled code).
+  F(2, 5), one spatial dim (NWC 16x128xC -> 128, SAME, standard-normal data, three seeds):
+    C=32 0.36-0.37, C=64 0.59-0.62 (gemm path 0.17-0.22), C=128 0.85-1.28 (0.25): at most
+    MAX_FEATURES_1D[5] = 64; other points did not help at C=128 (0, +-1, +-1/2: 1.11-1.21;
+    0, +-1, 2, -1/2: 0.69-1.31; 0, +-1, 1/2, -2: 0.76-0.85). F(2, 3): C=32-256 0.04-0.23,
+    as the gemm path's.
   F(2x2, 3x3) at 2x8x8 C=K=512: 0.97 (0.48); 1x8x8 C=1024 K=256: 1.00 (0.70): at the
     tolerance, so 3x3 windows take it up to MAX_FEATURES[3] = 256 input features.
 A numpy model of the same f32 arithmetic (kernel scaled by 1/sqrt(9C)): C=K=64 direct
@@ -56,9 +63,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
+from types import SimpleNamespace
 
 from xlapy.backends.cpu.passes.conv_plan import conv_plan, one_output_plan
 from xlapy.flags import flags
+from xlapy.hlo.attributes import ConvDimensionNumbers, Window
+from xlapy.hlo.shapes import Layout, Shape
 
 # Measured against the gemm path (one thread, CPU time, same process, load ~7; C input
 # and K output features, 8x32x32 outputs): C=K=8 0.33x, 16 0.44x, 32 0.53x, 64 0.49x,
@@ -77,6 +87,17 @@ MIN_FLOPS = 1 << 20      # direct multiply-adds x 2: smaller ones are not worth 
 # most MAX_FEATURES input features (by window: the error grows with C, docstring)
 TILES = {(3, 3): (2, 2), (5, 5): (1, 2)}
 MAX_FEATURES = {3: 256, 5: 64}
+# one spatial dim (NWC / NCW): computed as the two-dim form of a size-1 first dim, window
+# 1 x r (as_2d), F(2, r) along the second
+TILES_1D = {3: 2, 5: 2}
+MAX_FEATURES_1D = {3: 256, 5: 64}
+# and at least MIN_FEATURES_1D input and output features: F(2, r) against the gemm path
+# (one thread, CPU time, load ~9; batch x width x C -> K, window): 16x128x64 -> 128, 5:
+# NWC 0.66x, NCW 0.67x; 16x128x64 -> 64, 3: 0.75x / 0.54x; 16x128x256 -> 256, 3: 0.69x /
+# 0.78x; 1x256x64 -> 64, 5: 0.71x / 0.57x; but 32x64x4 -> 64, 5: 1.39x / 1.12x;
+# 8x512x32 -> 16, 5: 1.14x / 0.84x; 64x100x16 -> 32, 3: 1.02x / 0.97x (the gemm path's
+# direct phase reads so few features straight from the lhs)
+MIN_FEATURES_1D = 32
 POINTS = {(2, 3): (0, 1, -1), (4, 3): (0, 1, -1, Fraction(1, 2), Fraction(-1, 2)),
           (2, 5): (0, 1, -1, 2, -2)}
 
@@ -136,7 +157,7 @@ def matrices(m: int, r: int, points=None):
 @dataclass(frozen=True)
 class WinogradPlan:
     ms: tuple         # outputs per tile along each spatial dim
-    r: int            # kernel size
+    rs: tuple         # window size along each spatial dim
     batch: int
     c: int            # input features
     k: int            # output features
@@ -147,7 +168,7 @@ class WinogradPlan:
     @property
     def ns(self) -> tuple:
         """Input patch size along each spatial dim."""
-        return tuple(m + self.r - 1 for m in self.ms)
+        return tuple(m + r - 1 for m, r in zip(self.ms, self.rs))
 
     @property
     def points(self) -> int:
@@ -156,7 +177,7 @@ class WinogradPlan:
 
     def matrices(self, s: int):
         """(A^T, G, B^T) along spatial dim s."""
-        return matrices(self.ms[s], self.r)
+        return matrices(self.ms[s], self.rs[s])
 
     @property
     def tiles(self) -> int:
@@ -177,10 +198,17 @@ def winograd_plan(instr):
         return None
     a = instr.attrs
     dn, w = a["dim_labels"], a["window"]
-    if len(dn.output_spatial) != 2 or a.get("feature_group_count", 1) != 1 \
+    nsp = len(dn.output_spatial)
+    if nsp not in (1, 2) or a.get("feature_group_count", 1) != 1 \
             or a.get("batch_group_count", 1) != 1:
         return None
-    r, ms = w.size[0], TILES.get(tuple(w.size))
+    if nsp == 2:
+        r, ms, rs = w.size[0], TILES.get(tuple(w.size)), tuple(w.size)
+        most = MAX_FEATURES.get(r)
+    else:
+        r = w.size[0]
+        ms, rs = ((1, TILES_1D[r]), (1, r)) if r in TILES_1D else (None, None)
+        most = MAX_FEATURES_1D.get(r)
     if ms is None or any(s != 1 for s in w.stride) \
             or any(d != 1 for d in w.lhs_dilate) or any(d != 1 for d in w.rhs_dilate):
         return None
@@ -190,10 +218,51 @@ def winograd_plan(instr):
                       # 3x3 -> 3: 0.47 ms, Winograd 1.11)
     c, k = lhs.dims[dn.input_feature], out.dims[dn.output_feature]
     out_hw = tuple(out.dims[d] for d in dn.output_spatial)
-    wp = WinogradPlan(ms=ms, r=r, batch=out.dims[dn.output_batch], c=c, k=k,
-                      in_hw=tuple(lhs.dims[d] for d in dn.input_spatial), out_hw=out_hw,
+    in_hw = tuple(lhs.dims[d] for d in dn.input_spatial)
+    if nsp == 1:
+        out_hw, in_hw = (1,) + out_hw, (1,) + in_hw
+    wp = WinogradPlan(ms=ms, rs=rs, batch=out.dims[dn.output_batch], c=c, k=k,
+                      in_hw=in_hw, out_hw=out_hw,
                       tiles_hw=tuple(-(-s // m) for s, m in zip(out_hw, ms)))
-    if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES or 2 * out.size * c * r * r < MIN_FLOPS \
-            or c > MAX_FEATURES[r]:
+    if nsp == 1 and min(c, k) < MIN_FEATURES_1D:
+        return None
+    if c < MIN_INPUT_FEATURES or wp.tiles < MIN_TILES \
+            or 2 * out.size * c * rs[0] * rs[1] < MIN_FLOPS or c > most:
         return None
     return wp
+
+
+def as_2d(instr):
+    """instr itself when it has two spatial dims; else an instruction-like view of a
+    one-spatial-dim convolution as the two-dim one with a size-1 first spatial dim (window
+    1 x r): the same bytes (the new dim sits next to the spatial one in every layout)."""
+    a = instr.attrs
+    dn, w = a["dim_labels"], a["window"]
+    if len(dn.output_spatial) != 1:
+        return instr
+
+    def widen(shape, sp):
+        """(the shape with a size-1 dim inserted at sp, the old dims' new indices)."""
+        new = [d + (d >= sp) for d in range(shape.rank)]
+        m2m = []
+        for d in shape.minor_to_major:
+            m2m.append(new[d])
+            if d == sp:
+                m2m.append(sp)
+        dims = list(shape.dims)
+        dims.insert(sp, 1)
+        return Shape(shape.element_type, tuple(dims), Layout(tuple(m2m))), new
+
+    (isp,), (ksp,), (osp,) = dn.input_spatial, dn.kernel_spatial, dn.output_spatial
+    lhs, li = widen(instr.operands[0].shape, isp)
+    rhs, ki = widen(instr.operands[1].shape, ksp)
+    out, oi = widen(instr.shape, osp)
+    dn2 = ConvDimensionNumbers(li[dn.input_batch], li[dn.input_feature], (isp, isp + 1),
+                               ki[dn.kernel_input_feature], ki[dn.kernel_output_feature],
+                               (ksp, ksp + 1), oi[dn.output_batch], oi[dn.output_feature],
+                               (osp, osp + 1))
+    w2 = Window((1,) + w.size, (1,) + w.stride, (0,) + w.pad_low, (0,) + w.pad_high,
+                (1,) + w.lhs_dilate, (1,) + w.rhs_dilate, (0,) + w.rhs_reversal)
+    attrs = dict(a, dim_labels=dn2, window=w2)
+    return SimpleNamespace(opcode=instr.opcode, name=instr.name, shape=out, attrs=attrs,
+                           operands=[SimpleNamespace(shape=lhs), SimpleNamespace(shape=rhs)])
