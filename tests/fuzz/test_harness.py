@@ -249,3 +249,24 @@ def test_a_sum_whose_order_decides_a_branch_is_ill_conditioned():
                            reference="interpreter-ieee")
     harness.clear_caches()
     assert not result.findings and result.explained == {"ill-conditioned": 1}, result
+
+
+TWO = """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  n = f32[3] negate(x)
+  d = f32[3] add(x, x)
+  ROOT t = (f32[3], f32[3]) tuple(n, d)
+}"""
+
+
+def test_an_element_matching_either_xla_configuration_is_xlas(monkeypatch):
+    """Output 0 matches only XLA's default configuration and output 1 only its fast one:
+    each is a value XLA computes, so nothing is left (hlo 16002668: a product of x * c
+    was inf in the fast configuration and finite in the default one)."""
+    fast = [np.float32([-1.0, -2.0, -5.0]), np.float32([2.0, 4.0, 6.0])]
+    default = [np.float32([-1.0, -2.0, -3.0]), np.float32([2.0, 4.0, 7.0])]
+    _fake_xla(monkeypatch, [fast] + [default] * 4)
+    result = harness.check(TWO, X, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"xla-fast-mode": 1}, result
