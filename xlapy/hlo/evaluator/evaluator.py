@@ -69,6 +69,11 @@ class Evaluator:
         if (not self.flush_denormals or instr.opcode in KEEPS_BITS
                 or instr.attrs.get("type") == "TOTALORDER"):  # a compare of bit patterns
             return rule(self, instr, operands)
+        if instr.opcode == "convert" and {instr.shape.element_type.name, instr.operands[
+                0].shape.element_type.name} == {"f32", "bf16"}:
+            # f32 <-> bf16 is a shift and a rounding of the bits in compiled code (xlapy's
+            # and XLA's): a subnormal is kept, as the bits of data movement are
+            return rule(self, instr, operands)
         if instr.opcode == "remainder" and instr.shape.element_type.is_float:
             # compiled code calls libm's fmod: only its test for a zero divisor sees a
             # subnormal one as zero (NaN); the rest is exact integer arithmetic on the
