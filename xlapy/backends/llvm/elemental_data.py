@@ -212,10 +212,10 @@ def _pad(em, instr, gens, index):
         ok = b.and_(ok, b.icmp_signed("<", q, c64(src_shape.dims[d])))
         in_bounds = b.and_(in_bounds, ok)
         src.append(q)
-    return _if_else(em, in_bounds, "pad", lambda: gens[0](src), lambda: gens[1]([]))
+    return if_else(em, in_bounds, "pad", lambda: gens[0](src), lambda: gens[1]([]))
 
 
-def _if_else(em, cond, name: str, then, otherwise):
+def if_else(em, cond, name: str, then, otherwise):
     """The value of then() where cond holds, else of otherwise(), each emitted in a block
     (and a value scope) of its own and joined by a phi."""
     b = em.b
@@ -267,7 +267,7 @@ def _dynamic_update_slice(em, instr, gens, index):
         rel = b.sub(i, s)
         inside = b.and_(inside, b.icmp_unsigned("<", rel, c64(size)))  # 0 <= rel < size
         local.append(rel)
-    return _if_else(em, inside, "dus", lambda: gens[1](local), lambda: gens[0](index))
+    return if_else(em, inside, "dus", lambda: gens[1](local), lambda: gens[0](index))
 
 
 @elemental_rule("get-tuple-element")

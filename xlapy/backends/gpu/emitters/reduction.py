@@ -35,6 +35,7 @@ from xlapy.backends.gpu.emitters.launch import LaunchDims, row_launch, row_threa
 from xlapy.backends.gpu.target import WARP_SIZE
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput, ElementalEmitter, Gen
+from xlapy.backends.llvm.elemental_data import if_else
 from xlapy.backends.llvm.loops import for_range, index_of, merge_index, row_major_index_of
 from xlapy.hlo.ir import Computation, Instruction
 
@@ -192,27 +193,6 @@ def reduction_phases(plan: RowReduction) -> list[list[Instruction]]:
     return phases
 
 
-def _select_computed(em, cond, then, otherwise):
-    """then() where cond holds, else otherwise(): each in a block (and value scope) of its
-    own, joined by a phi (the untaken side's code does not run)."""
-    b = em.b
-    fn = b.function
-    blocks = fn.append_basic_block("row.known"), fn.append_basic_block("row.other")
-    merge = fn.append_basic_block("row.merge")
-    b.cbranch(cond, *blocks)
-    incoming = []
-    for block, make in zip(blocks, (then, otherwise)):
-        b.position_at_end(block)
-        with em.scope():
-            incoming.append((make(), b.block))
-        b.branch(merge)
-    b.position_at_end(merge)
-    phi = b.phi(incoming[0][0].type)
-    for v, block in incoming:
-        phi.add_incoming(v, block)
-    return phi
-
-
 def _same_index(a: list, b: list) -> bool:
     if len(a) != len(b):
         return False
@@ -359,7 +339,7 @@ def emit_row_reduction(module: ir.Module, instr: Instruction, plan: RowReduction
                 same = eq if same is None else b.and_(same, eq)
             if same is None:
                 return value()
-            return _select_computed(em, same, value, lambda: fallback(index))
+            return if_else(em, same, "row", value, lambda: fallback(index))
         return Gen(gen, r.shape)
 
     # phase by phase: a reduce whose inputs use another's value comes after it
