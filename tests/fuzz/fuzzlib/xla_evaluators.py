@@ -469,7 +469,11 @@ class _ScatterAsUpdateSlice(_Mimic):
         for d in range(operand.ndim):
             hi = x.shape[d] - window[d]
             base = min(max(int(inner[d]), 0), hi)
-            total = np.asarray(base + index[d]).astype(vec.dtype)  # (wraps in its type)
+            # (where the window spans the slice's whole dimension the index can only be 0
+            # there, and XLA drops it: hlo 18001564, an index 10 into a size-1 dimension
+            # read the inner operand at the inner start)
+            step = 0 if window[d] == operand.shape[d] else index[d]
+            total = np.asarray(base + step).astype(vec.dtype)  # (wraps in its type)
             read.append(min(max(int(total), 0), hi))
         old = x[tuple(slice(r, r + w) for r, w in zip(read, window))]
         new = old
