@@ -468,10 +468,10 @@ class _ScatterAsUpdateSlice(_Mimic):
         read = []
         for d in range(operand.ndim):
             hi = x.shape[d] - window[d]
-            base = min(max(int(inner[d]), 0), hi)
-            # (where the window spans the slice's whole dimension the index can only be 0
-            # there, and XLA drops it: hlo 18001564, an index 10 into a size-1 dimension
-            # read the inner operand at the inner start)
+            # (an index into a dimension that a slice spans whole can only be 0, and XLA
+            # drops it: the inner start where the slice is all of x's dimension, the
+            # scatter's index where the window is all of the slice's; hlo 18001564)
+            base = 0 if operand.shape[d] == x.shape[d] else min(max(int(inner[d]), 0), hi)
             step = 0 if window[d] == operand.shape[d] else index[d]
             total = np.asarray(base + step).astype(vec.dtype)  # (wraps in its type)
             read.append(min(max(int(total), 0), hi))
