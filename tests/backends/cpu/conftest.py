@@ -8,6 +8,8 @@
 - `corpus_case(name)` loads tests/hlo/<name> with its inputs and XLA's outputs.
 - the `ieee_denormals` fixture compiles without denormal flushing (--xla_cpu_ftz=false),
   for the op tables' exact comparisons with the interpreter.
+- the `any_size` fixture lets Winograd take every convolution it can compute (1-d and 2-d),
+  however small (test_conv_winograd.py, test_conv_winograd_1d.py).
 """
 
 from __future__ import annotations
@@ -158,6 +160,26 @@ print("child-status", os.waitstatus_to_exitcode(status))
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120)
     assert "child-status 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def any_size(monkeypatch):
+    """Winograd for every convolution it can compute, however small, and with two to four
+    output features (the direct kernel of conv_one_output.py takes those otherwise; the
+    thresholds are not part of the compile cache's key: no disk cache, and a fresh memory
+    cache)."""
+    from xlapy.backends.cpu.passes import conv_plan
+    from xlapy.backends.cpu.passes import winograd_plan as W
+    monkeypatch.setattr(conv_plan, "MAX_FEW_OUTPUTS", 1)
+    monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
+    monkeypatch.setattr(W, "MIN_FEATURES_1D", 1)
+    monkeypatch.setattr(W, "MIN_TILES", 1)
+    monkeypatch.setattr(W, "MIN_FLOPS", 0)
+    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
+    compiler = get_platform("cpu").compiler
+    compiler.clear_cache()
+    yield
+    compiler.clear_cache()
 
 
 @pytest.fixture

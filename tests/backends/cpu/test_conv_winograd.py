@@ -21,24 +21,6 @@ from xlapy.backends.cpu.passes import winograd_plan as W
 from xlapy.hlo import parse
 
 
-@pytest.fixture
-def any_size(monkeypatch):
-    """Winograd for every convolution it can compute, however small, and with two to four
-    output features (the direct kernel of conv_one_output.py takes those otherwise; the
-    thresholds are not part of the compile cache's key: no disk cache, and a fresh memory
-    cache)."""
-    from xlapy.backends.cpu.passes import conv_plan
-    monkeypatch.setattr(conv_plan, "MAX_FEW_OUTPUTS", 1)
-    monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
-    monkeypatch.setattr(W, "MIN_TILES", 1)
-    monkeypatch.setattr(W, "MIN_FLOPS", 0)
-    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
-    compiler = get_platform("cpu").compiler
-    compiler.clear_cache()
-    yield
-    compiler.clear_cache()
-
-
 def _case(rng):
     """A random 3x3 or 5x5 stride-1 2-D convolution Winograd takes: (lhs dims, lhs layout,
     rhs dims, rhs layout, out dims, out layout, window, dim_labels)."""

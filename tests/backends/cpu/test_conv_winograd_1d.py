@@ -21,23 +21,6 @@ from xlapy.hlo import parse
 from xlapy.hlo.evaluator import evaluate
 
 
-@pytest.fixture
-def any_size(monkeypatch):
-    """Winograd for every 1-d convolution it can compute, however small (the thresholds
-    are not part of the compile cache's key: no disk cache, a fresh memory cache)."""
-    from xlapy.backends.cpu.passes import conv_plan
-    monkeypatch.setattr(conv_plan, "MAX_FEW_OUTPUTS", 1)
-    monkeypatch.setattr(W, "MIN_INPUT_FEATURES", 1)
-    monkeypatch.setattr(W, "MIN_FEATURES_1D", 1)
-    monkeypatch.setattr(W, "MIN_TILES", 1)
-    monkeypatch.setattr(W, "MIN_FLOPS", 0)
-    monkeypatch.setenv("XLAPY_DISABLE_CACHE", "1")
-    compiler = get_platform("cpu").compiler
-    compiler.clear_cache()
-    yield
-    compiler.clear_cache()
-
-
 def _case(rng):
     """A random stride-1 1-d convolution with a window of 3 or 5: (lhs dims, lhs layout,
     rhs dims, rhs layout, out dims, out layout, window, dim_labels)."""
