@@ -2,6 +2,7 @@
 "Numerics"): xlapy keeps the semantics (asserted with the numbers), XLA differs, and the
 fuzzer's comparison explains the difference by the named deviation and by nothing else."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -792,3 +793,50 @@ def test_divide_by_broadcast_as_reciprocal():
     harness.clear_caches()
     assert not result.findings and result.explained == {
         "divide-by-broadcast-as-reciprocal": 1}, result
+
+
+def test_bf16_op_under_a_convert_keeps_f32_but_the_ops_before_it_round():
+    """convert<f32>(exp<bf16>(x) + 1): XLA keeps the f32 sum of the rounded exp (jax
+    18006365); rounding neither (the chain form) nor both (HLO) gives XLA's value."""
+    text = """HloModule m
+ENTRY e {
+  x = bf16[4] parameter(0)
+  one = bf16[] constant(1)
+  b = bf16[4] broadcast(one), dimensions={}
+  e = bf16[4] exponential(x)
+  a = bf16[4] add(e, b)
+  ROOT r = f32[4] convert(a)
+}"""
+    bf = ml_dtypes.bfloat16
+    x = np.array([-3.4375, -2.609375, 0.5, -1.25], bf)
+    e = np.exp(x.astype(np.float32)).astype(bf).astype(np.float32)
+    got = xla.run_text(text, [x])[0]
+    np.testing.assert_array_equal(got, e + np.float32(1))  # XLA: the rounded exp, plus 1
+    hlo = (e + np.float32(1)).astype(bf).astype(np.float32)
+    assert not np.array_equal(got, hlo), "XLA rounds the sum now: drop the last-op form"
+    np.testing.assert_array_equal(harness.run_backend("cpu", parse(text), [x])[0], hlo)
+    result = harness.check(text, [x], backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"excess-precision": 1}, result
+
+
+def test_sine_returns_a_tiny_argument_unflushed():
+    """XLA's sin(-1e-45) is -1e-45 (a select passes it): x / sin(x) reads both as zeros
+    (NaN) and pow(NaN, sin(x)) is NaN (glibc's pow sees a nonzero exponent); xlapy
+    flushes: pow(NaN, -0) = 1; IEEE: pow(1, -1e-45) = 1 (hlo 18006367)."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  s = f32[3] sine(x)
+  d = f32[3] divide(x, s)
+  ROOT p = f32[3] power(d, s)
+}"""
+    x = np.array([-1e-45, 3e-39, 0.5], np.float32)
+    got = xla.run_text(text, [x])[0]
+    assert np.isnan(got[:2]).all(), got
+    mine = harness.run_backend("cpu", parse(text), [x])[0]
+    assert mine[0] == mine[1] == 1, mine
+    result = harness.check(text, [x], backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {
+        "pow-of-subnormal-base+tiny-argument-returned": 1}, result

@@ -115,13 +115,22 @@ ENTRY e {
 }"""
 
 
-def test_kept_subnormal_then_a_known_departure_is_explained_by_both():
+def test_kept_subnormal_then_a_known_departure_is_explained_by_both(monkeypatch):
     """XLA's expm1 keeps a subnormal and its atan2 of two subnormals is then NaN (jax
     13007872): neither explanation alone gives XLA's value, the departure applied to the
-    program computed with IEEE subnormals does; a wrong value beside it is still a finding."""
+    program computed with IEEE subnormals does; a wrong value beside it is still a finding.
+    (Since hlo 18006367 the departure of expm1 itself is known, tiny-argument-returned,
+    and explains it with the flushed program; without it, the IEEE program still does.)"""
     inputs = [np.float32([4.2038954e-45, -1.4012985e-45, 0.5, -2.0])]
     got = xla.run_text(ATAN2_OF_KEPT_SUBNORMALS, inputs)[0]
     assert np.isnan(got[:2]).all(), got  # (XLA's departure: the case is only honest then)
+    result = harness.check(ATAN2_OF_KEPT_SUBNORMALS, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+    assert result.explained.get("tiny-argument-returned+atan2-of-two-subnormals") == 3, result
+    from fuzzlib import deviations
+    monkeypatch.setattr(deviations, "DEVIATIONS", [
+        d for d in deviations.DEVIATIONS if d.name != "tiny-argument-returned"])
     result = harness.check(ATAN2_OF_KEPT_SUBNORMALS, inputs)
     harness.clear_caches()
     assert not result.findings, result
@@ -270,3 +279,51 @@ def test_an_element_matching_either_xla_configuration_is_xlas(monkeypatch):
     result = harness.check(TWO, X, backends=("cpu",))
     harness.clear_caches()
     assert not result.findings and result.explained == {"xla-fast-mode": 1}, result
+
+
+def test_a_jax_program_whose_lowering_divides_constants_by_zero_runs():
+    """jaxlib's StableHLO -> HLO conversion folds remainder(~s, s), s the sum of a 1x0
+    slice of a parameter, and dies of SIGFPE (jax seed 18005373 killed a campaign worker):
+    the generator reads such a program with xlapy's own StableHLO reader instead, and XLA
+    is no reference for it. In a child process, so a regression fails instead of killing
+    the test run."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    here = pathlib.Path(__file__).resolve().parent
+    code = ("from fuzzlib.gen_jax import generate\n"
+            "from fuzzlib import xla\n"
+            "p = generate(18005373)\n"
+            "print(xla.divides_constants(p.module), xla.unreliable(p.module))\n")
+    env = dict(os.environ, PYTHONPATH=str(here), XLAPY_DISABLE_CACHE="1")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["True", "True"]
+
+
+def test_an_empty_array_is_a_constant_to_xlas_folding():
+    from xlapy.hlo.parser import parse
+    text = """HloModule m
+add {
+  a = u64[] parameter(0)
+  b = u64[] parameter(1)
+  ROOT s = u64[] add(a, b)
+}
+ENTRY e {
+  x = u32[8,3] parameter(0)
+  i = s32[] parameter(1)
+  d = u32[1,0] dynamic-slice(x, i, i), dynamic_slice_sizes={1,0}
+  c = u64[1,0] convert(d)
+  z = u64[] constant(0)
+  s = u64[1] reduce(c, z), dimensions={1}, to_apply=add
+  n = u64[1] not(s)
+  ROOT r = u64[1] remainder(n, s)
+}"""
+    module = parse(text)
+    assert xla.divides_constants(module) and xla.crashes_xla(module)
+    text2 = text.replace("remainder(n, s)", "remainder(n, n)").replace(
+        "n = u64[1] not(s)", "n = u64[1] convert(x2)").replace(
+        "i = s32[] parameter(1)", "i = s32[] parameter(1)\n  x2 = u32[1] parameter(2)")
+    assert not xla.divides_constants(parse(text2))

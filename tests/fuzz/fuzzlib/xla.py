@@ -96,16 +96,30 @@ def run_text(text: str, inputs, fast: bool = False) -> list[np.ndarray]:
 
 
 def _constant_only(instr, memo) -> bool:
-    """Whether instr's value depends on no parameter (XLA may fold it). A parameter with
-    no elements carries no value: a reduce of one is its initial value, which XLA folds
-    (u64 remainder(reduce(p: u64[1,0]), ...) of zero by zero: SIGFPE, hlo seed
-    13005895)."""
+    """Whether instr's value depends on no parameter (XLA may fold it). An array with no
+    elements carries no value, whatever it was made of: a reduce of one is its initial
+    value, which XLA folds (u64 remainder(reduce(p: u64[1,0]), ...) of zero by zero:
+    SIGFPE, hlo seed 13005895; remainder(~s, s) with s the sum of a 1x0 dynamic-slice of a
+    parameter: jax seed 18005373, where jax's own StableHLO -> HLO conversion folds it)."""
     key = id(instr)
     if key not in memo:
         empty = instr.shape.is_array and 0 in tuple(instr.shape.dims)
-        memo[key] = (instr.opcode != "parameter" or empty) and all(
-            _constant_only(o, memo) for o in instr.operands)
+        memo[key] = empty or (instr.opcode != "parameter" and all(
+            _constant_only(o, memo) for o in instr.operands))
     return memo[key]
+
+
+def divides_constants(module) -> bool:
+    """An integer divide or remainder of constants only, anywhere (see crashes_xla)."""
+    for comp in module.computations:
+        memo: dict = {}
+        for instr in comp.instructions:
+            if (instr.opcode in ("divide", "remainder") and instr.shape.is_array
+                    and not (instr.shape.element_type.is_float
+                             or instr.shape.element_type.is_pred)
+                    and _constant_only(instr, memo)):
+                return True
+    return False
 
 
 def crashes_xla(module) -> bool:

@@ -290,23 +290,43 @@ def _widenable(i: Instruction) -> bool:
     return len(types) == 1 and types <= set(_NARROW)
 
 
-def _has_narrow_arithmetic(module) -> bool:
-    return any(_widenable(i) for c in module.computations for i in c.instructions)
+def _widened_convert(i: Instruction) -> bool:
+    """convert<f32>(op<bf16>(...)) with op arithmetic that XLA:CPU computes in f32."""
+    if i.opcode != "convert" or not i.shape.is_array or i.shape.element_type.name != "f32":
+        return False
+    o = i.operands[0]
+    return o.shape.is_array and o.shape.element_type.name == "bf16" and _widenable(o)
 
 
-def _excess_precision(module) -> None:
-    """f16/bf16 arithmetic computed in f32 and rounded only where a narrow value is kept:
-    each widenable op becomes convert<narrow>(op<f32>(...)), and convert<f32>(convert<
-    narrow>(y)) of such a y is y itself (what XLA's SimplifyFPConversions removes). Calls
-    are inlined first, as XLA does before it, so a chain running out of a called
-    computation (JAX's nested jit functions) is seen whole."""
+def _excess_precision(module, options=()) -> None:
+    """f16/bf16 arithmetic computed in f32 with roundings dropped, in one of two forms
+    (measured on jaxlib 0.10.2, which one depends on what else XLA rewrites around it):
+
+    "excess:last-op": convert<f32>(op<bf16>(a, b)) -> op<f32>(convert<f32>(a), convert<
+    f32>(b)): the op right under a convert to f32 keeps its f32 value while the ops before
+    it round (convert<f32>(exp<bf16>(x) + 1) is the f32 sum of the rounded exp);
+
+    "excess:chain": every widenable op becomes convert<narrow>(op<f32>(...)), and
+    convert<f32>(convert<narrow>(y)) of such a y is y itself (SimplifyFPConversions), so a
+    chain rounds once at its end (x * 1.55 * 0.43 in f16 does not overflow for x = -65504).
+
+    Calls are inlined first, as XLA does before its simplifier, so a chain running out of
+    a called computation (JAX's nested jit functions) is seen whole."""
     from xlapy.hlo.shapes import F32
     from xlapy.passes.inliner import CallInliner
     CallInliner().run(module)
+    last_op = "excess:last-op" in options
     for comp in module.computations:
         wide: dict[int, Instruction] = {}
-        for instr in comp.post_order():
-            if _widenable(instr):
+        for instr in list(comp.post_order()):
+            if last_op:
+                if _widened_convert(instr):
+                    op = instr.operands[0]
+                    ops = [comp.add_instruction(Instruction(
+                        "convert", Shape.array(F32, o.shape.dims), [o])) for o in op.operands]
+                    instr.replace_all_uses_with(comp.add_instruction(Instruction(
+                        op.opcode, Shape.array(F32, op.shape.dims), ops, op.attrs)))
+            elif _widenable(instr):
                 ops = []
                 for o in instr.operands:
                     w = wide.get(id(o))
