@@ -840,3 +840,22 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings and result.explained == {
         "pow-of-subnormal-base+tiny-argument-returned": 1}, result
+
+
+def test_floor_of_a_selected_constant_subnormal_is_folded_ieee():
+    """jax 19006017 (jnp.nextafter, then floor): XLA's floor of a select whose constant arm
+    is the bf16 subnormal -9.2e-41 is -1 (LLVM folds the floor into the arm, IEEE); xlapy's
+    compiled code gives -0 there. (LLVM folds xlapy's code the same way in other contexts:
+    a floor right on select(p, c, x) is -1 in both; README, Numerics.)"""
+    import pathlib
+    from fuzzlib import regressions
+    path = pathlib.Path(__file__).parent / "regressions" / \
+        "c12_floor_of_selected_constant_subnormal.hlo"
+    text, inputs, outputs, _ = regressions.load(path)
+    got = xla.run_text(text, inputs)[0]
+    mine = harness.run_backend("cpu", parse(text), inputs)[0]
+    assert got[1, 2] == -1 and mine[1, 2] == 0, (got[1, 2], mine[1, 2])
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {
+        "rounding-of-selected-constant-folded": 1}, result

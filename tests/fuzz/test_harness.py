@@ -327,3 +327,23 @@ ENTRY e {
         "n = u64[1] not(s)", "n = u64[1] convert(x2)").replace(
         "i = s32[] parameter(1)", "i = s32[] parameter(1)\n  x2 = u32[1] parameter(2)")
     assert not xla.divides_constants(parse(text2))
+
+
+@pytest.mark.parametrize("operands,start,crashes", [
+    ("a, a0", 5, True), ("a, a0, a0", 5, True), ("a, a0, b", 5, True), ("a, b, a0", 8, True),
+    ("a0, a", 5, False), ("a, b, a0", 6, False), ("a0, a, b", 0, False)])
+def test_empty_slice_at_an_empty_concatenated_operand_crashes_xla(operands, start, crashes):
+    """XLA:CPU aborts on an empty slice of a concatenate starting where an empty operand
+    after others begins (hlo 19005856; the table measured in child processes)."""
+    from xlapy.hlo.parser import parse
+    sizes = {"a": 5, "a0": 0, "b": 3}
+    n = sum(sizes[o.strip()] for o in operands.split(","))
+    text = f"""HloModule m
+ENTRY e {{
+  a = f64[5] parameter(0)
+  a0 = f64[0] parameter(1)
+  b = f64[3] parameter(2)
+  c = f64[{n}] concatenate({operands}), dimensions={{0}}
+  ROOT s = f64[0] slice(c), slice={{[{start}:{start}]}}
+}}"""
+    assert xla.crashes_xla(parse(text)) is crashes

@@ -122,19 +122,44 @@ def divides_constants(module) -> bool:
     return False
 
 
+def _empty_slice_at_empty_operand(instr) -> bool:
+    """slice(concatenate(..., x, e, ...)) empty along the concatenated dimension and starting
+    where an operand e with no elements there begins after others (not at 0): XLA:CPU's
+    simplifier aborts the process (`SmallVector unable to grow`, capacity 2^64 - 1; hlo
+    seed 19005856: slice={[5:5:2]} of concatenate(f64[0], f64[5], f64[0]); measured: the
+    empty operand at 0, or a start inside another operand, compile)."""
+    if instr.opcode != "slice" or instr.operands[0].opcode != "concatenate":
+        return False
+    cat = instr.operands[0]
+    d = cat.attrs["dimensions"][0]
+    spec = instr.attrs["slice"]
+    if spec.starts[d] != spec.limits[d]:
+        return False
+    offset = 0
+    for o in cat.operands:
+        size = o.shape.dims[d]
+        if size == 0 and offset > 0 and offset == spec.starts[d]:
+            return True
+        offset += size
+    return False
+
+
 def crashes_xla(module) -> bool:
     """An integer divide or remainder of constants only: XLA's constant folding may divide
     by zero (or INT_MIN by -1) and kill the process with SIGFPE (a known XLA departure:
     HLO defines x/0 = -1 and x%0 = x). Or a reverse of a map of several operands: XLA's
     simplifier moves the reverse into the map's operands and aborts the process
     (`Invalid binary instruction opcode map`, hlo seed 11003208: reverse(map(x,
-    broadcast(c))) with a map computation it does not inline)."""
+    broadcast(c))) with a map computation it does not inline). Or an empty slice of a
+    concatenate at an empty operand (_empty_slice_at_empty_operand: SIGABRT)."""
     for comp in module.computations:
         memo: dict = {}
         in_entry = comp is module.entry
         for instr in comp.instructions:
             if (instr.opcode == "reverse" and instr.operands[0].opcode == "map"
                     and len(instr.operands[0].operands) > 1):
+                return True
+            if _empty_slice_at_empty_operand(instr):
                 return True
             if instr.opcode not in ("divide", "remainder") or not instr.shape.is_array:
                 continue

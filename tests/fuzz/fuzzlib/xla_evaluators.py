@@ -42,6 +42,9 @@ class _AsXla(_Mimic):
         if (instr.opcode == "convert" and instr.shape.element_type.name == "f32"
                 and instr.operands[0].shape.element_type.name in _NARROW):
             return rule(self, instr, operands)  # a widening on bits: nothing flushed
+        if (instr.name or "").startswith("ieee_fold.") and self.on(
+                "rounding-of-selected-constant-folded"):
+            return rule(self, instr, operands)  # folded at compile time: IEEE
         if instr.opcode == "dynamic-slice" and self.on("unsigned-start-index-read-signed"):
             operands = operands[:1] + [_signed(o) for o in operands[1:]]
         elif (instr.opcode == "dynamic-update-slice"

@@ -372,3 +372,59 @@ def _operand_for_reduce(i: Instruction) -> None:
     i.replace_operands([i.operands[0]])
     i.opcode = "reshape"
     i.attrs = {}
+
+
+_ROUNDINGS = ("floor", "ceil")
+
+
+def _select_tree_has_constant(v, memo, depth=0) -> bool:
+    """Whether v is a select whose arms (through nested selects) include one that depends
+    on no parameter."""
+    from fuzzlib.xla import _constant_only
+    if v.opcode != "select" or depth > 8:
+        return False
+    return any(_constant_only(a, memo) or _select_tree_has_constant(a, memo, depth + 1)
+               for a in v.operands[1:])
+
+
+def _selected_constant(i: Instruction):
+    """(select, bitcast-convert or None) where i is floor/ceil (f32, bf16, f64) of a select
+    (through at most one bitcast-convert) with an arm, or an arm of a nested select, that
+    depends on no parameter, else None."""
+    if i.opcode not in _ROUNDINGS or not i.shape.is_array or \
+            i.shape.element_type.name not in ("f32", "bf16", "f64"):
+        return None
+    o, cast = i.operands[0], None
+    if o.opcode == "bitcast-convert":
+        o, cast = o.operands[0], o
+    if o.opcode != "select" or o.shape.dims != i.shape.dims:
+        return None
+    return (o, cast) if _select_tree_has_constant(o, {}) else None
+
+
+def _rounding_of_selected_constant(i: Instruction) -> bool:
+    return _selected_constant(i) is not None
+
+
+def _fold_rounding_into_select(i: Instruction) -> None:
+    """floor(cast(select(p, c, x))) -> select(p, floor_ieee(cast(c)), floor(cast(x))) for a
+    constant arm c, through nested selects: LLVM moves the rounding into the select's arms
+    and folds the constant ones with IEEE subnormals (the evaluator computes instructions
+    named ieee_fold.* without flushing)."""
+    from fuzzlib.xla import _constant_only
+    sel, cast = _selected_constant(i)
+    comp = i.parent
+    memo: dict = {}
+
+    def pushed(v, depth=0):
+        if v.opcode == "select" and v.shape.dims == i.shape.dims and depth <= 8:
+            a, b = (pushed(arm, depth + 1) for arm in v.operands[1:])
+            return comp.add_instruction(Instruction("select", i.shape, [v.operands[0], a, b]))
+        w = v
+        if cast is not None:
+            w = comp.add_instruction(Instruction("bitcast-convert", cast.shape, [v]))
+        const = _constant_only(v, memo)
+        return comp.add_instruction(Instruction(
+            i.opcode, i.shape, [w], i.attrs), name="ieee_fold." + i.opcode if const else None)
+
+    i.replace_all_uses_with(pushed(sel))
