@@ -14,6 +14,7 @@ from xlapy.compat.v1.ops.clip_ops import (clip_by_global_norm, clip_by_norm, cli
 from xlapy.compat.v1.ops.cond_ops import case, cond
 from xlapy.compat.v1.ops.control_flow_ops import while_loop
 from xlapy.compat.v1.ops.functional_ops import foldl, foldr, map_fn, scan
+from xlapy.compat.v1.ops.tensor_array_ops import TensorArray
 from xlapy.compat.v1.ops.gather_ops import (argsort, boolean_mask, gather, gather_nd,
                                             scatter_nd, segment_sum, sort, unique,
                                             unsorted_segment_sum)
@@ -48,7 +49,7 @@ def logical_xor(x, y, name="LogicalXor"):
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
-__all__ = ["case", "cond", "while_loop", "foldl", "foldr", "map_fn", "scan", "argsort",
+__all__ = ["case", "cond", "while_loop", "foldl", "foldr", "map_fn", "scan", "TensorArray", "argsort",
            "boolean_mask", "gather", "gather_nd", "scatter_nd", "segment_sum", "sort",
            "unique", "unsorted_segment_sum", "where", "Print", "clip_by_global_norm",
            "clip_by_norm", "clip_by_value", "cumprod", "cumsum", "einsum", "global_norm",

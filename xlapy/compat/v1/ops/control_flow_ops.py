@@ -394,8 +394,9 @@ def build_while(carry: list, xs: list, max_iter, body_fn, cond_fn=None, invarian
                 names=None, name="while"):
     """The While op for body_fn(i, carry, x_rows) -> (new carry, ys) and cond_fn(i, carry)
     -> bool tensor (None: run max_iter times). Returns (n, final carry, stacked ys)."""
+    from xlapy.compat.v1.ops.tensor_array_ops import _Deferred
     outer = get_default_graph()
-    carry = [convert_to_tensor(c) for c in carry]
+    carry = [c if isinstance(c, _Deferred) else convert_to_tensor(c) for c in carry]
     xs = [convert_to_tensor(x) for x in xs]
     invariants = [c.shape for c in carry] if invariants is None else \
         [as_shape(s) for s in invariants]
@@ -448,6 +449,9 @@ def build_while(carry: list, xs: list, max_iter, body_fn, cond_fn=None, invarian
                 raise InvalidArgumentError(f"the loop condition must return a boolean scalar, "
                                            f"got {pred.dtype.name} of shape {pred.shape}")
             fgs.append(cond_fg)
+        # (a TensorArray entering unwritten: its array is made now that the body told
+        # its element shape)
+        carry = [c.resolve() if isinstance(c, _Deferred) else c for c in carry]
         caps = _align_captures(fgs)
         body = Function(body_fg, [i, *cph, *xph, *[body_fg.captures[t] for t in caps]],
                         [*new_c, *ys])
@@ -467,9 +471,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """tf.while_loop: repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`."""
     if not callable(cond) or not callable(body):
         raise InvalidTypeError("cond and body of tf.while_loop must be callable")
+    from xlapy.compat.v1.ops import tensor_array_ops as tas
     single = not isinstance(loop_vars, (list, tuple, dict))
     structure = loop_vars
-    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    leaves = nest.flatten(loop_vars)
+    flat = [v if isinstance(v, tas._Deferred) else convert_to_tensor(v)
+            for v in tas.loop_carried(leaves)]
     if not flat:
         raise InvalidArgumentError("No loop variables provided")
     inv = None
@@ -478,7 +485,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         inv = nest.flatten(shape_invariants)
 
     def args_of(c):
-        packed = nest.pack_sequence_as(structure, c)
+        packed = nest.pack_sequence_as(structure, tas.rewrap(leaves, c))
         return (packed,) if single else tuple(packed) if not isinstance(packed, dict) \
             else (packed,)
 
@@ -493,7 +500,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         except InvalidArgumentError as e:
             raise InvalidArgumentError(f"the body of tf.while_loop must return the structure "
                                        f"of loop_vars: {e}") from None
-        return nest.flatten(out), []
+        out_leaves = nest.flatten(out)
+        for k, (a, b) in enumerate(zip(leaves, out_leaves)):
+            if isinstance(a, tas.TensorArray) != isinstance(b, tas.TensorArray):
+                raise InvalidArgumentError(
+                    f"the body of tf.while_loop must return a TensorArray where loop_vars "
+                    f"has one (loop variable {k}: {a!r} became {b!r})")
+        return tas.loop_carried(out_leaves), []
 
     def cond_fn(i, c):
         return cond(*args_of(c))
@@ -503,7 +516,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if not back_prop:
         from xlapy.compat.v1.ops.array_ops import stop_gradient
         final = [stop_gradient(t) for t in final]
-    out = nest.pack_sequence_as(structure, final)
+    out = nest.pack_sequence_as(structure, tas.rewrap(leaves, final, known_shape=True))
     if not return_same_structure and isinstance(out, (list, tuple)) and len(flat) == 1 and \
             not hasattr(out, "_fields"):
         return out[0]
