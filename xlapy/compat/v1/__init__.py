@@ -47,6 +47,10 @@ from xlapy.compat.v1.ops.nn_ops import sigmoid, tanh
 from xlapy.compat.v1.ops.random_ops import (random_normal, random_uniform,
                                             set_random_seed, truncated_normal)
 from xlapy.compat.v1.ops.script_ops import py_func
+from xlapy.compat.v1.misc_api import (is_variable_initialized, make_template,
+                                      model_variables, moving_average_variables,
+                                      numpy_function, report_uninitialized_variables)
+from xlapy.compat.v1.ops.random_ops import get_seed
 from xlapy.compat.v1.protos import (ConfigProto, GPUOptions, GraphOptions,
                                     OptimizerOptions, RunMetadata, RunOptions)
 from xlapy.compat.v1.session import (InteractiveSession, Session,

@@ -257,7 +257,9 @@ class Graph:
     def as_graph_def(self, from_version=None, add_shapes=False):
         """A GraphDef-shaped description of the graph (graph_def.py)."""
         from xlapy.compat.v1.graph_def import graph_def
-        return graph_def(self, add_shapes)
+        out = graph_def(self, add_shapes)
+        out._graph = self  # (tf.train.write_graph writes it as a protobuf)
+        return out
 
     @property
     def version(self) -> int:

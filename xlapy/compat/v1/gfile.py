@@ -172,3 +172,9 @@ def Walk(top, in_order=True):
     if not os.path.isdir(top):
         return
     yield from os.walk(top, topdown=in_order)
+
+
+# tf.io.gfile's names (TF 1.13+): the same functions in lower case
+exists, isdir, mkdir, makedirs, listdir = Exists, IsDirectory, MkDir, MakeDirs, ListDirectory
+glob, remove, rmtree, rename, copy, stat, walk = (Glob, Remove, DeleteRecursively, Rename, Copy,
+                                                   Stat, Walk)

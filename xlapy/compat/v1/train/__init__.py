@@ -44,3 +44,4 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          latest_checkpoint, list_variables, load_checkpoint,
                                          load_variable, remove_checkpoint,
                                          update_checkpoint_state)
+from xlapy.compat.v1.misc_api import write_graph  # noqa: E402

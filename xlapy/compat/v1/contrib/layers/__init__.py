@@ -193,3 +193,8 @@ def flatten(inputs, outputs_collections=None, scope=None):
             from xlapy.compat.v1.ops.array_ops import shape, stack
             return reshape(x, stack([shape(x)[0], -1]))
         return reshape(x, [-1, k])
+
+
+from xlapy.compat.v1.contrib.layers.conv import (avg_pool2d, batch_norm,  # noqa: E402
+                                                 conv2d, conv2d_transpose, dropout,
+                                                 max_pool2d)

@@ -1,0 +1,8 @@
+"""tf.contrib.framework: the global-step and variable helpers TF 1.x scripts imported from
+contrib before they moved to tf.train and tf.*."""
+
+from xlapy.compat.v1.train.training_util import (get_global_step,  # noqa: F401
+                                                 get_or_create_global_step)
+from xlapy.compat.v1.misc_api import model_variables  # noqa: F401
+from xlapy.compat.v1.variables import (global_variables as get_variables,  # noqa: F401
+                                       trainable_variables as get_trainable_variables)
