@@ -116,3 +116,27 @@ def test_numpy_function_write_graph_gfile_and_contrib_framework(tmp_path):
             np.testing.assert_array_equal(s.run(y), [2.0, 8.0])
     assert tf.io.gfile.exists(path) and sorted(tf.io.gfile.listdir(str(tmp_path))) == [
         "g.pb", "g.pbtxt"]
+
+
+def test_slim_arg_scope_repeat_stack():
+    slim = tf.contrib.slim
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 16, 16, 3])
+        with slim.arg_scope([slim.conv2d, slim.fully_connected],
+                            weights_regularizer=slim.l2_regularizer(1e-4)):
+            with slim.arg_scope([slim.conv2d], padding="VALID") as sc:
+                h = slim.repeat(x, 2, slim.conv2d, 8, [3, 3], scope="conv1")
+            h = slim.conv2d(h, 4, [3, 3], scope="same")  # outside sc: SAME
+            with slim.arg_scope(sc):
+                v = slim.conv2d(h, 4, [3, 3], padding="SAME", scope="given")  # call wins
+            h = slim.max_pool2d(h, [2, 2], scope="pool1")
+            h = slim.stack(slim.flatten(h), slim.fully_connected, [32, 16], scope="fc")
+        assert h.shape.as_list() == [2, 16] and v.shape.as_list() == [2, 12, 12, 4]
+        names = [w.op.name for w in slim.get_variables()]
+        assert names[:3] == ["conv1/conv1_1/weights", "conv1/conv1_1/biases",
+                             "conv1/conv1_2/weights"]
+        assert "fc/fc_2/weights" in names
+        assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 6  # 4 convs, 2 fc
+        with pytest.raises(InvalidArgumentError, match="add_arg_scope"):
+            with slim.arg_scope([tf.nn.relu], x=1):
+                pass

@@ -6,3 +6,4 @@ from xlapy.compat.v1.contrib import framework
 from xlapy.compat.v1.contrib import layers
 from xlapy.compat.v1.contrib import opt
 from xlapy.compat.v1.contrib import rnn
+from xlapy.compat.v1.contrib import slim

@@ -198,3 +198,37 @@ def flatten(inputs, outputs_collections=None, scope=None):
 from xlapy.compat.v1.contrib.layers.conv import (avg_pool2d, batch_norm,  # noqa: E402
                                                  conv2d, conv2d_transpose, dropout,
                                                  max_pool2d)
+from xlapy.compat.v1.contrib.framework.arg_scope import add_arg_scope  # noqa: E402
+
+# (slim's layers take their defaults from arg_scope blocks)
+(fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
+ dropout) = (add_arg_scope(f) for f in (fully_connected, flatten, conv2d, conv2d_transpose,
+                                        max_pool2d, avg_pool2d, batch_norm, dropout))
+
+
+def repeat(inputs, repetitions, layer, *args, **kwargs):
+    """layer applied `repetitions` times, each in scope `<scope>/<scope>_<i>` (slim.repeat)."""
+    from xlapy.compat.v1.variables import variable_scope
+    scope = kwargs.pop("scope", None)
+    name = scope or getattr(layer, "__name__", "repeat")
+    out = inputs
+    with variable_scope(scope, default_name="Repeat"):
+        for i in range(int(repetitions)):
+            kwargs["scope"] = f"{name}_{i + 1}"
+            out = layer(out, *args, **kwargs)
+    return out
+
+
+def stack(inputs, layer, stack_args, **kwargs):
+    """layer applied once per entry of stack_args (a tuple of its positional arguments, or
+    one argument), each in scope `<scope>/<scope>_<i>` (slim.stack)."""
+    from xlapy.compat.v1.variables import variable_scope
+    scope = kwargs.pop("scope", None)
+    name = scope or getattr(layer, "__name__", "stack")
+    out = inputs
+    with variable_scope(scope, default_name="Stack"):
+        for i, a in enumerate(stack_args):
+            kwargs["scope"] = f"{name}_{i + 1}"
+            a = a if isinstance(a, (list, tuple)) else [a]
+            out = layer(out, *a, **kwargs)
+    return out
