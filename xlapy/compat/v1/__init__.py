@@ -76,7 +76,7 @@ from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_init
                                       uniform_unit_scaling_initializer,
                                       variance_scaling_initializer)
 from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
-from xlapy.compat.v1 import estimator  # noqa: E402  (tf.estimator)
+from xlapy.compat.v1 import estimator, keras  # noqa: E402  (tf.estimator, tf.keras)
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -1,0 +1,22 @@
+"""tf.keras in TF 1.x graph mode: Sequential and functional models of Dense, Conv2D,
+pooling, Flatten, Dropout, BatchNormalization, Activation and Reshape layers, compiled
+with Keras' optimizers, losses and 'accuracy', trained with fit on NumPy arrays in the
+Keras session (backend.get_session). What TF 1.x's "Get started" tutorial uses:
+
+    model = tf.keras.models.Sequential([
+        tf.keras.layers.Flatten(input_shape=(28, 28)),
+        tf.keras.layers.Dense(512, activation=tf.nn.relu),
+        tf.keras.layers.Dropout(0.2),
+        tf.keras.layers.Dense(10, activation=tf.nn.softmax)])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(x_train, y_train, epochs=5)
+    model.evaluate(x_test, y_test)
+
+Not provided: callbacks, saving whole models (weights only, as .npz), recurrent and
+embedding layers, keras.datasets (no downloads here: bring the arrays).
+"""
+
+from xlapy.compat.v1.keras import (activations, backend, layers, losses,  # noqa: F401
+                                   models, optimizers)
+from xlapy.compat.v1.keras.models import Model, Sequential  # noqa: F401

@@ -1,0 +1,75 @@
+"""tf.keras.losses and metrics by name: per-example losses on a model's outputs (Keras'
+crossentropies take probabilities, clipped to [eps, 1 - eps], as TF 1.x's Keras backend)."""
+
+from __future__ import annotations
+
+from xlapy.compat.v1.errors import InvalidArgumentError
+
+
+def _clipped(p):
+    from xlapy.compat.v1.ops.clip_ops import clip_by_value
+    from xlapy.compat.v1.keras.backend import epsilon
+    return clip_by_value(p, epsilon(), 1.0 - epsilon())
+
+
+def sparse_categorical_crossentropy(y_true, y_pred):
+    from xlapy.compat.v1.ops.math_ops import cast, log
+    from xlapy.compat.v1.ops.nn_ops import sparse_softmax_cross_entropy_with_logits
+    from xlapy.compat.v1.ops.array_ops import reshape
+    from xlapy.compat.v1 import dtypes
+    labels = cast(reshape(y_true, [-1]), dtypes.int64)
+    return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=log(_clipped(y_pred)))
+
+
+def categorical_crossentropy(y_true, y_pred):
+    from xlapy.compat.v1.ops.math_ops import log, multiply, negative, reduce_sum
+    p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
+    return negative(reduce_sum(multiply(y_true, log(_clipped(p))), axis=-1))
+
+
+def binary_crossentropy(y_true, y_pred):
+    from xlapy.compat.v1.ops.math_ops import log, reduce_mean
+    p = _clipped(y_pred)
+    return reduce_mean(-(y_true * log(p) + (1.0 - y_true) * log(1.0 - p)), axis=-1)
+
+
+def mean_squared_error(y_true, y_pred):
+    from xlapy.compat.v1.ops.math_ops import reduce_mean, square
+    return reduce_mean(square(y_pred - y_true), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    from xlapy.compat.v1.ops.math_ops import abs as abs_, reduce_mean
+    return reduce_mean(abs_(y_pred - y_true), axis=-1)
+
+
+mse, mae = mean_squared_error, mean_absolute_error
+_BY_NAME = {"sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+            "categorical_crossentropy": categorical_crossentropy,
+            "binary_crossentropy": binary_crossentropy, "mean_squared_error": mse,
+            "mse": mse, "mean_absolute_error": mae, "mae": mae}
+
+
+def get(identifier):
+    if callable(identifier):
+        return identifier
+    if identifier not in _BY_NAME:
+        raise InvalidArgumentError(f"Unknown loss function: {identifier!r} (known: "
+                                   f"{', '.join(sorted(_BY_NAME))})")
+    return _BY_NAME[identifier]
+
+
+def accuracy_for(loss_fn, y_true, y_pred):
+    """Keras' 'accuracy' for the loss: the class index for sparse crossentropy, the argmax
+    of the targets for categorical, the rounded output for binary (and MSE)."""
+    from xlapy.compat.v1 import dtypes
+    from xlapy.compat.v1.ops.array_ops import reshape
+    from xlapy.compat.v1.ops.math_ops import argmax, cast, equal, reduce_mean
+    from xlapy.compat.v1.ops.special_math_ops import round as rnd
+    if loss_fn is sparse_categorical_crossentropy:
+        hit = equal(cast(reshape(y_true, [-1]), dtypes.int64), argmax(y_pred, -1))
+    elif loss_fn is categorical_crossentropy:
+        hit = equal(argmax(y_true, -1), argmax(y_pred, -1))
+    else:
+        hit = equal(y_true, rnd(y_pred))
+    return reduce_mean(cast(hit, dtypes.float32))

@@ -1,0 +1,366 @@
+"""tf.keras.models (TF 1.x graph mode): Sequential and the functional Model, with compile,
+fit, evaluate, predict, train_on_batch, summary and get/set/save/load_weights.
+
+The model's ops go into the default graph and run in the Keras session
+(tf.keras.backend.get_session(); set_session gives one of your own, e.g. with an XLA jit
+level in its ConfigProto). fit runs one session call per batch, feeding the learning
+phase True (Dropout, BatchNormalization).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
+from xlapy.compat.v1.keras import backend as K
+from xlapy.compat.v1.keras import losses as L
+from xlapy.compat.v1.keras import optimizers as O
+
+
+class History:
+    def __init__(self):
+        self.history: dict = {}
+        self.epoch: list = []
+
+
+class Model:
+    """Model(inputs, outputs): the graph between an Input and the tensors layers made."""
+
+    def __init__(self, inputs=None, outputs=None, name=None):
+        self._inputs = inputs
+        self._outputs = outputs
+        self.name = name or "model"
+        self._compiled = False
+        self._layers: list = []
+        self.optimizer = self.loss = None
+        self.metrics_names: list = []
+
+    # ---- structure -----------------------------------------------------------------------------
+    @property
+    def inputs(self):
+        return [self._inputs] if self._inputs is not None else []
+
+    @property
+    def outputs(self):
+        return [self._outputs] if self._outputs is not None else []
+
+    input = property(lambda self: self._inputs)
+    output = property(lambda self: self._outputs)
+
+    def _ensure_built(self, x=None):
+        if self._outputs is None:
+            raise InvalidArgumentError(f"model {self.name} has no outputs yet")
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    @property
+    def weights(self) -> list:
+        from xlapy.compat.v1.variables import global_variables
+        if self._layers:
+            out = []
+            for layer in self._layers:
+                out += [w for w in layer.weights if w not in out]
+            return out
+        return global_variables()
+
+    @property
+    def trainable_weights(self) -> list:
+        from xlapy.compat.v1.variables import trainable_variables
+        if self._layers:
+            out = []
+            for layer in self._layers:
+                out += [w for w in layer.trainable_weights if w not in out]
+            return out
+        return trainable_variables()
+
+    def count_params(self) -> int:
+        return int(sum(np.prod(w.shape.as_list()) for w in self.weights))
+
+    # ---- training -----------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
+                **kwargs):
+        from xlapy.compat.v1 import dtypes
+        from xlapy.compat.v1.ops.math_ops import reduce_mean
+        from xlapy.compat.v1.ops.array_ops import placeholder
+        if loss is None:
+            raise InvalidArgumentError("compile needs a loss")
+        self._ensure_built()
+        g = self._outputs.graph
+        with g.as_default():
+            self.optimizer = O.get(optimizer)
+            self._loss_fn = L.get(loss)
+            out = self._outputs
+            sparse = self._loss_fn is L.sparse_categorical_crossentropy
+            shape = [None, 1] if sparse else out.shape.as_list() if out.shape.ndims \
+                is not None else None
+            self._targets = placeholder(dtypes.int64 if sparse else out.dtype, shape,
+                                        name=f"{self.name}_target")
+            per_example = self._loss_fn(self._targets, out)
+            self._total_loss = reduce_mean(per_example)
+            from xlapy.compat.v1.framework import GraphKeys
+            reg = g.get_collection(GraphKeys.REGULARIZATION_LOSSES)
+            if reg:
+                from xlapy.compat.v1.ops.math_ops import add_n
+                self._total_loss = self._total_loss + add_n(reg)
+            self.metrics_names = ["loss"]
+            self._metric_tensors = []
+            for m in metrics or []:
+                if m not in ("accuracy", "acc"):
+                    if callable(m):
+                        t = reduce_mean(m(self._targets, out))
+                        name = getattr(m, "__name__", "metric")
+                    else:
+                        raise InvalidArgumentError(f"Unknown metric {m!r}: xlapy's Keras "
+                                                   "knows 'accuracy' and callables")
+                else:
+                    t, name = L.accuracy_for(self._loss_fn, self._targets, out), "acc"
+                self.metrics_names.append(name)
+                self._metric_tensors.append(t)
+            from xlapy.compat.v1.framework import control_dependencies
+            updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
+                if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
+            with control_dependencies(updates):
+                self._train_op = self.optimizer.minimize(self._total_loss,
+                                                         var_list=self.trainable_weights)
+            self._initialized = False
+        self._compiled = True
+        self.loss = loss
+
+    def _session(self):
+        with self._outputs.graph.as_default():
+            s = K.get_session()
+            if not getattr(self, "_initialized", False):
+                from xlapy.compat.v1.misc_api import report_uninitialized_variables
+                from xlapy.compat.v1.variables import global_variables, variables_initializer
+                names = {n.decode() if isinstance(n, bytes) else n
+                         for n in s.run(report_uninitialized_variables())}
+                todo = [v for v in global_variables() if v.op.name in names]
+                if todo:
+                    s.run(variables_initializer(todo))
+                self._initialized = True
+        return s
+
+    def _targets_of(self, y):
+        y = np.asarray(y)
+        if self._loss_fn is L.sparse_categorical_crossentropy:
+            return y.reshape(-1, 1).astype(np.int64)
+        return y.astype(self._outputs.dtype.as_numpy_dtype)
+
+    def _check_compiled(self, what):
+        if not self._compiled:
+            raise InvalidArgumentError(f"You must compile your model before {what}.")
+
+    def _feed(self, x, y=None, training=False):
+        fd = {self._inputs: np.asarray(x, self._inputs.dtype.as_numpy_dtype),
+              K.learning_phase(): training}
+        if y is not None:
+            fd[self._targets] = self._targets_of(y)
+        return fd
+
+    def train_on_batch(self, x, y):
+        self._check_compiled("training/testing")
+        s = self._session()
+        with self._outputs.graph.as_default():
+            out = s.run([self._train_op, self._total_loss] + self._metric_tensors,
+                        self._feed(x, y, True))[1:]
+        return out[0] if len(out) == 1 else out
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, **kwargs):
+        import sys
+        import time
+        self._check_compiled("training/testing")
+        if x is None or y is None:
+            raise InvalidArgumentError("fit needs x and y arrays (xlapy's Keras takes NumPy "
+                                       "data)")
+        x, y = np.asarray(x), np.asarray(y)
+        if len(x) != len(y):
+            raise InvalidArgumentError(f"Input arrays should have the same number of samples "
+                                       f"as target arrays. Found {len(x)} input samples and "
+                                       f"{len(y)} target samples.")
+        if validation_split and validation_data is None:
+            k = int(len(x) * (1 - validation_split))
+            x, y, validation_data = x[:k], y[:k], (x[k:], y[k:])
+        bs = int(batch_size or 32)
+        history = History()
+        rng = np.random.default_rng(0)
+        for epoch in range(initial_epoch, epochs):
+            t0 = time.perf_counter()
+            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
+            sums, seen = np.zeros(len(self.metrics_names)), 0
+            for start in range(0, len(x), bs):
+                idx = order[start:start + bs]
+                vals = self.train_on_batch(x[idx], y[idx])
+                vals = np.atleast_1d(vals)
+                sums += vals * len(idx)
+                seen += len(idx)
+            logs = dict(zip(self.metrics_names, (sums / seen).tolist()))
+            if validation_data is not None:
+                v = np.atleast_1d(self.evaluate(validation_data[0], validation_data[1],
+                                                batch_size=bs, verbose=0))
+                logs.update({"val_" + n: float(a) for n, a in zip(self.metrics_names, v)})
+            for k, v in logs.items():
+                history.history.setdefault(k, []).append(v)
+            history.epoch.append(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}", file=sys.stdout)
+                parts = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
+                print(f"{seen}/{seen} - {time.perf_counter() - t0:.0f}s - {parts}",
+                      file=sys.stdout)
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
+                 steps=None, **kwargs):
+        self._check_compiled("training/testing")
+        x, y = np.asarray(x), np.asarray(y)
+        bs = int(batch_size or 32)
+        s = self._session()
+        sums, seen = np.zeros(len(self.metrics_names)), 0
+        with self._outputs.graph.as_default():
+            for start in range(0, len(x), bs):
+                vals = s.run([self._total_loss] + self._metric_tensors,
+                             self._feed(x[start:start + bs], y[start:start + bs]))
+                n = len(x[start:start + bs])
+                sums += np.asarray(vals, np.float64) * n
+                seen += n
+        out = (sums / max(seen, 1)).tolist()
+        if verbose:
+            print(" - ".join(f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, out)))
+        return out[0] if len(out) == 1 else out
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, **kwargs):
+        self._ensure_built()
+        x = np.asarray(x)
+        bs = int(batch_size or 32)
+        s = self._session()
+        with self._outputs.graph.as_default():
+            outs = [s.run(self._outputs, self._feed(x[i:i + bs]))
+                    for i in range(0, len(x), bs)]
+        return np.concatenate(outs) if outs else np.zeros((0,) + tuple(
+            self._outputs.shape.as_list()[1:]))
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        p = self.predict(x, batch_size)
+        return p.argmax(-1) if p.shape[-1] > 1 else (p > 0.5).astype(np.int32)
+
+    # ---- weights ------------------------------------------------------------------------------
+    def get_weights(self) -> list:
+        return list(self._session().run(self.weights))
+
+    def set_weights(self, weights) -> None:
+        ws = self.weights
+        if len(weights) != len(ws):
+            raise InvalidArgumentError(f"set_weights: the model has {len(ws)} weights, "
+                                       f"{len(weights)} given")
+        s = self._session()
+        with self._outputs.graph.as_default():
+            for w, v in zip(ws, weights):
+                w.load(np.asarray(v), s)
+
+    def save_weights(self, filepath, overwrite=True, save_format=None) -> None:
+        """The weights in an .npz file (xlapy's format, by weight name)."""
+        vals = self.get_weights()
+        with open(filepath, "wb") as f:
+            np.savez(f, **{w.op.name: v for w, v in zip(self.weights, vals)})
+
+    def load_weights(self, filepath, by_name=False) -> None:
+        with np.load(filepath, allow_pickle=False) as z:
+            names = [w.op.name for w in self.weights]
+            missing = [n for n in names if n not in z.files]
+            if missing:
+                raise InvalidArgumentError(f"load_weights: {filepath} lacks {missing}")
+            self.set_weights([z[n] for n in names])
+
+    def summary(self, line_length=None, positions=None, print_fn=None) -> None:
+        p = print_fn or print
+        p(f'Model: "{self.name}"')
+        p(f"{'Layer (type)':<32}{'Output Shape':<24}{'Param #':>10}")
+        for layer in self._layers:
+            n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
+            shape = getattr(layer, "_keras_output_shape", "?")
+            p(f"{layer.name + ' (' + type(layer).__name__ + ')':<32}{str(shape):<24}{n:>10}")
+        p(f"Total params: {self.count_params():,}")
+
+
+class Sequential(Model):
+    """A stack of layers, each applied to the previous one's output; the first layer's
+    input_shape (or the first fit/predict data) fixes the input placeholder."""
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name or "sequential")
+        for layer in layers or []:
+            self.add(layer)
+
+    def add(self, layer) -> None:
+        if not hasattr(layer, "__call__") or not hasattr(layer, "weights"):
+            raise InvalidTypeError(f"The added layer must be an instance of class Layer. "
+                                   f"Found: {layer!r}")
+        self._layers.append(layer)
+        if self._outputs is not None:
+            self._apply(layer)
+        elif getattr(layer, "_batch_input_shape", None) is not None:
+            from xlapy.compat.v1.keras.layers import Input
+            shape = layer._batch_input_shape
+            self._inputs = Input(shape=shape[1:], batch_size=shape[0],
+                                 name=f"{layer.name}_input")
+            self._outputs = self._inputs
+            self._apply(layer)
+
+    def _apply(self, layer):
+        self._outputs = layer(self._outputs)
+        layer._keras_output_shape = tuple(self._outputs.shape.as_list()) \
+            if self._outputs.shape.ndims is not None else None
+
+    def _ensure_built(self, x=None):
+        if self._outputs is not None:
+            return
+        if x is None:
+            raise InvalidArgumentError("This model has not yet been built: give the first "
+                                       "layer an input_shape, or call fit/predict first")
+        from xlapy.compat.v1.keras.layers import Input
+        x = np.asarray(x)
+        self._inputs = Input(shape=x.shape[1:], name="input")
+        self._outputs = self._inputs
+        for layer in self._layers:
+            self._apply(layer)
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, **kwargs):
+        if self._outputs is None:  # (built by fit with the data's shape)
+            self._pending_compile = (optimizer, loss, metrics, kwargs)
+            self._compiled = True
+            return
+        super().compile(optimizer, loss, metrics, **kwargs)
+
+    def _finish_pending(self, x):
+        self._ensure_built(x)
+        pending = getattr(self, "_pending_compile", None)
+        if pending is not None:
+            self._pending_compile = None
+            optimizer, loss, metrics, kwargs = pending
+            super().compile(optimizer, loss, metrics, **kwargs)
+
+    def fit(self, x=None, y=None, *args, **kwargs):
+        self._finish_pending(x)
+        return super().fit(x, y, *args, **kwargs)
+
+    def evaluate(self, x=None, y=None, *args, **kwargs):
+        self._finish_pending(x)
+        return super().evaluate(x, y, *args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        self._finish_pending(x)
+        return super().predict(x, *args, **kwargs)
+
+    def train_on_batch(self, x, y):
+        self._finish_pending(x)
+        return super().train_on_batch(x, y)
+
+
+def load_model(*args, **kwargs):
+    from xlapy.compat.v1.errors import UnimplementedError
+    raise UnimplementedError("tf.keras.models.load_model: xlapy's Keras saves weights only "
+                             "(model.save_weights / load_weights, an .npz file)")
