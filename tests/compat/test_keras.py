@@ -102,3 +102,17 @@ def test_errors():
     m.compile("sgd", "mse")
     with pytest.raises(InvalidArgumentError, match="same number of samples"):
         m.fit(np.zeros((2, 3)), np.zeros((3, 2)), verbose=0)
+
+
+def test_mnist_load_data_without_downloading(tmp_path):
+    (xt, yt), (xs, ys) = tf.keras.datasets.mnist.load_data(path=str(tmp_path / "none.npz"))
+    assert xt.shape == (4000, 28, 28) and xs.shape == (1000, 28, 28)
+    assert xt.dtype == np.uint8 and yt.dtype == np.uint8 and set(ys) == set(range(10))
+    own = tmp_path / "mnist.npz"
+    np.savez(own, x_train=xt[:10], y_train=yt[:10], x_test=xs[:5], y_test=ys[:5])
+    (a, b), (c, d) = tf.keras.datasets.mnist.load_data(path=str(own))
+    assert a.shape == (10, 28, 28) and d.shape == (5,)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.zeros(2))
+    with pytest.raises(InvalidArgumentError, match="mnist.npz"):
+        tf.keras.datasets.mnist.load_data(path=str(bad))

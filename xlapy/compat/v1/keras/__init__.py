@@ -14,9 +14,11 @@ Keras session (backend.get_session). What TF 1.x's "Get started" tutorial uses:
     model.evaluate(x_test, y_test)
 
 Not provided: callbacks, saving whole models (weights only, as .npz), recurrent and
-embedding layers, keras.datasets (no downloads here: bring the arrays).
+embedding layers. keras.datasets.mnist.load_data() reads Keras' cache or the bundled
+digits (no downloads).
 """
 
-from xlapy.compat.v1.keras import (activations, backend, layers, losses,  # noqa: F401
+from xlapy.compat.v1.keras import (activations, backend, datasets, layers,  # noqa: F401
+                                   losses,
                                    models, optimizers)
 from xlapy.compat.v1.keras.models import Model, Sequential  # noqa: F401
