@@ -38,6 +38,7 @@ class GraphKeys:
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     METRIC_VARIABLES = "metric_variables"
     SAVEABLE_OBJECTS = "saveable_objects"
+    QUEUE_RUNNERS = "queue_runners"
     VARIABLES = GLOBAL_VARIABLES
 
 

@@ -244,6 +244,8 @@ class Session:
         return _Ctx()
 
     def close(self) -> None:
+        from xlapy.compat.v1.ops.queue_ops import close_all
+        close_all(self)  # (threads waiting on its queues end)
         self._closed = True
         self._vars.clear()
         self._plans.clear()

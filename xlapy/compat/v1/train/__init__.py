@@ -45,3 +45,8 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          load_variable, remove_checkpoint,
                                          update_checkpoint_state)
 from xlapy.compat.v1.misc_api import write_graph  # noqa: E402
+from xlapy.compat.v1.train.queue_runner import (QueueRunner,  # noqa: E402
+                                                add_queue_runner, start_queue_runners)
+from xlapy.compat.v1.train.input import (batch, input_producer,  # noqa: E402
+                                         range_input_producer, shuffle_batch,
+                                         slice_input_producer, string_input_producer)
