@@ -140,3 +140,22 @@ def test_slim_arg_scope_repeat_stack():
         with pytest.raises(InvalidArgumentError, match="add_arg_scope"):
             with slim.arg_scope([tf.nn.relu], x=1):
                 pass
+
+
+def test_block_cells_compute_as_their_cells():
+    xs = R.standard_normal((2, 4, 3)).astype(np.float32)
+    outs = []
+    for make in (lambda: tf.contrib.rnn.LSTMBlockCell(5),
+                 lambda: tf.nn.rnn_cell.LSTMCell(5, name="lstm_cell"),
+                 lambda: tf.contrib.rnn.GRUBlockCellV2(5),
+                 lambda: tf.nn.rnn_cell.GRUCell(5, name="gru_cell")):
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            x = tf.constant(xs)
+            out, _ = tf.nn.dynamic_rnn(make(), x, dtype=tf.float32)
+            with tf.Session() as s:
+                s.run(tf.global_variables_initializer())
+                outs.append((s.run(out), [v.op.name for v in tf.global_variables()]))
+    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-6)
+    np.testing.assert_allclose(outs[2][0], outs[3][0], rtol=1e-6)
+    assert outs[0][1] == outs[1][1] and outs[0][1][0].startswith("rnn/lstm_cell/")

@@ -1,12 +1,14 @@
-"""tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell, static_rnn and
-static_bidirectional_rnn."""
+"""tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell (and the block cells as the cells they
+compute), static_rnn and static_bidirectional_rnn."""
 
 from xlapy.compat.v1.ops.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper,
                                           DropoutWrapper, GRUCell, LSTMCell, LSTMStateTuple,
                                           MultiRNNCell, ResidualWrapper, RNNCell)
 from xlapy.compat.v1.ops.rnn_ops import (bidirectional_dynamic_rnn, static_bidirectional_rnn,
                                          static_rnn)
+from xlapy.compat.v1.contrib.rnn.block_cells import GRUBlockCell, GRUBlockCellV2, LSTMBlockCell
 
-__all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell",
+__all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUBlockCell",
+           "GRUBlockCellV2", "GRUCell", "LSTMBlockCell",
            "LSTMCell", "LSTMStateTuple", "MultiRNNCell", "ResidualWrapper", "RNNCell",
            "bidirectional_dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
