@@ -183,6 +183,13 @@ ENTRY e {
 
 
 _, _CONV_IN, _, _ = regressions.load(regressions.HERE / "grouped_conv_nan_across_groups.hlo")
+CASES["sqrt-of-square-as-abs"] = (
+    """HloModule m
+ENTRY e {
+  x = f64[3] parameter(0)
+  m = f64[3] multiply(x, x)
+  ROOT s = f64[3] sqrt(m)
+}""", [np.array([1e200, 2.0, -3.0])], [np.inf, 2.0, 3.0])  # XLA: 1e200 (abs(x))
 CASES["grouped-conv-nan-across-groups"] = (
     (regressions.HERE / "grouped_conv_nan_across_groups.hlo").read_text(), _CONV_IN,
     None)  # HLO's values: the interpreter's
@@ -859,3 +866,25 @@ def test_floor_of_a_selected_constant_subnormal_is_folded_ieee():
     harness.clear_caches()
     assert not result.findings and result.explained == {
         "rounding-of-selected-constant-folded": 1}, result
+
+
+def test_select_simplified_to_max_then_atan2_of_a_subnormal():
+    """hlo 20001831: atan2(x, select(x < y, y, x)) at x = 4e-45, y = 0 is pi/2 in XLA (the
+    select became maxps, which reads x as zero), 0 in xlapy's compiled code."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  c = pred[3] compare(x, y), direction=LT
+  s = f32[3] select(c, y, x)
+  ROOT a = f32[3] atan2(x, s)
+}"""
+    inputs = [np.float32([4e-45, -1e-45, 0.5]), np.zeros(3, np.float32)]
+    got = xla.run_text(text, inputs)[0]
+    np.testing.assert_allclose(got[:2], [np.pi / 2, -np.pi / 2], rtol=1e-6)
+    mine = harness.run_backend("cpu", parse(text), inputs)[0]
+    assert mine[0] == 0, mine
+    result = harness.check(text, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {
+        "select-simplified-to-minmax+atan2-of-two-subnormals": 1}, result

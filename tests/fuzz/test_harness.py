@@ -347,3 +347,44 @@ ENTRY e {{
   ROOT s = f64[0] slice(c), slice={{[{start}:{start}]}}
 }}"""
     assert xla.crashes_xla(parse(text)) is crashes
+
+
+def test_the_sign_of_a_nan_from_two_nan_operands_is_the_implementations():
+    """hlo 20001183: x = -x * NaN twice (the second product has two NaN operands), then a
+    TOTALORDER compare: XLA's NaN is positive, the interpreter's negative; both are HLO's."""
+    text = """HloModule m
+ENTRY e {
+  x = f64[] parameter(0)
+  n = f64[] constant(nan)
+  a = f64[] multiply(x, n)
+  b = f64[] negate(a)
+  c = f64[] multiply(b, n)
+  z = f64[] constant(0)
+  ROOT k = pred[] compare(c, z), direction=GE, type=TOTALORDER
+}"""
+    inputs = [np.float64(-0.0)]
+    result = harness.check(text, inputs)
+    harness.clear_caches()
+    assert not result.findings, result
+
+
+@pytest.mark.parametrize("lhs_dilate,pad,in0,crashes", [
+    ((1, 2), (2, 2), 1, True), ((1, 1), (2, 2), 1, False), ((1, 2), (0, 0), 5, False),
+    ((1, 2), (2, 2), 5, False)])
+def test_a_convolution_xlas_simplifier_swaps_into_an_abort(lhs_dilate, pad, in0, crashes):
+    """hlo 20002393: input [in0, 3] (spatial), kernel 3x2 with rhs_dilate=2x1; the table
+    measured in child processes (tests/fuzz/fuzzlib/xla.py, _swapped_conv_aborts; the
+    predicate is wider than the measured crashes: lhs dilation of the kernel-sized
+    dimension itself compiles, and is flagged too)."""
+    from xlapy.hlo.parser import parse
+    sizes = []
+    for n, k, s, (lo, hi), ld, rd in ((in0, 3, 2, pad, lhs_dilate[0], 2),
+                                      (3, 2, 1, (0, 0), lhs_dilate[1], 1)):
+        sizes.append(((n - 1) * ld + 1 + lo + hi - ((k - 1) * rd + 1)) // s + 1)
+    text = f"""HloModule m
+ENTRY e {{
+  p5 = f32[{in0},3,3,1] parameter(0)
+  p6 = f32[2,3,2,3] parameter(1)
+  ROOT c = f32[1,2,{sizes[0]},{sizes[1]}] convolution(p5, p6), window={{size=3x2 stride=2x1 pad={pad[0]}_{pad[1]}x0_0 lhs_dilate={lhs_dilate[0]}x{lhs_dilate[1]} rhs_dilate=2x1}}, dim_labels=0f1b_oi10->bf01
+}}"""
+    assert xla._swapped_conv_aborts(parse(text).entry.root) is crashes

@@ -24,7 +24,8 @@ from fuzzlib import compare as C
 from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
                                     _ScatterAsUpdateSlice, _one_index_scatter_of_slice,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
-    _sliced_slice, _tiny_argument_returned, _unsigned_indices, _unsigned_power)
+    _select_as_minmax, _sliced_slice, _tiny_argument_returned, _unsigned_indices,
+    _unsigned_power)
 from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
                                   _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
@@ -81,6 +82,16 @@ DEVIATIONS = [
         "(flushed, as xlapy's compiled code computes both; jax 19006017, jnp.nextafter then "
         "floor)",
         _rounding_of_selected_constant, _fold_rounding_into_select, _AsXla),
+    Deviation(
+        "select-simplified-to-minmax",
+        "XLA's simplifier turns select(a < b, b, a) (and the other orders) into maximum or "
+        "minimum, which x86's maxps/minps compute with denormals read as zero: a tie between "
+        "a subnormal and zero gives one operand by position, where HLO's select compares "
+        "the values (xlapy's compiled code: flushed; the interpreter: IEEE): for a = 4e-45, "
+        "b = 0, atan2(a, select(a < b, b, a)) is pi/2 in XLA (its atan2 of a subnormal over "
+        "zero), 0 in xlapy's compiled code and pi/4 in the interpreter (hlo 20001831)",
+        lambda i: _select_as_minmax(i) is not None, None, _AsXla,
+        variants=lambda module: ["minmax-tie:second", "minmax-tie:first"]),
     Deviation(
         "divide-by-constant-as-reciprocal",
         "XLA's simplifier rewrites x / c for a constant c as x * (1 / c), with 1 / c rounded "
@@ -158,6 +169,18 @@ DEVIATIONS = [
         and i.operands[0].opcode == "multiply"
         and i.operands[0].operands[0] is i.operands[0].operands[1],
         lambda i: setattr(i, "opcode", "copy")),
+    Deviation(
+        "sqrt-of-square-as-abs",
+        "XLA's simplifier rewrites sqrt(x * x) as abs(x) (f16, f32, f64; not bf16), which "
+        "differs where the square under- or overflows: sqrt(5e-324 * 5e-324) is 5e-324 in "
+        "XLA and 0 in HLO, sqrt(1e200 * 1e200) 1e200 and inf (jax 20001039, "
+        "jnp.sqrt(x * x)); xlapy computes the square, as HLO defines it",
+        lambda i: i.opcode == "sqrt" and i.shape.is_array
+        and i.shape.element_type.name in ("f16", "f32", "f64")
+        and i.operands[0].opcode == "multiply"
+        and i.operands[0].operands[0] is i.operands[0].operands[1],
+        lambda i: (setattr(i, "opcode", "abs"),
+                   i.replace_operand_with(i.operands[0], i.operands[0].operands[0]))),
     Deviation(
         "f16-logistic-expanded",
         "XLA computes an f16 logistic as 1 / (1 + exp(-x)) with every op rounded to f16, "

@@ -248,8 +248,11 @@ class _Reordered(Evaluator):
             return out
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
-            return _nan_signed(out, self.how == "nan-negative") if _nan_sign_free(instr) \
-                else out
+            if _nan_sign_free(instr):
+                return _nan_signed(out, self.how == "nan-negative")
+            if instr.opcode in TWO_NAN_OPERANDS and len(operands) == 2:
+                return _two_nan_signed(out, operands, self.how == "nan-negative")
+            return out
         if self.how == "outer-first" and instr.opcode == "reduce":
             out = self._outer_first(instr, operands)
             if out is not None:
@@ -382,6 +385,25 @@ def _nan_sign_free(instr) -> bool:
     return instr.opcode in NAN_SIGN_FREE or (
         instr.opcode == "log" and instr.shape.is_array
         and instr.shape.element_type.name in ("f32", "f16"))
+
+
+# Binary arithmetic whose result, where both operands are NaN, is one of them chosen by the
+# machine's operand order (x86 returns the first source, and LLVM commutes commutative
+# operations), so its sign is the implementation's; one NaN operand passes through with
+# its sign (hlo 20001183: x = -x * NaN in a loop, then a TOTALORDER compare)
+TWO_NAN_OPERANDS = ("add", "subtract", "multiply", "divide", "remainder", "power", "atan2")
+
+
+def _two_nan_signed(out, operands, negative: bool):
+    a, b = (np.asarray(o) for o in operands)
+    o = np.asarray(out)
+    if o.dtype.kind != "f" and o.dtype != C.BF16:
+        return out
+    with np.errstate(invalid="ignore"):
+        both = np.isnan(a.astype(np.float32)) & np.isnan(b.astype(np.float32))
+    if not both.any():
+        return out
+    return np.where(both, _nan_signed(o, negative), o).astype(o.dtype)
 
 
 def _nan_signed(out, negative: bool):

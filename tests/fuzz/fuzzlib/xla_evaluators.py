@@ -126,6 +126,11 @@ class _AsXla(_Mimic):
             out = super().apply(rule, instr, operands)
             from xlapy.hlo.evaluator.numerics import flush_denormals
             return flush_denormals(_pow_subnormal_base_as_glibc(*operands, out))
+        elif (_select_as_minmax(instr) is not None
+              and self.on("select-simplified-to-minmax")):
+            kind, _, _ = _select_as_minmax(instr)
+            return _minmax_daz(kind, operands[1], operands[2], "minmax-tie:first" in
+                               self.active)
         elif _tiny_argument_returned(instr) and self.on("tiny-argument-returned"):
             out = super().apply(rule, instr, operands)
             x = np.asarray(operands[0])
@@ -268,6 +273,44 @@ class _MergedSlices(_Mimic):
 
 def _float_power(i: Instruction) -> bool:
     return i.opcode == "power" and i.shape.element_type.name in ("f32", "bf16", "f64")
+
+
+def _select_as_minmax(i: Instruction):
+    """("max" | "min", first, second) where i is select(compare(a, b, dir), x, y) with
+    {x, y} = {a, b} of a float type (what XLA's simplifier turns into maximum or minimum),
+    else None."""
+    if i.opcode != "select" or not i.shape.is_array or len(i.operands) != 3:
+        return None
+    if i.shape.element_type.name not in ("f32", "f64", "bf16", "f16"):
+        return None
+    c, x, y = i.operands
+    if c.opcode != "compare" or len(c.operands) != 2:
+        return None
+    a, b = c.operands
+    d = c.attrs.get("direction")
+    d = getattr(d, "name", d)
+    if c.attrs.get("type") == "TOTALORDER" or d not in ("LT", "LE", "GT", "GE"):
+        return None
+    if (x, y) == (a, b):
+        kind = "min" if d in ("LT", "LE") else "max"
+    elif (x, y) == (b, a):
+        kind = "max" if d in ("LT", "LE") else "min"
+    else:
+        return None
+    return kind, x, y
+
+
+def _minmax_daz(kind, x, y, tie_first: bool):
+    """x86's maxps/minps with denormals read as zero: the flushed values compared, the
+    second operand on a tie or a NaN (or the first, tie_first), the result flushed."""
+    from xlapy.hlo.evaluator.numerics import flush_denormals
+    x, y = np.asarray(x), np.asarray(y)
+    fx, fy = flush_denormals(x), flush_denormals(y)
+    with np.errstate(invalid="ignore"):
+        pick_x = (fx > fy) if kind == "max" else (fx < fy)
+        if tie_first:
+            pick_x = pick_x | (fx == fy)
+    return np.asarray(flush_denormals(np.where(pick_x, x, y)).astype(x.dtype))
 
 
 def _tiny_argument_returned(i: Instruction) -> bool:
