@@ -87,7 +87,7 @@ def test_make_template_shares_variables():
 def test_uninitialized_variables_are_reported():
     with tf.Graph().as_default():
         u = tf.get_variable("u", [3])
-        v = tf.Variable(1.0, name="v")
+        tf.Variable(1.0, name="v")
         report = tf.report_uninitialized_variables()
         init_u = tf.is_variable_initialized(u)
         with tf.Session() as s:

@@ -385,6 +385,10 @@ def test_a_convolution_xlas_simplifier_swaps_into_an_abort(lhs_dilate, pad, in0,
 ENTRY e {{
   p5 = f32[{in0},3,3,1] parameter(0)
   p6 = f32[2,3,2,3] parameter(1)
-  ROOT c = f32[1,2,{sizes[0]},{sizes[1]}] convolution(p5, p6), window={{size=3x2 stride=2x1 pad={pad[0]}_{pad[1]}x0_0 lhs_dilate={lhs_dilate[0]}x{lhs_dilate[1]} rhs_dilate=2x1}}, dim_labels=0f1b_oi10->bf01
+  ROOT c = f32[1,2,{sizes[0]},{sizes[1]}] convolution(p5, p6), window={{WINDOW}},
+    dim_labels=0f1b_oi10->bf01
 }}"""
+    window = (f"size=3x2 stride=2x1 pad={pad[0]}_{pad[1]}x0_0 "
+              f"lhs_dilate={lhs_dilate[0]}x{lhs_dilate[1]} rhs_dilate=2x1")
+    text = text.replace("WINDOW", window)
     assert xla._swapped_conv_aborts(parse(text).entry.root) is crashes

@@ -76,9 +76,9 @@ from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_init
                                       uniform_unit_scaling_initializer,
                                       variance_scaling_initializer)
 from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
-from xlapy.compat.v1 import estimator, keras  # noqa: E402  (tf.estimator, tf.keras)
-from xlapy.compat.v1.ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402,E501
-from xlapy.compat.v1.train.queue_runner import start_queue_runners  # noqa: E402
+from xlapy.compat.v1 import estimator, keras
+from xlapy.compat.v1.ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue
+from xlapy.compat.v1.train.queue_runner import start_queue_runners
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -26,7 +26,7 @@ import tempfile
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError, OutOfRangeError
-from xlapy.compat.v1.estimator import inputs  # noqa: F401  (tf.estimator.inputs)
+from xlapy.compat.v1.estimator import inputs
 from xlapy.compat.v1.estimator.spec import EstimatorSpec, ModeKeys, RunConfig
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs"]

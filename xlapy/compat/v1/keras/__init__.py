@@ -18,7 +18,7 @@ embedding layers. keras.datasets.mnist.load_data() reads Keras' cache or the bun
 digits (no downloads).
 """
 
-from xlapy.compat.v1.keras import (activations, backend, datasets, layers,  # noqa: F401
+from xlapy.compat.v1.keras import (activations, backend, datasets, layers,
                                    losses,
                                    models, optimizers)
-from xlapy.compat.v1.keras.models import Model, Sequential  # noqa: F401
+from xlapy.compat.v1.keras.models import Model, Sequential

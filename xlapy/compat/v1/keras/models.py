@@ -296,7 +296,7 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer) -> None:
-        if not hasattr(layer, "__call__") or not hasattr(layer, "weights"):
+        if not callable(layer) or not hasattr(layer, "weights"):
             raise InvalidTypeError(f"The added layer must be an instance of class Layer. "
                                    f"Found: {layer!r}")
         self._layers.append(layer)

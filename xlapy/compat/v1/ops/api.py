@@ -49,7 +49,8 @@ def logical_xor(x, y, name="LogicalXor"):
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
-__all__ = ["case", "cond", "while_loop", "foldl", "foldr", "map_fn", "scan", "TensorArray", "argsort",
+__all__ = ["case", "cond", "while_loop", "foldl", "foldr", "map_fn", "scan", "TensorArray",
+           "argsort",
            "boolean_mask", "gather", "gather_nd", "scatter_nd", "segment_sum", "sort",
            "unique", "unsorted_segment_sum", "where", "Print", "clip_by_global_norm",
            "clip_by_norm", "clip_by_value", "cumprod", "cumsum", "einsum", "global_norm",

@@ -21,7 +21,7 @@ from xlapy.compat.v1.train.training_util import (assert_global_step, create_glob
                                                  get_global_step, get_or_create_global_step,
                                                  global_step)
 from xlapy.compat.v1.train.moving_averages import ExponentialMovingAverage
-from xlapy.compat.v1.train.coordinator import Coordinator, start_queue_runners
+from xlapy.compat.v1.train.coordinator import Coordinator
 from xlapy.compat.v1.train.supervisor import Supervisor
 from xlapy.compat.v1.train.lr_schedules_more import (cosine_decay_restarts,
                                                      linear_cosine_decay,
@@ -44,9 +44,9 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          latest_checkpoint, list_variables, load_checkpoint,
                                          load_variable, remove_checkpoint,
                                          update_checkpoint_state)
-from xlapy.compat.v1.misc_api import write_graph  # noqa: E402
-from xlapy.compat.v1.train.queue_runner import (QueueRunner,  # noqa: E402
+from xlapy.compat.v1.misc_api import write_graph
+from xlapy.compat.v1.train.queue_runner import (QueueRunner,
                                                 add_queue_runner, start_queue_runners)
-from xlapy.compat.v1.train.input import (batch, input_producer,  # noqa: E402
+from xlapy.compat.v1.train.input import (batch, input_producer,
                                          range_input_producer, shuffle_batch,
                                          slice_input_producer, string_input_producer)

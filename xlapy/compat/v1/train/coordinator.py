@@ -1,12 +1,8 @@
-"""tf.train.Coordinator and tf.train.start_queue_runners: the thread-coordination
-boilerplate TF 1.x scripts wrap their loops in.
+"""tf.train.Coordinator: the thread-coordination boilerplate TF 1.x scripts wrap their
+loops in (the queue runners it coordinates: queue_runner.py).
 
 Coordinator is TF's: threads ask should_stop(), any of them request_stop(exception), and
 join() waits for the registered threads and re-raises the first exception reported.
-xlapy has no input queues, so no QueueRunner is ever added to the QUEUE_RUNNERS
-collection and start_queue_runners starts nothing and returns [] -- scripts that call it
-out of habit run unchanged; those that build queues fail earlier, where the queue op is
-missing.
 """
 
 from __future__ import annotations
@@ -84,14 +80,3 @@ class Coordinator:
     def raise_requested_exception(self):
         if self._exc_info is not None:
             raise self._exc_info[1].with_traceback(self._exc_info[2])
-
-
-def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
-                        collection="queue_runners"):
-    """Starts the threads of the QueueRunners in `collection` (xlapy has none: [])."""
-    from xlapy.compat.v1.framework import get_default_graph
-    graph = sess.graph if sess is not None else get_default_graph()
-    threads = []
-    for qr in graph.get_collection(collection):
-        threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
-    return threads

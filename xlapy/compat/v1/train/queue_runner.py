@@ -94,6 +94,8 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
     from xlapy.compat.v1.session import get_default_session
     sess = sess or get_default_session()
     if sess is None:
+        if not get_default_graph().get_collection(collection):
+            return []  # (nothing to start: scripts calling it out of habit run on)
         raise InvalidArgumentError("Cannot start queue runners: No default session is "
                                    "registered. Use `with sess.as_default()` or pass an "
                                    "explicit session to tf.start_queue_runners(sess=sess)")

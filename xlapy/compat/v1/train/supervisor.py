@@ -201,7 +201,7 @@ class Supervisor:
         self._summary_writer.add_summary(summary, global_step)
 
     def start_queue_runners(self, sess, queue_runners=None):
-        from xlapy.compat.v1.train.coordinator import start_queue_runners
+        from xlapy.compat.v1.train.queue_runner import start_queue_runners
         return start_queue_runners(getattr(sess, "_sess", sess), self._coord)
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):

@@ -1,11 +1,11 @@
 """tf.contrib.framework: the global-step and variable helpers TF 1.x scripts imported from
 contrib before they moved to tf.train and tf.*."""
 
-from xlapy.compat.v1.train.training_util import (get_global_step,  # noqa: F401
+from xlapy.compat.v1.train.training_util import (get_global_step,
                                                  get_or_create_global_step)
-from xlapy.compat.v1.misc_api import model_variables  # noqa: F401
-from xlapy.compat.v1.variables import (global_variables as get_variables,  # noqa: F401
+from xlapy.compat.v1.misc_api import model_variables
+from xlapy.compat.v1.variables import (global_variables as get_variables,
                                        trainable_variables as get_trainable_variables)
-from xlapy.compat.v1.contrib.framework.arg_scope import (add_arg_scope,  # noqa: F401
+from xlapy.compat.v1.contrib.framework.arg_scope import (add_arg_scope,
                                                          arg_scope, current_arg_scope,
                                                          has_arg_scope)
