@@ -260,6 +260,9 @@ _FILES = {
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2 ApplyProximalGradientDescent "
                            "ApplyProximalAdagrad",
     "test_data": "IteratorGetNext MakeIterator",
+    "test_queues": "QueueEnqueueV2 QueueEnqueueManyV2 QueueDequeueV2 QueueDequeueManyV2 "
+                   "QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 "
+                   "XlapyInputProducerEnqueue",
     "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
@@ -288,6 +291,10 @@ EXECUTOR_ONLY = {
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",
+    **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
+        "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+        "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",
+        "XlapyInputProducerEnqueue")},
 }
 
 
