@@ -82,6 +82,10 @@ def test_make_template_shares_variables():
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(s.run([a, b]), [[3.0, 6.0], [1.5, 3.0]])
+    with tf.Graph().as_default():  # a scope made at construction: variables on first call
+        t = tf.make_template("early", scale, create_scope_now_=True)
+        a, b = t(tf.constant([1.0, 2.0])), t(tf.constant([0.5, 1.0]))
+        assert [v.op.name for v in tf.global_variables()] == ["early/w"]
 
 
 def test_uninitialized_variables_are_reported():

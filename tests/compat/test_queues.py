@@ -53,7 +53,8 @@ def test_fifo_queue_semantics():
             s.run(enq)
             assert s.run(q.size()) == 3
             got = s.run([a, b])
-            np.testing.assert_array_equal(got[0], X[0]) and got[1] == 7
+            np.testing.assert_array_equal(got[0], X[0])
+            assert got[1] == 7
             s.run(one)
             m = s.run(many)
             np.testing.assert_array_equal(m[1], [8, 9])

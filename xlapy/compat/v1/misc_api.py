@@ -63,6 +63,7 @@ class _Template:
             raise InvalidTypeError(f"make_template needs a callable, got {func!r}")
         self._name, self._func, self._kwargs = name, func, kwargs
         self._scope = None
+        self._made = False  # (the first call makes the variables, later ones reuse them)
         if create_scope_now:
             with variable_scope(None, default_name=name) as vs:
                 self._scope = vs
@@ -81,12 +82,12 @@ class _Template:
         if self._scope is None:
             with variable_scope(None, default_name=self._name) as vs:
                 self._scope = vs
-                self._called = True
+                self._made = True
                 return self._func(*args, **kw)
-        reuse = getattr(self, "_called", False) or True
-        with variable_scope(self._scope, reuse=reuse):
-            self._called = True
-            return self._func(*args, **kw)
+        with variable_scope(self._scope, reuse=True if self._made else None):
+            out = self._func(*args, **kw)
+        self._made = True
+        return out
 
 
 def make_template(name_, func_, create_scope_now_=False, unique_name_=None,

@@ -55,25 +55,25 @@ class Model:
     def layers(self) -> list:
         return list(self._layers)
 
+    def _layer_weights(self, attr: str, whole_graph) -> list:
+        """Each layer's `attr` weights once, in layer order (a functional Model, which keeps
+        no layer list: whole_graph(), the graph's variables)."""
+        if not self._layers:
+            return whole_graph()
+        out = []
+        for layer in self._layers:
+            out += [w for w in getattr(layer, attr) if w not in out]
+        return out
+
     @property
     def weights(self) -> list:
         from xlapy.compat.v1.variables import global_variables
-        if self._layers:
-            out = []
-            for layer in self._layers:
-                out += [w for w in layer.weights if w not in out]
-            return out
-        return global_variables()
+        return self._layer_weights("weights", global_variables)
 
     @property
     def trainable_weights(self) -> list:
         from xlapy.compat.v1.variables import trainable_variables
-        if self._layers:
-            out = []
-            for layer in self._layers:
-                out += [w for w in layer.trainable_weights if w not in out]
-            return out
-        return trainable_variables()
+        return self._layer_weights("trainable_weights", trainable_variables)
 
     def count_params(self) -> int:
         return int(sum(np.prod(w.shape.as_list()) for w in self.weights))

@@ -99,7 +99,7 @@ class TensorArray:
     @property
     def flow(self) -> Tensor:
         """The tensor holding every element ([size] + element_shape)."""
-        return self._materialized("flow")
+        return self._materialized()
 
     handle = flow
 
@@ -123,7 +123,7 @@ class TensorArray:
         dims = concat([[self._spec.size_tensor()], shape(like)], 0)
         return zeros(dims, dtype=self.dtype)
 
-    def _materialized(self, what: str):
+    def _materialized(self):
         if self._buffer is None:
             self._buffer = self._zeros()
         return self._buffer
@@ -154,7 +154,7 @@ class TensorArray:
                                      not self._spec.element_shape.is_fully_defined()):
             raise InvalidArgumentError(f"Could not read from TensorArray {self._spec.name}: "
                                        "it has not yet been written to")
-        out = gather(self._materialized("read"), convert_to_tensor(index, dtype=dtypes.int32),
+        out = gather(self._materialized(), convert_to_tensor(index, dtype=dtypes.int32),
                      name=name)
         if self._spec.element_shape is not None:
             out.set_shape(self._spec.element_shape)
@@ -162,7 +162,7 @@ class TensorArray:
 
     def gather(self, indices, element_shape=None, name=None) -> Tensor:
         from xlapy.compat.v1.ops.gather_ops import gather
-        return gather(self._materialized("gather"), convert_to_tensor(indices, dtype=dtypes.int32),
+        return gather(self._materialized(), convert_to_tensor(indices, dtype=dtypes.int32),
                       name=name)
 
     def scatter(self, indices, value, name=None) -> "TensorArray":
@@ -181,7 +181,7 @@ class TensorArray:
 
     def stack(self, name=None) -> Tensor:
         from xlapy.compat.v1.ops.array_ops import identity
-        out = identity(self._materialized("stack"), name=name or "TensorArrayStack")
+        out = identity(self._materialized(), name=name or "TensorArrayStack")
         if out.shape.ndims is None:
             out.set_shape(self._full_shape())
         return out
@@ -205,7 +205,7 @@ class TensorArray:
         """The elements joined along their first dimension (all elements have one shape
         here, so this is a reshape)."""
         from xlapy.compat.v1.ops.array_ops import concat, reshape, shape
-        buf = self._materialized("concat")
+        buf = self._materialized()
         return reshape(buf, concat([[-1], shape(buf)[2:]], 0), name=name)
 
     def split(self, value, lengths, name=None) -> "TensorArray":

@@ -29,7 +29,6 @@ class QueueRunner:
     exceptions_raised = property(lambda self: list(self._exceptions))
 
     def _run(self, sess, op, coord, alive):
-        from xlapy.compat.v1.ops.queue_ops import _State  # noqa: F401  (state exists)
         st = self._queue._state(sess)
         try:
             while not (coord is not None and coord.should_stop()):
