@@ -888,3 +888,23 @@ ENTRY e {
     harness.clear_caches()
     assert not result.findings and result.explained == {
         "select-simplified-to-minmax+atan2-of-two-subnormals": 1}, result
+
+
+def test_add_of_zero_is_dropped_by_xla_and_by_xlapy_but_not_the_interpreter():
+    """hlo 21001140: add(broadcast(0), x) at x = -0 is -0 in XLA (its simplifier drops the
+    add) and in xlapy's compiled code (its simplifier does the same), +0 by IEEE, which the
+    interpreter computes; the harness explains the interpreter's zero by the deviation."""
+    text = """HloModule m
+ENTRY e {
+  x = f64[3] parameter(0)
+  z = f64[] constant(0)
+  b = f64[3] broadcast(z), dimensions={}
+  ROOT a = f64[3] add(b, x)
+}"""
+    inputs = [np.array([-0.0, 1.5, -2.0])]
+    assert np.signbit(xla.run_text(text, inputs)[0][0])
+    assert np.signbit(harness.run_backend("cpu", parse(text), inputs)[0][0])
+    assert not np.signbit(harness.run_backend("interpreter", parse(text), inputs)[0][0])
+    result = harness.check(text, inputs, backends=("interpreter",))
+    harness.clear_caches()
+    assert not result.findings and result.explained == {"add-of-zero-dropped": 1}, result

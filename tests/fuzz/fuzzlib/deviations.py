@@ -26,7 +26,8 @@ from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
     _select_as_minmax, _sliced_slice, _tiny_argument_returned, _unsigned_indices,
     _unsigned_power)
-from fuzzlib.xla_rewrites import (_constant_negative_zero, _conv_padded, _divide_by_power,
+from fuzzlib.xla_rewrites import (_add_of_zero, _constant_negative_zero, _conv_padded,
+                                  _divide_by_power, _drop_added_zero,
                                   _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
     _broadcast_divisor, _broadcast_reciprocal_multiply, _float_constant_divisor,
@@ -169,6 +170,13 @@ DEVIATIONS = [
         and i.operands[0].opcode == "multiply"
         and i.operands[0].operands[0] is i.operands[0].operands[1],
         lambda i: setattr(i, "opcode", "copy")),
+    Deviation(
+        "add-of-zero-dropped",
+        "XLA's simplifier rewrites x + 0 and 0 + x (a constant zero, or a broadcast of one) "
+        "as x for floats too, so -0 + 0 is -0 where IEEE gives +0 (hlo 21001140); xlapy's "
+        "simplifier does the same (its compiled code agrees with XLA), the interpreter "
+        "adds",
+        _add_of_zero, _drop_added_zero),
     Deviation(
         "sqrt-of-square-as-abs",
         "XLA's simplifier rewrites sqrt(x * x) as abs(x) (f16, f32, f64; not bf16), which "

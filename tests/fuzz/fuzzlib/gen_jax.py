@@ -12,6 +12,7 @@ jax_enable_x64 (f64, s64, u64 values).
 
 from __future__ import annotations
 
+import math
 import random
 
 import ml_dtypes
@@ -45,6 +46,9 @@ def copysign(x, y):
     (the NaN a product makes on x86 has it set; README, Numerics)."""
     return jnp.copysign(x, jnp.where(jnp.isnan(y), jnp.zeros_like(y), y))
 
+
+# the most elements a generated value may have (the fuzzer runs small arrays many times)
+MAX_ELEMENTS = 1 << 16
 
 UNARY = [jnp.sin, jnp.cos, jnp.tanh, jnp.exp, jnp.log, jnp.log1p, jnp.expm1, jnp.sqrt,
          jnp.abs, jnp.sign, jnp.floor, jnp.ceil, jnp.round, jnp.negative, jnp.reciprocal,
@@ -386,6 +390,10 @@ class JaxGen:
                                 NotImplementedError):
                             continue
                         if isinstance(v, jax.Array) or hasattr(v, "shape"):
+                            if math.prod(v.shape) > MAX_ELEMENTS:
+                                # (an outer product of an outer product: f32[256]^4 is
+                                # 17 GB, which killed a campaign worker, jax 21001506)
+                                continue
                             pool.append(v)
                             made.append(v)
                             break

@@ -191,6 +191,11 @@ class _Reordered(Evaluator):
     def __init__(self, how: str):
         super().__init__(flush_denormals=True)
         self.how = how
+        self.entry = None
+
+    def evaluate(self, module, args):
+        self.entry = module.entry
+        return super().evaluate(module, args)
 
     def apply(self, rule, instr, operands):
         if self.how == "wide" and instr.opcode in ("dot", "convolution") and all(
@@ -246,6 +251,9 @@ class _Reordered(Evaluator):
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
                 return _nudged(out, ULP_STEPS[self.how])
             return out
+        if self.how == "remainder-chaos" and instr.opcode == "remainder":
+            out = super().apply(rule, instr, operands)
+            return _remainder_chaos(instr, operands, out, self.entry)
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
             if _nan_sign_free(instr):
@@ -422,6 +430,27 @@ def _nan_signed(out, negative: bool):
     return np.where(flip, -a, a).astype(a.dtype)
 
 
+def _remainder_chaos(instr, operands, out, entry):
+    """out with NaN where a float remainder's computed dividend is so large that a few of
+    its ulps span the divisor: any rounding upstream (a sum in another order, one ulp of a
+    variance) moves such a remainder anywhere in (-|y|, |y|), so it is not determined by
+    the program (fuzz jax 21002206: 2.1e6 rem 0.00785, the dividend's ulp 0.25). The NaN
+    makes the element, and whatever it flows into, unstable in the sensitivity; a dividend
+    read from an entry parameter or a constant is exact everywhere and keeps its value."""
+    x, y = (np.asarray(o) for o in operands)
+    dividend = instr.operands[0]
+    if not C.is_float(x.dtype) or dividend.opcode == "constant" or (
+            dividend.opcode == "parameter" and dividend.parent is entry):
+        return out
+    import ml_dtypes
+    eps = float(ml_dtypes.finfo(x.dtype).eps)
+    with np.errstate(all="ignore"):
+        x64, y64 = C._f64(x), C._f64(y)
+        # (|x| eps is x's ulp to within a factor 2)
+        chaos = np.isfinite(x64) & (8 * eps * np.abs(x64) >= np.abs(y64))
+    return np.where(chaos, np.array(np.nan, out.dtype), out) if chaos.any() else out
+
+
 def evaluate_reordered(module, inputs, how: str) -> list:
     with np.errstate(all="ignore"):
         return flatten(_Reordered(how).evaluate(module, list(inputs)))
@@ -492,7 +521,9 @@ class _Context:
                                 for how in ULP_STEPS],
                               lambda xs: evaluate_reordered(self.module, xs, "sequential"),
                               lambda xs: evaluate_reordered(self.module, xs, "lanes"),
-                              lambda xs: evaluate_reordered(self.module, xs, "outer-first")])
+                              lambda xs: evaluate_reordered(self.module, xs, "outer-first"),
+                              lambda xs: evaluate_reordered(self.module, xs,
+                                                            "remainder-chaos")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens

@@ -345,8 +345,9 @@ def _pow_subnormal_base_as_glibc(a, b, out):
             tiny = np.where(np.isnan(xb), xb, np.where(
                 xb == 0, np.where(np.signbit(b), np.inf, 0.0),
                 np.where(np.signbit(xb) & (xb != 0), np.nan, 1.0)))
-            tiny = np.where(np.isinf(xb) & ~np.signbit(xb),
-                            np.where(np.signbit(b), 0.0, np.inf), tiny)
+            # (an infinity of either sign: a tiny exponent is no odd integer, so
+            # pow(-inf, 1e-45) is +inf as pow(inf, 1e-45): hlo 21001970)
+            tiny = np.where(np.isinf(xb), np.where(np.signbit(b), 0.0, np.inf), tiny)
         out = np.asarray(np.where(sub_b, tiny.astype(out.dtype), out).astype(out.dtype))
         sub = sub & ~sub_b
     if not sub.any():

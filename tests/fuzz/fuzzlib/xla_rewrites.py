@@ -120,6 +120,26 @@ def _literal_constant(o: Instruction) -> bool:
     return lit.size <= 1 or lit.tobytes() != np.repeat(lit[:1], lit.size).tobytes()
 
 
+def _zero_value(o: Instruction) -> bool:
+    """o is a constant all of whose elements are zeros (of either sign), or a broadcast
+    of one."""
+    while o.opcode == "broadcast":
+        o = o.operands[0]
+    return o.opcode == "constant" and o.literal is not None and o.shape.is_array and \
+        bool(np.all(np.asarray(o.literal) == 0))
+
+
+def _add_of_zero(i: Instruction) -> bool:
+    return i.opcode == "add" and i.shape.is_array and i.shape.element_type.is_float and \
+        any(_zero_value(o) for o in i.operands)
+
+
+def _drop_added_zero(i: Instruction) -> None:
+    a, b = i.operands
+    i.opcode = "copy"
+    i.replace_operands([b if _zero_value(a) else a])
+
+
 def _scaled(o: Instruction):
     """(x, c) where o is x * c or c * x (c a literal constant, x none), or x / c (which
     XLA has made x * (1 / c), 1 / c rounded to the type, by then), else None."""

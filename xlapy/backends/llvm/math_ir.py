@@ -17,7 +17,7 @@ Floating point semantics are IEEE: no fast-math flags are ever set. `fma` is llv
 """
 from llvmlite import ir
 
-from xlapy.backends.llvm.types import intrinsic
+from xlapy.backends.llvm.types import flush_subnormal, intrinsic
 
 I1 = ir.IntType(1)
 I32 = ir.IntType(32)
@@ -231,8 +231,11 @@ class Ctx:
         return V(self, self.b.sitofp(i.v, ty or self.ty))
 
     def ext(self, x):
-        """float -> double"""
-        return V(self, self.b.fpext(x.v, F64))
+        """float -> double. In code that runs with denormals flushed, a subnormal float
+        widens to a zero of its sign, as the hardware reads it: LLVM folds the fpext of a
+        constant exactly, so pow(4.2e-45, y) computed in double was 4.2e-45**y where XLA
+        reads 0 (fuzz jax 21001831)."""
+        return V(self, self.b.fpext(flush_subnormal(self.b, x.v), F64))
 
     def narrow(self, x):
         """double -> float (one IEEE rounding)"""
