@@ -30,8 +30,16 @@ NAMESPACES = [
     ("metrics", False), ("data", True), ("debugging", True),
     ("initializers", True), ("io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
-    ("contrib.tensorboard.plugins.projector", False),
+    ("contrib.tensorboard.plugins.projector", False), ("contrib.slim", True),
+    ("contrib.framework", True), ("contrib.training", False), ("contrib.seq2seq", False),
+    ("contrib.legacy_seq2seq", False), ("contrib.distributions", True),
+    ("distributions", False), ("sparse", True), ("python_io", True), ("estimator", True),
+    ("estimator.inputs", True), ("keras", True), ("keras.layers", True),
+    ("keras.models", True), ("keras.callbacks", True), ("keras.backend", True),
+    ("keras.optimizers", True), ("keras.losses", True), ("keras.activations", True),
 ]
+# a namespace's own imports of the error classes are no part of its API (tf.errors has them)
+ERRORS = "xlapy.compat.v1.errors"
 BEGIN = "<!-- BEGIN GENERATED SYMBOLS: .venv/bin/python -m xlapy.tools.compat_symbols --write -->"
 END = "<!-- END GENERATED SYMBOLS -->"
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "compat_v1.md"
@@ -62,6 +70,8 @@ def _exported(mod, reexport: bool) -> list:
             names.append(n)  # constants: tf.newaxis, tf.logging.INFO, error codes
             continue
         if not (where or "").startswith(ROOT):
+            continue
+        if where == ERRORS and own != ERRORS and isinstance(v, type):
             continue
         if reexport or where.startswith(own):
             names.append(n)

@@ -336,7 +336,9 @@ def _get_variable(name, shape, dtype, initializer, trainable, collections):
                                    "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
                                    "in VarScope?")
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
-    init = initializer or scope.initializer or glorot_uniform_initializer()
+    # (an initializer may be a value: a NumPy array has no truth value)
+    init = initializer if initializer is not None else (
+        scope.initializer or glorot_uniform_initializer())
     if isinstance(init, type):
         init = init()
     if callable(init):

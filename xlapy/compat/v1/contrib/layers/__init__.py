@@ -8,6 +8,8 @@
   deviation sqrt(1.3 factor / n), or a uniform of limit sqrt(3 factor / n)).
 - fully_connected (variables `fully_connected/weights` and `/biases`, applied to the last
   dimension; normalizer_fn replaces the bias) and flatten.
+- layer_norm, embed_sequence, optimize_loss (misc.py); conv2d, pooling, batch_norm,
+  dropout (conv.py).
 """
 
 from __future__ import annotations
@@ -198,12 +200,15 @@ def flatten(inputs, outputs_collections=None, scope=None):
 from xlapy.compat.v1.contrib.layers.conv import (avg_pool2d, batch_norm,  # noqa: E402
                                                  conv2d, conv2d_transpose, dropout,
                                                  max_pool2d)
+from xlapy.compat.v1.contrib.layers.misc import (OPTIMIZER_CLS_NAMES,  # noqa: E402
+                                                 embed_sequence, layer_norm, optimize_loss)
 from xlapy.compat.v1.contrib.framework.arg_scope import add_arg_scope  # noqa: E402
 
 # (slim's layers take their defaults from arg_scope blocks)
 (fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
- dropout) = (add_arg_scope(f) for f in (fully_connected, flatten, conv2d, conv2d_transpose,
-                                        max_pool2d, avg_pool2d, batch_norm, dropout))
+ dropout, layer_norm) = (add_arg_scope(f) for f in (
+     fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
+     dropout, layer_norm))
 
 
 def repeat(inputs, repetitions, layer, *args, **kwargs):
