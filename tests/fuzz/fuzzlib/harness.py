@@ -115,6 +115,43 @@ def _dot_unfused(instr, operands, dtype=np.float32):
         return np.array(out.reshape(instr.shape.dims), dtype=dtype)
 
 
+def _dot_by_magnitude(instr, operands, descending: bool):
+    """The dot with each product rounded to the compute type (f32 for f32 and narrower,
+    f64 for f64) and the products of each output element summed one by one in order of
+    magnitude, or None where that would take too much memory. A sum that cancels huge
+    products (3.4e38 * a - 3.4e38 * a among small ones) is the small terms or 0 depending
+    on whether the small ones come before or after the cancellation: the order of a dot's
+    sum is the implementation's (XLA:CPU's bf16 batched dot gives 0 where index order
+    gives 1.25, jax 22000206)."""
+    dts = [np.asarray(o).dtype for o in operands]
+    if not all(C.is_float(d) for d in dts):
+        return None
+    dtype = np.float64 if np.dtype(np.float64) in dts else np.float32
+    lhs, rhs = (np.asarray(o, dtype) for o in operands)
+    a = instr.attrs
+    lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
+    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
+    lf = [d for d in range(lhs.ndim) if d not in lb + lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb + rc]
+    b = int(np.prod([lhs.shape[d] for d in lb], dtype=np.int64))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+    if k < 2 or b * m * n * k > 1 << 22:
+        return None
+    x = np.transpose(lhs, lb + lf + lc).reshape(b, m, 1, k)
+    y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n).swapaxes(2, 3)
+    with np.errstate(all="ignore"):
+        prods = (x * y).astype(dtype)  # [b, m, n, k]
+        key = np.nan_to_num(np.abs(prods), nan=np.inf)
+        order = np.argsort(-key if descending else key, axis=-1, kind="stable")
+        prods = np.take_along_axis(prods, order, axis=-1)
+        acc = np.zeros(prods.shape[:-1], dtype)
+        for i in range(k):
+            acc = (acc + prods[..., i]).astype(dtype)
+        return np.array(acc.reshape(instr.shape.dims), dtype=dtype)
+
+
 class _UnfusedMatmul:
     """numpy, but with matmul computing each product rounded to the compute type before
     it is summed (no FMA): handed to the interpreter's convolution rule, which computes
@@ -251,6 +288,10 @@ class _Reordered(Evaluator):
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
                 return _nudged(out, ULP_STEPS[self.how])
             return out
+        if self.how in ("dot-ascending", "dot-descending") and instr.opcode == "dot":
+            out = _dot_by_magnitude(instr, operands, self.how == "dot-descending")
+            if out is not None:
+                return np.asarray(out.astype(instr.shape.dtype))
         if self.how == "remainder-chaos" and instr.opcode == "remainder":
             out = super().apply(rule, instr, operands)
             return _remainder_chaos(instr, operands, out, self.entry)
@@ -523,7 +564,10 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "lanes"),
                               lambda xs: evaluate_reordered(self.module, xs, "outer-first"),
                               lambda xs: evaluate_reordered(self.module, xs,
-                                                            "remainder-chaos")])
+                                                            "remainder-chaos"),
+                              lambda xs: evaluate_reordered(self.module, xs, "dot-ascending"),
+                              lambda xs: evaluate_reordered(self.module, xs,
+                                                            "dot-descending")])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens

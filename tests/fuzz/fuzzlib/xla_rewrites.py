@@ -157,13 +157,23 @@ def _scaled(o: Instruction):
     return None
 
 
+def _square_of_abs(i: Instruction):
+    """The operands of multiply i, with abs(a) * abs(a) read as a * a (XLA's simplifier
+    drops the abs of a square's factors first: (abs(x / c))^2 at x = 0 and c = 0.00198 is
+    NaN in f16, as (x * x) * (1/c * 1/c) = 0 * inf, jax 22000259)."""
+    x, y = i.operands
+    if x is y and x.opcode == "abs":
+        return x.operands[0], x.operands[0]
+    return x, y
+
+
 def _product_of_constants(i: Instruction) -> bool:
     """(a * c1) * (b * c2) or (a * c1) * c2 (any order; f16/f32/f64: XLA computes bf16
     in f32 with converts between, which this rule does not see)."""
     if i.opcode != "multiply" or not i.shape.is_array or \
             i.shape.element_type.name not in ("f16", "f32", "f64"):
         return False
-    x, y = i.operands
+    x, y = _square_of_abs(i)
     sx, sy = _scaled(x), _scaled(y)
     return (sx is not None and (sy is not None or _literal_constant(y))) or \
         (sy is not None and _literal_constant(x))
@@ -177,7 +187,7 @@ def _reassociate_products(module) -> None:
         for i in comp.post_order():
             if i.parent is not comp or not _product_of_constants(i):
                 continue
-            x, y = i.operands
+            x, y = _square_of_abs(i)
             sx, sy = _scaled(x), _scaled(y)
             if sx is None:
                 x, y, sx, sy = y, x, sy, sx
