@@ -28,7 +28,7 @@ NAMESPACES = [
     ("compat", False), ("test", False), ("app", False), ("app.flags", False),
     ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
     ("metrics", False), ("data", True), ("debugging", True),
-    ("initializers", True), ("io", True), ("contrib.compiler.jit", False),
+    ("initializers", True), ("io", True), ("python_io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
     ("contrib.tensorboard.plugins.projector", False),
 ]
