@@ -264,6 +264,8 @@ _FILES = {
                    "QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 "
                    "XlapyInputProducerEnqueue",
     "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
+    "test_tfrecord": "ParseSingleExample ParseExample ParseSingleSequenceExample DecodeRaw "
+                     "DecodeCSV StringToNumber AsString",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -291,6 +293,12 @@ EXECUTOR_ONLY = {
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",
+    **{op: "parses serialized tf.train.Example protos (bytes) on the host" for op in (
+        "ParseSingleExample", "ParseExample", "ParseSingleSequenceExample")},
+    "DecodeRaw": "reinterprets bytes (strings) on the host",
+    "DecodeCSV": "splits and converts text (strings) on the host",
+    "StringToNumber": "converts text (strings) on the host",
+    "AsString": "formats numbers as strings on the host",
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

@@ -76,6 +76,7 @@ from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_init
                                       uniform_unit_scaling_initializer,
                                       variance_scaling_initializer)
 from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
+from xlapy.compat.v1 import python_io  # tf.python_io (TFRecord files)
 from xlapy.compat.v1 import distributions, estimator, keras
 from xlapy.compat.v1.ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue
 from xlapy.compat.v1.train.queue_runner import start_queue_runners

@@ -737,8 +737,23 @@ def _topological(ops: list) -> list:
     return out
 
 
+def _is_text(value) -> bool:
+    """Whether a fed value is bytes / str (or nested lists of them, or an S / U array)."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SU"
+    return isinstance(value, (bytes, str, np.bytes_, np.str_))
+
+
 def _check_feed(t: Tensor, value, dt: np.dtype, dims) -> np.ndarray:
     """The fed value as an array of the tensor's dtype, or a clear error."""
+    if dt == np.object_ and _is_text(value):  # bytes or str fed to a string tensor: as an
+        arr = np.asarray(value, dtype=object)  # object array (NumPy's S type would drop
+        if arr.size:                           # trailing NUL bytes)
+            arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v,
+                               otypes=[object])(arr)
+        return _check_feed(t, arr, dt, dims)
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:

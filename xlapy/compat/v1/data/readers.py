@@ -1,6 +1,7 @@
 """tf.data.TextLineDataset: the lines of text files (without their "\n" or "\r\n" endings)
 as string scalars, read on the host when the iterator reaches them; compression_type "" (none),
-"GZIP" or "ZLIB"."""
+"GZIP" or "ZLIB". tf.data.TFRecordDataset: the records of TFRecord files (io/tf_record.py),
+likewise."""
 
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ from xlapy.compat.v1.ops._common import constant_value
 from xlapy.compat.v1.tensor_shape import TensorShape
 
 
-def _names(filenames) -> list:
+def _names(filenames, what="TextLineDataset") -> list:
     if hasattr(filenames, "op"):
         v = constant_value(filenames)
         if v is None:
-            raise InvalidArgumentError("TextLineDataset: filenames must be known when the graph "
+            raise InvalidArgumentError(f"{what}: filenames must be known when the graph "
                                        "is built (strings or a constant)")
         filenames = v
     names = [filenames] if isinstance(filenames, (str, bytes, os.PathLike)) else \
@@ -60,4 +61,24 @@ class TextLineDataset(Dataset):
                 for line in lines:  # a trailing \r is part of the line ending, as TF's
                     yield [np.asarray(line[:-1] if line.endswith(b"\r") else line,
                                       dtype=object)]
+        super().__init__(elements, _Spec(dtypes.string, TensorShape([])))
+
+
+class TFRecordDataset(Dataset):
+    """The records of TFRecord files, in order, as string scalars: TFRecordDataset(filenames,
+    compression_type=None ("" / "ZLIB" / "GZIP"), buffer_size=None, num_parallel_reads=None).
+    A corrupt record raises DataLossError from get_next, a missing file NotFoundError."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None):
+        from xlapy.compat.v1.io.tf_record import read_records
+        names = _names(filenames, "TFRecordDataset")
+        comp = (compression_type or "").upper()
+        if comp not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError(f"Unsupported compression_type: {compression_type}")
+
+        def elements(ctx):
+            for path in names:
+                for record in read_records(path, comp):
+                    yield [np.asarray(record, dtype=object)]
         super().__init__(elements, _Spec(dtypes.string, TensorShape([])))

@@ -1,7 +1,14 @@
-"""tf.io: file reading and writing ops, image codecs, and tf.io.gfile (tf.gfile)."""
+"""tf.io: file reading and writing ops, image codecs, TFRecord files, tf.train.Example
+parsing and the string decoding ops, and tf.io.gfile (tf.gfile)."""
 
 from __future__ import annotations
 
 from xlapy.compat.v1 import gfile  # tf.io.gfile
+from xlapy.compat.v1.io.tf_record import (TFRecordCompressionType, TFRecordOptions,
+                                          TFRecordWriter, tf_record_iterator)
 from xlapy.compat.v1.ops.io_ops import (decode_image, decode_jpeg, decode_png, encode_png,
                                         read_file, write_file)
+from xlapy.compat.v1.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
+                                             SparseFeature, VarLenFeature, decode_csv,
+                                             decode_raw, parse_example, parse_single_example,
+                                             parse_single_sequence_example)

@@ -16,6 +16,11 @@ from xlapy.compat.v1.ops.array_extra_ops import (batch_gather, matrix_set_diag,
                                                  tensor_scatter_nd_update, tensor_scatter_sub,
                                                  tensor_scatter_update, unravel_index)
 from xlapy.compat.v1.ops.io_ops import read_file, write_file
+from xlapy.compat.v1.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,
+                                             SparseFeature, VarLenFeature, as_string,
+                                             decode_csv, decode_raw, parse_example,
+                                             parse_single_example, parse_single_sequence_example,
+                                             string_to_number)
 from xlapy.compat.v1.ops.nn_extra_ops import depth_to_space, space_to_depth
 from xlapy.compat.v1.ops.bits_ops import bitcast, histogram_fixed_width, searchsorted, shape_n
 from xlapy.compat.v1.ops.diag_ops import (diag, diag_part, eye, matrix_diag, matrix_diag_part,
@@ -67,4 +72,7 @@ __all__ = [
     "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update", "tensor_scatter_sub", "tensor_scatter_update",
     "unravel_index", "depth_to_space", "space_to_depth", "read_file", "write_file",
+    "FixedLenFeature", "FixedLenSequenceFeature", "SparseFeature", "VarLenFeature",
+    "as_string", "decode_csv", "decode_raw", "parse_example", "parse_single_example",
+    "parse_single_sequence_example", "string_to_number",
 ]

@@ -8,6 +8,7 @@ checkpoints (Saver).
   moving_averages.py      ExponentialMovingAverage
   saver.py                Saver, latest_checkpoint, get_checkpoint_state, checkpoint readers
   checkpoint_io.py        the checkpoint files (xlapy's documented format) and TF's state file
+  example_pb.py           Example, SequenceExample and their parts (protobuf messages)
 """
 
 from xlapy.compat.v1.train.optimizer import Optimizer
@@ -50,3 +51,6 @@ from xlapy.compat.v1.train.queue_runner import (QueueRunner,
 from xlapy.compat.v1.train.input import (batch, input_producer,
                                          range_input_producer, shuffle_batch,
                                          slice_input_producer, string_input_producer)
+from xlapy.compat.v1.train.example_pb import (BytesList, Example, Feature, FeatureList,
+                                              FeatureLists, Features, FloatList, Int64List,
+                                              SequenceExample)
