@@ -190,6 +190,13 @@ ENTRY e {
   m = f64[3] multiply(x, x)
   ROOT s = f64[3] sqrt(m)
 }""", [np.array([1e200, 2.0, -3.0])], [np.inf, 2.0, 3.0])  # XLA: 1e200 (abs(x))
+CASES["log-of-exp-dropped"] = (
+    """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  e = f32[3] exponential(x)
+  ROOT l = f32[3] log(e)
+}""", [np.float32([-123.7, 1.5, 100.0])], [-np.inf, 1.5, np.inf])  # XLA: x itself
 CASES["grouped-conv-nan-across-groups"] = (
     (regressions.HERE / "grouped_conv_nan_across_groups.hlo").read_text(), _CONV_IN,
     None)  # HLO's values: the interpreter's

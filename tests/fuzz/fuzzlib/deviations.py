@@ -27,6 +27,7 @@ from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
     _select_as_minmax, _sliced_slice, _tiny_argument_returned, _unsigned_indices,
     _unsigned_power)
 from fuzzlib.xla_rewrites import (_add_of_zero, _constant_negative_zero, _conv_padded,
+                                  _drop_log_of_exp, _log_of_exp,
                                   _divide_by_power, _drop_added_zero,
                                   _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
@@ -177,6 +178,12 @@ DEVIATIONS = [
         "simplifier does the same (its compiled code agrees with XLA), the interpreter "
         "adds",
         _add_of_zero, _drop_added_zero),
+    Deviation(
+        "log-of-exp-dropped",
+        "XLA's simplifier rewrites log(exp(x)) as x, so where exp overflows or underflows "
+        "the result is x: log(exp(-123.7)) is -123.7 in XLA and -inf in HLO (exp(-123.7) "
+        "is 0 in f32; jax 22001164, jnp.log(jnp.exp(x @ w)))",
+        _log_of_exp, _drop_log_of_exp),
     Deviation(
         "sqrt-of-square-as-abs",
         "XLA's simplifier rewrites sqrt(x * x) as abs(x) (f16, f32, f64; not bf16), which "

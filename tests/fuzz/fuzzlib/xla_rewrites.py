@@ -140,6 +140,16 @@ def _drop_added_zero(i: Instruction) -> None:
     i.replace_operands([b if _zero_value(a) else a])
 
 
+def _log_of_exp(i: Instruction) -> bool:
+    return i.opcode == "log" and i.shape.is_array and i.shape.element_type.is_float and \
+        i.operands[0].opcode == "exponential"
+
+
+def _drop_log_of_exp(i: Instruction) -> None:
+    i.opcode = "copy"
+    i.replace_operands([i.operands[0].operands[0]])
+
+
 def _scaled(o: Instruction):
     """(x, c) where o is x * c or c * x (c a literal constant, x none), or x / c (which
     XLA has made x * (1 / c), 1 / c rounded to the type, by then), else None."""
