@@ -7,9 +7,19 @@ from xlapy.compat.v1.framework import get_default_graph
 
 _SESSIONS: dict = {}      # graph -> session
 _PHASES: dict = {}        # graph -> learning-phase placeholder
+_KNOWN_INITIALIZED: dict = {}   # session -> ids of variables known to hold values
 
 
 def get_session():
+    """The Keras session of the default graph, with the graph's variables that hold no value
+    yet initialized (as TF 1.x Keras' get_session does)."""
+    from xlapy.compat.v1.variables import global_variables
+    s = _raw_session()
+    _initialize(s, global_variables())
+    return s
+
+
+def _raw_session():
     from xlapy.compat.v1.session import Session
     g = get_default_graph()
     s = _SESSIONS.get(g)
@@ -40,8 +50,70 @@ def clear_session() -> None:
         s.close()
     _SESSIONS.clear()
     _PHASES.clear()
+    _KNOWN_INITIALIZED.clear()
     reset_default_graph()
 
 
 def epsilon() -> float:
     return 1e-7
+
+
+def _session_with(variables):
+    """The Keras session, with those of `variables` that hold no value yet initialized
+    (as TF 1.x Keras' get_session initializes the variables it finds uninitialized)."""
+    s = _raw_session()
+    _initialize(s, variables)
+    return s
+
+
+def _initialize(s, variables):
+    from xlapy.compat.v1.misc_api import report_uninitialized_variables
+    from xlapy.compat.v1.variables import variables_initializer
+    done = _KNOWN_INITIALIZED.setdefault(s, set())
+    variables = [v for v in variables if hasattr(v, "initializer") and id(v) not in done]
+    if variables:
+        with s.graph.as_default():
+            names = {n.decode() if isinstance(n, bytes) else n
+                     for n in s.run(report_uninitialized_variables(variables))}
+            todo = [v for v in variables if v.op.name in names]
+            if todo:
+                s.run(variables_initializer(todo))
+        done.update(id(v) for v in variables)
+
+
+def get_value(x):
+    """The value of a variable (or tensor) in the Keras session."""
+    return _session_with([x]).run(x)
+
+
+def batch_get_value(xs) -> list:
+    xs = list(xs)
+    return list(_session_with(xs).run(xs)) if xs else []
+
+
+def set_value(x, value) -> None:
+    """Load `value` into the variable x (no new ops for repeated loads)."""
+    import numpy as np
+    s = _session_with([x])
+    x.load(np.asarray(value, x.dtype.as_numpy_dtype), s)
+
+
+def batch_set_value(tuples) -> None:
+    for x, v in tuples:
+        set_value(x, v)
+
+
+def variable(value, dtype=None, name=None):
+    import numpy as np
+    from xlapy.compat.v1.variables import Variable
+    v = np.asarray(value, dtype or "float32")
+    return Variable(v, name=name or "Variable")
+
+
+def cast_to_floatx(x):
+    import numpy as np
+    return np.asarray(x, np.float32)
+
+
+def floatx() -> str:
+    return "float32"

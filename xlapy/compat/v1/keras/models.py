@@ -147,6 +147,9 @@ class Model:
         y = np.asarray(y)
         if self._loss_fn is L.sparse_categorical_crossentropy:
             return y.reshape(-1, 1).astype(np.int64)
+        want = self._targets.shape
+        if want.ndims is not None and y.ndim == want.ndims - 1 and want.dims[-1] == 1:
+            y = y[..., None]     # (as Keras: targets (n,) for outputs (n, 1))
         return y.astype(self._outputs.dtype.as_numpy_dtype)
 
     def _check_compiled(self, what):

@@ -1,0 +1,286 @@
+"""tf.keras recurrent layers in graph mode: SimpleRNN, LSTM and GRU against a NumPy
+transcription of Keras' equations with the layers' own weights (Keras' weight layout and
+gate order), Bidirectional, TimeDistributed, masks from Embedding(mask_zero=True), an
+Embedding + LSTM classifier trained with and without XLA (one compiled cluster), the
+callbacks, and errors."""
+
+import numpy as np
+import pytest
+
+import xlapy.compat.v1 as tf
+from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
+
+from .conftest import jit_config
+from .helpers import single_cluster
+
+R = np.random.default_rng(3)
+B, T, D, U = 3, 5, 4, 6
+XS = R.standard_normal((B, T, D)).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    tf.keras.backend.clear_session()
+    yield
+    tf.keras.backend.clear_session()
+
+
+def hard_sigmoid(x):
+    return np.clip(0.2 * x + 0.5, 0.0, 1.0)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def np_rnn(kind, x, weights, units, go_backwards=False, reset_after=False, act=np.tanh,
+           ra=hard_sigmoid, mask=None):
+    """Keras' recurrences written out: (the output sequence in processing order, h, c)."""
+    k, rk = weights[0], weights[1]
+    b = weights[2] if len(weights) > 2 else np.zeros(k.shape[1], np.float32)
+    u = units
+    h = np.zeros((x.shape[0], u), np.float64)
+    c = np.zeros_like(h)
+    outs = []
+    steps = range(x.shape[1])
+    for t in (reversed(steps) if go_backwards else steps):
+        xt = x[:, t].astype(np.float64)
+        cn = c
+        if kind == "SimpleRNN":
+            hn = act(xt @ k + b + h @ rk)
+        elif kind == "LSTM":
+            z = xt @ k + h @ rk + b
+            i, f, cc, o = (z[:, j * u:(j + 1) * u] for j in range(4))
+            cn = ra(f) * c + ra(i) * act(cc)
+            hn = ra(o) * act(cn)
+        else:
+            if reset_after:
+                xz = xt @ k + b[0]
+                inner = h @ rk + b[1]
+                z = ra(xz[:, :u] + inner[:, :u])
+                r = ra(xz[:, u:2 * u] + inner[:, u:2 * u])
+                hh = act(xz[:, 2 * u:] + r * inner[:, 2 * u:])
+            else:
+                xz = xt @ k + b
+                z = ra(xz[:, :u] + h @ rk[:, :u])
+                r = ra(xz[:, u:2 * u] + h @ rk[:, u:2 * u])
+                hh = act(xz[:, 2 * u:] + (r * h) @ rk[:, 2 * u:])
+            hn = z * h + (1 - z) * hh
+        if mask is not None:
+            m = mask[:, t][:, None]
+            hn, cn = np.where(m, hn, h), np.where(m, cn, c)
+        h, c = hn, cn
+        outs.append(h)
+    return np.stack(outs, 1), h, c
+
+
+def _random_weights(layer):
+    return [R.uniform(-0.6, 0.6, w.shape.as_list()).astype(np.float32) for w in layer.weights]
+
+
+def _run(out, inp, x):
+    return tf.keras.backend.get_session().run(out, {inp: x})
+
+
+CASES = [(False, False, False), (True, False, False), (False, True, False),
+         (True, True, True), (False, False, True)]
+
+
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("seqs,state,backwards", CASES)
+def test_matches_keras_equations(kind, seqs, state, backwards):
+    inp = tf.keras.layers.Input(shape=(T, D))
+    layer = getattr(tf.keras.layers, kind)(U, return_sequences=seqs, return_state=state,
+                                           go_backwards=backwards)
+    out = layer(inp)
+    gates = {"SimpleRNN": 1, "LSTM": 4, "GRU": 3}[kind]
+    assert [w.shape.as_list() for w in layer.weights] == [[D, gates * U], [U, gates * U],
+                                                          [gates * U]]
+    assert [w.op.name for w in layer.weights] == [
+        f"{layer.name}/kernel", f"{layer.name}/recurrent_kernel", f"{layer.name}/bias"]
+    ws = _random_weights(layer)
+    layer.set_weights(ws)
+    for a, b in zip(layer.get_weights(), ws):
+        np.testing.assert_array_equal(a, b)
+    got = _run(out, inp, XS)
+    seq, h, c = np_rnn(kind, XS, ws, U, go_backwards=backwards)
+    want = seq if seqs else h
+    if state:
+        assert len(got) == (3 if kind == "LSTM" else 2)
+        np.testing.assert_allclose(got[1], h, rtol=1e-4, atol=1e-5)
+        if kind == "LSTM":
+            np.testing.assert_allclose(got[2], c, rtol=1e-4, atol=1e-5)
+        got = got[0]
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_gru_reset_after_sigmoid_and_no_bias():
+    inp = tf.keras.layers.Input(shape=(T, D))
+    gru = tf.keras.layers.GRU(U, reset_after=True, recurrent_activation="sigmoid",
+                              return_sequences=True)
+    plain = tf.keras.layers.SimpleRNN(U, use_bias=False, activation="relu")
+    o1, o2 = gru(inp), plain(inp)
+    assert gru.weights[2].shape.as_list() == [2, 3 * U]
+    assert len(plain.weights) == 2
+    w1, w2 = _random_weights(gru), _random_weights(plain)
+    gru.set_weights(w1)
+    plain.set_weights(w2)
+    g1, g2 = _run([o1, o2], inp, XS)
+    np.testing.assert_allclose(g1, np_rnn("GRU", XS, w1, U, reset_after=True, ra=sigmoid)[0],
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g2, np_rnn("SimpleRNN", XS, w2, U,
+                                          act=lambda v: np.maximum(v, 0))[1],
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_initializers_and_unit_forget_bias():
+    tf.set_random_seed(4)
+    inp = tf.keras.layers.Input(shape=(T, D))
+    lstm = tf.keras.layers.LSTM(U)
+    lstm(inp)
+    k, rk, b = lstm.get_weights()
+    np.testing.assert_array_equal(b, np.r_[np.zeros(U), np.ones(U), np.zeros(2 * U)])
+    # recurrent_kernel [U, 4U]: orthogonal rows; kernel glorot_uniform within its limit
+    np.testing.assert_allclose(rk @ rk.T, np.eye(U), atol=1e-5)
+    assert np.abs(k).max() <= np.sqrt(6 / (D + 4 * U)) and np.abs(k).std() > 0.05
+    emb = tf.keras.layers.Embedding(50, 3)
+    emb(tf.keras.layers.Input(shape=(4,)))
+    (e,) = emb.get_weights()
+    assert e.shape == (50, 3) and np.abs(e).max() <= 0.05 and e.std() > 0.01
+
+
+@pytest.mark.parametrize("mode", ["concat", "sum", "mul", "ave", None])
+def test_bidirectional_merge_modes(mode):
+    inp = tf.keras.layers.Input(shape=(T, D))
+    bi = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(U, return_sequences=True),
+                                       merge_mode=mode)
+    out = bi(inp)
+    assert [w.op.name for w in bi.weights][:3] == [
+        "bidirectional/forward_lstm/kernel", "bidirectional/forward_lstm/recurrent_kernel",
+        "bidirectional/forward_lstm/bias"]
+    assert len(bi.weights) == 6 and bi.weights[3].op.name.startswith(
+        "bidirectional/backward_lstm/")
+    ws = _random_weights(bi)
+    bi.set_weights(ws)
+    got = _run(out, inp, XS)
+    fw = np_rnn("LSTM", XS, ws[:3], U)[0]
+    bw = np_rnn("LSTM", XS, ws[3:], U, go_backwards=True)[0][:, ::-1]
+    want = {"concat": lambda: np.concatenate([fw, bw], -1), "sum": lambda: fw + bw,
+            "mul": lambda: fw * bw, "ave": lambda: (fw + bw) / 2,
+            None: lambda: [fw, bw]}[mode]()
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+
+
+def test_bidirectional_last_output_and_states():
+    inp = tf.keras.layers.Input(shape=(T, D))
+    bi = tf.keras.layers.Bidirectional(tf.keras.layers.GRU(U, return_state=True))
+    out, h_fw, h_bw = bi(inp)
+    ws = _random_weights(bi)
+    bi.set_weights(ws)
+    got = _run([out, h_fw, h_bw], inp, XS)
+    fw = np_rnn("GRU", XS, ws[:3], U)[1]
+    bw = np_rnn("GRU", XS, ws[3:], U, go_backwards=True)[1]
+    np.testing.assert_allclose(got[0], np.concatenate([fw, bw], -1), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], fw, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[2], bw, rtol=1e-4, atol=1e-5)
+
+
+def test_time_distributed_dense_and_stacked_rnns():
+    m = tf.keras.Sequential([
+        tf.keras.layers.SimpleRNN(U, return_sequences=True, input_shape=(T, D)),
+        tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2, activation="softmax"))])
+    rnn_w = _random_weights(m.layers[0])
+    td = m.layers[1]
+    assert [w.shape.as_list() for w in td.weights] == [[U, 2], [2]]
+    dense_w = _random_weights(td)
+    m.set_weights(rnn_w + dense_w)
+    got = m.predict(XS)
+    seq = np_rnn("SimpleRNN", XS, rnn_w, U)[0]
+    logits = seq @ dense_w[0] + dense_w[1]
+    want = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    assert got.shape == (B, T, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_embedding_mask_zero_skips_padding():
+    ids = np.array([[3, 1, 0, 0, 0], [2, 2, 4, 1, 3], [0, 0, 4, 2, 0]], np.int32)
+    inp = tf.keras.layers.Input(shape=(T,), dtype="int32")
+    emb = tf.keras.layers.Embedding(5, D, mask_zero=True)
+    lstm = tf.keras.layers.LSTM(U, return_sequences=True)
+    seq = lstm(emb(inp))
+    pooled = tf.keras.layers.GlobalAveragePooling1D()(seq)
+    last = tf.keras.layers.GRU(U, go_backwards=True)(emb(inp))
+    e = R.standard_normal((5, D)).astype(np.float32)
+    emb.set_weights([e])
+    lw = _random_weights(lstm)
+    lstm.set_weights(lw)
+    got_seq, got_pool = _run([seq, pooled], inp, ids)
+    want, _, _ = np_rnn("LSTM", e[ids], lw, U, mask=ids != 0)
+    np.testing.assert_allclose(got_seq, want, rtol=1e-4, atol=1e-5)
+    m = (ids != 0)[:, :, None]
+    np.testing.assert_allclose(got_pool, (want * m).sum(1) / m.sum(1), rtol=1e-4, atol=1e-5)
+    assert _run(last, inp, ids).shape == (B, U)
+    with pytest.raises(InvalidArgumentError, match="does not support masking"):
+        tf.keras.layers.Flatten()(emb(inp))
+
+
+def _sentiment_data(n, rng):
+    """Token sequences of filler words (5..19) with two or three words of their class:
+    1, 2 (positive) or 3, 4 (negative), and some padding zeros in front."""
+    x = rng.integers(5, 20, (n, 10))
+    y = rng.integers(0, 2, n)
+    for i in range(n):
+        words = [1, 2] if y[i] else [3, 4]
+        pos = rng.choice(np.arange(2, 10), rng.integers(2, 4), replace=False)
+        x[i, pos] = rng.choice(words, len(pos))
+        x[i, :rng.integers(0, 3)] = 0
+    return x.astype(np.int32), y.astype(np.float32)
+
+
+@pytest.mark.parametrize("xla", [False, True])
+def test_embedding_lstm_sentiment(xla):
+    tf.set_random_seed(5)
+    rng = np.random.default_rng(5)
+    x, y = _sentiment_data(320, rng)
+    if xla:
+        tf.keras.backend.set_session(tf.Session(config=jit_config()))
+    m = tf.keras.Sequential([tf.keras.layers.Embedding(20, 8, input_length=10),
+                             tf.keras.layers.LSTM(8, dropout=0.1),
+                             tf.keras.layers.Dense(1, activation="sigmoid")])
+    m.compile(tf.keras.optimizers.Adam(lr=0.02), "binary_crossentropy", metrics=["acc"])
+    hist = m.fit(x[:256], y[:256], batch_size=32, epochs=6, verbose=0,
+                 validation_data=(x[256:], y[256:]))
+    assert sorted(hist.history) == ["acc", "loss", "val_acc", "val_loss"]
+    assert hist.history["loss"][-1] < 0.5 * hist.history["loss"][0]
+    loss, acc = m.evaluate(x[256:], y[256:], verbose=0)
+    assert acc >= 0.9, (loss, acc)
+    if xla:
+        s = tf.keras.backend.get_session()
+        with s.graph.as_default():
+            summary = single_cluster(s, m._train_op, m._feed(x[:32], y[:32], True))
+        assert "While" in summary and "WhileGrad" in summary and "ApplyAdam" in summary
+
+
+def test_errors():
+    inp = tf.keras.layers.Input(shape=(D,))
+    with pytest.raises(InvalidArgumentError, match="expected ndim=3, found ndim=2"):
+        tf.keras.layers.LSTM(2)(inp)
+    with pytest.raises(InvalidArgumentError, match="Unknown activation"):
+        tf.keras.layers.GRU(2, recurrent_activation="hard_sigmoidish")
+    with pytest.raises(InvalidArgumentError, match="Unknown initializer"):
+        tf.keras.layers.SimpleRNN(2, recurrent_initializer="orthogonalish")
+    with pytest.raises(InvalidArgumentError, match="Invalid merge mode"):
+        tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2), merge_mode="max")
+    with pytest.raises(InvalidArgumentError, match="recurrent layer"):
+        tf.keras.layers.Bidirectional(tf.keras.layers.Dense(2))
+    with pytest.raises(UnimplementedError, match="stateful"):
+        tf.keras.layers.LSTM(2, stateful=True)
+    with pytest.raises(InvalidArgumentError, match="dropout must be in"):
+        tf.keras.layers.LSTM(2, dropout=1.5)
+    lstm = tf.keras.layers.LSTM(2)
+    lstm(tf.keras.layers.Input(shape=(T, D)))
+    with pytest.raises(InvalidArgumentError, match="expecting 3 weights"):
+        lstm.set_weights([np.zeros((D, 8))])
+    with pytest.raises(InvalidArgumentError, match="not compatible"):
+        lstm.set_weights([np.zeros((D, 4)), np.zeros((2, 8)), np.zeros(8)])
