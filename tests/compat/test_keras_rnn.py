@@ -284,3 +284,134 @@ def test_errors():
         lstm.set_weights([np.zeros((D, 8))])
     with pytest.raises(InvalidArgumentError, match="not compatible"):
         lstm.set_weights([np.zeros((D, 4)), np.zeros((2, 8)), np.zeros(8)])
+
+
+# ---- callbacks -------------------------------------------------------------------------------
+def _diverging(lr=0.05, optimizer=None):
+    """Dense(1) learning y = x . 1 while the validation targets are -y: the validation loss
+    is best after the first epoch and worse after every later one."""
+    x = R.standard_normal((64, 3)).astype(np.float32)
+    y = x.sum(1, keepdims=True)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_dim=3, kernel_initializer="zeros")])
+    m.compile(optimizer or tf.keras.optimizers.SGD(lr=lr), "mse")
+    return m, x, y, (x[:16], -y[:16])
+
+
+def test_history_validation_split_and_initial_epoch():
+    m, x, y, _ = _diverging()
+    seen = []
+    cb = tf.keras.callbacks.LambdaCallback(
+        on_train_begin=lambda logs: seen.append(("params", m.history is not None)),
+        on_epoch_begin=lambda e, logs: seen.append(("begin", e)),
+        on_batch_end=lambda b, logs: seen.append(("batch", b, logs["size"])))
+    h = m.fit(x, y, batch_size=16, epochs=3, initial_epoch=1, validation_split=0.25,
+              shuffle=False, verbose=0, callbacks=[cb])
+    assert h is m.history and h.epoch == [1, 2]
+    assert sorted(h.history) == ["loss", "val_loss"] and len(h.history["val_loss"]) == 2
+    # 48 training samples (the last quarter validates): 3 batches of 16 per epoch
+    assert seen[1:] == [("begin", 1), ("batch", 0, 16), ("batch", 1, 16), ("batch", 2, 16),
+                        ("begin", 2), ("batch", 0, 16), ("batch", 1, 16), ("batch", 2, 16)]
+    np.testing.assert_allclose(h.history["val_loss"][-1],
+                               m.evaluate(x[48:], y[48:], verbose=0), rtol=1e-5)
+
+
+def test_early_stopping_stops_and_restores_best_weights():
+    m, x, y, val = _diverging()
+    snaps = []
+    keep = tf.keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda e, logs: snaps.append(m.get_weights()))
+    stop = tf.keras.callbacks.EarlyStopping(patience=2, restore_best_weights=True)
+    h = m.fit(x, y, epochs=20, validation_data=val, verbose=0, callbacks=[keep, stop])
+    vl = h.history["val_loss"]
+    assert len(vl) == 3 and vl[0] < vl[1] < vl[2], vl
+    assert m.stop_training and stop.stopped_epoch == 2
+    for a, b in zip(m.get_weights(), snaps[0]):
+        np.testing.assert_array_equal(a, b)
+    assert not np.allclose(m.get_weights()[0], snaps[2][0])
+    # monitoring the (improving) training loss: no early stop
+    m2, x, y, val = _diverging()
+    h2 = m2.fit(x, y, epochs=4, validation_data=val, verbose=0,
+                callbacks=[tf.keras.callbacks.EarlyStopping(monitor="loss", patience=0)])
+    assert len(h2.history["loss"]) == 4 and not m2.stop_training
+
+
+def test_model_checkpoint_writes_formatted_files(tmp_path):
+    m, x, y, val = _diverging()
+    snaps = []
+    every = tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "w.{epoch:02d}-{val_loss:.2f}.npz"),
+                                               save_weights_only=True)
+    best = tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "best.{epoch:02d}.npz"),
+                                              save_best_only=True, save_weights_only=True)
+    h = m.fit(x, y, epochs=3, validation_data=val, verbose=0, callbacks=[
+        every, best, tf.keras.callbacks.LambdaCallback(
+            on_epoch_end=lambda e, logs: snaps.append(m.get_weights()))])
+    want = sorted(f"w.{e + 1:02d}-{v:.2f}.npz" for e, v in enumerate(h.history["val_loss"]))
+    assert sorted(p.name for p in tmp_path.glob("w.*")) == want
+    assert [p.name for p in tmp_path.glob("best.*")] == ["best.01.npz"]
+    m.load_weights(str(tmp_path / "best.01.npz"))
+    np.testing.assert_array_equal(m.get_weights()[0], snaps[0][0])
+    m.load_weights(str(tmp_path / want[2]))
+    np.testing.assert_array_equal(m.get_weights()[0], snaps[2][0])
+
+
+@pytest.mark.parametrize("xla", [False, True])
+def test_learning_rate_scheduler_changes_lr(xla):
+    if xla:
+        tf.keras.backend.set_session(tf.Session(config=jit_config()))
+    m, x, y, _ = _diverging(lr=0.3)
+    snaps = []
+    sched = tf.keras.callbacks.LearningRateScheduler(lambda e, lr: 0.1 if e == 0 else lr * 0.0)
+    h = m.fit(x, y, epochs=3, verbose=0, callbacks=[sched, tf.keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda e, logs: snaps.append(m.get_weights()[0]))])
+    assert h.history["lr"] == pytest.approx([0.1, 0.0, 0.0])
+    assert tf.keras.backend.get_value(m.optimizer.lr) == 0.0
+    assert np.abs(snaps[0]).min() > 0.01          # moved with lr 0.1, then lr 0: frozen
+    np.testing.assert_array_equal(snaps[1], snaps[0])
+    np.testing.assert_array_equal(snaps[2], snaps[0])
+    tf.keras.backend.set_value(m.optimizer.lr, 0.5)
+    m.train_on_batch(x[:8], y[:8])
+    assert not np.array_equal(m.get_weights()[0], snaps[0])
+
+
+def test_reduce_lr_on_plateau_and_csv_logger(tmp_path):
+    m, x, y, val = _diverging(optimizer=tf.keras.optimizers.Adam(lr=0.1))
+    reduce = tf.keras.callbacks.ReduceLROnPlateau(factor=0.5, patience=1, min_lr=0.02)
+    path = tmp_path / "log.csv"
+    h = m.fit(x, y, epochs=5, validation_data=val, verbose=0,
+              callbacks=[reduce, tf.keras.callbacks.CSVLogger(str(path))])
+    assert h.history["lr"] == pytest.approx([0.1, 0.1, 0.05, 0.025, 0.02])
+    assert tf.keras.backend.get_value(m.optimizer.lr) == pytest.approx(0.02)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "epoch,loss,lr,val_loss" and len(lines) == 6
+    row = lines[3].split(",")
+    assert row[0] == "2" and float(row[1]) == pytest.approx(h.history["loss"][2])
+    assert float(row[3]) == pytest.approx(h.history["val_loss"][2])
+
+
+def test_terminate_on_nan_and_custom_callback():
+    m, x, y, _ = _diverging()
+    batches = []
+
+    class Count(tf.keras.callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):
+            batches.append((batch, self.params["epochs"], self.model is m))
+
+    bad = y.copy()
+    bad[:] = np.nan
+    h = m.fit(x, bad, batch_size=16, epochs=3, shuffle=False, verbose=0,
+              callbacks=[tf.keras.callbacks.TerminateOnNaN(), Count()])
+    assert batches == [(0, 3, True)] and m.stop_training
+    assert len(h.epoch) == 1 and np.isnan(h.history["loss"][0])
+
+
+def test_callback_errors():
+    with pytest.raises(UnimplementedError, match="save_weights_only=True"):
+        tf.keras.callbacks.ModelCheckpoint("w.npz")
+    with pytest.raises(InvalidArgumentError, match="factor >= 1.0"):
+        tf.keras.callbacks.ReduceLROnPlateau(factor=2.0)
+    m, x, y, _ = _diverging(optimizer=tf.train.GradientDescentOptimizer(0.1))
+    with pytest.raises(InvalidArgumentError, match='must have a "lr" attribute'):
+        m.fit(x, y, verbose=0, callbacks=[tf.keras.callbacks.LearningRateScheduler(
+            lambda e: 0.1)])
+    with pytest.raises(InvalidArgumentError, match="callbacks must be"):
+        m.fit(x, y, verbose=0, callbacks=[print])
