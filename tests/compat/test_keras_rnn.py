@@ -415,3 +415,57 @@ def test_callback_errors():
             lambda e: 0.1)])
     with pytest.raises(InvalidArgumentError, match="callbacks must be"):
         m.fit(x, y, verbose=0, callbacks=[print])
+
+
+@pytest.mark.parametrize("kind", ["SimpleRNN", "LSTM", "GRU"])
+def test_dropout_only_while_training(kind):
+    inp = tf.keras.layers.Input(shape=(None, D))    # (the time length known only when fed)
+    layer = getattr(tf.keras.layers, kind)(U, dropout=0.4, recurrent_dropout=0.3,
+                                           return_sequences=True,
+                                           reset_after=kind == "GRU")
+    out = layer(inp)
+    ws = _random_weights(layer)
+    layer.set_weights(ws)
+    s = tf.keras.backend.get_session()
+    lp = tf.keras.backend.learning_phase()
+    infer = s.run(out, {inp: XS})
+    want = np_rnn(kind, XS, ws, U, reset_after=kind == "GRU")[0]
+    np.testing.assert_allclose(infer, want, rtol=1e-4, atol=1e-5)
+    a, b = s.run(out, {inp: XS, lp: True}), s.run(out, {inp: XS, lp: True})
+    assert a.shape == want.shape and not np.allclose(a, want, atol=1e-3)
+    assert not np.allclose(a, b, atol=1e-3)     # new masks every run
+
+
+def test_other_layers():
+    x = R.standard_normal((B, 6, D)).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(6, D))
+    conv = tf.keras.layers.Conv1D(3, 2, activation="relu")
+    c = conv(inp)
+    pooled = tf.keras.layers.MaxPooling1D()(c)
+    gap = tf.keras.layers.GlobalAveragePooling1D()(inp)
+    gmp = tf.keras.layers.GlobalMaxPooling1D()(inp)
+    cat = tf.keras.layers.concatenate([gap, gmp])
+    added = tf.keras.layers.Add()([gap, gmp])
+    lam = tf.keras.layers.Lambda(lambda t, k: t * k, arguments={"k": 3.0})(gap)
+    rep = tf.keras.layers.RepeatVector(2)(gap)
+    leaky = tf.keras.layers.LeakyReLU(alpha=0.1)(inp)
+    img = tf.keras.layers.Input(shape=(3, 3, 2))
+    gap2 = tf.keras.layers.GlobalAveragePooling2D()(img)
+    k, b = _random_weights(conv)
+    conv.set_weights([k, b])
+    im = R.standard_normal((B, 3, 3, 2)).astype(np.float32)
+    got = tf.keras.backend.get_session().run(
+        [c, pooled, gap, gmp, cat, added, lam, rep, leaky, gap2], {inp: x, img: im})
+    want_c = np.maximum(np.einsum("btd,df->btf", x[:, :-1], k[0]) +
+                        np.einsum("btd,df->btf", x[:, 1:], k[1]) + b, 0)
+    want = [want_c, want_c[:, :4].reshape(B, 2, 2, 3).max(2), x.mean(1), x.max(1),
+            np.concatenate([x.mean(1), x.max(1)], -1), x.mean(1) + x.max(1), 3 * x.mean(1),
+            np.repeat(x.mean(1)[:, None], 2, 1), np.where(x > 0, x, 0.1 * x),
+            im.mean((1, 2))]
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    with pytest.raises(InvalidArgumentError, match="expected ndim=2"):
+        tf.keras.layers.RepeatVector(2)(inp)
+    with pytest.raises(InvalidArgumentError, match="list of at least 2 inputs"):
+        tf.keras.layers.Add()(gap)

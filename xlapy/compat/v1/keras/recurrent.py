@@ -207,7 +207,8 @@ class _RNN(_Keras, _tl.Layer):
         from xlapy.compat.v1.ops.nn_ops import bias_add
         if self.dropout > 0:
             masks = self._dropout_masks(x[:, 0, :], self.dropout, self.GATES)
-            kernels = split(self.kernel, self.GATES, axis=1)
+            kernels = split(self.kernel, self.GATES, axis=1) if self.GATES > 1 else \
+                [self.kernel]
             xw = concat([tensordot(multiply(x, expand_dims(m, 1)), k, [[2], [0]])
                          for m, k in zip(masks, kernels)], 2)
         else:
