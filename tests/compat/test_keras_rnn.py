@@ -469,3 +469,23 @@ def test_other_layers():
         tf.keras.layers.RepeatVector(2)(inp)
     with pytest.raises(InvalidArgumentError, match="list of at least 2 inputs"):
         tf.keras.layers.Add()(gap)
+
+
+def test_sequence_tagging_bidirectional_time_distributed():
+    """Tag each token with whether the token before it was 1: Embedding, a Bidirectional
+    GRU over the sequence and a per-step softmax, sparse targets [batch, time]."""
+    tf.set_random_seed(6)
+    rng = np.random.default_rng(6)
+    x = rng.integers(1, 4, (256, 6)).astype(np.int32)
+    y = np.zeros_like(x)
+    y[:, 1:] = x[:, :-1] == 1
+    m = tf.keras.Sequential([
+        tf.keras.layers.Embedding(4, 6, input_length=6),
+        tf.keras.layers.Bidirectional(tf.keras.layers.GRU(6, return_sequences=True)),
+        tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2, activation="softmax"))])
+    m.compile(tf.keras.optimizers.Adam(lr=0.05), "sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+    h = m.fit(x[:224], y[:224], batch_size=32, epochs=5, verbose=0)
+    loss, acc = m.evaluate(x[224:], y[224:], verbose=0)
+    assert acc > 0.95 and h.history["loss"][-1] < h.history["loss"][0], (loss, acc)
+    assert m.predict(x[:3]).shape == (3, 6, 2)

@@ -96,8 +96,10 @@ class Model:
             self._loss_fn = L.get(loss)
             out = self._outputs
             sparse = self._loss_fn is L.sparse_categorical_crossentropy
-            shape = [None, 1] if sparse else out.shape.as_list() if out.shape.ndims \
-                is not None else None
+            rank = out.shape.ndims
+            # (sparse targets: one class index per output row, [batch, (time,)] 1)
+            shape = ([None] * (rank - 1 if rank and rank > 2 else 1) + [1]) if sparse else \
+                out.shape.as_list() if rank is not None else None
             self._targets = placeholder(dtypes.int64 if sparse else out.dtype, shape,
                                         name=f"{self.name}_target")
             per_example = self._loss_fn(self._targets, out)
@@ -148,7 +150,9 @@ class Model:
     def _targets_of(self, y):
         y = np.asarray(y)
         if self._loss_fn is L.sparse_categorical_crossentropy:
-            return y.reshape(-1, 1).astype(np.int64)
+            rank = self._targets.shape.ndims
+            return y.reshape(y.shape[:rank - 1] + (1,) if rank > 2 else (-1, 1)).astype(
+                np.int64)
         want = self._targets.shape
         if want.ndims is not None and y.ndim == want.ndims - 1 and want.dims[-1] == 1:
             y = y[..., None]     # (as Keras: targets (n,) for outputs (n, 1))
