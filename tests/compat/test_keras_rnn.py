@@ -210,7 +210,8 @@ def test_embedding_mask_zero_skips_padding():
     lstm = tf.keras.layers.LSTM(U, return_sequences=True)
     seq = lstm(emb(inp))
     pooled = tf.keras.layers.GlobalAveragePooling1D()(seq)
-    last = tf.keras.layers.GRU(U, go_backwards=True)(emb(inp))
+    gru = tf.keras.layers.GRU(U, go_backwards=True)
+    last = gru(emb(inp))
     e = R.standard_normal((5, D)).astype(np.float32)
     emb.set_weights([e])
     lw = _random_weights(lstm)
@@ -220,7 +221,11 @@ def test_embedding_mask_zero_skips_padding():
     np.testing.assert_allclose(got_seq, want, rtol=1e-4, atol=1e-5)
     m = (ids != 0)[:, :, None]
     np.testing.assert_allclose(got_pool, (want * m).sum(1) / m.sum(1), rtol=1e-4, atol=1e-5)
-    assert _run(last, inp, ids).shape == (B, U)
+    gw = _random_weights(gru)
+    gru.set_weights(gw)
+    np.testing.assert_allclose(_run(last, inp, ids),
+                               np_rnn("GRU", e[ids], gw, U, go_backwards=True,
+                                      mask=ids != 0)[1], rtol=1e-4, atol=1e-5)
     with pytest.raises(InvalidArgumentError, match="does not support masking"):
         tf.keras.layers.Flatten()(emb(inp))
 
@@ -238,14 +243,15 @@ def _sentiment_data(n, rng):
     return x.astype(np.int32), y.astype(np.float32)
 
 
-@pytest.mark.parametrize("xla", [False, True])
-def test_embedding_lstm_sentiment(xla):
+@pytest.mark.parametrize("xla,mask_zero", [(False, False), (True, False), (True, True)])
+def test_embedding_lstm_sentiment(xla, mask_zero):
     tf.set_random_seed(5)
     rng = np.random.default_rng(5)
     x, y = _sentiment_data(320, rng)
     if xla:
         tf.keras.backend.set_session(tf.Session(config=jit_config()))
-    m = tf.keras.Sequential([tf.keras.layers.Embedding(20, 8, input_length=10),
+    m = tf.keras.Sequential([tf.keras.layers.Embedding(20, 8, input_length=10,
+                                                       mask_zero=mask_zero),
                              tf.keras.layers.LSTM(8, dropout=0.1),
                              tf.keras.layers.Dense(1, activation="sigmoid")])
     m.compile(tf.keras.optimizers.Adam(lr=0.02), "binary_crossentropy", metrics=["acc"])
@@ -489,3 +495,49 @@ def test_sequence_tagging_bidirectional_time_distributed():
     loss, acc = m.evaluate(x[224:], y[224:], verbose=0)
     assert acc > 0.95 and h.history["loss"][-1] < h.history["loss"][0], (loss, acc)
     assert m.predict(x[:3]).shape == (3, 6, 2)
+
+
+def test_sgd_decay_matches_keras_formula():
+    """lr_t = lr / (1 + decay * iterations), iterations counting the updates before."""
+    x = R.standard_normal((4, 2)).astype(np.float32)
+    y = R.standard_normal((4, 1)).astype(np.float32)
+    m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_dim=2, use_bias=False)])
+    m.compile(tf.keras.optimizers.SGD(lr=0.1, decay=0.5), "mse")
+    w = m.get_weights()[0].astype(np.float64)
+    for it in range(3):
+        grad = 2 * x.T @ (x @ w - y) / len(x)
+        w = w - 0.1 / (1 + 0.5 * it) * grad
+        m.train_on_batch(x, y)
+        np.testing.assert_allclose(m.get_weights()[0], w, rtol=1e-5, atol=1e-6)
+    assert tf.keras.backend.get_value(m.optimizer.iterations) == 3
+
+
+def test_initial_state_and_training_argument():
+    inp = tf.keras.layers.Input(shape=(T, D))
+    h0 = tf.keras.layers.Input(shape=(U,))
+    c0 = tf.keras.layers.Input(shape=(U,))
+    lstm = tf.keras.layers.LSTM(U, return_sequences=True, dropout=0.5)
+    out = lstm(inp, initial_state=[h0, c0])
+    always = tf.keras.layers.SimpleRNN(U, dropout=0.5)
+    out2 = always(inp, training=True)
+    ws = _random_weights(lstm)
+    lstm.set_weights(ws)
+    hv = R.standard_normal((B, U)).astype(np.float32)
+    cv = R.standard_normal((B, U)).astype(np.float32)
+    got = tf.keras.backend.get_session().run(out, {inp: XS, h0: hv, c0: cv})
+    # the reference with a nonzero initial state: prepend a step that produces it
+    k, rk, b = ws
+    u = U
+    h, c = hv.astype(np.float64), cv.astype(np.float64)
+    want = []
+    for t in range(T):
+        z = XS[:, t] @ k + h @ rk + b
+        i, f, cc, o = (z[:, j * u:(j + 1) * u] for j in range(4))
+        c = hard_sigmoid(f) * c + hard_sigmoid(i) * np.tanh(cc)
+        h = hard_sigmoid(o) * np.tanh(c)
+        want.append(h)
+    np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-4, atol=1e-5)
+    s = tf.keras.backend.get_session()
+    assert not np.allclose(s.run(out2, {inp: XS}), s.run(out2, {inp: XS}))
+    with pytest.raises(InvalidArgumentError, match="expects 2 initial state"):
+        tf.keras.layers.LSTM(U)(inp, initial_state=[h0])

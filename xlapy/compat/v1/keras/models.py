@@ -127,8 +127,9 @@ class Model:
             updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
                 if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
             with control_dependencies(updates):
-                self._train_op = self.optimizer.minimize(self._total_loss,
-                                                         var_list=self.trainable_weights)
+                self._train_op = self.optimizer.minimize(
+                    self._total_loss, var_list=self.trainable_weights,
+                    global_step=getattr(self.optimizer, "iterations", None))
             self._initialized = False
         self._compiled = True
         self.loss = loss

@@ -18,8 +18,25 @@ def _lr_variable(kind, value):
     return v
 
 
-def _keras(opt, lr_var):
+def _keras(opt, lr_var, decay=0.0):
+    """Keras' attributes on a tf.train optimizer: lr, and with decay > 0 the step counter
+    `iterations` (compile has minimize advance it) and the decayed rate
+    lr / (1 + decay * iterations) that the update uses, as Keras' optimizers."""
     opt.lr = opt.learning_rate = lr_var
+    opt.decay = float(decay)
+    if decay:
+        import numpy as np
+        from xlapy.compat.v1 import dtypes
+        from xlapy.compat.v1.framework import get_default_graph
+        from xlapy.compat.v1.ops.math_ops import cast
+        from xlapy.compat.v1.variables import Variable
+        with get_default_graph().name_scope(type(opt).__name__.replace("Optimizer", "")):
+            it = Variable(np.int64(0), trainable=False, name="iterations")
+        it._keras_optimizer_var = True
+        opt.iterations = it
+        attr = "_lr_v" if hasattr(opt, "_lr_v") else "_learning_rate"
+        setattr(opt, attr, lambda: lr_var / (1.0 + np.float32(decay) *
+                                             cast(it, dtypes.float32)))
     return opt
 
 
@@ -27,27 +44,29 @@ def SGD(lr=0.01, momentum=0.0, decay=0.0, nesterov=False, learning_rate=None, **
     from xlapy.compat.v1.train.optimizers import GradientDescentOptimizer, MomentumOptimizer
     lr = _lr_variable("SGD", learning_rate if learning_rate is not None else lr)
     if momentum:
-        return _keras(MomentumOptimizer(lr, momentum, use_nesterov=nesterov), lr)
-    return _keras(GradientDescentOptimizer(lr), lr)
+        return _keras(MomentumOptimizer(lr, momentum, use_nesterov=nesterov), lr, decay)
+    return _keras(GradientDescentOptimizer(lr), lr, decay)
 
 
-def Adam(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=None, learning_rate=None, **kwargs):
+def Adam(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=None, decay=0.0, learning_rate=None,
+         **kwargs):
     from xlapy.compat.v1.train.optimizers import AdamOptimizer
     v = _lr_variable("Adam", learning_rate if learning_rate is not None else lr)
-    return _keras(AdamOptimizer(v, beta_1, beta_2, 1e-7 if epsilon is None else epsilon), v)
+    return _keras(AdamOptimizer(v, beta_1, beta_2, 1e-7 if epsilon is None else epsilon), v,
+                  decay)
 
 
-def RMSprop(lr=0.001, rho=0.9, epsilon=None, learning_rate=None, **kwargs):
+def RMSprop(lr=0.001, rho=0.9, epsilon=None, decay=0.0, learning_rate=None, **kwargs):
     from xlapy.compat.v1.train.optimizers import RMSPropOptimizer
     v = _lr_variable("RMSprop", learning_rate if learning_rate is not None else lr)
     return _keras(RMSPropOptimizer(v, decay=rho, epsilon=1e-7 if epsilon is None else epsilon),
-                  v)
+                  v, decay)
 
 
-def Adagrad(lr=0.01, epsilon=None, learning_rate=None, **kwargs):
+def Adagrad(lr=0.01, epsilon=None, decay=0.0, learning_rate=None, **kwargs):
     from xlapy.compat.v1.train.optimizers import AdagradOptimizer
     v = _lr_variable("Adagrad", learning_rate if learning_rate is not None else lr)
-    return _keras(AdagradOptimizer(v), v)
+    return _keras(AdagradOptimizer(v), v, decay)
 
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}

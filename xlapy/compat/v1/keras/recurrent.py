@@ -189,14 +189,18 @@ class _RNN(_Keras, _tl.Layer):
 
     # ---- pieces --------------------------------------------------------------------------------
     def _dropout_masks(self, like, rate, count):
-        """`count` [batch, depth] masks of 0 or 1/(1-rate) while training, ones otherwise."""
+        """`count` [batch, depth] masks of 0 or 1/(1-rate) while training (the call's
+        training argument, else the learning phase), ones otherwise."""
         from xlapy.compat.v1 import dtypes
+        from xlapy.compat.v1.framework import convert_to_tensor
         from xlapy.compat.v1.keras.backend import learning_phase
         from xlapy.compat.v1.ops.array_ops import ones_like
         from xlapy.compat.v1.ops.math_ops import cast
         from xlapy.compat.v1.ops.nn_ops import dropout
         ones = ones_like(like)
-        keep = 1.0 - rate * cast(learning_phase(), dtypes.float32)
+        training = learning_phase() if self._training is None else \
+            convert_to_tensor(self._training)
+        keep = 1.0 - rate * cast(training, dtypes.float32)
         return [dropout(ones, keep_prob=keep) for _ in range(count)]
 
     def _input_projection(self, x):
@@ -230,6 +234,7 @@ class _RNN(_Keras, _tl.Layer):
         from xlapy.compat.v1.ops.index_ops import where
         from xlapy.compat.v1.ops.manip_ops import reverse
         x = inputs
+        self._training = training
         mask = mask if mask is not None else _keras_mask(inputs)
         steps = x.shape.dims[1]
         batch = x.shape.dims[0]
