@@ -541,3 +541,44 @@ def test_initial_state_and_training_argument():
     assert not np.allclose(s.run(out2, {inp: XS}), s.run(out2, {inp: XS}))
     with pytest.raises(InvalidArgumentError, match="expects 2 initial state"):
         tf.keras.layers.LSTM(U)(inp, initial_state=[h0])
+
+
+def test_pretrained_frozen_embedding():
+    """Embedding(weights=[matrix], trainable=False), as GloVe scripts do: the matrix is
+    loaded when the layer is built and training leaves it alone."""
+    tf.set_random_seed(8)
+    rng = np.random.default_rng(8)
+    x, y = _sentiment_data(64, rng)
+    table = rng.standard_normal((20, 4)).astype(np.float32)
+    m = tf.keras.Sequential([
+        tf.keras.layers.Embedding(20, 4, weights=[table], input_length=10, trainable=False),
+        tf.keras.layers.GRU(4), tf.keras.layers.Dense(1, activation="sigmoid")])
+    m.compile("rmsprop", "binary_crossentropy")
+    assert len(m.trainable_weights) == 5 and len(m.weights) == 6
+    np.testing.assert_array_equal(m.layers[0].get_weights()[0], table)
+    before = m.get_weights()
+    m.fit(x, y, epochs=1, verbose=0)
+    after = m.get_weights()
+    np.testing.assert_array_equal(after[0], table)
+    assert not np.allclose(after[1], before[1])
+
+
+def test_functional_model_layers_and_summary(capsys):
+    inp = tf.keras.layers.Input(shape=(T,), dtype="int32")
+    e = tf.keras.layers.Embedding(10, 4)(inp)
+    a = tf.keras.layers.LSTM(3)(e)
+    b = tf.keras.layers.GlobalMaxPooling1D()(e)
+    tf.keras.layers.Dense(7)(b)                       # (not part of the model)
+    out = tf.keras.layers.Dense(1, activation="sigmoid")(tf.keras.layers.concatenate([a, b]))
+    m = tf.keras.Model(inp, out)
+    names = [type(layer).__name__ for layer in m.layers]
+    assert names == ["Embedding", "LSTM", "GlobalMaxPooling1D", "Concatenate", "Dense"]
+    m.compile("adam", "binary_crossentropy")
+    assert [w.op.name for w in m.weights] == [
+        "embedding/embeddings", "lstm/kernel", "lstm/recurrent_kernel", "lstm/bias",
+        "dense_1/kernel", "dense_1/bias"]
+    m.fit(R.integers(0, 10, (8, T)), np.ones(8), verbose=0)
+    m.summary()
+    text = capsys.readouterr().out
+    assert "lstm (LSTM)" in text and "(None, 3)" in text and "Total params: 144" in text
+    assert m.count_params() == 40 + 96 + 8

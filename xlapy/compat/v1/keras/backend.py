@@ -8,6 +8,7 @@ from xlapy.compat.v1.framework import get_default_graph
 _SESSIONS: dict = {}      # graph -> session
 _PHASES: dict = {}        # graph -> learning-phase placeholder
 _KNOWN_INITIALIZED: dict = {}   # session -> ids of variables known to hold values
+_CALLS: dict = {}         # graph -> [(Keras layer, its output tensors)] in call order
 
 
 def get_session():
@@ -51,6 +52,7 @@ def clear_session() -> None:
     _SESSIONS.clear()
     _PHASES.clear()
     _KNOWN_INITIALIZED.clear()
+    _CALLS.clear()
     reset_default_graph()
 
 
@@ -117,3 +119,34 @@ def cast_to_floatx(x):
 
 def floatx() -> str:
     return "float32"
+
+
+def _record_call(layer, outputs) -> None:
+    outs = [o for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])
+            if hasattr(o, "op")]
+    if outs:
+        _CALLS.setdefault(outs[0].graph, []).append((layer, outs))
+
+
+def _layers_between(inputs, outputs) -> list:
+    """The Keras layers whose outputs the `outputs` depend on (not past `inputs`), in the
+    order they were called."""
+    stop = {id(t) for t in (inputs if isinstance(inputs, (list, tuple)) else [inputs])}
+    todo = list(outputs if isinstance(outputs, (list, tuple)) else [outputs])
+    seen: set = set()
+    while todo:
+        t = todo.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if id(t) not in stop:
+            todo.extend(t.op.inputs)
+    layers: list = []
+    for layer, outs in _CALLS.get(_graph_of(outputs), []):
+        if any(id(o) in seen for o in outs) and not any(layer is x for x in layers):
+            layers.append(layer)
+    return layers
+
+
+def _graph_of(outputs):
+    return (outputs[0] if isinstance(outputs, (list, tuple)) else outputs).graph

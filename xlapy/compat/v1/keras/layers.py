@@ -42,8 +42,15 @@ class _Keras:
             raise InvalidArgumentError(f"Layer {self.name} does not support masking, but was "
                                        f"passed an input_mask: {mask}")
         out = super().__call__(inputs, *args, **kwargs)
+        if getattr(self, "_initial_weights", None) is not None:   # (weights=[...])
+            w, self._initial_weights = self._initial_weights, None
+            self.set_weights(w)
         if mask is not None:
             self._keras_propagate_mask(inputs, out, mask)
+        from xlapy.compat.v1.keras.backend import _record_call
+        _record_call(self, out)
+        if not isinstance(out, (list, tuple)) and out.shape.ndims is not None:
+            self._keras_output_shape = tuple(out.shape.as_list())
         return out
 
     def _keras_propagate_mask(self, inputs, out, mask):
@@ -79,6 +86,9 @@ class _Keras:
             None if shape is None else (None,) + tuple(shape))
         for k in ("kernel_constraint", "bias_constraint", "activity_regularizer"):
             kwargs.pop(k, None)
+        w = kwargs.pop("weights", None)
+        if w is not None:
+            self._initial_weights = w
         return kwargs
 
 

@@ -48,34 +48,45 @@ class Model:
 
     @property
     def layers(self) -> list:
-        return list(self._layers)
+        """The layers, in the order they were called (a functional Model: the Keras layers
+        between its input and its output)."""
+        if self._layers or self._outputs is None:
+            return list(self._layers)
+        return K._layers_between(self._inputs, self._outputs)
 
     def _layer_weights(self, attr: str, whole_graph) -> list:
-        """Each layer's `attr` weights once, in layer order (a functional Model, which keeps
-        no layer list: whole_graph(), the graph's variables)."""
+        """Each layer's `attr` weights once, in layer order. A functional Model: those of
+        its Keras layers, then the graph's other variables that no Keras layer owns (raw tf
+        variables the model may use), leaving out the optimizer's."""
         if not self._layers:
-            return whole_graph()
+            layers = self.layers if self._outputs is not None else []
+            owned = {id(w) for layer, _ in K._CALLS.get(self._outputs.graph, [])
+                     for w in layer.weights} if self._outputs is not None else set()
+            skip = owned | self._optimizer_variables()
+            out = []
+            for layer in layers:
+                out += [w for w in getattr(layer, attr) if all(w is not o for o in out)]
+            return out + [v for v in whole_graph() if id(v) not in skip
+                          and not getattr(v, "_keras_optimizer_var", False)]
         out = []
         for layer in self._layers:
-            out += [w for w in getattr(layer, attr) if w not in out]
+            out += [w for w in getattr(layer, attr) if all(w is not o for o in out)]
         return out
 
     @property
     def weights(self) -> list:
         from xlapy.compat.v1.variables import global_variables
-        return self._layer_weights("weights", lambda: [
-            v for v in global_variables() if not getattr(v, "_keras_optimizer_var", False)
-            and id(v) not in self._optimizer_variables()])
-
-    def _optimizer_variables(self) -> set:
-        """ids of the optimizer's variables (slots, beta powers): not model weights."""
-        opt = self.optimizer
-        return {id(v) for v in opt.variables()} if hasattr(opt, "variables") else set()
+        return self._layer_weights("weights", global_variables)
 
     @property
     def trainable_weights(self) -> list:
         from xlapy.compat.v1.variables import trainable_variables
         return self._layer_weights("trainable_weights", trainable_variables)
+
+    def _optimizer_variables(self) -> set:
+        """ids of the optimizer's variables (slots, beta powers): not model weights."""
+        opt = self.optimizer
+        return {id(v) for v in opt.variables()} if hasattr(opt, "variables") else set()
 
     def count_params(self) -> int:
         return int(sum(np.prod(w.shape.as_list()) for w in self.weights))
@@ -323,7 +334,7 @@ class Model:
         p = print_fn or print
         p(f'Model: "{self.name}"')
         p(f"{'Layer (type)':<32}{'Output Shape':<24}{'Param #':>10}")
-        for layer in self._layers:
+        for layer in self.layers:
             n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
             shape = getattr(layer, "_keras_output_shape", "?")
             p(f"{layer.name + ' (' + type(layer).__name__ + ')':<32}{str(shape):<24}{n:>10}")

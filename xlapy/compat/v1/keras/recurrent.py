@@ -432,7 +432,8 @@ class Bidirectional(_Keras, _tl.Layer):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
-        self._initial_weights = weights
+        if weights is not None:
+            self._initial_weights = weights
 
     weights = property(lambda self: self.forward_layer.weights + self.backward_layer.weights)
     trainable_weights = property(lambda self: self.forward_layer.trainable_weights +
