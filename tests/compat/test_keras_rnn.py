@@ -567,18 +567,22 @@ def test_functional_model_layers_and_summary(capsys):
     inp = tf.keras.layers.Input(shape=(T,), dtype="int32")
     e = tf.keras.layers.Embedding(10, 4)(inp)
     a = tf.keras.layers.LSTM(3)(e)
-    b = tf.keras.layers.GlobalMaxPooling1D()(e)
+    b = tf.keras.layers.GlobalMaxPooling1D()(
+        tf.keras.layers.Bidirectional(tf.keras.layers.SimpleRNN(2, return_sequences=True))(e))
     tf.keras.layers.Dense(7)(b)                       # (not part of the model)
     out = tf.keras.layers.Dense(1, activation="sigmoid")(tf.keras.layers.concatenate([a, b]))
     m = tf.keras.Model(inp, out)
     names = [type(layer).__name__ for layer in m.layers]
-    assert names == ["Embedding", "LSTM", "GlobalMaxPooling1D", "Concatenate", "Dense"]
+    assert names == ["Embedding", "LSTM", "Bidirectional", "GlobalMaxPooling1D",
+                     "Concatenate", "Dense"]
     m.compile("adam", "binary_crossentropy")
     assert [w.op.name for w in m.weights] == [
-        "embedding/embeddings", "lstm/kernel", "lstm/recurrent_kernel", "lstm/bias",
-        "dense_1/kernel", "dense_1/bias"]
+        "embedding/embeddings", "lstm/kernel", "lstm/recurrent_kernel", "lstm/bias"] + [
+        f"bidirectional/{d}_simple_rnn/{w}" for d in ("forward", "backward")
+        for w in ("kernel", "recurrent_kernel", "bias")] + ["dense_1/kernel", "dense_1/bias"]
     m.fit(R.integers(0, 10, (8, T)), np.ones(8), verbose=0)
     m.summary()
     text = capsys.readouterr().out
-    assert "lstm (LSTM)" in text and "(None, 3)" in text and "Total params: 144" in text
-    assert m.count_params() == 40 + 96 + 8
+    n = 40 + 96 + 2 * (4 * 2 + 2 * 2 + 2) + 8
+    assert "lstm (LSTM)" in text and "(None, 3)" in text and f"Total params: {n}" in text
+    assert "forward" not in text and m.count_params() == n

@@ -28,6 +28,9 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, tensor=None, **kwa
                        name=name or "input")
 
 
+_NESTING = [0]     # how many Keras layer calls are under way
+
+
 class _Keras:
     """What every Keras layer adds: input_shape / input_dim / batch_input_shape for the
     first layer of a Sequential model, masks, get_weights / set_weights."""
@@ -41,14 +44,19 @@ class _Keras:
         if mask is not None and not self.supports_masking:
             raise InvalidArgumentError(f"Layer {self.name} does not support masking, but was "
                                        f"passed an input_mask: {mask}")
-        out = super().__call__(inputs, *args, **kwargs)
+        _NESTING[0] += 1
+        try:
+            out = super().__call__(inputs, *args, **kwargs)
+        finally:
+            _NESTING[0] -= 1
         if getattr(self, "_initial_weights", None) is not None:   # (weights=[...])
             w, self._initial_weights = self._initial_weights, None
             self.set_weights(w)
         if mask is not None:
             self._keras_propagate_mask(inputs, out, mask)
-        from xlapy.compat.v1.keras.backend import _record_call
-        _record_call(self, out)
+        if _NESTING[0] == 0:    # (not the inner layer of a Bidirectional, ...)
+            from xlapy.compat.v1.keras.backend import _record_call
+            _record_call(self, out)
         if not isinstance(out, (list, tuple)) and out.shape.ndims is not None:
             self._keras_output_shape = tuple(out.shape.as_list())
         return out
