@@ -13,12 +13,14 @@ Keras session (backend.get_session). What TF 1.x's "Get started" tutorial uses:
     model.fit(x_train, y_train, epochs=5)
     model.evaluate(x_test, y_test)
 
-Not provided: callbacks, saving whole models (weights only, as .npz), recurrent and
-embedding layers. keras.datasets.mnist.load_data() reads Keras' cache or the bundled
+Embedding, SimpleRNN, LSTM, GRU, Bidirectional and TimeDistributed are in
+keras/recurrent.py; fit's callbacks (EarlyStopping, ModelCheckpoint, the learning-rate
+ones, ...) in keras/callbacks.py. Not provided: saving whole models (weights only, as
+.npz), stateful RNNs. keras.datasets.mnist.load_data() reads Keras' cache or the bundled
 digits (no downloads).
 """
 
-from xlapy.compat.v1.keras import (activations, backend, datasets, layers,
+from xlapy.compat.v1.keras import (activations, backend, callbacks, datasets, layers,
                                    losses,
                                    models, optimizers)
 from xlapy.compat.v1.keras.models import Model, Sequential

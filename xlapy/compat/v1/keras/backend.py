@@ -7,9 +7,20 @@ from xlapy.compat.v1.framework import get_default_graph
 
 _SESSIONS: dict = {}      # graph -> session
 _PHASES: dict = {}        # graph -> learning-phase placeholder
+_KNOWN_INITIALIZED: dict = {}   # session -> ids of variables known to hold values
+_CALLS: dict = {}         # graph -> [(Keras layer, its output tensors)] in call order
 
 
 def get_session():
+    """The Keras session of the default graph, with the graph's variables that hold no value
+    yet initialized (as TF 1.x Keras' get_session does)."""
+    from xlapy.compat.v1.variables import global_variables
+    s = _raw_session()
+    _initialize(s, global_variables())
+    return s
+
+
+def _raw_session():
     from xlapy.compat.v1.session import Session
     g = get_default_graph()
     s = _SESSIONS.get(g)
@@ -40,8 +51,102 @@ def clear_session() -> None:
         s.close()
     _SESSIONS.clear()
     _PHASES.clear()
+    _KNOWN_INITIALIZED.clear()
+    _CALLS.clear()
     reset_default_graph()
 
 
 def epsilon() -> float:
     return 1e-7
+
+
+def _session_with(variables):
+    """The Keras session, with those of `variables` that hold no value yet initialized
+    (as TF 1.x Keras' get_session initializes the variables it finds uninitialized)."""
+    s = _raw_session()
+    _initialize(s, variables)
+    return s
+
+
+def _initialize(s, variables):
+    from xlapy.compat.v1.misc_api import report_uninitialized_variables
+    from xlapy.compat.v1.variables import variables_initializer
+    done = _KNOWN_INITIALIZED.setdefault(s, set())
+    variables = [v for v in variables if hasattr(v, "initializer") and id(v) not in done]
+    if variables:
+        with s.graph.as_default():
+            names = {n.decode() if isinstance(n, bytes) else n
+                     for n in s.run(report_uninitialized_variables(variables))}
+            todo = [v for v in variables if v.op.name in names]
+            if todo:
+                s.run(variables_initializer(todo))
+        done.update(id(v) for v in variables)
+
+
+def get_value(x):
+    """The value of a variable (or tensor) in the Keras session."""
+    return _session_with([x]).run(x)
+
+
+def batch_get_value(xs) -> list:
+    xs = list(xs)
+    return list(_session_with(xs).run(xs)) if xs else []
+
+
+def set_value(x, value) -> None:
+    """Load `value` into the variable x (no new ops for repeated loads)."""
+    import numpy as np
+    s = _session_with([x])
+    x.load(np.asarray(value, x.dtype.as_numpy_dtype), s)
+
+
+def batch_set_value(tuples) -> None:
+    for x, v in tuples:
+        set_value(x, v)
+
+
+def variable(value, dtype=None, name=None):
+    import numpy as np
+    from xlapy.compat.v1.variables import Variable
+    v = np.asarray(value, dtype or "float32")
+    return Variable(v, name=name or "Variable")
+
+
+def cast_to_floatx(x):
+    import numpy as np
+    return np.asarray(x, np.float32)
+
+
+def floatx() -> str:
+    return "float32"
+
+
+def _record_call(layer, outputs) -> None:
+    outs = [o for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])
+            if hasattr(o, "op")]
+    if outs:
+        _CALLS.setdefault(outs[0].graph, []).append((layer, outs))
+
+
+def _layers_between(inputs, outputs) -> list:
+    """The Keras layers whose outputs the `outputs` depend on (not past `inputs`), in the
+    order they were called."""
+    stop = {id(t) for t in (inputs if isinstance(inputs, (list, tuple)) else [inputs])}
+    todo = list(outputs if isinstance(outputs, (list, tuple)) else [outputs])
+    seen: set = set()
+    while todo:
+        t = todo.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if id(t) not in stop:
+            todo.extend(t.op.inputs)
+    layers: list = []
+    for layer, outs in _CALLS.get(_graph_of(outputs), []):
+        if any(id(o) in seen for o in outs) and not any(layer is x for x in layers):
+            layers.append(layer)
+    return layers
+
+
+def _graph_of(outputs):
+    return (outputs[0] if isinstance(outputs, (list, tuple)) else outputs).graph

@@ -18,7 +18,10 @@ def sparse_categorical_crossentropy(y_true, y_pred):
     from xlapy.compat.v1.ops.array_ops import reshape
     from xlapy.compat.v1 import dtypes
     labels = cast(reshape(y_true, [-1]), dtypes.int64)
-    return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=log(_clipped(y_pred)))
+    logits = log(_clipped(y_pred))
+    if y_pred.shape.ndims is not None and y_pred.shape.ndims > 2:   # (per time step)
+        logits = reshape(logits, [-1, y_pred.shape.dims[-1]])
+    return sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
 
 def categorical_crossentropy(y_true, y_pred):
@@ -67,7 +70,8 @@ def accuracy_for(loss_fn, y_true, y_pred):
     from xlapy.compat.v1.ops.math_ops import argmax, cast, equal, reduce_mean
     from xlapy.compat.v1.ops.special_math_ops import round as rnd
     if loss_fn is sparse_categorical_crossentropy:
-        hit = equal(cast(reshape(y_true, [-1]), dtypes.int64), argmax(y_pred, -1))
+        hit = equal(cast(reshape(y_true, [-1]), dtypes.int64),
+                    reshape(argmax(y_pred, -1), [-1]))
     elif loss_fn is categorical_crossentropy:
         hit = equal(argmax(y_true, -1), argmax(y_pred, -1))
     else:

@@ -15,12 +15,7 @@ from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.keras import backend as K
 from xlapy.compat.v1.keras import losses as L
 from xlapy.compat.v1.keras import optimizers as O
-
-
-class History:
-    def __init__(self):
-        self.history: dict = {}
-        self.epoch: list = []
+from xlapy.compat.v1.keras.callbacks import History
 
 
 class Model:
@@ -53,16 +48,29 @@ class Model:
 
     @property
     def layers(self) -> list:
-        return list(self._layers)
+        """The layers, in the order they were called (a functional Model: the Keras layers
+        between its input and its output)."""
+        if self._layers or self._outputs is None:
+            return list(self._layers)
+        return K._layers_between(self._inputs, self._outputs)
 
     def _layer_weights(self, attr: str, whole_graph) -> list:
-        """Each layer's `attr` weights once, in layer order (a functional Model, which keeps
-        no layer list: whole_graph(), the graph's variables)."""
+        """Each layer's `attr` weights once, in layer order. A functional Model: those of
+        its Keras layers, then the graph's other variables that no Keras layer owns (raw tf
+        variables the model may use), leaving out the optimizer's."""
         if not self._layers:
-            return whole_graph()
+            layers = self.layers if self._outputs is not None else []
+            owned = {id(w) for layer, _ in K._CALLS.get(self._outputs.graph, [])
+                     for w in layer.weights} if self._outputs is not None else set()
+            skip = owned | self._optimizer_variables()
+            out = []
+            for layer in layers:
+                out += [w for w in getattr(layer, attr) if all(w is not o for o in out)]
+            return out + [v for v in whole_graph() if id(v) not in skip
+                          and not getattr(v, "_keras_optimizer_var", False)]
         out = []
         for layer in self._layers:
-            out += [w for w in getattr(layer, attr) if w not in out]
+            out += [w for w in getattr(layer, attr) if all(w is not o for o in out)]
         return out
 
     @property
@@ -74,6 +82,11 @@ class Model:
     def trainable_weights(self) -> list:
         from xlapy.compat.v1.variables import trainable_variables
         return self._layer_weights("trainable_weights", trainable_variables)
+
+    def _optimizer_variables(self) -> set:
+        """ids of the optimizer's variables (slots, beta powers): not model weights."""
+        opt = self.optimizer
+        return {id(v) for v in opt.variables()} if hasattr(opt, "variables") else set()
 
     def count_params(self) -> int:
         return int(sum(np.prod(w.shape.as_list()) for w in self.weights))
@@ -94,8 +107,10 @@ class Model:
             self._loss_fn = L.get(loss)
             out = self._outputs
             sparse = self._loss_fn is L.sparse_categorical_crossentropy
-            shape = [None, 1] if sparse else out.shape.as_list() if out.shape.ndims \
-                is not None else None
+            rank = out.shape.ndims
+            # (sparse targets: one class index per output row, [batch, (time,)] 1)
+            shape = ([None] * (rank - 1 if rank and rank > 2 else 1) + [1]) if sparse else \
+                out.shape.as_list() if rank is not None else None
             self._targets = placeholder(dtypes.int64 if sparse else out.dtype, shape,
                                         name=f"{self.name}_target")
             per_example = self._loss_fn(self._targets, out)
@@ -123,8 +138,9 @@ class Model:
             updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
                 if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
             with control_dependencies(updates):
-                self._train_op = self.optimizer.minimize(self._total_loss,
-                                                         var_list=self.trainable_weights)
+                self._train_op = self.optimizer.minimize(
+                    self._total_loss, var_list=self.trainable_weights,
+                    global_step=getattr(self.optimizer, "iterations", None))
             self._initialized = False
         self._compiled = True
         self.loss = loss
@@ -146,7 +162,12 @@ class Model:
     def _targets_of(self, y):
         y = np.asarray(y)
         if self._loss_fn is L.sparse_categorical_crossentropy:
-            return y.reshape(-1, 1).astype(np.int64)
+            rank = self._targets.shape.ndims
+            return y.reshape(y.shape[:rank - 1] + (1,) if rank > 2 else (-1, 1)).astype(
+                np.int64)
+        want = self._targets.shape
+        if want.ndims is not None and y.ndim == want.ndims - 1 and want.dims[-1] == 1:
+            y = y[..., None]     # (as Keras: targets (n,) for outputs (n, 1))
         return y.astype(self._outputs.dtype.as_numpy_dtype)
 
     def _check_compiled(self, what):
@@ -171,47 +192,81 @@ class Model:
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, **kwargs):
+        """Train for epochs - initial_epoch epochs; returns the History (also
+        model.history). validation_split takes the last fraction of x, y (before
+        shuffling), as Keras; a callback stops training with model.stop_training = True."""
         import sys
         import time
+        from xlapy.compat.v1.keras.callbacks import CallbackList
         self._check_compiled("training/testing")
         if x is None or y is None:
             raise InvalidArgumentError("fit needs x and y arrays (xlapy's Keras takes NumPy "
                                        "data)")
+        if class_weight is not None or sample_weight is not None:
+            from xlapy.compat.v1.errors import UnimplementedError
+            raise UnimplementedError("fit: class_weight and sample_weight are not supported "
+                                     "by xlapy's Keras")
         x, y = np.asarray(x), np.asarray(y)
         if len(x) != len(y):
             raise InvalidArgumentError(f"Input arrays should have the same number of samples "
                                        f"as target arrays. Found {len(x)} input samples and "
                                        f"{len(y)} target samples.")
         if validation_split and validation_data is None:
+            if not 0.0 < validation_split < 1.0:
+                raise InvalidArgumentError(f"validation_split must be in (0, 1), got "
+                                           f"{validation_split}")
             k = int(len(x) * (1 - validation_split))
             x, y, validation_data = x[:k], y[:k], (x[k:], y[k:])
+        if validation_data is not None:
+            if len(validation_data) == 3:
+                from xlapy.compat.v1.errors import UnimplementedError
+                raise UnimplementedError("fit: validation sample weights are not supported")
+            if len(validation_data) != 2:
+                raise InvalidArgumentError("When passing validation_data, it must contain 2 "
+                                           "(x_val, y_val) items")
         bs = int(batch_size or 32)
-        history = History()
+        self.history = History()
+        cbs = CallbackList(list(callbacks or []) + [self.history])
+        cbs.set_model(self)
+        do_val = validation_data is not None
+        cbs.set_params({"batch_size": bs, "epochs": epochs, "steps": None,
+                        "samples": len(x), "verbose": verbose, "do_validation": do_val,
+                        "metrics": self.metrics_names + (
+                            ["val_" + n for n in self.metrics_names] if do_val else [])})
+        self.stop_training = False
         rng = np.random.default_rng(0)
+        cbs.on_train_begin({})
         for epoch in range(initial_epoch, epochs):
             t0 = time.perf_counter()
+            cbs.on_epoch_begin(epoch, {})
             order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
             sums, seen = np.zeros(len(self.metrics_names)), 0
-            for start in range(0, len(x), bs):
+            for b, start in enumerate(range(0, len(x), bs)):
                 idx = order[start:start + bs]
-                vals = self.train_on_batch(x[idx], y[idx])
-                vals = np.atleast_1d(vals)
+                batch_logs = {"batch": b, "size": len(idx)}
+                cbs.on_batch_begin(b, batch_logs)
+                vals = np.atleast_1d(self.train_on_batch(x[idx], y[idx]))
+                batch_logs.update(zip(self.metrics_names, vals.tolist()))
+                cbs.on_batch_end(b, batch_logs)
                 sums += vals * len(idx)
                 seen += len(idx)
-            logs = dict(zip(self.metrics_names, (sums / seen).tolist()))
-            if validation_data is not None:
+                if self.stop_training:
+                    break
+            logs = dict(zip(self.metrics_names, (sums / max(seen, 1)).tolist()))
+            if do_val:
                 v = np.atleast_1d(self.evaluate(validation_data[0], validation_data[1],
                                                 batch_size=bs, verbose=0))
                 logs.update({"val_" + n: float(a) for n, a in zip(self.metrics_names, v)})
-            for k, v in logs.items():
-                history.history.setdefault(k, []).append(v)
-            history.epoch.append(epoch)
+            cbs.on_epoch_end(epoch, logs)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}", file=sys.stdout)
                 parts = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
                 print(f"{seen}/{seen} - {time.perf_counter() - t0:.0f}s - {parts}",
                       file=sys.stdout)
-        return history
+            if self.stop_training:
+                break
+        cbs.on_train_end({})
+        return self.history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, **kwargs):
@@ -279,7 +334,7 @@ class Model:
         p = print_fn or print
         p(f'Model: "{self.name}"')
         p(f"{'Layer (type)':<32}{'Output Shape':<24}{'Param #':>10}")
-        for layer in self._layers:
+        for layer in self.layers:
             n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
             shape = getattr(layer, "_keras_output_shape", "?")
             p(f"{layer.name + ' (' + type(layer).__name__ + ')':<32}{str(shape):<24}{n:>10}")

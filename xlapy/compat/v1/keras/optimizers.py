@@ -1,33 +1,72 @@
-"""tf.keras.optimizers (TF 1.x): Keras' names and defaults over tf.train's optimizers."""
+"""tf.keras.optimizers (TF 1.x): Keras' names and defaults over tf.train's optimizers. The
+learning rate is a variable ("Adam/lr", ...), the optimizer's `lr` (and `learning_rate`),
+so tf.keras.backend.set_value and the learning-rate callbacks can change it between steps
+without rebuilding or recompiling the training step."""
 
 from __future__ import annotations
 
 from xlapy.compat.v1.errors import InvalidArgumentError
 
 
+def _lr_variable(kind, value):
+    import numpy as np
+    from xlapy.compat.v1.framework import get_default_graph
+    from xlapy.compat.v1.variables import Variable
+    with get_default_graph().name_scope(kind):
+        v = Variable(np.float32(value), trainable=False, name="lr")
+    v._keras_optimizer_var = True
+    return v
+
+
+def _keras(opt, lr_var, decay=0.0):
+    """Keras' attributes on a tf.train optimizer: lr, and with decay > 0 the step counter
+    `iterations` (compile has minimize advance it) and the decayed rate
+    lr / (1 + decay * iterations) that the update uses, as Keras' optimizers."""
+    opt.lr = opt.learning_rate = lr_var
+    opt.decay = float(decay)
+    if decay:
+        import numpy as np
+        from xlapy.compat.v1 import dtypes
+        from xlapy.compat.v1.framework import get_default_graph
+        from xlapy.compat.v1.ops.math_ops import cast
+        from xlapy.compat.v1.variables import Variable
+        with get_default_graph().name_scope(type(opt).__name__.replace("Optimizer", "")):
+            it = Variable(np.int64(0), trainable=False, name="iterations")
+        it._keras_optimizer_var = True
+        opt.iterations = it
+        attr = "_lr_v" if hasattr(opt, "_lr_v") else "_learning_rate"
+        setattr(opt, attr, lambda: lr_var / (1.0 + np.float32(decay) *
+                                             cast(it, dtypes.float32)))
+    return opt
+
+
 def SGD(lr=0.01, momentum=0.0, decay=0.0, nesterov=False, learning_rate=None, **kwargs):
     from xlapy.compat.v1.train.optimizers import GradientDescentOptimizer, MomentumOptimizer
-    lr = learning_rate if learning_rate is not None else lr
+    lr = _lr_variable("SGD", learning_rate if learning_rate is not None else lr)
     if momentum:
-        return MomentumOptimizer(lr, momentum, use_nesterov=nesterov)
-    return GradientDescentOptimizer(lr)
+        return _keras(MomentumOptimizer(lr, momentum, use_nesterov=nesterov), lr, decay)
+    return _keras(GradientDescentOptimizer(lr), lr, decay)
 
 
-def Adam(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=None, learning_rate=None, **kwargs):
+def Adam(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=None, decay=0.0, learning_rate=None,
+         **kwargs):
     from xlapy.compat.v1.train.optimizers import AdamOptimizer
-    return AdamOptimizer(learning_rate if learning_rate is not None else lr, beta_1, beta_2,
-                         1e-7 if epsilon is None else epsilon)
+    v = _lr_variable("Adam", learning_rate if learning_rate is not None else lr)
+    return _keras(AdamOptimizer(v, beta_1, beta_2, 1e-7 if epsilon is None else epsilon), v,
+                  decay)
 
 
-def RMSprop(lr=0.001, rho=0.9, epsilon=None, learning_rate=None, **kwargs):
+def RMSprop(lr=0.001, rho=0.9, epsilon=None, decay=0.0, learning_rate=None, **kwargs):
     from xlapy.compat.v1.train.optimizers import RMSPropOptimizer
-    return RMSPropOptimizer(learning_rate if learning_rate is not None else lr, decay=rho,
-                            epsilon=1e-7 if epsilon is None else epsilon)
+    v = _lr_variable("RMSprop", learning_rate if learning_rate is not None else lr)
+    return _keras(RMSPropOptimizer(v, decay=rho, epsilon=1e-7 if epsilon is None else epsilon),
+                  v, decay)
 
 
-def Adagrad(lr=0.01, epsilon=None, learning_rate=None, **kwargs):
+def Adagrad(lr=0.01, epsilon=None, decay=0.0, learning_rate=None, **kwargs):
     from xlapy.compat.v1.train.optimizers import AdagradOptimizer
-    return AdagradOptimizer(learning_rate if learning_rate is not None else lr)
+    v = _lr_variable("Adagrad", learning_rate if learning_rate is not None else lr)
+    return _keras(AdagradOptimizer(v), v, decay)
 
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
