@@ -264,6 +264,9 @@ _FILES = {
                    "QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 "
                    "XlapyInputProducerEnqueue",
     "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
+    "test_sparse": "SparseTensorDenseMatMul SparseToDense SparseTensorDenseAdd SparseReduceSum "
+                   "SparseReorder SparseReshape SparseAdd SparseAddGrad StringSplit "
+                   "StringSplitV2",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -291,6 +294,10 @@ EXECUTOR_ONLY = {
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",
+    "SparseAdd": "the number of entries of a sum of SparseTensors depends on the data",
+    "SparseAddGrad": "matches the entries of SparseAdd's data-dependent output",
+    "StringSplit": "strings (XLA has no string type); the number of tokens is data",
+    "StringSplitV2": "strings (XLA has no string type); the number of tokens is data",
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

@@ -30,7 +30,7 @@ NAMESPACES = [
     ("metrics", False), ("data", True), ("debugging", True),
     ("initializers", True), ("io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
-    ("contrib.tensorboard.plugins.projector", False),
+    ("contrib.tensorboard.plugins.projector", False), ("sparse", True), ("strings", True),
 ]
 BEGIN = "<!-- BEGIN GENERATED SYMBOLS: .venv/bin/python -m xlapy.tools.compat_symbols --write -->"
 END = "<!-- END GENERATED SYMBOLS -->"
