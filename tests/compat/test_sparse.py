@@ -245,19 +245,41 @@ def test_static_shapes_of_the_results():
         tf.sparse_reshape(sp, [-1, 5])
 
 
+def test_concat_expanding_the_other_dims_and_add_shape_errors():
+    a = tf.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+    b = tf.SparseTensor([[0, 2], [2, 0]], [3.0, 4.0], [3, 3])
+    c = tf.sparse_concat(1, [a, b], expand_nonconcat_dim=True)
+    got = tf.Session().run(tf.sparse.to_dense(c))
+    want = np.zeros((3, 5), np.float32)
+    want[:2, :2] = [[0, 1], [2, 0]]
+    want[0, 4], want[2, 2] = 3, 4
+    assert_close(got, want)
+    with pytest.raises(InvalidArgumentError, match="Input shapes must match"):
+        tf.sparse_concat(1, [a, b])
+    with pytest.raises(InvalidArgumentError, match="no broadcasting"):
+        tf.sparse_add(a, tf.ones([2, 3]))
+    fed = tf.sparse_placeholder(tf.float32)
+    with pytest.raises(InvalidArgumentError, match="Dimension 1 does not equal"):
+        tf.Session().run(tf.sparse_add(fed, tf.ones([2, 3])),
+                         {fed: ([[0, 0]], [1.0], [2, 2])})
+
+
 def test_sparse_to_dense_forms():
-    i1 = tf.placeholder(tf.int64, [None])
-    out = {
-        "vec": tf.sparse_to_dense(i1, [6], tf.constant([1.0, 2.0, 3.0])),
-        "scalar_value": tf.sparse_to_dense(i1, [6], 7, default_value=-1),
-        "scalar_index": tf.sparse_to_dense(3, [5], 2.0),
-        "matrix": tf.sparse_to_dense([[0, 1], [2, 0]], [3, 2], [5, 6]),
-    }
-    got = tf.Session().run(out, {i1: [0, 2, 5]})
-    assert_close(got["vec"], np.array([1, 0, 2, 0, 0, 3], np.float32))
-    assert_close(got["scalar_value"], np.array([7, -1, 7, -1, -1, 7], np.int32))
-    assert_close(got["scalar_index"], np.array([0, 0, 0, 2, 0], np.float32))
-    assert_close(got["matrix"], np.array([[0, 5], [0, 0], [6, 0]], np.int32))
+    def build():
+        i1 = tf.placeholder(tf.int64, [None])
+        i2 = tf.placeholder(tf.int32, [None, 2])
+        v = tf.placeholder(tf.float32, [None])
+        return {
+            "vec": tf.sparse_to_dense(i1, [6], v),
+            "scalar_value": tf.sparse_to_dense(i1, [6], 7, default_value=-1),
+            "scalar_index": tf.sparse_to_dense(3, [5], 2.0),
+            "matrix": tf.sparse_to_dense(i2, [3, 2], [5, 6]),
+        }, {i1: [0, 2, 5], i2: [[0, 1], [2, 0]], v: [1.0, 2.0, 3.0]}
+    for got in run_executor_and_xla_cpu(build):
+        assert_close(got["vec"], np.array([1, 0, 2, 0, 0, 3], np.float32))
+        assert_close(got["scalar_value"], np.array([7, -1, 7, -1, -1, 7], np.int32))
+        assert_close(got["scalar_index"], np.array([0, 0, 0, 2, 0], np.float32))
+        assert_close(got["matrix"], np.array([[0, 5], [0, 0], [6, 0]], np.int32))
 
 
 # ---- TF's index checks ---------------------------------------------------------------------------
@@ -290,6 +312,26 @@ def test_validate_indices_errors():
     with pytest.raises(InvalidArgumentError, match=r"m \(3\) from index\[0,0\] out of bounds "
                                                    r"\(>=3\)"):
         sess.run(mm, {sp: (np.array([[3, 0]]), v[:1], [3, 4])})
+
+
+def test_compiled_ops_drop_out_of_range_entries():
+    # XLA's scatters drop what the executor's kernels reject (as TF's XLA kernels do)
+    def build():
+        sp = tf.sparse_placeholder(tf.float32, [2, 3])
+        return {"d": tf.sparse.to_dense(sp, validate_indices=False),
+                "mm": tf.sparse_tensor_dense_matmul(sp, tf.ones([3, 1]))}, \
+            {sp: (np.array([[0, 1], [-1, 0], [1, 2]]), np.array([1.0, 2.0, 3.0]), [2, 3])}
+    g = tf.Graph()
+    with g.as_default(), tf.device("/device:XLA_CPU:0"):
+        fetches, feed = build()
+    with g.as_default():
+        got = tf.Session(graph=g).run(fetches, feed)
+    assert_close(got["d"], np.array([[0, 1, 0], [0, 0, 3]], np.float32))
+    assert_close(got["mm"], np.array([[1], [3]], np.float32))
+    fetches, feed = build()   # the executor checks the bounds
+    with pytest.raises(InvalidArgumentError, match=r"indices\[1\] = \[-1,0\] is out of "
+                                                   "bounds"):
+        tf.Session().run(fetches["d"], feed)
 
 
 # ---- gradients -----------------------------------------------------------------------------------
@@ -511,6 +553,11 @@ def test_string_split():
         assert_close(got[k].indices, i, what=k)
         assert got[k].values.tolist() == v, k
         assert_close(got[k].dense_shape, np.asarray(s, np.int64), what=k)
+    # a loop's repeated runs (a prepared run) encode str feeds too
+    split = tf.string_split(x)
+    for _ in range(3):
+        got = sess.run(split.values, {x: np.array(["p q", "r"], object)})
+        assert got.tolist() == [b"p", b"q", b"r"]
     # the tokens as a dense tensor of strings
     d = sess.run(tf.sparse.to_dense(tf.string_split(x), default_value=""), {x: ["a b", "c"]})
     assert d.tolist() == [[b"a", b"b"], [b"c", b""]]

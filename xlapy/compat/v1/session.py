@@ -688,7 +688,8 @@ def _prepared_run(sess, plan: Plan, container):
     checked as `_check_feed` does, except that an ndarray of the tensor's dtype and of the
     shape last accepted for it is taken as it is (what _check_feed would do with it)."""
     feeds = [(slot, dt, t, dims) for t, slot, dt, dims in plan.feeds]
-    slots_dtypes = [(slot, dt) for slot, dt, _, _ in feeds]
+    # (string feeds always go through _check_feed, which encodes str as bytes)
+    slots_dtypes = [(slot, None if dt.kind == "O" else dt) for slot, dt, _, _ in feeds]
     shapes = [None] * len(feeds)
     template, fetch, fetch_value = plan.template, plan.fetch, sess._fetch_value
     single = fetch[0] if container is None else None

@@ -322,8 +322,9 @@ def _stda_infer(op):
                                "argument 'a_values'.")
     a_shape = partial_shape_value(shp)
     if not a_shape.is_compatible_with(b.shape):
-        raise InvalidArgumentError(f"Dimensions [{a_shape}] and [{b.shape}] are not "
-                                   "compatible (sparse_add of a SparseTensor and a Tensor)")
+        raise InvalidArgumentError(f"sparse_add: the SparseTensor's shape {a_shape.tf_str()} "
+                                   f"and the Tensor's {b.shape.tf_str()} differ (no "
+                                   "broadcasting is supported)")
     return [(b.dtype, b.shape.merge_with(a_shape))]
 
 
@@ -336,9 +337,13 @@ def _stda_lower(m, idx, vals, shape_, b):
 def _stda(m, idx, vals, shape_, b):
     """b with the sparse tensor's values added at its indices."""
     s = ints(shape_)
-    if tuple(s) != b.shape:
-        raise InvalidArgumentError(f"Dimension mismatch: a_shape [{','.join(map(str, s))}] "
-                                   f"and b.shape [{','.join(map(str, b.shape))}] differ")
+    if len(s) != b.ndim:
+        raise InvalidArgumentError(f"Dimension mismatch: the sparse side has rank {len(s)}, "
+                                   f"the dense side {b.ndim}")
+    for i, (a, n) in enumerate(zip(s, b.shape)):
+        if a != n:
+            raise InvalidArgumentError(f"Dimension {i} does not equal (no broadcasting is "
+                                       f"supported): sparse side {a} vs dense side {n}")
     idx = np.asarray(idx)
     check_indices(idx, s, check_order=False)
     out = np.array(b, copy=True)
@@ -486,7 +491,6 @@ def _reorder(m, idx, vals, shape_):
     idx = np.asarray(idx)
     if idx.shape[0] == 0 or idx.shape[1] == 0:
         return idx, vals
-    check_indices(idx, ints(shape_), check_order=False)
     order = np.lexsort(idx.T[::-1])
     return idx[order], vals[order]
 
