@@ -132,6 +132,7 @@ def _op_cases(sp, sp3, dense_b, sp_u):
     return {
         "to_dense": tf.sparse.to_dense(sp),
         "to_dense_default": tf.sparse_tensor_to_dense(sp, default_value=-1.0),
+        "to_dense_none": tf.sparse.to_dense(sp, default_value=None),
         "matmul": tf.sparse_tensor_dense_matmul(sp, dense_b["b"]),
         "matmul_adj_a": tf.sparse_tensor_dense_matmul(sp, dense_b["ba"], adjoint_a=True),
         "matmul_adj_b": tf.sparse_tensor_dense_matmul(sp, dense_b["bb"], adjoint_b=True),
@@ -159,6 +160,7 @@ def _refs(a, a3, b, u):
     return {
         "to_dense": ad,
         "to_dense_default": np.where(_mask(ai, SHAPE), ad, -1.0).astype(np.float32),
+        "to_dense_none": ad,
         "matmul": csr @ b["b"],
         "matmul_adj_a": csr.T @ b["ba"],
         "matmul_adj_b": csr @ b["bb"].T,
@@ -559,8 +561,10 @@ def test_string_split():
         got = sess.run(split.values, {x: np.array(["p q", "r"], object)})
         assert got.tolist() == [b"p", b"q", b"r"]
     # the tokens as a dense tensor of strings
-    d = sess.run(tf.sparse.to_dense(tf.string_split(x), default_value=""), {x: ["a b", "c"]})
-    assert d.tolist() == [[b"a", b"b"], [b"c", b""]]
+    for default in ("", None, 0):
+        d = sess.run(tf.sparse.to_dense(tf.string_split(x), default_value=default),
+                     {x: ["a b", "c"]})
+        assert d.tolist() == [[b"a", b"b"], [b"c", b""]]
 
 
 def test_string_ops_stay_in_the_executor_under_xla(monkeypatch):

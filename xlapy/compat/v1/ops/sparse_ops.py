@@ -305,8 +305,10 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
 
 def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
     sp = _sparse(sp_input)
-    if sp.dtype == dtypes.string and default_value == 0:
-        default_value = b""
+    if default_value is None or (sp.dtype == dtypes.string and
+                                 not isinstance(default_value, Tensor) and
+                                 default_value == 0):
+        default_value = b"" if sp.dtype == dtypes.string else 0  # the dtype's zero
     return sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value,
                            validate_indices, name=name or "SparseToDense")
 
