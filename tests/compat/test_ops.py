@@ -266,6 +266,9 @@ _FILES = {
     "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
     "test_tfrecord": "ParseSingleExample ParseExample ParseSingleSequenceExample DecodeRaw "
                      "DecodeCSV StringToNumber AsString",
+    "test_sparse": "SparseTensorDenseMatMul SparseToDense SparseTensorDenseAdd SparseReduceSum "
+                   "SparseReorder SparseReshape SparseAdd SparseAddGrad StringSplit "
+                   "StringSplitV2",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -299,6 +302,10 @@ EXECUTOR_ONLY = {
     "DecodeCSV": "splits and converts text (strings) on the host",
     "StringToNumber": "converts text (strings) on the host",
     "AsString": "formats numbers as strings on the host",
+    "SparseAdd": "the number of entries of a sum of SparseTensors depends on the data",
+    "SparseAddGrad": "matches the entries of SparseAdd's data-dependent output",
+    "StringSplit": "strings (XLA has no string type); the number of tokens is data",
+    "StringSplitV2": "strings (XLA has no string type); the number of tokens is data",
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

@@ -33,7 +33,7 @@ NAMESPACES = [
     ("contrib.tensorboard.plugins.projector", False), ("contrib.slim", True),
     ("contrib.framework", True), ("contrib.training", False), ("contrib.seq2seq", False),
     ("contrib.legacy_seq2seq", False), ("contrib.distributions", True),
-    ("distributions", False), ("sparse", True), ("estimator", True),
+    ("distributions", False), ("sparse", True), ("strings", True), ("estimator", True),
     ("estimator.inputs", True), ("keras", True), ("keras.layers", True),
     ("keras.models", True), ("keras.callbacks", True), ("keras.backend", True),
     ("keras.optimizers", True), ("keras.losses", True), ("keras.activations", True),

@@ -80,6 +80,15 @@ from xlapy.compat.v1 import python_io  # tf.python_io (TFRecord files)
 from xlapy.compat.v1 import distributions, estimator, keras
 from xlapy.compat.v1.ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue
 from xlapy.compat.v1.train.queue_runner import start_queue_runners
+from xlapy.compat.v1.sparse_tensor import (SparseTensor, SparseTensorValue,
+                                           convert_to_tensor_or_sparse_tensor,
+                                           sparse_placeholder)
+from xlapy.compat.v1.ops.sparse_ops import (sparse_add, sparse_concat, sparse_reduce_sum,
+                                            sparse_reorder, sparse_reshape, sparse_retain,
+                                            sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+                                            sparse_to_dense, sparse_transpose)
+from xlapy.compat.v1.ops.string_ops import string_split
+from xlapy.compat.v1 import sparse, strings
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

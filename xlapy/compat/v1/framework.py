@@ -471,6 +471,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None) -> Ten
     nested list containing Tensors (stacked), or a Python/NumPy value (a Const op)."""
     if hasattr(value, "_to_tensor"):
         value = value._to_tensor()
+    if getattr(value, "_is_sparse_tensor", False):
+        raise InvalidTypeError(f"Failed to convert object of type {type(value)} to Tensor. "
+                               f"Contents: {value}. Consider casting elements to a supported "
+                               "type.")
     if isinstance(value, Tensor):
         if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
             raise InvalidTypeError(f"Tensor conversion requested dtype "

@@ -92,6 +92,10 @@ def _flatten_fetches(fetches, graph, out: list):
     the list of fetched values."""
     if fetches is None:
         raise InvalidTypeError(f"Fetch argument None has invalid type {type(None)}")
+    if getattr(fetches, "_is_sparse_tensor", False):  # a SparseTensorValue of its 3 values
+        from xlapy.compat.v1.sparse_tensor import SparseTensorValue
+        subs = [_flatten_fetches(t, graph, out) for t in fetches._components()]
+        return lambda vals: SparseTensorValue(*[s(vals) for s in subs])
     if isinstance(fetches, dict):
         keys = list(fetches)
         subs = [_flatten_fetches(fetches[k], graph, out) for k in keys]
@@ -327,6 +331,9 @@ class Session:
             return {}
         feeds = {}
         for k, v in feed_dict.items():
+            if getattr(k, "_is_sparse_tensor", False):
+                self._resolve_sparse_feed(k, v, feeds)
+                continue
             if isinstance(k, Tensor):
                 t = k
                 if t.graph is not self._graph:
@@ -346,6 +353,25 @@ class Session:
                                        "Python scalars, strings, lists, numpy ndarrays.")
             feeds[t] = v
         return feeds
+
+    def _resolve_sparse_feed(self, k, v, feeds: dict) -> None:
+        """A SparseTensor key (a sparse_placeholder) is fed a SparseTensorValue or an
+        (indices, values, dense_shape) sequence: each of its three tensors is fed."""
+        if k.graph is not self._graph:
+            raise InvalidArgumentError(f"Cannot interpret feed_dict key as SparseTensor: {k} "
+                                       "is not an element of this graph.")
+        if isinstance(v, (Tensor, Operation)) or getattr(v, "_is_sparse_tensor", False):
+            raise InvalidTypeError("The value of a feed cannot be a tf.Tensor object (feeding "
+                                   f"a SparseTensor with {v!r}). Feed it a "
+                                   "tf.SparseTensorValue or an (indices, values, dense_shape) "
+                                   "tuple.")
+        if isinstance(v, dict) or not hasattr(v, "__len__") or len(v) != 3 or \
+                isinstance(v, (str, bytes, np.ndarray)):
+            raise InvalidTypeError(f"The value fed for a SparseTensor must be a "
+                                   "tf.SparseTensorValue or an (indices, values, dense_shape) "
+                                   f"tuple, got {type(v).__name__}")
+        for t, part in zip(k._components(), v):
+            feeds[t] = part
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         feed_list = list(feed_list or [])
@@ -662,7 +688,8 @@ def _prepared_run(sess, plan: Plan, container):
     checked as `_check_feed` does, except that an ndarray of the tensor's dtype and of the
     shape last accepted for it is taken as it is (what _check_feed would do with it)."""
     feeds = [(slot, dt, t, dims) for t, slot, dt, dims in plan.feeds]
-    slots_dtypes = [(slot, dt) for slot, dt, _, _ in feeds]
+    # (string feeds always go through _check_feed, which encodes str as bytes)
+    slots_dtypes = [(slot, None if dt.kind == "O" else dt) for slot, dt, _, _ in feeds]
     shapes = [None] * len(feeds)
     template, fetch, fetch_value = plan.template, plan.fetch, sess._fetch_value
     single = fetch[0] if container is None else None
@@ -737,23 +764,15 @@ def _topological(ops: list) -> list:
     return out
 
 
-def _is_text(value) -> bool:
-    """Whether a fed value is bytes / str (or nested lists of them, or an S / U array)."""
-    while isinstance(value, (list, tuple)) and value:
-        value = value[0]
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind in "SU"
-    return isinstance(value, (bytes, str, np.bytes_, np.str_))
-
-
 def _check_feed(t: Tensor, value, dt: np.dtype, dims) -> np.ndarray:
     """The fed value as an array of the tensor's dtype, or a clear error."""
-    if dt == np.object_ and _is_text(value):  # bytes or str fed to a string tensor: as an
-        arr = np.asarray(value, dtype=object)  # object array (NumPy's S type would drop
-        if arr.size:                           # trailing NUL bytes)
-            arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v,
-                               otypes=[object])(arr)
-        return _check_feed(t, arr, dt, dims)
+    if dt.kind == "O":  # tf.string: str (encoded as UTF-8) or bytes
+        from xlapy.compat.v1.framework import _string_array
+        try:
+            value = _string_array(value)
+        except (InvalidTypeError, ValueError, TypeError) as e:
+            raise InvalidArgumentError(f"Cannot feed the value fed for {t.name} to a string "
+                                       f"tensor: {e}") from None
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:

@@ -80,6 +80,10 @@ def _requested(op, auto_jit: bool):
                           "in a jit_scope nor on an XLA device)")
 
 
+def _has_strings(op) -> bool:
+    return any(t.dtype.np.kind == "O" for t in (*op.inputs, *op.outputs))
+
+
 def _cluster_class(op):
     return ("XLA_CPU" if is_xla_device(op.device) else "CPU", op._attrs.get("_XlaScope"))
 
@@ -102,10 +106,11 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
             result.reasons[op] = why
         elif op in fed_ops:
             result.reasons[op] = "an output of the op is fed"
-        elif not op_has_lowering(op):
+        elif not op_has_lowering(op) or _has_strings(op):
             why = ("a random op reading data (true classes): drawn in the executor"
                    if d.rng else f"no XLA lowering for op type {op.type}"
                    if d.lowering is None else
+                   "string tensors (XLA has no string type)" if _has_strings(op) else
                    "an op it calls (in a loop body or cond branch) has no XLA lowering")
             if mandatory and not soft_placement:
                 raise UnimplementedError(

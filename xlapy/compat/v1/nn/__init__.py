@@ -11,7 +11,7 @@ from xlapy.compat.v1.ops.conv_ops import (atrous_conv2d, conv1d, conv2d, conv2d_
                                           separable_conv2d)
 from xlapy.compat.v1.ops.pool_ops import (avg_pool, avg_pool2d, avg_pool3d, max_pool,
                                           max_pool2d, max_pool3d, max_pool_with_argmax)
-from xlapy.compat.v1.ops.embedding_ops import (embedding_lookup,
+from xlapy.compat.v1.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,
                                                log_uniform_candidate_sampler, nce_loss,
                                                sampled_softmax_loss,
                                                uniform_candidate_sampler)

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
-from xlapy.compat.v1.errors import InvalidArgumentError
+from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor, get_default_graph
 from xlapy.compat.v1.op_registry import get_op_def, not_differentiable, register_op
 from xlapy.compat.v1.ops._common import make_op, tensor
@@ -290,3 +290,55 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
                                           remove_accidental_hits, partition_strategy, seed)
         return softmax_cross_entropy_with_logits(labels=stop_gradient(labels_),
                                                  logits=logits)
+
+
+# ---- embedding_lookup_sparse ------------------------------------------------------------------
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None,
+                            combiner=None, max_norm=None):
+    """Per row of sp_ids (a SparseTensor [batch, ids], rows in order), the combination of
+    its ids' embeddings weighted by sp_weights' values (or 1): "sum", "mean" (divided by
+    the sum of weights) or "sqrtn" (by the root of the sum of squared weights). As TF's,
+    the result has max(row) + 1 rows (SegmentSum, in the executor); the gather of the
+    embeddings and its gradient (a segment sum into params) compile. TF first looks up
+    the unique ids and gathers them back: the same rows, so one gather does it here."""
+    from xlapy.compat.v1.ops.gather_ops import segment_sum
+    from xlapy.compat.v1.ops.math_ops import pow as pow_, sqrt
+    from xlapy.compat.v1.sparse_tensor import SparseTensor
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise InvalidArgumentError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
+    if not isinstance(sp_ids, SparseTensor):
+        raise InvalidTypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise InvalidTypeError("sp_weights must be either None or SparseTensor")
+        sp_weights.values.shape.assert_is_compatible_with(sp_ids.values.shape)
+        sp_weights.indices.shape.assert_is_compatible_with(sp_ids.indices.shape)
+    with get_default_graph().name_scope(name or "embedding_lookup_sparse"):
+        segment_ids = cast(sp_ids.indices[:, 0], dtypes.int32)
+        emb = embedding_lookup(params, sp_ids.values, partition_strategy, max_norm=max_norm)
+        if sp_weights is not None:
+            w = sp_weights.values
+            if w.dtype != emb.dtype:
+                w = cast(w, emb.dtype)
+            er = emb.shape.ndims
+            if er is None:
+                raise InvalidArgumentError("embedding_lookup_sparse needs the rank of params")
+            wb = w
+            for _ in range(er - 1):
+                wb = expand_dims(wb, -1)
+            emb = multiply(emb, wb)
+        else:
+            w = cast(ones_like(segment_ids), emb.dtype)
+        summed = segment_sum(emb, segment_ids)
+        if combiner == "sum":
+            return summed
+        if combiner == "mean":
+            denom = segment_sum(w, segment_ids)
+        else:
+            denom = sqrt(segment_sum(pow_(w, tensor(np.asarray(2, emb.dtype.np))), segment_ids))
+        for _ in range((summed.shape.ndims or 2) - 1):
+            denom = expand_dims(denom, -1)
+        return truediv(summed, denom)
