@@ -7,7 +7,9 @@ fetches need), and which of them are requested for compilation:
   - ops placed on an XLA device (these must compile: an op without a lowering there raises).
 _XlaCompile=False opts an op out even under auto-jit.
 
-Candidates are requested ops with an XLA lowering. Clustering contracts edges of the plan's
+Candidates are requested ops with an XLA lowering (under auto-jit and jit_scope, not those
+reading or making string tensors: a Const of strings or a Gather of class names stays in
+the executor). Clustering contracts edges of the plan's
 dependency graph (data and control edges; variable accesses are not edges, as in TF):
 
     for each candidate v in topological order:
@@ -80,6 +82,10 @@ def _requested(op, auto_jit: bool):
                           "in a jit_scope nor on an XLA device)")
 
 
+def _has_strings(op) -> bool:
+    return any(t.dtype.name == "string" for t in list(op.inputs) + list(op.outputs))
+
+
 def _cluster_class(op):
     return ("XLA_CPU" if is_xla_device(op.device) else "CPU", op._attrs.get("_XlaScope"))
 
@@ -102,6 +108,9 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
             result.reasons[op] = why
         elif op in fed_ops:
             result.reasons[op] = "an output of the op is fed"
+        elif not mandatory and _has_strings(op):
+            result.reasons[op] = "it reads or makes string tensors (XLA does not compute " \
+                "strings)"
         elif not op_has_lowering(op):
             why = ("a random op reading data (true classes): drawn in the executor"
                    if d.rng else f"no XLA lowering for op type {op.type}"
