@@ -1,6 +1,8 @@
-"""tf.feature_column: each column's output through input_layer and linear_model against
-NumPy (vocabulary lookups with OOV buckets and default values, bucket boundaries, multi-hot
-indicators, embedding combiners, TF's FarmHash buckets)."""
+"""tf.feature_column and the premade estimators: each column's output through input_layer
+and linear_model against NumPy (vocabulary lookups with OOV buckets and default values,
+bucket boundaries, multi-hot indicators, embedding combiners, TF's FarmHash buckets); the
+"Premade Estimators" iris tutorial (DNNClassifier), a binary LinearClassifier over string
+features, wide-and-deep, and regressors, in the executor and with XLA auto-jit."""
 
 import numpy as np
 import pytest
@@ -220,3 +222,181 @@ def test_string_tensors_stay_out_of_clusters():
     got, xv = sess.run([names, x], {idx: [2, 0]})
     assert list(got) == [b"two", b"zero"] and list(xv) == [5.0, 1.0]
     assert "XLA does not compute strings" in sess.cluster_summary([names, x], {idx: [2, 0]})
+
+
+# ---- premade estimators ------------------------------------------------------------------------
+
+R = np.random.default_rng(0)
+IRIS_KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
+IRIS_CENTERS = np.array([[5.0, 3.4, 1.5, 0.2], [5.9, 2.8, 4.3, 1.3], [6.6, 3.0, 5.6, 2.0]])
+IRIS_Y = R.integers(0, 3, 300)
+IRIS_X = (IRIS_CENTERS[IRIS_Y] + 0.25 * R.standard_normal((300, 4))).astype(np.float32)
+IRIS = {k: IRIS_X[:, i] for i, k in enumerate(IRIS_KEYS)}
+
+
+def config(xla=False):
+    return tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=100000,
+                                  session_config=jit_config() if xla else None)
+
+
+def inp(x, y=None, batch_size=100, train=False):
+    return tf.estimator.inputs.numpy_input_fn(x, y, batch_size=batch_size,
+                                              num_epochs=None if train else 1, shuffle=train)
+
+
+def iris_classifier(tmp_path, xla):
+    cols = [fc.numeric_column(k) for k in IRIS_KEYS]
+    clf = tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=cols, n_classes=3,
+                                     model_dir=str(tmp_path), config=config(xla))
+    clf.train(inp(IRIS, IRIS_Y, 32, train=True), steps=200)
+    return clf, clf.evaluate(inp(IRIS, IRIS_Y))
+
+
+def test_dnn_classifier_iris_tutorial(tmp_path):
+    clf, ev = iris_classifier(tmp_path / "plain", xla=False)
+    assert set(ev) == {"accuracy", "average_loss", "loss", "global_step"}, ev
+    assert ev["accuracy"] > 0.95 and ev["global_step"] == 200, ev
+    # SUM reduction (TF 1.15): the loss of a batch of 100 is 100 x its mean loss
+    np.testing.assert_allclose(ev["loss"], 100 * ev["average_loss"], rtol=1e-4)
+    names = clf.get_variable_names()
+    for n in ("dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_1/bias", "dnn/logits/kernel",
+              "dnn/logits/bias"):
+        assert n in names, names
+    assert clf.get_variable_value("dnn/hiddenlayer_0/kernel").shape == (4, 10)
+    preds = list(clf.predict(inp({k: v[:30] for k, v in IRIS.items()})))
+    assert len(preds) == 30
+    p = preds[0]
+    assert set(p) == {"logits", "probabilities", "class_ids", "classes", "all_class_ids",
+                      "all_classes"}
+    assert p["logits"].shape == (3,) and p["class_ids"].shape == (1,)
+    np.testing.assert_allclose(p["probabilities"].sum(), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(p["all_class_ids"], [0, 1, 2])
+    assert list(p["all_classes"]) == [b"0", b"1", b"2"]
+    ids = np.array([q["class_ids"][0] for q in preds])
+    assert [q["classes"][0] for q in preds] == [str(i).encode() for i in ids]
+    assert np.mean(ids == IRIS_Y[:30]) > 0.9
+    # the same training with XLA auto-jit: the same model to float precision
+    _, ev_xla = iris_classifier(tmp_path / "xla", xla=True)
+    assert ev_xla["accuracy"] == ev["accuracy"]
+    np.testing.assert_allclose(ev_xla["average_loss"], ev["average_loss"], rtol=1e-3)
+
+
+COLORS = np.array(["red", "green", "blue", "black"])
+N_BIN = 400
+COLOR = COLORS[R.integers(0, 4, N_BIN)]
+SIZE = R.standard_normal(N_BIN).astype(np.float32)
+# "yes" for red/green, or when large
+BIN_Y = np.where(np.isin(COLOR, ["red", "green"]) | (SIZE > 1.5), "yes", "no")
+BIN = {"color": COLOR, "size": SIZE}
+
+
+def test_linear_classifier_binary_strings(tmp_path):
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"],
+                                                       num_oov_buckets=1)
+    size = fc.bucketized_column(fc.numeric_column("size"), [-1.0, 0.0, 1.5])
+    clf = tf.estimator.LinearClassifier([color, size], label_vocabulary=["no", "yes"],
+                                        model_dir=str(tmp_path), config=config())
+    clf.train(inp(BIN, BIN_Y, 40, train=True), steps=150)
+    ev = clf.evaluate(inp(BIN, BIN_Y))
+    assert set(ev) == {"accuracy", "accuracy_baseline", "auc", "auc_precision_recall",
+                       "average_loss", "label/mean", "loss", "precision", "prediction/mean",
+                       "recall", "global_step"}, ev
+    assert ev["accuracy"] > 0.95 and ev["auc"] > 0.97, ev
+    lm = np.mean(BIN_Y == "yes")
+    np.testing.assert_allclose(ev["label/mean"], lm, rtol=1e-5)
+    np.testing.assert_allclose(ev["accuracy_baseline"], max(lm, 1 - lm), rtol=1e-5)
+    assert 0.9 < ev["precision"] <= 1 and 0.9 < ev["recall"] <= 1
+    assert abs(ev["prediction/mean"] - lm) < 0.1
+    names = clf.get_variable_names()
+    assert "linear/linear_model/color/weights" in names
+    assert "linear/linear_model/size_bucketized/weights" in names
+    assert "linear/linear_model/bias_weights" in names
+    w = clf.get_variable_value("linear/linear_model/color/weights")
+    assert w.shape == (4, 1) and w[0, 0] > 0 and w[2, 0] < 0   # red up, blue down
+    preds = list(clf.predict(inp({k: v[:40] for k, v in BIN.items()})))
+    p = preds[0]
+    assert set(p) == {"logits", "logistic", "probabilities", "class_ids", "classes",
+                      "all_class_ids", "all_classes"}
+    np.testing.assert_allclose(p["probabilities"][1], p["logistic"][0], rtol=1e-6)
+    np.testing.assert_allclose(p["logistic"][0], 1 / (1 + np.exp(-p["logits"][0])),
+                               rtol=1e-5)
+    assert list(p["all_classes"]) == [b"no", b"yes"]
+    got = np.array([q["classes"][0].decode() for q in preds])
+    assert np.mean(got == BIN_Y[:40]) > 0.9
+
+
+def test_wide_and_deep_with_xla(tmp_path):
+    color = fc.categorical_column_with_hash_bucket("color", 16)
+    size = fc.numeric_column("size")
+    clf = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=[color], dnn_feature_columns=[fc.embedding_column(color, 3),
+                                                             size],
+        dnn_hidden_units=[8], label_vocabulary=["no", "yes"], model_dir=str(tmp_path),
+        config=config(xla=True))
+    clf.train(inp(BIN, BIN_Y, 40, train=True), steps=200)
+    ev = clf.evaluate(inp(BIN, BIN_Y))
+    assert ev["accuracy"] > 0.95 and ev["global_step"] == 200, ev
+    names = clf.get_variable_names()
+    assert "dnn/input_from_feature_columns/input_layer/color_embedding/embedding_weights" \
+        in names and "linear/linear_model/color/weights" in names
+
+
+def linear_target(n=300):
+    x = R.standard_normal((n, 2)).astype(np.float32)
+    return {"a": x[:, 0], "b": x[:, 1]}, (3.0 * x[:, 0] - 2.0 * x[:, 1] + 1.0)
+
+
+@pytest.mark.parametrize("kind", ["dnn", "linear"])
+def test_regressors(tmp_path, kind):
+    x, y = linear_target()
+    cols = [fc.numeric_column("a"), fc.numeric_column("b")]
+    if kind == "dnn":
+        est = tf.estimator.DNNRegressor([16], cols, optimizer="Adam",
+                                        model_dir=str(tmp_path), config=config())
+        steps = 300
+    else:
+        est = tf.estimator.LinearRegressor(cols, model_dir=str(tmp_path), config=config())
+        steps = 200
+    est.train(inp(x, y, 30, train=True), steps=steps)
+    ev = est.evaluate(inp(x, y))
+    assert set(ev) == {"average_loss", "label/mean", "prediction/mean", "loss",
+                       "global_step"}, ev
+    assert ev["average_loss"] < 0.05 * np.var(y), ev
+    np.testing.assert_allclose(ev["label/mean"], y.mean(), rtol=1e-5)
+    np.testing.assert_allclose(ev["loss"], 100 * ev["average_loss"], rtol=1e-4)
+    preds = list(est.predict(inp({k: v[:5] for k, v in x.items()})))
+    assert set(preds[0]) == {"predictions"} and preds[0]["predictions"].shape == (1,)
+    got = np.array([p["predictions"][0] for p in preds])
+    np.testing.assert_allclose(got, y[:5], atol=0.5)
+    if kind == "linear":
+        w = [est.get_variable_value(f"linear/linear_model/{k}/weights")[0, 0]
+             for k in "ab"]
+        np.testing.assert_allclose(w, [3.0, -2.0], atol=0.2)
+
+
+def test_weight_column_and_optimizers(tmp_path):
+    x, y = linear_target(200)
+    cols = [fc.numeric_column("a"), fc.numeric_column("b")]
+    est = tf.estimator.LinearRegressor(cols, weight_column="w", model_dir=str(tmp_path),
+                                       optimizer=lambda: tf.train.FtrlOptimizer(0.3),
+                                       config=config())
+    xw = dict(x, w=np.ones(200, np.float32))
+    est.train(inp(xw, y, 20, train=True), steps=20)
+    # weights 0 for the second half: evaluating everything is evaluating the first half
+    w = np.r_[np.ones(100), np.zeros(100)].astype(np.float32)
+    ev_all = est.evaluate(inp(dict(x, w=w), y))
+    half = {k: v[:100] for k, v in x.items()}
+    ev_half = est.evaluate(inp(dict(half, w=np.ones(100, np.float32)), y[:100]))
+    for k in ("average_loss", "label/mean", "prediction/mean"):
+        np.testing.assert_allclose(ev_all[k], ev_half[k], rtol=1e-5, err_msg=k)
+    with pytest.raises(InvalidArgumentError, match="Unsupported optimizer name"):
+        tf.estimator.DNNClassifier([4], cols, optimizer="Nesterov").train(
+            inp(x, (y > 0).astype(np.int32), train=True), steps=1)
+    # an Optimizer instance; SUM_OVER_BATCH_SIZE makes the eval loss the mean loss
+    clf = tf.estimator.DNNClassifier(
+        [4], cols, optimizer=tf.train.AdamOptimizer(0.01), config=config(),
+        loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE)
+    clf.train(inp(x, (y > 0).astype(np.int32), train=True), steps=5)
+    ev = clf.evaluate(inp(x, (y > 0).astype(np.int32)))
+    np.testing.assert_allclose(ev["loss"], ev["average_loss"], rtol=1e-5)
+    assert clf.get_variable_names().count("dnn/logits/kernel/Adam") == 1
