@@ -400,3 +400,17 @@ def test_weight_column_and_optimizers(tmp_path):
     ev = clf.evaluate(inp(x, (y > 0).astype(np.int32)))
     np.testing.assert_allclose(ev["loss"], ev["average_loss"], rtol=1e-5)
     assert clf.get_variable_names().count("dnn/logits/kernel/Adam") == 1
+
+
+@pytest.mark.parametrize("activation", [None, tf.nn.relu])
+def test_dnn_activation_fn(tmp_path, activation):
+    # activation_fn=None makes the network linear (as TF's), relu's default does not
+    cols = [fc.numeric_column("a", shape=2)]
+    est = tf.estimator.DNNRegressor([8, 8], cols, activation_fn=activation,
+                                    model_dir=str(tmp_path), config=config())
+    x = np.random.default_rng(3).standard_normal((1, 2)).astype(np.float32)
+    batch = {"a": np.concatenate([0 * x, x, 2 * x, -x])}
+    f0, f1, f2, fm = (p["predictions"][0] for p in est.predict(inp(batch)))
+    linear = np.isclose(f2 - f0, 2 * (f1 - f0), rtol=1e-4, atol=1e-6) and \
+        np.isclose(fm - f0, -(f1 - f0), rtol=1e-4, atol=1e-6)
+    assert linear == (activation is None), (f0, f1, f2, fm)

@@ -40,6 +40,7 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.estimator.estimator import Estimator
 from xlapy.compat.v1.estimator.spec import EstimatorSpec, ModeKeys
+from xlapy.compat.v1.ops.nn_ops import relu
 
 _DNN_LEARNING_RATE = 0.05
 _LINEAR_LEARNING_RATE = 0.2
@@ -326,13 +327,12 @@ class _Premade(Estimator):
 class DNNClassifier(_Premade):
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
                  weight_column=None, label_vocabulary=None, optimizer="Adagrad",
-                 activation_fn=None, dropout=None, input_layer_partitioner=None,
+                 activation_fn=relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=None, batch_norm=False):
-        tf = _tf()
         cols = _check_columns(feature_columns, "DNNClassifier")
         head = _Head("classifier", n_classes, weight_column=weight_column,
                      label_vocabulary=label_vocabulary, loss_reduction=loss_reduction)
-        act = activation_fn or tf.nn.relu
+        act = activation_fn
         units = list(hidden_units)
         self._init(head, lambda f, mode: _dnn_logits(f, mode, units, cols,
                                                      head.logits_dimension, act, dropout,
@@ -343,14 +343,13 @@ class DNNClassifier(_Premade):
 
 class DNNRegressor(_Premade):
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
-                 weight_column=None, optimizer="Adagrad", activation_fn=None, dropout=None,
+                 weight_column=None, optimizer="Adagrad", activation_fn=relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=None, batch_norm=False):
-        tf = _tf()
         cols = _check_columns(feature_columns, "DNNRegressor")
         head = _Head("regressor", label_dimension=label_dimension,
                      weight_column=weight_column, loss_reduction=loss_reduction)
-        act = activation_fn or tf.nn.relu
+        act = activation_fn
         units = list(hidden_units)
         self._init(head, lambda f, mode: _dnn_logits(f, mode, units, cols,
                                                      head.logits_dimension, act, dropout,
@@ -397,7 +396,7 @@ def _combined(head, linear_feature_columns, linear_optimizer, dnn_feature_column
     if dnn and not dnn_hidden_units:
         raise InvalidArgumentError("dnn_hidden_units must be defined when "
                                    "dnn_feature_columns is specified.")
-    act = dnn_activation_fn or tf.nn.relu
+    act = dnn_activation_fn
 
     def logits_fn(features, mode):
         parts = []
@@ -416,7 +415,7 @@ def _combined(head, linear_feature_columns, linear_optimizer, dnn_feature_column
 class DNNLinearCombinedClassifier(_Premade):
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
-                 dnn_activation_fn=None, dnn_dropout=None, n_classes=2, weight_column=None,
+                 dnn_activation_fn=relu, dnn_dropout=None, n_classes=2, weight_column=None,
                  label_vocabulary=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=None, batch_norm=False,
                  linear_sparse_combiner="sum"):
@@ -432,7 +431,7 @@ class DNNLinearCombinedClassifier(_Premade):
 class DNNLinearCombinedRegressor(_Premade):
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
-                 dnn_activation_fn=None, dnn_dropout=None, label_dimension=1,
+                 dnn_activation_fn=relu, dnn_dropout=None, label_dimension=1,
                  weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=None, batch_norm=False,
                  linear_sparse_combiner="sum"):
