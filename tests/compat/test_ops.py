@@ -266,7 +266,7 @@ _FILES = {
     "test_data (io)": "ReadFile WriteFile DecodeImage EncodePng",
     "test_tfrecord": "ParseSingleExample ParseExample ParseSingleSequenceExample DecodeRaw "
                      "DecodeCSV StringToNumber AsString",
-    "test_premade": "StringToHashBucketFast XlapyVocabularyLookup",
+    "test_premade": "StringToHashBucketFast XlapyVocabularyLookup XlapyCrossHashed",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -302,6 +302,7 @@ EXECUTOR_ONLY = {
     "AsString": "formats numbers as strings on the host",
     "StringToHashBucketFast": "hashes strings (FarmHash) on the host",
     "XlapyVocabularyLookup": "looks keys (strings) up in a host-side vocabulary table",
+    "XlapyCrossHashed": "hashes crosses of strings (FarmHash) on the host",
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

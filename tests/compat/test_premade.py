@@ -64,6 +64,30 @@ def test_hash_bucket_column_matches_tf():
                                                   FINGERPRINTS["-7"] % 11])
 
 
+def test_crossed_column_matches_tf():
+    # TF's sparse_cross_op_test: these three strings cross to 1971693436396284976 (no
+    # buckets), 83 (100 buckets), and 31 with hash_key + 1
+    from xlapy.compat.v1.ops.lookup_ops import DEFAULT_HASH_KEY, cross_hashed
+    c = [tf.constant([[s]]) for s in ["batch1-FC1-F1", "batch1-FC2-F1", "batch1-FC3-F1"]]
+    got = run([cross_hashed(c), cross_hashed(c, 100),
+               cross_hashed(c, 100, hash_key=DEFAULT_HASH_KEY + 1)])
+    assert [int(g[0, 0]) for g in got] == [1971693436396284976, 83, 31]
+    # a feature key crossed with a vocabulary column's ids: every pair, as TF's
+    from xlapy.compat.v1.ops.lookup_ops import fingerprint_cat64
+    vocab = fc.categorical_column_with_vocabulary_list("b", ["u", "v"])
+    cross = fc.crossed_column(["a", vocab], 50)
+    assert cross.name == "a_X_b" and cross.num_buckets == 50
+    feats = {"a": tf.constant([["x", "y"], ["x", "x"]]), "b": tf.constant(["v", "w"])}
+    out = run(fc.input_layer(feats, [fc.indicator_column(cross)]))
+    want = np.zeros((2, 50))
+    for a in ("x", "y"):      # row 0: b = "v" (id 1); row 1: "w" is out of vocabulary
+        h = fingerprint_cat64(fingerprint_cat64(DEFAULT_HASH_KEY, fingerprint64(a)), 1)
+        want[0, h % 50] += 1
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(InvalidArgumentError, match="not supported for crossing"):
+        fc.crossed_column(["a", fc.categorical_column_with_hash_bucket("c", 3)], 10)
+
+
 # ---- dense columns -----------------------------------------------------------------------------
 
 def test_numeric_and_bucketized():
@@ -329,8 +353,9 @@ def test_wide_and_deep_with_xla(tmp_path):
     color = fc.categorical_column_with_hash_bucket("color", 16)
     size = fc.numeric_column("size")
     clf = tf.estimator.DNNLinearCombinedClassifier(
-        linear_feature_columns=[color], dnn_feature_columns=[fc.embedding_column(color, 3),
-                                                             size],
+        linear_feature_columns=[color, fc.crossed_column(
+            ["color", fc.bucketized_column(size, [0.0, 1.5])], 32)],
+        dnn_feature_columns=[fc.embedding_column(color, 3), size],
         dnn_hidden_units=[8], label_vocabulary=["no", "yes"], model_dir=str(tmp_path),
         config=config(xla=True))
     clf.train(inp(BIN, BIN_Y, 40, train=True), steps=200)
@@ -339,6 +364,8 @@ def test_wide_and_deep_with_xla(tmp_path):
     names = clf.get_variable_names()
     assert "dnn/input_from_feature_columns/input_layer/color_embedding/embedding_weights" \
         in names and "linear/linear_model/color/weights" in names
+    assert clf.get_variable_value("linear/linear_model/color_X_size_bucketized/weights").shape \
+        == (32, 1)
 
 
 def linear_target(n=300):

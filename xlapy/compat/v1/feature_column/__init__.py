@@ -27,9 +27,12 @@ input_layer/<column>_embedding/embedding_weights, linear_model/<column>/weights,
 linear_model/bias_weights.
 
 Hash buckets (categorical_column_with_hash_bucket, and out-of-vocabulary buckets) use
-FarmHash Fingerprint64 as TF's do, so ids match TF's (ops/lookup_ops.py). Vocabulary lookups
-and hashing run in the executor; the rest compiles under XLA like any graph.
-crossed_column and weighted/sequence columns are not provided.
+FarmHash Fingerprint64 as TF's do, and crossed_column TF's sparse_cross_hashed
+(FingerprintCat64 chained from hash_key), so ids match TF's (ops/lookup_ops.py). As in TF, a
+crossed column crosses all values of a raw feature key ('' included) and the ids of a
+categorical column key (missing ones dropped). Vocabulary lookups, hashing and crossing run
+in the executor; the rest compiles under XLA like any graph. Weighted and sequence
+columns, and SparseTensor features, are not provided.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["numeric_column", "bucketized_column", "categorical_column_with_identity",
            "categorical_column_with_vocabulary_list", "categorical_column_with_vocabulary_file",
-           "categorical_column_with_hash_bucket", "indicator_column", "embedding_column",
-           "input_layer", "linear_model"]
+           "categorical_column_with_hash_bucket", "crossed_column", "indicator_column",
+           "embedding_column", "input_layer", "linear_model"]
 
 _COMBINERS = ("mean", "sum", "sqrtn")
 
@@ -344,6 +347,63 @@ def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.stri
         raise InvalidTypeError(f"dtype must be string or integer. dtype: {dt.name}, "
                                f"column_name: {key}")
     return _HashedCategoricalColumn(key, int(hash_bucket_size), dt)
+
+
+class _CrossedColumn(_CategoricalColumn):
+    def __init__(self, keys, hash_bucket_size, hash_key):
+        self.keys, self.hash_bucket_size, self.hash_key = keys, hash_bucket_size, hash_key
+        self.num_buckets = hash_bucket_size
+        self.name = "_X_".join(sorted(k if isinstance(k, str) else k.name
+                                      for k in self._leaves()))
+
+    def _leaves(self):
+        out = []
+        for k in self.keys:
+            out.extend(k._leaves() if isinstance(k, _CrossedColumn) else [k])
+        return out
+
+    def _ids(self, features):
+        from xlapy.compat.v1.ops.lookup_ops import cross_hashed
+        tf = _tf()
+        parts, drop = [], []
+        for k in self._leaves():
+            if isinstance(k, str):   # the raw feature, all of its values (as TF's)
+                x = _feature(features, k)
+                if x.dtype != dtypes.string:
+                    if not x.dtype.is_integer:
+                        raise InvalidTypeError(f"crossed_column: feature {k!r} must be string "
+                                               f"or integer, got {x.dtype.name}")
+                    x = tf.cast(x, dtypes.int64)
+                parts.append(_as_ids(x, f"crossed_column key {k!r}"))
+                drop.append(False)
+            else:
+                parts.append(k._ids(features))
+                drop.append(True)
+        return cross_hashed(parts, self.hash_bucket_size, self.hash_key, drop)
+
+
+def crossed_column(keys, hash_bucket_size, hash_key=None):
+    """Crosses of features: for each example every combination of one value per key
+    (feature names: the raw feature's values; categorical columns: their ids), hashed
+    as TF's sparse_cross_hashed (FingerprintCat64 chained from hash_key, default TF's
+    0xDECAFCAFFE), % hash_bucket_size: the same ids as TF's."""
+    keys = list(keys)
+    if len(keys) < 2:
+        raise InvalidArgumentError(f"keys must be a list with length > 1. Given: {keys}")
+    if hash_bucket_size is None or int(hash_bucket_size) < 1:
+        raise InvalidArgumentError(f"hash_bucket_size must be > 1. hash_bucket_size: "
+                                   f"{hash_bucket_size}")
+    for k in keys:
+        if isinstance(k, _HashedCategoricalColumn):
+            raise InvalidArgumentError(
+                "categorical_column_with_hash_bucket is not supported for crossing. Hashing "
+                "before crossing will increase probability of collision. Instead, use the "
+                f"feature name as a string. Given: {k!r}")
+        if not isinstance(k, (str, _CategoricalColumn)):
+            raise InvalidTypeError(f"Unsupported key type. All keys must be either string, or "
+                                   f"categorical column except _HashedCategoricalColumn. "
+                                   f"Given: {k!r}")
+    return _CrossedColumn(tuple(keys), int(hash_bucket_size), hash_key)
 
 
 # ---- indicator / embedding -------------------------------------------------------------------

@@ -247,3 +247,75 @@ def vocabulary_lookup(keys, vocabulary, default_value=-1, num_oov_buckets=0, nam
         raise InvalidArgumentError(f"Duplicate keys in the vocabulary: {list(vocabulary)}")
     return make("XlapyVocabularyLookup", [t], {"keys": vocab, "default_value": int(
         default_value), "num_oov_buckets": int(num_oov_buckets)}, name=name)
+
+
+# ---- XlapyCrossHashed --------------------------------------------------------------------------
+
+_CROSS_MUL = 0xC6A4A7935BD1E995
+DEFAULT_HASH_KEY = 0xDECAFCAFFE   # TF's sparse_ops._DEFAULT_HASH_KEY
+
+
+def fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """TF's FingerprintCat64: mixes two fingerprints into one."""
+    r = fp1 ^ _CROSS_MUL
+    r ^= (_mix((fp2 * _CROSS_MUL) & _M) * _CROSS_MUL) & _M
+    r = (r * _CROSS_MUL) & _M
+    r = (_mix(r) * _CROSS_MUL) & _M
+    return _mix(r)
+
+
+def _cross_infer(op):
+    widths = []
+    for t in op.inputs:
+        d = t.shape.dims
+        widths.append(None if d is None or len(d) != 2 else d[1])
+    batch = op.inputs[0].shape.dims[0] if op.inputs[0].shape.dims else None
+    width = None if any(w is None for w in widths) else int(np.prod(widths))
+    from xlapy.compat.v1.tensor_shape import TensorShape
+    return [(dtypes.int64, TensorShape([batch, width]))]
+
+
+@register_op("XlapyCrossHashed", attrs=("num_buckets", "hash_key", "drop_missing"),
+             lowering=None, infer=_cross_infer)
+def _cross_hashed(m, *inputs, num_buckets=0, hash_key=DEFAULT_HASH_KEY, drop_missing=()):
+    import itertools
+    arrays = [np.asarray(a) for a in inputs]
+    n = arrays[0].shape[0]
+    if any(a.ndim != 2 or a.shape[0] != n for a in arrays):
+        raise InvalidArgumentError(f"cross: inputs must be [batch, k] with the same batch, "
+                                   f"got shapes {[a.shape for a in arrays]}")
+    width = int(np.prod([a.shape[1] for a in arrays]))
+    out = np.full((n, width), -1, np.int64)
+    mod = num_buckets if num_buckets > 0 else (1 << 63) - 1
+    for b in range(n):
+        lists = []
+        for a, drop in zip(arrays, drop_missing or (False,) * len(arrays)):
+            row = a[b]
+            if _is_string_array(a):
+                lists.append([fingerprint64(_key_bytes(v)) for v in row])
+            else:   # integers enter the cross as they are (TF's SparseTensorColumn<int64>)
+                lists.append([int(v) & _M for v in row if not (drop and int(v) < 0)])
+        for j, combo in enumerate(itertools.product(*lists)):
+            h = hash_key
+            for f in combo:
+                h = fingerprint_cat64(h, f)
+            out[b, j] = h % mod
+    return out
+
+
+not_differentiable("XlapyCrossHashed")
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, drop_missing=None, name=None):
+    """TF's sparse_cross_hashed over dense [batch, k_i] inputs: for each example, every
+    combination of one value per input, hashed by chaining FingerprintCat64 from hash_key
+    over the values' fingerprints (strings: Fingerprint64; ints: the value), then
+    % num_buckets. Rows are padded with -1 where drop_missing inputs lack values (-1)."""
+    ts = [tensor(t) for t in inputs]
+    for t in ts:
+        _check_key_dtype("cross_hashed", t)
+    drop = tuple(bool(d) for d in (drop_missing or [False] * len(ts)))
+    return make("XlapyCrossHashed", ts, {"num_buckets": int(num_buckets),
+                                         "hash_key": int(DEFAULT_HASH_KEY if hash_key is None
+                                                         else hash_key),
+                                         "drop_missing": drop}, name=name)
