@@ -269,6 +269,7 @@ _FILES = {
     "test_sparse": "SparseTensorDenseMatMul SparseToDense SparseTensorDenseAdd SparseReduceSum "
                    "SparseReorder SparseReshape SparseAdd SparseAddGrad StringSplit "
                    "StringSplitV2",
+    "test_premade": "StringToHashBucketFast XlapyVocabularyLookup XlapyCrossHashed",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -306,6 +307,9 @@ EXECUTOR_ONLY = {
     "SparseAddGrad": "matches the entries of SparseAdd's data-dependent output",
     "StringSplit": "strings (XLA has no string type); the number of tokens is data",
     "StringSplitV2": "strings (XLA has no string type); the number of tokens is data",
+    "StringToHashBucketFast": "hashes strings (FarmHash) on the host",
+    "XlapyVocabularyLookup": "looks keys (strings) up in a host-side vocabulary table",
+    "XlapyCrossHashed": "hashes crosses of strings (FarmHash) on the host",
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

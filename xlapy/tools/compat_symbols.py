@@ -34,7 +34,8 @@ NAMESPACES = [
     ("contrib.framework", True), ("contrib.training", False), ("contrib.seq2seq", False),
     ("contrib.legacy_seq2seq", False), ("contrib.distributions", True),
     ("distributions", False), ("sparse", True), ("strings", True), ("estimator", True),
-    ("estimator.inputs", True), ("keras", True), ("keras.layers", True),
+    ("estimator.inputs", True), ("feature_column", True), ("keras", True),
+    ("keras.layers", True),
     ("keras.models", True), ("keras.callbacks", True), ("keras.backend", True),
     ("keras.optimizers", True), ("keras.losses", True), ("keras.activations", True),
 ]

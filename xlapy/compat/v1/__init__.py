@@ -18,8 +18,8 @@ from __future__ import annotations
 import sys
 
 # ops register themselves on import
-from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, math_ops, nn_ops,
-                                 random_ops, script_ops, state_ops)
+from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, lookup_ops, math_ops,
+                                 nn_ops, random_ops, script_ops, state_ops)
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
     DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64,
@@ -77,7 +77,7 @@ from xlapy.compat.v1.init_ops import (glorot_normal_initializer, orthogonal_init
                                       variance_scaling_initializer)
 from xlapy.compat.v1 import data, debugging, image, initializers, io, metrics
 from xlapy.compat.v1 import python_io  # tf.python_io (TFRecord files)
-from xlapy.compat.v1 import distributions, estimator, keras
+from xlapy.compat.v1 import distributions, estimator, feature_column, keras
 from xlapy.compat.v1.ops.queue_ops import FIFOQueue, QueueBase, RandomShuffleQueue
 from xlapy.compat.v1.train.queue_runner import start_queue_runners
 from xlapy.compat.v1.sparse_tensor import (SparseTensor, SparseTensorValue,

@@ -13,239 +13,32 @@ model_fn(features, labels, mode[, params][, config]) returns an EstimatorSpec; i
 returns (features, labels) tensors or a tf.data.Dataset of them. Training runs in a
 MonitoredTrainingSession (checkpoints, step counter, summaries under model_dir); each
 call builds a fresh graph, and with an XLA jit level in RunConfig(session_config=...) the
-step compiles as any session's graph does. Premade estimators (DNNClassifier, ...) and
-feature columns are not provided: they raise AttributeError as any missing symbol.
+step compiles as any session's graph does.
+
+The premade estimators of TF's "Premade Estimators" tutorial and the census wide-and-deep
+scripts are Estimators with built-in model_fns over tf.feature_column columns
+(canned.py): DNNClassifier, DNNRegressor, LinearClassifier, LinearRegressor,
+DNNLinearCombinedClassifier and DNNLinearCombinedRegressor, with TF 1.15's defaults
+(optimizers, loss_reduction=SUM), evaluate keys and predict dicts:
+
+    cols = [tf.feature_column.numeric_column(k) for k in ("SepalLength", "SepalWidth", ...)]
+    clf = tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=cols,
+                                     n_classes=3)
+    clf.train(input_fn=train_input_fn, steps=1000)
+    clf.evaluate(input_fn=eval_input_fn)   # {"accuracy", "average_loss", "loss", ...}
+    for p in clf.predict(input_fn=predict_input_fn):
+        p["class_ids"][0], p["probabilities"]
 """
 
 from __future__ import annotations
 
-import inspect
-import os
-import tempfile
-
-import numpy as np
-
-from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError, OutOfRangeError
 from xlapy.compat.v1.estimator import inputs
+from xlapy.compat.v1.estimator.canned import (DNNClassifier, DNNLinearCombinedClassifier,
+                                              DNNLinearCombinedRegressor, DNNRegressor,
+                                              LinearClassifier, LinearRegressor)
+from xlapy.compat.v1.estimator.estimator import Estimator
 from xlapy.compat.v1.estimator.spec import EstimatorSpec, ModeKeys, RunConfig
 
-__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs"]
-
-
-class Estimator:
-    def __init__(self, model_fn, model_dir=None, config=None, params=None,
-                 warm_start_from=None):
-        if not callable(model_fn):
-            raise InvalidTypeError(f"model_fn must be callable, got {model_fn!r}")
-        if warm_start_from is not None:
-            raise InvalidArgumentError("Estimator: warm_start_from is not supported by xlapy")
-        self._model_fn = model_fn
-        self._config = config or RunConfig()
-        if model_dir and self._config.model_dir and model_dir != self._config.model_dir:
-            raise InvalidArgumentError(f"model_dir {model_dir!r} and RunConfig's "
-                                       f"{self._config.model_dir!r} differ")
-        self._model_dir = model_dir or self._config.model_dir or tempfile.mkdtemp(
-            prefix="xlapy_estimator_")
-        os.makedirs(self._model_dir, exist_ok=True)
-        self._params = dict(params or {})
-
-    model_dir = property(lambda self: self._model_dir)
-    config = property(lambda self: self._config)
-    params = property(lambda self: dict(self._params))
-    model_fn = property(lambda self: self._model_fn)
-
-    # ---- building ----------------------------------------------------------------------------
-    def _graph(self):
-        from xlapy.compat.v1.framework import Graph
-        g = Graph()
-        if self._config.tf_random_seed is not None:
-            g.seed = self._config.tf_random_seed
-        return g
-
-    @staticmethod
-    def _inputs(input_fn, mode):
-        from xlapy.compat.v1.data.dataset import Dataset
-        sig = inspect.signature(input_fn).parameters
-        kw = {}
-        if "mode" in sig:
-            kw["mode"] = mode
-        out = input_fn(**kw)
-        if isinstance(out, Dataset):
-            out = out.make_one_shot_iterator().get_next()
-        if isinstance(out, (tuple, list)) and len(out) == 2:
-            return out[0], out[1]
-        return out, None
-
-    def _spec(self, features, labels, mode) -> EstimatorSpec:
-        sig = inspect.signature(self._model_fn).parameters
-        kw = {}
-        if "labels" in sig:
-            kw["labels"] = labels
-        elif labels is not None and mode != ModeKeys.PREDICT:
-            raise InvalidArgumentError("model_fn does not take labels, but input_fn gave them")
-        if "mode" in sig:
-            kw["mode"] = mode
-        if "params" in sig:
-            kw["params"] = self._params
-        if "config" in sig:
-            kw["config"] = self._config
-        spec = self._model_fn(features=features, **kw)
-        if not isinstance(spec, EstimatorSpec):
-            raise InvalidTypeError(f"model_fn must return an EstimatorSpec, got "
-                                   f"{type(spec).__name__}")
-        return spec
-
-    def latest_checkpoint(self):
-        from xlapy.compat.v1.train.saver import latest_checkpoint
-        return latest_checkpoint(self._model_dir)
-
-    # ---- train / evaluate / predict ----------------------------------------------------------
-    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        from xlapy.compat.v1.train import session_run_hook as h
-        from xlapy.compat.v1.train.monitored_session import MonitoredTrainingSession
-        from xlapy.compat.v1.train.training_util import get_or_create_global_step
-        if steps is not None and max_steps is not None:
-            raise InvalidArgumentError("Can not provide both steps and max_steps.")
-        for n, v in (("steps", steps), ("max_steps", max_steps)):
-            if v is not None and v <= 0:
-                raise InvalidArgumentError(f"Must specify {n} > 0, given: {v}")
-        if max_steps is not None and self._step_of_checkpoint() >= max_steps:
-            return self  # (TF: "Skipping training since max_steps has already saved.")
-        c = self._config
-        with self._graph().as_default():
-            step = get_or_create_global_step()
-            features, labels = self._inputs(input_fn, ModeKeys.TRAIN)
-            spec = self._spec(features, labels, ModeKeys.TRAIN)
-            if spec.train_op is None or spec.loss is None:
-                raise InvalidArgumentError("model_fn must return train_op and loss in TRAIN "
-                                           "mode")
-            all_hooks = list(hooks or []) + list(spec.training_hooks)
-            if steps is not None or max_steps is not None:
-                all_hooks.append(h.StopAtStepHook(num_steps=steps, last_step=max_steps))
-            all_hooks.append(h.NanTensorHook(spec.loss))
-            all_hooks.append(_LossLogger(spec.loss, step, c.log_step_count_steps))
-            ckpt = {"save_checkpoint_steps": c.save_checkpoints_steps} \
-                if c.save_checkpoints_steps else {"save_checkpoint_secs":
-                                                  c.save_checkpoints_secs}
-            with MonitoredTrainingSession(
-                    checkpoint_dir=self._model_dir, hooks=all_hooks,
-                    chief_only_hooks=list(spec.training_chief_hooks), config=c.session_config,
-                    save_summaries_steps=c.save_summary_steps,
-                    log_step_count_steps=c.log_step_count_steps,
-                    scaffold=spec.scaffold, **ckpt) as sess:
-                while not sess.should_stop():
-                    sess.run([spec.train_op, spec.loss])
-        return self
-
-    def _step_of_checkpoint(self) -> int:
-        path = self.latest_checkpoint()
-        if not path:
-            return 0
-        try:
-            return int(self.get_variable_value("global_step"))
-        except Exception:
-            return 0
-
-    def _restored_session(self, checkpoint_path):
-        from xlapy.compat.v1.ops.array_ops import group
-        from xlapy.compat.v1.session import Session
-        from xlapy.compat.v1.train.saver import Saver
-        from xlapy.compat.v1.variables import (global_variables, local_variables_initializer,
-                                               global_variables_initializer)
-        path = checkpoint_path or self.latest_checkpoint()
-        sess = Session(config=self._config.session_config)
-        if path:
-            Saver(global_variables()).restore(sess, path)
-        else:
-            sess.run(global_variables_initializer())
-        sess.run(group(local_variables_initializer()))
-        return sess, path
-
-    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        """Runs the EVAL graph over input_fn (until it ends, or `steps` batches) with the
-        latest checkpoint's variables; returns the eval_metric_ops' values, the mean loss
-        and the global step."""
-        from xlapy.compat.v1.metrics import mean
-        from xlapy.compat.v1.train.training_util import get_or_create_global_step
-        with self._graph().as_default():
-            step = get_or_create_global_step()
-            features, labels = self._inputs(input_fn, ModeKeys.EVAL)
-            spec = self._spec(features, labels, ModeKeys.EVAL)
-            metrics = dict(spec.eval_metric_ops)
-            if spec.loss is not None and "loss" not in metrics:
-                metrics["loss"] = mean(spec.loss)
-            updates = [m[1] for m in metrics.values()]
-            sess, path = self._restored_session(checkpoint_path)
-            with sess:
-                n = 0
-                try:
-                    while steps is None or n < steps:
-                        sess.run(updates)
-                        n += 1
-                except OutOfRangeError:
-                    pass
-                if n == 0:
-                    raise InvalidArgumentError("evaluate: input_fn gave no batch")
-                out = {k: _scalar(sess.run(v[0])) for k, v in metrics.items()}
-                out["global_step"] = int(sess.run(step))
-        return out
-
-    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
-                yield_single_examples=True):
-        """Yields the model's predictions for each example (or batch) of input_fn."""
-        with self._graph().as_default():
-            from xlapy.compat.v1.train.training_util import get_or_create_global_step
-            get_or_create_global_step()
-            features, _ = self._inputs(input_fn, ModeKeys.PREDICT)
-            spec = self._spec(features, None, ModeKeys.PREDICT)
-            preds = spec.predictions
-            if preds is None:
-                raise InvalidArgumentError("model_fn must return predictions in PREDICT mode")
-            single = not isinstance(preds, dict)
-            if not single and predict_keys is not None:
-                keys = [predict_keys] if isinstance(predict_keys, str) else list(predict_keys)
-                missing = [k for k in keys if k not in preds]
-                if missing:
-                    raise InvalidArgumentError(f"predict_keys {missing} are not in the "
-                                               f"predictions {sorted(preds)}")
-                preds = {k: preds[k] for k in keys}
-            sess, _ = self._restored_session(checkpoint_path)
-            with sess:
-                while True:
-                    try:
-                        batch = sess.run(preds)
-                    except OutOfRangeError:
-                        return
-                    if not yield_single_examples:
-                        yield batch
-                        continue
-                    n = len(batch) if single else len(next(iter(batch.values())))
-                    for i in range(n):
-                        yield batch[i] if single else {k: v[i] for k, v in batch.items()}
-
-    # ---- variables -----------------------------------------------------------------------------
-    def get_variable_names(self) -> list:
-        from xlapy.compat.v1.train.saver import list_variables
-        path = self.latest_checkpoint()
-        return [] if not path else [n for n, _ in list_variables(path)]
-
-    def get_variable_value(self, name):
-        from xlapy.compat.v1.train.saver import load_variable
-        path = self.latest_checkpoint()
-        if not path:
-            raise InvalidArgumentError(f"Estimator: no checkpoint in {self._model_dir} yet")
-        return load_variable(path, name)
-
-
-def _scalar(v):
-    a = np.asarray(v)
-    return a.item() if a.ndim == 0 else a
-
-
-class _LossLogger:
-    """Logs the loss and the global step every n steps (TF's "loss = ..., step = ...")."""
-
-    def __new__(cls, loss, step, every):
-        from xlapy.compat.v1.train.session_run_hook import LoggingTensorHook
-        every = every or 100
-        return LoggingTensorHook({"loss": loss, "step": step}, every_n_iter=every)
+__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs", "DNNClassifier",
+           "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
+           "DNNLinearCombinedRegressor"]

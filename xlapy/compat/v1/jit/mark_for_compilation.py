@@ -7,7 +7,9 @@ fetches need), and which of them are requested for compilation:
   - ops placed on an XLA device (these must compile: an op without a lowering there raises).
 _XlaCompile=False opts an op out even under auto-jit.
 
-Candidates are requested ops with an XLA lowering. Clustering contracts edges of the plan's
+Candidates are requested ops with an XLA lowering (under auto-jit and jit_scope, not those
+reading or making string tensors: a Const of strings or a Gather of class names stays in
+the executor). Clustering contracts edges of the plan's
 dependency graph (data and control edges; variable accesses are not edges, as in TF):
 
     for each candidate v in topological order:
