@@ -446,3 +446,50 @@ def test_tfrecord_and_text_readers(tmp_path):
     same(np.concatenate([b[0] for b in lines]), objs(f"{txt}:2", f"{txt}:3", f"{txt}:4"))
     same(np.concatenate([b[1] for b in lines]), objs("1,a", "2,b", "3,c"))
     assert os.path.exists(path)
+
+
+def test_sparse_elements_through_map_filter_and_batch():
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant(EXAMPLES))
+    ds = ds.map(lambda s: tf.parse_single_example(s, {"w": tf.VarLenFeature(tf.string),
+                                                      "n": tf.FixedLenFeature([], tf.int64)}))
+    assert ds.output_classes["w"] is tf.SparseTensor
+    assert ds.output_shapes["w"].as_list() == [None]
+    kept = ds.filter(lambda d: tf.size(d["w"].values) > 0)
+    batched = kept.batch(2)
+    assert batched.output_shapes["w"].as_list() == [None, None]
+    nxt = batched.make_one_shot_iterator().get_next()
+    assert isinstance(nxt["w"], tf.SparseTensor)
+    dense = ds.map(lambda d: tf.sparse_tensor_to_dense(d["w"], default_value="?"))
+    one = dense.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        got = sess.run(nxt)
+        same(got["w"].indices, [[0, 0], [0, 1], [1, 0]])   # TF 1.x's batch of SparseTensors
+        same(got["w"].values, objs("x", "yé", "z"))
+        same(got["w"].dense_shape, [2, 2])
+        same(got["n"], [5, 6])
+        with pytest.raises(OutOfRangeError):
+            sess.run(nxt)
+        same(sess.run(one), objs("x", "yé"))
+        same(sess.run(one), objs("z"))
+        same(sess.run(one), np.zeros([0], object))
+    with pytest.raises(UnimplementedError, match="padded_batch"):
+        ds.padded_batch(2, {"w": [None], "n": []})
+    with pytest.raises(UnimplementedError, match="unbatch"):
+        ds.batch(2).unbatch()
+
+
+def test_monitored_session_initializes_tables():
+    table = tf.contrib.lookup.index_table_from_tensor(["a", "b"])
+    ids = table.lookup(tf.constant(["b", "a", "c"]))
+    with tf.train.MonitoredSession() as sess:
+        same(sess.run(ids), [1, 0, -1])
+
+
+def test_strided_slice_takes_tf_signature():
+    x = tf.constant(np.arange(24).reshape(2, 3, 4))
+    a = np.arange(24).reshape(2, 3, 4)
+    same(run(tf.strided_slice(x, [0, 1, 0], [2, 3, 4], [1, 1, 2])), a[0:2, 1:3, 0:4:2])
+    same(run(tf.strided_slice(x, [1, 0, 0], [0, 0, 3], begin_mask=6, end_mask=2,
+                              shrink_axis_mask=1)), a[1, :, 0:3])
+    same(run(tf.strided_slice(x, [0, 0], [1, 1], new_axis_mask=1, ellipsis_mask=2)),
+         a[None, ...])
