@@ -108,6 +108,8 @@ def test_regex_replace_and_full_match():
          [re.fullmatch(r"[a-zé ]*ö?[a-z]*", w) is not None for w in WORDS])
     with pytest.raises(InvalidArgumentError, match="Invalid pattern"):
         run(tf.strings.regex_full_match(x, "(a"))
+    with pytest.raises(InvalidArgumentError, match="Rewrite schema error"):
+        run(tf.regex_replace(x, "(a)", r"\2"))
     with pytest.raises(InvalidArgumentError, match="scalar"):
         tf.strings.regex_replace(x, tf.constant(["a", "b"]), "c")
 
@@ -476,6 +478,18 @@ def test_sparse_elements_through_map_filter_and_batch():
         ds.padded_batch(2, {"w": [None], "n": []})
     with pytest.raises(UnimplementedError, match="unbatch"):
         ds.batch(2).unbatch()
+
+
+def test_lookup_feeds_a_compiled_cluster():
+    from .conftest import jit_config
+    table = tf.contrib.lookup.index_table_from_tensor(["a", "b", "c"], num_oov_buckets=1)
+    words = tf.placeholder(tf.string, [None])
+    ids = tf.cast(table.lookup(tf.strings.lower(words)), tf.int32)
+    emb = tf.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    out = tf.reduce_sum(tf.gather(emb, ids) * 2.0, axis=1)
+    with tf.Session(config=jit_config()) as sess:
+        sess.run(tf.tables_initializer())
+        same(sess.run(out, {words: ["B", "zz", "a"]}), [10.0, 26.0, 2.0])
 
 
 def test_monitored_session_initializes_tables():

@@ -287,6 +287,11 @@ def _regex_replace(m, x, pattern, rewrite, replace_global=True):
     """Each match of `pattern` (the first, unless replace_global) replaced by `rewrite`."""
     a = _strings(x)
     rx, rw = _regex(pattern), _rewrite(rewrite)
+    used = [int(d) for d in re.findall(r"(?<!\\)\\([0-9])", _text(_b(rewrite)))]
+    if used and max(used) > rx.groups:
+        raise InvalidArgumentError(f"Rewrite schema error: '\\{max(used)}' not allowed in "
+                                   f"rewrite '{_text(_b(rewrite))}': the pattern has "
+                                   f"{rx.groups} groups")
     count = 0 if replace_global else 1
     return _objects(a.shape, [_bytes_of(rx.sub(rw, _text(s), count=count))
                               for s in a.reshape(-1)])
