@@ -270,6 +270,11 @@ _FILES = {
                    "SparseReorder SparseReshape SparseAdd SparseAddGrad StringSplit "
                    "StringSplitV2",
     "test_premade": "StringToHashBucketFast XlapyVocabularyLookup XlapyCrossHashed",
+    "test_strings": "StringJoin ReduceJoin Substr StringLength RegexReplace RegexFullMatch "
+                    "StringStrip StringLower StringUpper InitializeTableV2 "
+                    "InitializeTableFromTextFileV2 LookupTableFindV2 LookupTableSizeV2 "
+                    "ReaderReadV2 ReaderReadUpToV2 ReaderNumRecordsProducedV2 "
+                    "ReaderNumWorkUnitsCompletedV2 ReaderResetV2",
     "test_math_more": "Tan Atan Asin Acos Sinh Cosh Asinh Acosh Atanh Rint Atan2 Xlogy Xdivy "
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
@@ -310,6 +315,15 @@ EXECUTOR_ONLY = {
     "StringToHashBucketFast": "hashes strings (FarmHash) on the host",
     "XlapyVocabularyLookup": "looks keys (strings) up in a host-side vocabulary table",
     "XlapyCrossHashed": "hashes crosses of strings (FarmHash) on the host",
+    **{op: "transforms strings (XLA has no string type) on the host" for op in (
+        "StringJoin", "ReduceJoin", "Substr", "StringLength", "RegexReplace", "RegexFullMatch",
+        "StringStrip", "StringLower", "StringUpper")},
+    **{op: "a lookup table's contents live in the session (lookup_table_ops.py)" for op in (
+        "InitializeTableV2", "InitializeTableFromTextFileV2", "LookupTableFindV2",
+        "LookupTableSizeV2")},
+    **{op: "a reader reads files on the host; its position lives in the session" for op in (
+        "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+        "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2")},
     **{op: "a queue's contents live in the session (queue_ops.py)" for op in (
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",

@@ -33,8 +33,9 @@ from xlapy.compat.v1.gradients import gradients
 from xlapy.compat.v1.ops.array_ops import (
     broadcast_to, concat, constant, expand_dims, fill, group, identity, no_op, one_hot, ones,
     ones_like, pad, placeholder, rank, reshape, shape, size, slice_ as slice, squeeze, stack,
-    stop_gradient, strided_slice, tile, transpose, unstack, where, zeros, zeros_like)
+    stop_gradient, tile, transpose, unstack, where, zeros, zeros_like)
 from xlapy.compat.v1.ops.array_ops import tuple_ as tuple
+from xlapy.compat.v1.ops.index_ops import strided_slice_op as strided_slice
 from xlapy.compat.v1.ops.math_ops import (
     abs, add, add_n, argmax, argmin, cast, ceil, cos, div, divide, equal, exp, floor, floordiv,
     greater, greater_equal, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
@@ -89,6 +90,8 @@ from xlapy.compat.v1.ops.sparse_ops import (sparse_add, sparse_concat, sparse_re
                                             sparse_to_dense, sparse_transpose)
 from xlapy.compat.v1.ops.string_ops import string_split
 from xlapy.compat.v1 import sparse, strings
+from xlapy.compat.v1.ops.api_text import *  # noqa: F403  (string ops, tables, readers)
+from xlapy.compat.v1 import lookup
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -39,6 +39,7 @@ class GraphKeys:
     METRIC_VARIABLES = "metric_variables"
     SAVEABLE_OBJECTS = "saveable_objects"
     QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
     VARIABLES = GLOBAL_VARIABLES
 
 

@@ -4,8 +4,9 @@ from xlapy.compat.v1.data.dataset import Dataset
 from xlapy.compat.v1.data.iterator_ops import (Iterator, get_output_shapes, get_output_types,
                                                make_initializable_iterator,
                                                make_one_shot_iterator)
-from xlapy.compat.v1.data.readers import TextLineDataset, TFRecordDataset
+from xlapy.compat.v1.data.readers import (FixedLengthRecordDataset, TextLineDataset,
+                                          TFRecordDataset)
 
-__all__ = ["Dataset", "Iterator", "get_output_shapes", "get_output_types",
-           "make_initializable_iterator", "make_one_shot_iterator", "TextLineDataset",
-           "TFRecordDataset"]
+__all__ = ["Dataset", "FixedLengthRecordDataset", "Iterator", "get_output_shapes",
+           "get_output_types", "make_initializable_iterator", "make_one_shot_iterator",
+           "TextLineDataset", "TFRecordDataset"]

@@ -35,7 +35,10 @@ from xlapy.compat.v1.data.structure import (_common_shape, _count_arg, _count_va
                                             _flatten, _flatten_datasets, _flatten_shapes,
                                             _function_of, _Graph, _map_structure, _pack,
                                             _source_captures, _source_values, _Spec,
-                                            _as_graph_tensor, _to_array)
+                                            _to_array)
+from xlapy.compat.v1.data.sparse_elements import (batch_sparse, collapse, expand,
+                                                  is_sparse_spec, outputs, placeholders,
+                                                  refuse)
 from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
 from xlapy.compat.v1.tensor_shape import TensorShape
 
@@ -60,7 +63,9 @@ class Dataset:
     @property
     def output_classes(self):
         from xlapy.compat.v1.framework import Tensor
-        return _map_structure(lambda leaf: Tensor, self._structure)
+        from xlapy.compat.v1.sparse_tensor import SparseTensor
+        return _map_structure(lambda leaf: SparseTensor if is_sparse_spec(leaf) else Tensor,
+                              self._structure)
 
     # -- sources
     @staticmethod
@@ -153,6 +158,7 @@ class Dataset:
         if b <= 0:
             raise InvalidArgumentError(f"batch_size must be greater than zero, got {b}")
         src = self._elements
+        sparse = [is_sparse_spec(leaf) for leaf in _flatten(self._structure)]
 
         def elements(ctx):
             it = src(ctx)
@@ -160,10 +166,11 @@ class Dataset:
                 chunk = list(itertools.islice(it, b))
                 if not chunk or (drop_remainder and len(chunk) < b):
                     return
-                yield [np.stack(parts) for parts in zip(*chunk)]
+                yield [batch_sparse(parts) if sp else np.stack(parts)
+                       for parts, sp in zip(zip(*chunk), sparse)]
         structure = _map_structure(
-            lambda leaf: _Spec(leaf.dtype, TensorShape([b if drop_remainder else None])
-                               .concatenate(leaf.shape)), self._structure)
+            lambda leaf: type(leaf)(leaf.dtype, TensorShape([b if drop_remainder else None])
+                                    .concatenate(leaf.shape)), self._structure)
         return Dataset(elements, structure, self._captures)
 
     def padded_batch(self, batch_size, padded_shapes, padding_values=None,
@@ -174,6 +181,7 @@ class Dataset:
         if b <= 0:
             raise InvalidArgumentError(f"batch_size must be greater than zero, got {b}")
         leaves = _flatten(self._structure)
+        refuse(leaves, "padded_batch")
         shapes = [TensorShape(None) if ps is None else TensorShape(
             [None if d is None or (isinstance(d, int) and d < 0) else d for d in ps])
             for ps in _flatten_shapes(padded_shapes, len(leaves))]
@@ -221,6 +229,7 @@ class Dataset:
 
     def unbatch(self):
         """The rows of each element (the inverse of batch)."""
+        refuse(_flatten(self._structure), "unbatch")
         src = self._elements
 
         def elements(ctx):
@@ -279,22 +288,19 @@ class Dataset:
         positional arguments); they run in the executor for each element, inside
         get_next. Tensors of the enclosing graph it uses are read at each get_next."""
         from xlapy.compat.v1.framework import get_default_graph
-        from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+        from xlapy.compat.v1.ops.functional import FuncGraph, Function
         fg = FuncGraph("dataset_map", get_default_graph())
         leaves = _flatten(self._structure)
         with fg.as_default():
-            phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
-                   for i, leaf in enumerate(leaves)]
-            args = _pack(self._structure, phs)
+            phs, leaf_args = placeholders(fg, leaves)
+            args = _pack(self._structure, leaf_args)
             out = map_func(*args) if isinstance(args, tuple) and not hasattr(args, "_fields") \
                 else map_func(args)
             if isinstance(out, list):
                 out = tuple(out)
-            out = _map_structure(lambda t: fg.capture(t) if hasattr(t, "graph") and
-                                 t.graph is not fg else _as_graph_tensor(t), out)
-        flat_out = _flatten(out)
+            flat_out, out_leaves = outputs(fg, _flatten(out))
         fn = Function(fg, phs + [fg.captures[t] for t in fg.captured], flat_out)
-        structure = _map_structure(lambda t: _Spec(t.dtype, t.shape), out)
+        structure = _pack(out, out_leaves)
         src, key = self._elements, object()
 
         def elements(ctx):
@@ -302,7 +308,7 @@ class Dataset:
             run = executor_runner(ctx.session, fn)
             caps = ctx.capture_values(key)
             for e in src(ctx):
-                yield [np.asarray(v) for v in run(*e, *caps)]
+                yield collapse(run(*expand(e, leaves), *caps), out_leaves)
         return Dataset(elements, structure,
                        self._captures + [(key, t) for t in fg.captured])
 
@@ -310,13 +316,12 @@ class Dataset:
         """(inner dataset, Function computing its graph inputs from an element, keyed
         captures of the enclosing graph)."""
         from xlapy.compat.v1.framework import get_default_graph
-        from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+        from xlapy.compat.v1.ops.functional import FuncGraph, Function
         fg = FuncGraph(name, get_default_graph())
         leaves = _flatten(self._structure)
         with fg.as_default():
-            phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
-                   for i, leaf in enumerate(leaves)]
-            args = _pack(self._structure, phs)
+            phs, leaf_args = placeholders(fg, leaves)
+            args = _pack(self._structure, leaf_args)
             inner = map_func(*args) if isinstance(args, tuple) and \
                 not hasattr(args, "_fields") else map_func(args)
             if not isinstance(inner, Dataset):
@@ -341,7 +346,7 @@ class Dataset:
         if c < 1 or k < 1:
             raise InvalidArgumentError(f"{_name}: cycle_length and block_length must be >= 1")
         inner, fn, key, caps = self._per_element_dataset(map_func, _name)
-        src = self._elements
+        src, leaves = self._elements, _flatten(self._structure)
 
         def elements(ctx):
             from xlapy.compat.v1.ops.functional import executor_runner
@@ -351,7 +356,7 @@ class Dataset:
 
             def open_next():
                 e = next(outer)
-                vals = [np.asarray(v) for v in run(*e, *outer_caps)]
+                vals = [np.asarray(v) for v in run(*expand(e, leaves), *outer_caps)]
                 from xlapy.compat.v1.data.iterator_ops import _SubRun
                 return iter(inner._elements(_SubRun(ctx, inner, vals)))
             cycle, end_of_input, i = [None] * c, False, 0
@@ -380,14 +385,14 @@ class Dataset:
         if pred.dtype != dtypes.bool or pred.shape.ndims not in (None, 0):
             raise InvalidArgumentError(f"filter: the predicate must return a scalar bool "
                                        f"tensor, got {pred.dtype.name} {pred.shape.tf_str()}")
-        src = self._elements
+        src, leaves = self._elements, _flatten(self._structure)
 
         def elements(ctx):
             from xlapy.compat.v1.ops.functional import executor_runner
             run = executor_runner(ctx.session, fn)
             values = ctx.capture_values(key)
             for e in src(ctx):
-                if bool(run(*e, *values)[0]):
+                if bool(run(*expand(e, leaves), *values)[0]):
                     yield e
         return Dataset(elements, self._structure, self._captures + caps)
 
@@ -405,9 +410,10 @@ class Dataset:
 
     def concatenate(self, dataset):
         a, b = _flatten(self._structure), _flatten(dataset._structure)
-        if len(a) != len(b) or any(x.dtype != y.dtype for x, y in zip(a, b)):
+        if len(a) != len(b) or any(x.dtype != y.dtype or type(x) is not type(y)
+                                   for x, y in zip(a, b)):
             raise InvalidArgumentError("concatenate: the datasets' element types differ")
-        structure = _pack(self._structure, [_Spec(x.dtype, _common_shape(x.shape, y.shape))
+        structure = _pack(self._structure, [type(x)(x.dtype, _common_shape(x.shape, y.shape))
                                             for x, y in zip(a, b)])
         first, second = self._elements, dataset._elements
         return Dataset(lambda ctx: itertools.chain(first(ctx), second(ctx)), structure,

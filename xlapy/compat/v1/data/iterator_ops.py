@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.data.sparse_elements import component_specs, expand, is_sparse_spec
 from xlapy.compat.v1.data.structure import _flatten, _map_structure, _pack, _Spec
 from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError,
                                     OutOfRangeError)
@@ -46,7 +47,9 @@ class Iterator:
     @property
     def output_classes(self):
         from xlapy.compat.v1.framework import Tensor
-        return _map_structure(lambda leaf: Tensor, self._structure)
+        from xlapy.compat.v1.sparse_tensor import SparseTensor
+        return _map_structure(lambda leaf: SparseTensor if is_sparse_spec(leaf) else Tensor,
+                              self._structure)
 
     @property
     def initializer(self):
@@ -61,8 +64,8 @@ class Iterator:
         are evaluated when it runs, as TF's."""
         mine, theirs = _flatten(self._structure), _flatten(dataset._structure)
         if len(mine) != len(theirs) or any(
-                a.dtype != b.dtype or not a.shape.is_compatible_with(b.shape)
-                for a, b in zip(mine, theirs)):
+                a.dtype != b.dtype or not a.shape.is_compatible_with(b.shape) or
+                is_sparse_spec(a) != is_sparse_spec(b) for a, b in zip(mine, theirs)):
             raise InvalidArgumentError("make_initializer: the dataset's element types and "
                                        "shapes are not compatible with the iterator's")
         return make_op("MakeIterator", [t for _, t in dataset._captures],
@@ -72,10 +75,19 @@ class Iterator:
         leaves = _flatten(self._structure)
         # a one-shot iterator reads the tensors its map functions use when it starts
         caps = [t for _, t in self._dataset._captures] if not self._initializable else []
+        specs = component_specs(leaves)
         op = make_op("IteratorGetNext", caps, {
-            "iterator": self, "output_types": [leaf.dtype for leaf in leaves],
-            "output_shapes": [leaf.shape for leaf in leaves]}, name=name or "IteratorGetNext")
-        return _pack(self._structure, list(op.outputs))
+            "iterator": self, "output_types": [dt for dt, _ in specs],
+            "output_shapes": [sh for _, sh in specs]}, name=name or "IteratorGetNext")
+        outs, vals = list(op.outputs), []
+        for leaf in leaves:
+            if is_sparse_spec(leaf):
+                from xlapy.compat.v1.sparse_tensor import SparseTensor
+                vals.append(SparseTensor(*outs[:3]))
+                outs = outs[3:]
+            else:
+                vals.append(outs.pop(0))
+        return _pack(self._structure, vals)
 
     def _start(self, session, dataset, captures):
         _session_state(session)[id(self)] = _Run(dataset, session, captures)
@@ -167,6 +179,7 @@ def _make_iterator(m):
 def _get_next_executor(session, op):
     it = op.get_attr("iterator")
     state = _session_state(session)
+    leaves = _flatten(it._structure)
 
     def run(*captures):
         if id(it) not in state:
@@ -177,7 +190,7 @@ def _get_next_executor(session, op):
                     f"getting the next element.\n\t [[{op.name}]]", op=op)
             it._start(session, it._dataset, captures)
         try:
-            return state[id(it)].next()
+            return expand(state[id(it)].next(), leaves)
         except StopIteration:
             raise OutOfRangeError(f"End of sequence\n\t [[{op.name}]]", op=op) from None
     return run

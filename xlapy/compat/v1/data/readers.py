@@ -1,7 +1,7 @@
 """tf.data.TextLineDataset: the lines of text files (without their "\n" or "\r\n" endings)
 as string scalars, read on the host when the iterator reaches them; compression_type "" (none),
 "GZIP" or "ZLIB". tf.data.TFRecordDataset: the records of TFRecord files (io/tf_record.py),
-likewise."""
+likewise; tf.data.FixedLengthRecordDataset: the fixed-length records of binary files."""
 
 from __future__ import annotations
 
@@ -82,3 +82,43 @@ class TFRecordDataset(Dataset):
                 for record in read_records(path, comp):
                     yield [np.asarray(record, dtype=object)]
         super().__init__(elements, _Spec(dtypes.string, TensorShape([])))
+
+
+class FixedLengthRecordDataset(Dataset):
+    """The fixed-length records of binary files (CIFAR-10's format), as string scalars:
+    FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None, footer_bytes=None,
+    buffer_size=None, compression_type=None). Each file's records start after header_bytes
+    and end before its last footer_bytes; a partial last record is ignored."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None, compression_type=None, num_parallel_reads=None):
+        from xlapy.compat.v1.ops.reader_ops import fixed_length_records
+        names = _names(filenames, "FixedLengthRecordDataset")
+        record, header, footer = (_int_arg(v, what) for v, what in (
+            (record_bytes, "record_bytes"), (header_bytes, "header_bytes"),
+            (footer_bytes, "footer_bytes")))
+        if record <= 0:
+            raise InvalidArgumentError(f"record_bytes must be greater than zero, got {record}")
+        if header < 0 or footer < 0:
+            raise InvalidArgumentError("header_bytes and footer_bytes must be >= 0")
+        comp = (compression_type or "").upper()
+        if comp not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError(f"Unsupported compression_type: {compression_type}")
+
+        def elements(ctx):
+            for path in names:
+                for rec in fixed_length_records(_read(path, comp), record, header, footer):
+                    yield [np.asarray(rec, dtype=object)]
+        super().__init__(elements, _Spec(dtypes.string, TensorShape([])))
+
+
+def _int_arg(v, what) -> int:
+    if v is None:
+        return 0
+    if hasattr(v, "op"):
+        c = constant_value(v)
+        if c is None:
+            raise InvalidArgumentError(f"FixedLengthRecordDataset: {what} must be known when "
+                                       "the graph is built")
+        v = c
+    return int(v)

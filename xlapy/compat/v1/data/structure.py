@@ -142,14 +142,14 @@ def _flatten_datasets(s):
 
 def _function_of(structure, fn_, name):
     """(Function, keyed captures, key) of fn_ applied to an element's tensors."""
+    from xlapy.compat.v1.data.sparse_elements import placeholders
     from xlapy.compat.v1.framework import get_default_graph
-    from xlapy.compat.v1.ops.functional import FuncGraph, Function, placeholder_in
+    from xlapy.compat.v1.ops.functional import FuncGraph, Function
     fg = FuncGraph(name, get_default_graph())
     leaves = _flatten(structure)
     with fg.as_default():
-        phs = [placeholder_in(fg, leaf.dtype, leaf.shape, f"arg{i}")
-               for i, leaf in enumerate(leaves)]
-        args = _pack(structure, phs)
+        phs, leaf_args = placeholders(fg, leaves)
+        args = _pack(structure, leaf_args)
         out = fn_(*args) if isinstance(args, tuple) and not hasattr(args, "_fields") \
             else fn_(args)
         out = fg.capture(out) if hasattr(out, "graph") and out.graph is not fg \

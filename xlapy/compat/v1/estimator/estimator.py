@@ -137,7 +137,8 @@ class Estimator:
             Saver(global_variables()).restore(sess, path)
         else:
             sess.run(global_variables_initializer())
-        sess.run(group(local_variables_initializer()))
+        from xlapy.compat.v1.ops.lookup_table_ops import tables_initializer
+        sess.run(group(local_variables_initializer(), tables_initializer()))
         return sess, path
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):

@@ -381,3 +381,39 @@ def where(condition, x=None, y=None, name=None):
 
 select = where
 
+
+
+def strided_slice_op(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                     ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None,
+                     name=None):
+    """tf.strided_slice(input_, begin, end, strides, masks): TF's signature, as the slice
+    key input_[b0:e0:s0, ...] (begin, end and strides must be known when the graph is
+    built)."""
+    vals = []
+    for what, v in (("begin", begin), ("end", end), ("strides", strides)):
+        if v is not None and (isinstance(v, Tensor) or hasattr(v, "_to_tensor")):
+            c = constant_value(tensor(v))
+            if c is None:
+                raise InvalidArgumentError(f"strided_slice: {what} must be known when the "
+                                           "graph is built (use input_[b:e] with tensor "
+                                           "bounds)")
+            v = c
+        vals.append(None if v is None else [int(a) for a in np.reshape(v, [-1])])
+    b, e, s = vals
+    s = s if s is not None else [1] * len(b)
+    if not len(b) == len(e) == len(s):
+        raise InvalidArgumentError("strided_slice: begin, end and strides must have the same "
+                                   "length")
+    key = []
+    for i, (bi, ei, si) in enumerate(zip(b, e, s)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(bi)
+        else:
+            key.append(slice(None if begin_mask & bit else bi, None if end_mask & bit else ei,
+                             si))
+    return strided_slice(input_, tuple(key), name=name)

@@ -187,15 +187,18 @@ def _check_key_dtype(op_name, t):
 
 # ---- StringToHashBucketFast --------------------------------------------------------------------
 
-@register_op("StringToHashBucketFast", attrs=("num_buckets",), lowering=None,
+@register_op("StringToHashBucketFast", attrs=("num_buckets", "keep_empty"), lowering=None,
              infer=lambda op: [(dtypes.int64, op.inputs[0].shape)])
-def _hash_bucket(m, x, num_buckets=1):
+def _hash_bucket(m, x, num_buckets=1, keep_empty=False):
+    """keep_empty: '' hashes as any string (tf.strings.to_hash_bucket_fast), else gives -1
+    (feature columns)."""
     x = np.asarray(x)
     flat = x.reshape(-1)
     out = np.fromiter((fingerprint64(_key_bytes(v)) % num_buckets for v in flat), np.int64,
                       count=flat.size)
     out = out.reshape(x.shape)
-    out[_ignored(x)] = -1
+    if not keep_empty:
+        out[_ignored(x)] = -1
     return out
 
 

@@ -8,8 +8,9 @@ xlapy.compat.v1.train.example_pb. Dense outputs have static shapes from the feat
 (and the batch of serialized examples where known); errors are InvalidArgumentError with
 TF's messages ("Feature: x (data type: float) is required but could not be found.").
 
-VarLenFeature and SparseFeature give tf.SparseTensor outputs; xlapy.compat.v1 has no
-SparseTensor, so parsing them raises UnimplementedError saying so.
+VarLenFeature and SparseFeature give tf.SparseTensor outputs (parsing_sparse.py) in
+parse_single_example and parse_example; parse_single_sequence_example supports dense
+features only.
 """
 
 from __future__ import annotations
@@ -47,14 +48,13 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A variable-length feature parsed into a tf.SparseTensor (which xlapy.compat.v1 does
-    not have: parsing one raises UnimplementedError)."""
+    """A variable-length feature parsed into a tf.SparseTensor of its values."""
 
 
 class SparseFeature(collections.namedtuple(
         "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
-    """A sparse feature parsed into a tf.SparseTensor (which xlapy.compat.v1 does not have:
-    parsing one raises UnimplementedError)."""
+    """A sparse feature parsed into a tf.SparseTensor: the values of value_key at the
+    positions of index_key in a vector of `size`."""
 
     def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
         return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
@@ -91,9 +91,8 @@ def _check_sparse(features):
     for key, f in features.items():
         if isinstance(f, (VarLenFeature, SparseFeature)):
             raise UnimplementedError(
-                f"Feature {key}: {type(f).__name__} is parsed into a tf.SparseTensor, which "
-                "xlapy.compat.v1 does not have yet; use FixedLenFeature or "
-                "FixedLenSequenceFeature(allow_missing=True)")
+                f"Feature {key}: {type(f).__name__} in a SequenceExample is not supported by "
+                "xlapy; use FixedLenFeature or FixedLenSequenceFeature(allow_missing=True)")
 
 
 class _Dense:
@@ -138,16 +137,19 @@ def _as_dtype(v, dt):
     return np.asarray(v, dtype=dt.np)
 
 
-def _specs(features, what) -> list:
+def _specs(features, what) -> tuple:
+    """(dense specs, sparse specs) of the features, each sorted by key."""
+    from xlapy.compat.v1.ops.parsing_sparse import sparse_specs
     if not isinstance(features, dict) or not features:
         raise InvalidArgumentError(f"{what}: features must be a non-empty dict of feature "
                                    "specs")
-    _check_sparse(features)
-    return [_Dense(k, features[k], what) for k in sorted(features)]
+    dense = [_Dense(k, features[k], what) for k in sorted(features)
+             if not isinstance(features[k], (VarLenFeature, SparseFeature))]
+    return dense, sparse_specs(features, _feature_dtype)
 
 
-def _attrs(dense: list) -> dict:
-    return {"dense_keys": tuple(d.key for d in dense),
+def _attrs(dense: list, sparse: list = ()) -> dict:
+    return {"sparse": tuple(sparse), "dense_keys": tuple(d.key for d in dense),
             "dense_types": tuple(d.dtype for d in dense),
             "dense_shapes": tuple(d.shape for d in dense),
             "sequence": tuple(d.sequence for d in dense),
@@ -168,7 +170,13 @@ def _single_infer(op):
         raise InvalidArgumentError(f"parse_single_example: serialized must be a scalar, got "
                                    f"shape {s.shape.tf_str()}")
     return [(dt, TensorShape(_out_shape(sh, seq))) for dt, sh, seq in zip(
-        op.get_attr("dense_types"), op.get_attr("dense_shapes"), op.get_attr("sequence"))]
+        op.get_attr("dense_types"), op.get_attr("dense_shapes"), op.get_attr("sequence"))] + \
+        _sparse_infer(op, False)
+
+
+def _sparse_infer(op, batched):
+    from xlapy.compat.v1.ops.parsing_sparse import sparse_infer
+    return sparse_infer(op.get_attr("sparse") or (), batched)
 
 
 def _batch_infer(op):
@@ -181,7 +189,8 @@ def _batch_infer(op):
                                    f"{s.shape.tf_str()}")
     b = s.shape.dims[0] if s.shape.ndims == 1 else None
     return [(dt, TensorShape([b] + _out_shape(sh, seq))) for dt, sh, seq in zip(
-        op.get_attr("dense_types"), op.get_attr("dense_shapes"), op.get_attr("sequence"))]
+        op.get_attr("dense_types"), op.get_attr("dense_shapes"), op.get_attr("sequence"))] + \
+        _sparse_infer(op, True)
 
 
 def _bytes(v) -> bytes:
@@ -258,9 +267,11 @@ def _parse(serialized_list, names, attrs, batched):
     keys, types, shapes = attrs["dense_keys"], attrs["dense_types"], attrs["dense_shapes"]
     seqs, missing, defaults = attrs["sequence"], attrs["allow_missing"], attrs["defaults"]
     per_key = [[] for _ in keys]
+    examples = []
     for index, data in enumerate(serialized_list):
         ex = _decode_example(_bytes(data), Example)
         feats = ex.features.feature._entries if ex.HasField("features") else {}
+        examples.append(feats)
         name = names[index] if names is not None else "<unknown>"
         for j, key in enumerate(keys):
             per_key[j].append(_dense_value(feats, j, key, types[j], shapes[j], seqs[j],
@@ -288,10 +299,14 @@ def _parse(serialized_list, names, attrs, batched):
         else:
             out.append(np.stack(vals).astype(object if dt == dtypes.string else dt.np,
                                              copy=False))
+    if attrs.get("sparse"):
+        from xlapy.compat.v1.ops.parsing_sparse import sparse_values
+        out += sparse_values(examples, attrs["sparse"], names, batched, _values)
     return out[0] if len(out) == 1 else tuple(out)
 
 
-_ATTRS = ("dense_keys", "dense_types", "dense_shapes", "sequence", "allow_missing", "defaults")
+_ATTRS = ("sparse", "dense_keys", "dense_types", "dense_shapes", "sequence", "allow_missing",
+          "defaults")
 
 
 @register_op("ParseSingleExample", infer=_single_infer, attrs=_ATTRS, lowering=None)
@@ -312,38 +327,43 @@ def _parse_example(m, serialized, example_names=None, **attrs):
     return _parse(list(s), example_names, attrs, batched=True)
 
 
-def _outputs(dense, out) -> dict:
+def _outputs(dense, sparse, out) -> dict:
+    from xlapy.compat.v1.ops.parsing_sparse import sparse_outputs
     if not isinstance(out, tuple):
         out = (out,)
-    return {d.key: t for d, t in zip(dense, out)}
+    res = {d.key: t for d, t in zip(dense, out)}
+    res.update(sparse_outputs(sparse, out[len(dense):]))
+    return res
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """One serialized tf.train.Example (a string scalar) parsed into a dict of dense tensors,
     one per key of `features` (FixedLenFeature: its shape; FixedLenSequenceFeature:
-    [n] + shape)."""
-    dense = _specs(features, "parse_single_example")
+    [n] + shape; VarLenFeature, SparseFeature: a tf.SparseTensor)."""
+    dense, sparse = _specs(features, "parse_single_example")
     s = tensor(serialized, dtype=dtypes.string)
-    return _outputs(dense, make("ParseSingleExample", [s], _attrs(dense),
-                                name=name or "ParseSingleExample"))
+    return _outputs(dense, sparse, make("ParseSingleExample", [s], _attrs(dense, sparse),
+                                        name=name or "ParseSingleExample"))
 
 
 def parse_example(serialized, features, name=None, example_names=None):
     """A batch of serialized tf.train.Examples (a string vector) parsed into a dict of dense
     tensors: [batch] + shape for a FixedLenFeature, [batch, longest] + shape for a
-    FixedLenSequenceFeature (padded with its default_value, else 0 or b"")."""
-    dense = _specs(features, "parse_example")
+    FixedLenSequenceFeature (padded with its default_value, else 0 or b""), a tf.SparseTensor
+    for a VarLenFeature or SparseFeature (indices [N, 2]: example, position)."""
+    dense, sparse = _specs(features, "parse_example")
     for d in dense:
         if d.sequence and not d.allow_missing:
             raise InvalidArgumentError(f"Unsupported: FixedLenSequenceFeature requires "
                                        f"allow_missing to be True. (feature {d.key})")
     s = tensor(serialized, dtype=dtypes.string)
-    attrs = _attrs(dense)
+    attrs = _attrs(dense, sparse)
     if example_names is not None:
         attrs["example_names"] = tuple(
             n.decode() if isinstance(n, bytes) else str(n)
             for n in np.reshape(np.asarray(example_names, dtype=object), [-1]))
-    return _outputs(dense, make("ParseExample", [s], attrs, name=name or "ParseExample"))
+    return _outputs(dense, sparse, make("ParseExample", [s], attrs,
+                                        name=name or "ParseExample"))
 
 
 # ---- SequenceExample ---------------------------------------------------------------------

@@ -244,6 +244,22 @@ def put_rows(q, session, rows, op) -> None:
             st.cond.notify_all()
 
 
+def take_row(q, session, op) -> tuple:
+    """Dequeue one row (a tuple of arrays) of q in session for an op of another kind (a
+    reader taking its next file name): waits like a dequeue, OutOfRangeError when q is
+    closed and empty."""
+    st = q._state(session)
+    with st.cond:
+        _wait(q, st, lambda: q._available(st) >= 1, "dequeue from", op)
+        if not st.items:
+            raise OutOfRangeError(f"{q._kind} '{q.name}' is closed and has insufficient "
+                                  f"elements (requested 1, current size 0)\n\t [[{op.name}]]",
+                                  op=op)
+        row = q._take(st)
+        st.cond.notify_all()
+    return row
+
+
 def _enqueue_executor(session, op):
     q, many = op.get_attr("queue"), op.type == "QueueEnqueueManyV2"
 

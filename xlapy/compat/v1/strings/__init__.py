@@ -1,5 +1,12 @@
-"""tf.strings: string splitting into SparseTensors (ops/string_ops.py)."""
+"""tf.strings: string splitting into SparseTensors (ops/string_ops.py) and the string
+transformations of ops/text_ops.py."""
 
+from xlapy.compat.v1.ops.parsing_ops import as_string
 from xlapy.compat.v1.ops.string_ops import split
+from xlapy.compat.v1.ops.text_ops import (join, length, lower, reduce_join, regex_full_match,
+                                          regex_replace, strip, substr, to_hash_bucket_fast,
+                                          to_number, upper)
 
-__all__ = ["split"]
+__all__ = ["as_string", "join", "length", "lower", "reduce_join", "regex_full_match",
+           "regex_replace", "split", "strip", "substr", "to_hash_bucket_fast", "to_number",
+           "upper"]

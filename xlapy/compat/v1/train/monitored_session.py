@@ -2,8 +2,9 @@
 Scaffold, single-process, as TF 1.x's monitored_session.py.
 
 Creating the session: the hooks' begin() runs, the Scaffold is finalized (init_op =
-global_variables_initializer, local_init_op = local_variables_initializer, a Saver, the
-merged summaries) and the graph is finalized, so ops can no longer be added; the session is
+global_variables_initializer, local_init_op = local_variables_initializer and
+tables_initializer, a Saver, the merged summaries) and the graph is finalized, so ops can
+no longer be added; the session is
 restored from the latest checkpoint in checkpoint_dir when there is one, else initialized
 (init_op, init_fn), then local_init_op runs and the hooks' after_create_session.
 
@@ -68,8 +69,10 @@ class Scaffold:
             return self
         if self._init_op is None:
             self._init_op = global_variables_initializer()
-        if self._local_init_op is None:
-            self._local_init_op = local_variables_initializer()
+        if self._local_init_op is None:  # TF's: local variables and lookup tables
+            from xlapy.compat.v1.ops.array_ops import group
+            from xlapy.compat.v1.ops.lookup_table_ops import tables_initializer
+            self._local_init_op = group(local_variables_initializer(), tables_initializer())
         if self._summary_op is None:
             self._summary_op = merge_all()
         if self._saver is None:

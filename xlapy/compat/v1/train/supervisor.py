@@ -66,7 +66,9 @@ class Supervisor:
         with self._graph.as_default():
             self._init_op = global_variables_initializer() if init_op is USE_DEFAULT \
                 else init_op
-            self._local_init_op = local_variables_initializer() \
+            from xlapy.compat.v1.ops.array_ops import group
+            from xlapy.compat.v1.ops.lookup_table_ops import tables_initializer
+            self._local_init_op = group(local_variables_initializer(), tables_initializer()) \
                 if local_init_op is USE_DEFAULT else local_init_op
             self._ready_op = no_op(name="ready") if ready_op is USE_DEFAULT else ready_op
             self._summary_op = merge_all() if summary_op is USE_DEFAULT else summary_op
