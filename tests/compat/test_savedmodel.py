@@ -440,3 +440,57 @@ def test_mlp_graph_def_bytes_equal_protobuf_runtime_exactly():
     init = [n for n in gd.node if n.name == node["w/Assign"].input[1]][0]
     np.testing.assert_array_equal(tf.make_ndarray(init.attr["value"].tensor),
                                   np.arange(12, dtype=np.float32).reshape(4, 3))
+
+
+def test_building_after_import_takes_new_scopes():
+    x, logits, out = _cnn()
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd, name="")
+        d = tf.layers.dense(g.get_tensor_by_name("output:0"), 2)
+        assert d.op.name.startswith("dense_2/")
+        assert g.get_operation_by_name("dense/kernel").type == "VariableV2"
+
+
+def test_import_graph_def_written_with_tf_messages():
+    """A GraphDef as TF writes it (TF's attrs, T/Tshape, _output_shapes, nodes out of
+    order), built with the protobuf runtime's messages."""
+    from tensorboard.compat.proto import attr_value_pb2, tensor_pb2, tensor_shape_pb2
+    A, T, S = attr_value_pb2.AttrValue, tensor_pb2.TensorProto, tensor_shape_pb2
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    gd = pb.GraphDef()
+
+    def node(name, op, inputs=(), **attrs):
+        n = gd.node.add(name=name, op=op, input=list(inputs))
+        for k, v in attrs.items():
+            n.attr[k].CopyFrom(v)
+        return n
+
+    def shape(*dims):
+        return S.TensorShapeProto(dim=[S.TensorShapeProto.Dim(size=d) for d in dims])
+
+    node("output", "Softmax", ["relu"], T=A(type=1))
+    node("relu", "Relu", ["bias"], T=A(type=1))
+    node("bias", "BiasAdd", ["mm", "b/read"], T=A(type=1), data_format=A(s=b"NHWC"))
+    node("mm", "MatMul", ["input", "w"], T=A(type=1), transpose_a=A(b=False),
+         transpose_b=A(b=False), _output_shapes=A(list=A.ListValue(shape=[shape(-1, 2)])))
+    node("input", "Placeholder", dtype=A(type=1), shape=A(shape=shape(-1, 3)))
+    node("w", "Const", dtype=A(type=1), value=A(tensor=T(dtype=1, tensor_shape=shape(3, 2),
+                                                         tensor_content=w.tobytes())))
+    node("b", "Const", dtype=A(type=1), value=A(tensor=T(dtype=1, tensor_shape=shape(2),
+                                                         float_val=[0.5])))
+    node("b/read", "Identity", ["b"], T=A(type=1))
+    node("flat", "Reshape", ["output", "flat/shape"], T=A(type=1), Tshape=A(type=3))
+    node("flat/shape", "Const", dtype=A(type=3), value=A(tensor=T(dtype=3,
+                                                                  tensor_shape=shape(1),
+                                                                  int_val=[-1])))
+    x = np.array([[1.0, 0.0, -1.0], [0.5, 0.5, 0.5]], np.float32)
+    logits = np.maximum(x @ w + 0.5, 0)
+    want = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    for jit in (False, True):
+        with tf.Graph().as_default() as g:
+            flat, = tf.import_graph_def(gd, return_elements=["flat:0"], name="tf")
+            assert g.get_tensor_by_name("tf/mm:0").shape.as_list() == [None, 2]
+            sess = tf.Session(config=jit_config()) if jit else tf.Session()
+            np.testing.assert_allclose(sess.run(flat, {"tf/input:0": x}), want.reshape(-1),
+                                       rtol=1e-5)

@@ -180,6 +180,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             except InvalidArgumentError:
                 pass  # a device this runtime does not have: placed as any op
         created[n.name] = op
+        parts = op.name.split("/")
+        for i in range(1, len(parts)):  # its scopes are taken, as TF marks them on import
+            graph._names_in_use.setdefault("/".join(parts[:i]), 1)
     if return_elements is None:
         return None
     out = []
