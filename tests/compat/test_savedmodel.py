@@ -494,3 +494,15 @@ def test_import_graph_def_written_with_tf_messages():
             sess = tf.Session(config=jit_config()) if jit else tf.Session()
             np.testing.assert_allclose(sess.run(flat, {"tf/input:0": x}), want.reshape(-1),
                                        rtol=1e-5)
+
+
+def test_file_writer_takes_sess_graph_def(tmp_path):
+    pytest.importorskip("tensorboardX")
+    from tensorboard.backend.event_processing import event_accumulator
+    x, logits, out = _cnn()
+    sess = tf.Session()
+    w = tf.summary.FileWriter(str(tmp_path), sess.graph_def)  # TF 1.x scripts do this
+    w.close()
+    acc = event_accumulator.EventAccumulator(str(tmp_path))
+    acc.Reload()
+    assert "output" in [n.name for n in acc.Graph().node]
