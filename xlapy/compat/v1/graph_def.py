@@ -188,7 +188,8 @@ def attr_value(v, functions: dict | None = None) -> AttrValue:
         return AttrValue(shape=shape_proto(v))
     if isinstance(v, np.ndarray):
         return AttrValue(tensor=make_tensor_proto(v))
-    if hasattr(v, "graph") and hasattr(v, "outputs") and hasattr(v, "name"):  # a Function
+    if hasattr(v, "graph") and hasattr(v, "outputs") and callable(getattr(v, "ops", None)):
+        # a Function (ops/functional.py): While / If bodies
         if functions is not None:
             functions[v.name] = v
         return AttrValue(func=NameAttrList(name=v.name))
