@@ -35,7 +35,7 @@ def test_save_restore_round_trip(tmp_path):
     path = saver.save(sess, prefix, global_step=gs)
     assert path == prefix + "-7"
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-7.data-00000-of-00001",
-                                            "model.ckpt-7.index"]
+                                            "model.ckpt-7.index", "model.ckpt-7.meta"]
     assert tf.train.latest_checkpoint(str(tmp_path)) == path
     # a fresh session: restore instead of initializing
     sess2 = tf.Session()
@@ -108,7 +108,8 @@ def test_max_to_keep_and_state_file(tmp_path, monkeypatch):
     assert saver.last_checkpoints == paths[2:]
     files = sorted(os.listdir("logs"))
     assert files == ["checkpoint", "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index",
-                     "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index"]
+                     "model.ckpt-2.meta", "model.ckpt-3.data-00000-of-00001",
+                     "model.ckpt-3.index", "model.ckpt-3.meta"]
     # TF's text format, paths relative to the directory (as given relative)
     assert open("logs/checkpoint").read() == (
         'model_checkpoint_path: "model.ckpt-3"\n'

@@ -39,6 +39,9 @@ NAMESPACES = [
     ("keras.layers", True),
     ("keras.models", True), ("keras.callbacks", True), ("keras.backend", True),
     ("keras.optimizers", True), ("keras.losses", True), ("keras.activations", True),
+    ("graph_util", False), ("saved_model", True), ("saved_model.loader", False),
+    ("saved_model.builder", False), ("saved_model.signature_def_utils", False),
+    ("saved_model.utils", False),
 ]
 # a namespace's own imports of the error classes are no part of its API (tf.errors has them)
 ERRORS = "xlapy.compat.v1.errors"

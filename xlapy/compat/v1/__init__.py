@@ -92,6 +92,14 @@ from xlapy.compat.v1.ops.string_ops import string_split
 from xlapy.compat.v1 import sparse, strings
 from xlapy.compat.v1.ops.api_text import *  # noqa: F403  (string ops, tables, readers)
 from xlapy.compat.v1 import lookup
+from xlapy.compat.v1.graph_def import (AttrValue, GraphDef, NameAttrList, NodeDef,
+                                       TensorProto, TensorShapeProto, make_ndarray,
+                                       make_tensor_proto)
+from xlapy.compat.v1.proto.graph_pb import FunctionDef, FunctionDefLibrary, OpDef, VersionDef
+from xlapy.compat.v1.proto.meta_graph_pb import (CollectionDef, MetaGraphDef, SignatureDef,
+                                                 TensorInfo)
+from xlapy.compat.v1.importer import import_graph_def
+from xlapy.compat.v1 import graph_util, saved_model
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -257,11 +257,14 @@ class Graph:
         raise InvalidTypeError(f"Can not convert a {type(obj).__name__} into a {types}.")
 
     def as_graph_def(self, from_version=None, add_shapes=False):
-        """A GraphDef-shaped description of the graph (graph_def.py)."""
+        """The graph as TF's GraphDef protobuf message (graph_def.py)."""
         from xlapy.compat.v1.graph_def import graph_def
-        out = graph_def(self, add_shapes)
-        out._graph = self  # (tf.train.write_graph writes it as a protobuf)
-        return out
+        return graph_def(self, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        from xlapy.compat.v1.graph_def import PRODUCER, VersionDef
+        return VersionDef(producer=PRODUCER)
 
     @property
     def version(self) -> int:

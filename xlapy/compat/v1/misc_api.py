@@ -100,22 +100,20 @@ def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     """Write the graph's GraphDef protobuf to logdir/name (text format by default) and
-    return the path; needs tensorboardX (the optional dependency of tf.summary)."""
+    return the path."""
     from xlapy.compat.v1.framework import Graph
-    from xlapy.compat.v1.summary.graph_def import graph_def
-    g = graph_or_graph_def if isinstance(graph_or_graph_def, Graph) else \
-        getattr(graph_or_graph_def, "_graph", None)
-    if g is None:
-        raise InvalidTypeError("write_graph takes a tf.Graph or what its as_graph_def() "
-                               f"returned, got {type(graph_or_graph_def).__name__}")
-    pb = graph_def(g)
+    g = graph_or_graph_def
+    if isinstance(g, Graph):
+        g = g.as_graph_def()
+    elif not hasattr(g, "SerializeToString") or not hasattr(g, "node"):
+        raise InvalidTypeError("write_graph takes a tf.Graph or a GraphDef, got "
+                               f"{type(graph_or_graph_def).__name__}")
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     if as_text:
-        from google.protobuf import text_format
         with open(path, "w") as f:
-            f.write(text_format.MessageToString(pb))
+            f.write(str(g))
     else:
         with open(path, "wb") as f:
-            f.write(pb.SerializeToString())
+            f.write(g.SerializeToString())
     return path

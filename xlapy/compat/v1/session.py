@@ -216,7 +216,7 @@ class Session:
         self._cluster_ids = 0
 
     graph = property(lambda self: self._graph)
-    graph_def = property(lambda self: self._graph)
+    graph_def = property(lambda self: self._graph.as_graph_def())
     sess_str = property(lambda self: "")
 
     # ---- context management -------------------------------------------------------------------

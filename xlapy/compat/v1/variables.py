@@ -62,6 +62,19 @@ class Variable:
         for c in collections:
             graph.add_to_collection(c, self)
 
+    @classmethod
+    def _from_variable_def(cls, graph, vd, prefix: str = "") -> "Variable":
+        """The Variable of an imported graph's ops named by a VariableDef (MetaGraphDef)."""
+        v = cls.__new__(cls)
+        v._variable = graph.get_tensor_by_name(prefix + vd.variable_name)
+        v._initializer_op = graph.get_operation_by_name(prefix + vd.initializer_name)
+        v._snapshot = graph.get_tensor_by_name(prefix + vd.snapshot_name)
+        v._initial_value = graph.get_tensor_by_name(prefix + vd.initial_value_name) \
+            if vd.initial_value_name else v._initializer_op.inputs[1]
+        v._trainable = vd.trainable
+        v._constraint = None
+        return v
+
     # ---- the Variable interface --------------------------------------------------------------
     name = property(lambda self: self._variable.name)
     op = property(lambda self: self._variable.op)

@@ -88,6 +88,8 @@ class FileWriter:
         if graph is not None and graph_def is not None:
             raise InvalidArgumentError("Please pass only graph, or graph_def (deprecated), but "
                                        "not both.")
+        if graph is not None and hasattr(graph, "SerializeToString"):
+            graph, graph_def = None, graph  # a GraphDef (sess.graph_def), as TF 1.x took it
         gd = graph_def if graph_def is not None else make_graph_def(graph)
         raw = gd if isinstance(gd, bytes) else gd.SerializeToString()
         self.add_event(self._event(global_step, graph_def=raw))

@@ -46,6 +46,7 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          load_variable, remove_checkpoint,
                                          update_checkpoint_state)
 from xlapy.compat.v1.misc_api import write_graph
+from xlapy.compat.v1.train.meta_graph import export_meta_graph
 from xlapy.compat.v1.train.queue_runner import (QueueRunner,
                                                 add_queue_runner, start_queue_runners)
 from xlapy.compat.v1.train.input import (batch, input_producer,

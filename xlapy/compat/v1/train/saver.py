@@ -11,8 +11,9 @@ and updates DIR/checkpoint, TF's state file, keeping the newest max_to_keep chec
 (None or 0: keep all, list only the newest) plus one every keep_checkpoint_every_n_hours.
 Values are read from and written to the session's variables directly: saving reads each
 variable (an uninitialized one raises FailedPreconditionError, as TF's save op did) and
-restoring sets them, initialized or not. No `.meta` (MetaGraphDef) file is written:
-write_meta_graph is accepted and ignored, and tf.train.import_meta_graph is not available.
+restoring sets them, initialized or not. save also writes PREFIX.meta, the graph's
+MetaGraphDef (train/meta_graph.py; write_meta_graph=False: not), which
+tf.train.import_meta_graph reads back.
 """
 
 from __future__ import annotations
@@ -24,17 +25,13 @@ import time
 import numpy as np
 
 from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentError,
-                                    NotFoundError, UnimplementedError)
+                                    NotFoundError)
 from xlapy.compat.v1.framework import GraphKeys, get_default_graph
+from xlapy.compat.v1.proto.meta_graph_pb import SaverDef  # V1 and V2 write xlapy's format
 from xlapy.compat.v1.train import checkpoint_io as io
 from xlapy.compat.v1.train.checkpoint_io import CheckpointReader, CheckpointState
 
 log = logging.getLogger("xlapy.compat.v1.train")
-
-
-class SaverDef:
-    """The checkpoint format versions TF named (both write xlapy's format here)."""
-    LEGACY, V1, V2 = 0, 1, 2
 
 
 def _var_name(v) -> str:
@@ -130,6 +127,9 @@ class Saver:
                                               f"\t [[save/SaveV2]]")
             values[name] = store[key]
         io.write_checkpoint(prefix, values)
+        if write_meta_graph:
+            self.export_meta_graph(f"{prefix}.{meta_graph_suffix}",
+                                   strip_default_attrs=strip_default_attrs)
         if write_state:
             self._record(prefix)
             self._update_state(parent or ".", prefix, latest_filename or "checkpoint")
@@ -216,9 +216,19 @@ class Saver:
         self._last = [(p, os.path.getmtime(io.index_path(p))) for p in checkpoint_paths
                       if io.checkpoint_exists(p)]
 
-    def export_meta_graph(self, *args, **kwargs):
-        raise UnimplementedError("MetaGraphDef export is not available in xlapy.compat.v1 "
-                                 "(checkpoints hold variables only)")
+    def as_saver_def(self):
+        from xlapy.compat.v1.train.meta_graph import saver_def_of
+        return saver_def_of(self)
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False,
+                          clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        from xlapy.compat.v1.train.meta_graph import export_meta_graph
+        return export_meta_graph(filename=filename, graph=self._graph,
+                                 saver_def=self.as_saver_def(),
+                                 collection_list=collection_list, as_text=as_text,
+                                 export_scope=export_scope, clear_devices=clear_devices)
 
 
 # ---- the module functions --------------------------------------------------------------------
@@ -321,7 +331,9 @@ def list_variables(ckpt_dir_or_file) -> list:
     return sorted(shapes.items())
 
 
-def import_meta_graph(meta_graph_or_file, *args, **kwargs):
-    raise UnimplementedError("tf.train.import_meta_graph: xlapy's Saver writes no MetaGraphDef "
-                             "(.meta); rebuild the graph in Python and restore the variables "
-                             "with Saver.restore")
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Import a MetaGraphDef (a `.meta` file) into the default graph; returns a Saver of its
+    variables (train/meta_graph.py)."""
+    from xlapy.compat.v1.train.meta_graph import import_meta_graph as imp
+    return imp(meta_graph_or_file, clear_devices=clear_devices, import_scope=import_scope,
+               **kwargs)

@@ -1,0 +1,13 @@
+"""tf.saved_model.signature_constants: TF Serving's signature keys and method names."""
+
+DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+PREDICT_INPUTS = "inputs"
+PREDICT_OUTPUTS = "outputs"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+CLASSIFY_INPUTS = "inputs"
+CLASSIFY_OUTPUT_CLASSES = "classes"
+CLASSIFY_OUTPUT_SCORES = "scores"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+REGRESS_INPUTS = "inputs"
+REGRESS_OUTPUTS = "outputs"
