@@ -190,6 +190,14 @@ ENTRY e {
   m = f64[3] multiply(x, x)
   ROOT s = f64[3] sqrt(m)
 }""", [np.array([1e200, 2.0, -3.0])], [np.inf, 2.0, 3.0])  # XLA: 1e200 (abs(x))
+CASES["integer-power-of-minus-one-as-divide"] = (
+    """HloModule m
+ENTRY e {
+  a = s32[5] parameter(0)
+  c = s32[] constant(-1)
+  b = s32[5] broadcast(c), dimensions={}
+  ROOT p = s32[5] power(a, b)
+}""", [np.int32([-2, -1, 0, 1, 2])], [0, -1, 0, 1, 0])  # XLA: 1 / 0 = -1 at a = 0
 CASES["log-of-exp-dropped"] = (
     """HloModule m
 ENTRY e {

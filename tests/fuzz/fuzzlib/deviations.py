@@ -27,7 +27,8 @@ from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
     _select_as_minmax, _sliced_slice, _tiny_argument_returned, _unsigned_indices,
     _unsigned_power)
 from fuzzlib.xla_rewrites import (_add_of_zero, _constant_negative_zero, _conv_padded,
-                                  _drop_log_of_exp, _log_of_exp,
+                                  _drop_log_of_exp, _int_power_of_minus_one, _log_of_exp,
+                                  _power_as_reciprocal,
                                   _divide_by_power, _drop_added_zero,
                                   _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
@@ -178,6 +179,13 @@ DEVIATIONS = [
         "simplifier does the same (its compiled code agrees with XLA), the interpreter "
         "adds",
         _add_of_zero, _drop_added_zero),
+    Deviation(
+        "integer-power-of-minus-one-as-divide",
+        "XLA's simplifier rewrites pow(a, -1) for a constant exponent as 1 / a, for signed "
+        "integers too, so pow(0, -1) is 1 / 0 = -1 (HLO's integer division by zero) where "
+        "XLA's own integer power (and HLO's, which xlapy computes) gives 0: pow(-2, -1) is 0 "
+        "either way (hlo 23000713)",
+        _int_power_of_minus_one, _power_as_reciprocal),
     Deviation(
         "log-of-exp-dropped",
         "XLA's simplifier rewrites log(exp(x)) as x, so where exp overflows or underflows "

@@ -150,6 +150,28 @@ def _drop_log_of_exp(i: Instruction) -> None:
     i.replace_operands([i.operands[0].operands[0]])
 
 
+def _int_power_of_minus_one(i: Instruction) -> bool:
+    """power(a, c) of signed integers with c a constant (or a broadcast of one) of -1s."""
+    if i.opcode != "power" or not i.shape.is_array or i.shape.element_type.kind != "s":
+        return False
+    c = i.operands[1]
+    while c.opcode == "broadcast":
+        c = c.operands[0]
+    return c.opcode == "constant" and c.literal is not None and \
+        bool(np.all(np.asarray(c.literal) == -1))
+
+
+def _power_as_reciprocal(i: Instruction) -> None:
+    comp = i.parent
+    one = comp.add_instruction(Instruction(
+        "constant", Shape.array(i.shape.element_type, ()), (), name="dev.one",
+        literal=np.ones((), i.shape.dtype)))
+    ones = comp.add_instruction(Instruction("broadcast", i.shape, [one], {"dimensions": ()},
+                                            name="dev.ones"))
+    i.opcode = "divide"
+    i.replace_operands([ones, i.operands[0]])
+
+
 def _scaled(o: Instruction):
     """(x, c) where o is x * c or c * x (c a literal constant, x none), or x / c (which
     XLA has made x * (1 / c), 1 / c rounded to the type, by then), else None."""
