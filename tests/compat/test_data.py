@@ -288,3 +288,41 @@ def test_read_decode_images_in_a_pipeline(tmp_path):
         sess.run(tf.read_file(str(tmp_path / "missing.png")))
     with pytest.raises(InvalidArgumentError, match="not a valid image"):
         sess.run(tf.image.decode_png(tf.constant(b"not a png")))
+
+
+def test_feedable_iterator_switches_between_training_and_validation():
+    """Iterator.from_string_handle: the TF 1.x way to switch one input pipeline between a
+    one-shot training iterator and an initializable validation one by feeding a handle."""
+    train = tf.data.Dataset.range(5).repeat()
+    val = tf.data.Dataset.range(100, 103)
+    handle = tf.placeholder(tf.string, shape=[])
+    it = tf.data.Iterator.from_string_handle(handle, train.output_types, train.output_shapes)
+    nxt = it.get_next() * 2
+    train_it = train.make_one_shot_iterator()
+    val_it = val.make_initializable_iterator()
+    other = tf.data.Dataset.from_tensors(np.zeros([2], np.float32)).make_one_shot_iterator()
+    with tf.Session() as s:
+        th, vh, oh = s.run([train_it.string_handle(), val_it.string_handle(),
+                            other.string_handle()])
+        assert isinstance(th, bytes) and th != vh
+        assert [s.run(nxt, {handle: th}) for _ in range(3)] == [0, 2, 4]
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+            s.run(nxt, {handle: vh})
+        s.run(val_it.initializer)
+        assert [s.run(nxt, {handle: vh}) for _ in range(3)] == [200, 202, 204]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            s.run(nxt, {handle: vh})
+        assert s.run(nxt, {handle: th}) == 6   # the training iterator went on
+        with pytest.raises(InvalidArgumentError, match="incompatible"):
+            s.run(nxt, {handle: oh})
+        with pytest.raises(InvalidArgumentError, match="not the string handle"):
+            s.run(nxt, {handle: b"nonsense"})
+    with pytest.raises(InvalidArgumentError, match="must be a string tensor"):
+        tf.data.Iterator.from_string_handle(tf.constant(1), train.output_types)
+
+
+def test_fill_of_a_list_holding_an_int64_tensor():
+    d = tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(
+        3, padded_shapes=[None])
+    got = tf.Session().run(d.make_one_shot_iterator().get_next())
+    np.testing.assert_array_equal(got, [[1, 0, 0], [2, 2, 0], [3, 3, 3]])

@@ -259,7 +259,7 @@ _FILES = {
                         "RandomGammaGrad BatchMatMulV2",
     "test_ftrl_conv_more": "ApplyFtrl ApplyFtrlV2 ApplyProximalGradientDescent "
                            "ApplyProximalAdagrad",
-    "test_data": "IteratorGetNext MakeIterator",
+    "test_data": "IteratorGetNext MakeIterator IteratorToStringHandle",
     "test_queues": "QueueEnqueueV2 QueueEnqueueManyV2 QueueDequeueV2 QueueDequeueManyV2 "
                    "QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 "
                    "XlapyInputProducerEnqueue",
@@ -295,6 +295,7 @@ EXECUTOR_ONLY = {
     "UniqueWithCounts": "output shapes depend on the data",
     "RandomGammaGrad": "SciPy's incomplete gamma, differentiated in float64",
     "IteratorGetNext": "runs the host-side tf.data pipeline",
+    "IteratorToStringHandle": "names a host-side tf.data iterator (a string)",
     "MakeIterator": "restarts the host-side tf.data pipeline",
     "Assert": "raises on the host when its condition is false",
     "CheckNumerics": "raises on the host when its input has NaN or Inf",

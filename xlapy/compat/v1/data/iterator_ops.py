@@ -1,10 +1,14 @@
-"""tf.data iterators: one-shot, initializable and reinitializable (from_structure +
-make_initializer), and the executor ops behind them. IteratorGetNext hands the next
-element of the host-side pipeline to the graph; MakeIterator (re)starts it. The state of
-an iterator is per session: a _Run holds the pipeline's generator, its shuffle
-generators and the values of the graph tensors it reads, evaluated when it starts."""
+"""tf.data iterators: one-shot, initializable, reinitializable (from_structure +
+make_initializer) and feedable (from_string_handle: which iterator get_next reads is fed as
+the string an iterator's string_handle() gives), and the executor ops behind them.
+IteratorGetNext hands the next element of the host-side pipeline to the graph;
+MakeIterator (re)starts it. The state of an iterator is per session: a _Run holds the
+pipeline's generator, its shuffle generators and the values of the graph tensors it reads,
+evaluated when it starts."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -75,6 +79,8 @@ class Iterator:
         leaves = _flatten(self._structure)
         # a one-shot iterator reads the tensors its map functions use when it starts
         caps = [t for _, t in self._dataset._captures] if not self._initializable else []
+        if getattr(self, "_handle", None) is not None:   # feedable: the handle is read
+            caps = [self._handle]
         specs = component_specs(leaves)
         op = make_op("IteratorGetNext", caps, {
             "iterator": self, "output_types": [dt for dt, _ in specs],
@@ -91,6 +97,35 @@ class Iterator:
 
     def _start(self, session, dataset, captures):
         _session_state(session)[id(self)] = _Run(dataset, session, captures)
+
+    def string_handle(self, name=None):
+        """A string tensor naming this iterator, to feed a feedable iterator's handle
+        (Iterator.from_string_handle). A one-shot iterator starts when it is evaluated."""
+        key = f"xlapy-iterator-{id(self)}"
+        _HANDLES[key] = self
+        caps = [t for _, t in self._dataset._captures] if not self._initializable else []
+        op = make_op("IteratorToStringHandle", caps, {"iterator": self, "handle": key},
+                     name=name or "IteratorToStringHandle")
+        return op.outputs[0]
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """An iterator whose get_next reads the iterator named by the fed string_handle
+        (one of the same structure's string_handle())."""
+        from xlapy.compat.v1.ops._common import tensor
+        handle = tensor(string_handle)
+        if handle.dtype != dtypes.string:
+            raise InvalidArgumentError(f"from_string_handle: string_handle must be a string "
+                                       f"tensor, got {handle.dtype.name}")
+        it = Iterator.from_structure(output_types, output_shapes)
+        it._handle = handle
+        return it
+
+
+# string_handle() value -> iterator (the iterators a graph made; a handle of a collected
+# iterator no longer resolves)
+_HANDLES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class _SubRun:
@@ -176,12 +211,39 @@ def _make_iterator(m):
     raise AssertionError("MakeIterator runs through its executor hook")
 
 
+def _resolve(handle_value, feedable, op):
+    """The iterator a fed string handle names, checked against the feedable iterator's
+    structure."""
+    v = handle_value.item() if isinstance(handle_value, np.ndarray) else handle_value
+    key = v.decode() if isinstance(v, bytes) else str(v)
+    target = _HANDLES.get(key)
+    if target is None:
+        raise InvalidArgumentError(f"{key!r} is not the string handle of an iterator (feed "
+                                   f"the value of an iterator's string_handle())\n\t "
+                                   f"[[{op.name}]]", op=op)
+    mine, theirs = _flatten(feedable._structure), _flatten(target._structure)
+    if len(mine) != len(theirs) or any(a.dtype != b.dtype or not a.shape.is_compatible_with(
+            b.shape) for a, b in zip(mine, theirs)):
+        raise InvalidArgumentError(f"the iterator of the fed handle has element types and "
+                                   f"shapes incompatible with the feedable iterator's\n\t "
+                                   f"[[{op.name}]]", op=op)
+    return target
+
+
 def _get_next_executor(session, op):
-    it = op.get_attr("iterator")
+    feedable = op.get_attr("iterator")
     state = _session_state(session)
-    leaves = _flatten(it._structure)
+    leaves = _flatten(feedable._structure)
 
     def run(*captures):
+        it = feedable
+        if getattr(feedable, "_handle", None) is not None:
+            it, captures = _resolve(captures[0], feedable, op), ()
+            if id(it) not in state and not it._initializable:
+                raise FailedPreconditionError(
+                    "GetNext() failed: the one-shot iterator of the fed handle has not "
+                    f"started in this session (evaluate its string_handle() here first)"
+                    f"\n\t [[{op.name}]]", op=op)
         if id(it) not in state:
             if it._initializable:
                 raise FailedPreconditionError(
@@ -205,6 +267,24 @@ def _make_iterator_executor(session, op):
     return run
 
 
+@register_op("IteratorToStringHandle", lowering=None, stateful=True,
+             infer=lambda op: [(dtypes.string, TensorShape([]))])
+def _to_string_handle(m):
+    raise AssertionError("IteratorToStringHandle runs through its executor hook")
+
+
+def _to_string_handle_executor(session, op):
+    it, key = op.get_attr("iterator"), op.get_attr("handle")
+    state = _session_state(session)
+
+    def run(*captures):
+        if not it._initializable and id(it) not in state:
+            it._start(session, it._dataset, captures)
+        return [np.asarray(key.encode(), dtype=object)]
+    return run
+
+
+get_op_def("IteratorToStringHandle").extra.update(executor=_to_string_handle_executor)
 get_op_def("IteratorGetNext").extra.update(executor=_get_next_executor)
 get_op_def("MakeIterator").extra.update(executor=_make_iterator_executor)
-not_differentiable("IteratorGetNext", "MakeIterator")
+not_differentiable("IteratorGetNext", "MakeIterator", "IteratorToStringHandle")

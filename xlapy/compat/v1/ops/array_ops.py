@@ -391,9 +391,12 @@ def _fill_grad(op, g):
 
 def fill(dims, value, name=None):
     value = tensor(value)
-    d = dims if isinstance(dims, Tensor) else tensor(dims, dtype=dtypes.int32) if any(
-        isinstance(x, Tensor) for x in (dims if isinstance(dims, (list, tuple)) else [])) \
-        else tensor(np.asarray(dims, np.int32))
+    parts = dims if isinstance(dims, (list, tuple)) else []
+    # a list holding an int64 tensor packs as int64 (the shape input takes either)
+    wide = any(isinstance(x, Tensor) and x.dtype == dtypes.int64 for x in parts)
+    d = dims if isinstance(dims, Tensor) else tensor(
+        dims, dtype=dtypes.int64 if wide else dtypes.int32) if any(
+        isinstance(x, Tensor) for x in parts) else tensor(np.asarray(dims, np.int32))
     return make("Fill", [d, value], name=name)
 
 
