@@ -112,3 +112,21 @@ def test_compute_apply_gradients_and_var_list():
     np.testing.assert_allclose(sess.run(w), W0 - X.sum(0)[:, None], rtol=1e-5)
     with pytest.raises(InvalidArgumentError, match="No gradients provided"):
         opt.minimize(tf.reduce_sum(x), var_list=[w])
+
+
+@pytest.mark.parametrize("make", [lambda: tf.train.AdamOptimizer(0.1),
+                                  lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+                                  lambda: tf.train.RMSPropOptimizer(0.1)])
+def test_slots_made_under_update_ops_need_no_feed(make):
+    """The batch-norm idiom: apply_gradients under control_dependencies(UPDATE_OPS), whose
+    update ops read the fed batch. The slots' (and Adam's beta powers') initializers must
+    not inherit those dependencies (TF's init_scope), or the global initializer would need
+    the batch fed."""
+    x = tf.placeholder(tf.float32, [None, 3])
+    h = tf.layers.batch_normalization(tf.layers.dense(x, 4), training=True)
+    loss = tf.reduce_mean(tf.square(h))
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = make().minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())   # no feed
+        s.run(train, {x: np.ones([2, 3], np.float32)})

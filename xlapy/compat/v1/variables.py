@@ -29,7 +29,10 @@ class Variable:
         if initial_value is None:
             raise InvalidArgumentError("initial_value must be specified.")
         from xlapy.compat.v1.ops.functional import in_root_graph
-        with in_root_graph():  # a variable made inside a loop body lives outside it
+        # a variable made inside a loop body lives outside it; its initializer ignores the
+        # control dependencies around it (TF's init_scope): an optimizer's slots created
+        # under `with control_dependencies(UPDATE_OPS)` must not need the batch's feeds
+        with in_root_graph(), get_default_graph().control_dependencies(None):
             self._init(initial_value, trainable, collections, validate_shape, name, dtype,
                        constraint)
 

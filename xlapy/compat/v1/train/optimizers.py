@@ -128,10 +128,14 @@ class AdamOptimizer(Optimizer):
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
         if self._beta1_power is None:
-            self._beta1_power = Variable(convert_to_tensor(self._beta1, dtype=first.dtype),
-                                         trainable=False, name="beta1_power")
-            self._beta2_power = Variable(convert_to_tensor(self._beta2, dtype=first.dtype),
-                                         trainable=False, name="beta2_power")
+            # (initial values made inside the Variable: free of the control dependencies
+            # apply_gradients may be called under)
+            self._beta1_power = Variable(
+                lambda: convert_to_tensor(self._beta1, dtype=first.dtype), trainable=False,
+                name="beta1_power")
+            self._beta2_power = Variable(
+                lambda: convert_to_tensor(self._beta2, dtype=first.dtype), trainable=False,
+                name="beta2_power")
             self._extra_vars += [self._beta1_power, self._beta2_power]
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
