@@ -216,10 +216,11 @@ def _int_divrem(em, t, x, y, is_div):
 
 
 def _flushed(em, v):
-    """v flushed (types.flush_subnormal) in an elementwise maximum/minimum/clamp; a reducer's
-    combine (a computation inlined by call_scalar) is not: a chain of maxima flushed at each
-    step equals the chain flushed once (flushing is monotone), and XLA's reductions keep
-    what its loops keep, so the per-step cost (1.5x on a max-pool) buys nothing there."""
+    """v flushed (types.flush_subnormal): an operand of an elementwise maximum, minimum or
+    clamp; a reducer's combine (a computation inlined by call_scalar) is not: a chain of
+    maxima flushed at each step equals the chain flushed once (flushing is monotone), and
+    XLA's reductions keep what its loops keep, so the per-step cost (1.5x on a max-pool)
+    buys nothing there."""
     return v if getattr(em, "scalar_calls", 0) else T.flush_subnormal(em.b, v)
 
 
@@ -230,8 +231,12 @@ def _maxmin(em, instr, gens, index):
     is_max = instr.opcode == "maximum"
     if t.is_float:
         name = "llvm.maximum" if is_max else "llvm.minimum"
-        return _float_binary(em, t, x, y, lambda a, c: _flushed(
-            em, _call_intrinsic(em, name, a, c)))
+        # the operands flushed, not the result: LLVM lowers minimum(x, c) for a constant
+        # c it knows to be nonzero without the signed-zero fixup, and minss reads a
+        # subnormal c as -0 under DAZ, so min(+0, -1.4e-45) was +0 in some loops and -0 in
+        # others (fuzz jax 23001782); the flushed operands give XLA's -0 everywhere
+        return _float_binary(em, t, x, y, lambda a, c: _call_intrinsic(
+            em, name, _flushed(em, a), _flushed(em, c)))
     if t.is_pred:
         return b.or_(x, y) if is_max else b.and_(x, y)
     cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
@@ -343,9 +348,9 @@ def _clamp(em, instr, gens, index):
     x = gens[1](index)
     hi = gens[2]([] if instr.operands[2].shape.rank == 0 else index)
     if t.is_float:
-        def clamp(a, l, h):
-            return _flushed(em, _call_intrinsic(
-                em, "llvm.minimum", _call_intrinsic(em, "llvm.maximum", a, l), h))
+        def clamp(a, l, h):   # (operands flushed, as for maximum / minimum)
+            return _call_intrinsic(em, "llvm.minimum", _call_intrinsic(
+                em, "llvm.maximum", _flushed(em, a), _flushed(em, l)), _flushed(em, h))
         return T.from_float(b, clamp(*(T.to_float(b, v, t) for v in (x, lo, hi))), t)
     cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
     x = b.select(cmp("<", x, lo), lo, x)
