@@ -260,8 +260,8 @@ def test_seq2seq_errors_and_what_is_missing_says_so():
         tf.contrib.seq2seq.sequence_loss(tg, tg, tg)
     with pytest.raises(InvalidArgumentError, match="cannot be set to True at same time"):
         tf.contrib.seq2seq.sequence_loss(lg, tg, tf.ones([3, 4]), sum_over_timesteps=True)
-    with pytest.raises(UnimplementedError, match="gather_tree"):
-        _ = tf.contrib.seq2seq.gather_tree
+    with pytest.raises(UnimplementedError, match="InferenceHelper"):
+        _ = tf.contrib.seq2seq.InferenceHelper
     with pytest.raises(AttributeError):
         _ = tf.contrib.seq2seq.NoSuchThing
 

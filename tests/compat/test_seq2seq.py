@@ -188,6 +188,25 @@ def test_attention_wrapper_step_against_numpy(kind):
     assert got[3].time == 2
 
 
+def test_alignment_history_in_greedy_decoding():
+    b, tm, steps = 2, 4, 5
+    memory = tf.constant(R.standard_normal((b, tm, 3)).astype(np.float32))
+    mech = s2s.LuongAttention(6, memory, [4, 2])
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(6), mech, alignment_history=True)
+    helper = s2s.GreedyEmbeddingHelper(tf.get_variable("emb", [5, 3]), [0, 1], -1)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(b, tf.float32))
+    out, state, _ = s2s.dynamic_decode(decoder, maximum_iterations=steps)
+    sess = tf.Session(config=jit_config())
+    sess.run(tf.global_variables_initializer())
+    history, last, n = sess.run([state.alignment_history.stack(), state.alignments,
+                                 state.alignment_history.size()])
+    assert n == steps and history.shape == (steps, b, tm)
+    assert_close(history.sum(-1), np.ones((steps, b), np.float32), rtol=1e-5)
+    assert_close(history[-1], last) and np.all(history[:, 1, 2:] == 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="maximum_iterations"):
+        s2s.dynamic_decode(s2s.BasicDecoder(cell, helper, cell.zero_state(b, tf.float32)))
+
+
 def test_zero_state_clone_tile_batch_and_missing():
     mem = tf.zeros([2, 3, 4])
     mech = s2s.LuongAttention(4, mem)
@@ -201,8 +220,8 @@ def test_zero_state_clone_tile_batch_and_missing():
     np.testing.assert_array_equal(a, [[1, 2]] * 3 + [[3, 4]] * 3)
     np.testing.assert_array_equal(b2, [5, 5, 5, 6, 6, 6])
     assert tiled[0].shape.as_list() == [6, 2]
-    with pytest.raises(UnimplementedError, match="BeamSearchDecoder"):
-        s2s.BeamSearchDecoder   # noqa: B018
+    with pytest.raises(UnimplementedError, match="InferenceHelper"):
+        s2s.InferenceHelper   # noqa: B018
     with pytest.raises(AttributeError):
         s2s.NoSuchThing   # noqa: B018
 
@@ -219,10 +238,10 @@ def _reverse_batch(rng, n):
         np.concatenate([tgt, np.full((n, 1), EOS, np.int32)], 1)
 
 
-def _model(batch):
+def _encoder(batch, beam=1):
+    """The source placeholder, the encoder's outputs, state and lengths (tiled beam times),
+    the decoder's embedding."""
     src = tf.placeholder(tf.int32, [batch, LEN], name="src")
-    tgt_in = tf.placeholder(tf.int32, [batch, LEN + 1], name="tgt_in")
-    tgt_out = tf.placeholder(tf.int32, [batch, LEN + 1], name="tgt_out")
     src_len = tf.fill([batch], LEN)
     enc_emb = tf.get_variable("enc_embedding", [VOCAB, 8])
     dec_emb = tf.get_variable("dec_embedding", [VOCAB + 2, 8])
@@ -230,11 +249,24 @@ def _model(batch):
         enc_out, enc_state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(16),
                                                tf.nn.embedding_lookup(enc_emb, src),
                                                sequence_length=src_len, dtype=tf.float32)
+    if beam > 1:
+        enc_out, enc_state, src_len = s2s.tile_batch((enc_out, enc_state, src_len), beam)
+    return src, enc_out, enc_state, src_len, dec_emb
+
+
+def _attention_cell(batch, enc_out, enc_state, src_len):
+    mech = s2s.BahdanauAttention(16, enc_out, src_len)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(16), mech, attention_layer_size=16)
+    init = cell.zero_state(batch, tf.float32).clone(cell_state=enc_state)
+    return cell, init, tf.layers.Dense(VOCAB + 2, use_bias=False, name="output_projection")
+
+
+def _model(batch):
+    src, enc_out, enc_state, src_len, dec_emb = _encoder(batch)
+    tgt_in = tf.placeholder(tf.int32, [batch, LEN + 1], name="tgt_in")
+    tgt_out = tf.placeholder(tf.int32, [batch, LEN + 1], name="tgt_out")
     with tf.variable_scope("decoder") as scope:
-        mech = s2s.BahdanauAttention(16, enc_out, src_len)
-        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(16), mech, attention_layer_size=16)
-        init = cell.zero_state(batch, tf.float32).clone(cell_state=enc_state)
-        proj = tf.layers.Dense(VOCAB + 2, use_bias=False, name="output_projection")
+        cell, init, proj = _attention_cell(batch, enc_out, enc_state, src_len)
         helper = s2s.TrainingHelper(tf.nn.embedding_lookup(dec_emb, tgt_in),
                                     tf.fill([batch], LEN + 1))
         out, _, _ = s2s.dynamic_decode(s2s.BasicDecoder(cell, helper, init, proj),
@@ -248,8 +280,21 @@ def _model(batch):
     return (src, tgt_in, tgt_out), loss, train, inf_out.sample_id, inf_len
 
 
+def _beam_search_model(batch, beam):
+    """The inference graph of the NMT tutorial: the encoder's outputs tiled, beam search."""
+    src, enc_out, enc_state, src_len, dec_emb = _encoder(batch, beam)
+    with tf.variable_scope("decoder") as scope:
+        cell, init, proj = _attention_cell(batch * beam, enc_out, enc_state, src_len)
+        decoder = s2s.BeamSearchDecoder(cell, dec_emb, tf.fill([batch], GO), EOS, init, beam,
+                                        proj, length_penalty_weight=0.2)
+        out, _, _ = s2s.dynamic_decode(decoder, maximum_iterations=LEN + 1, scope=scope)
+    return src, out.predicted_ids
+
+
 @pytest.mark.parametrize("xla", [False, True], ids=["executor", "xla"])
-def test_reverse_sequence_with_attention_learns(xla):
+def test_reverse_sequence_with_attention_learns(xla, tmp_path):
+    """Trained with teacher forcing, decoded greedily; compiled, also restored into the
+    beam-search inference graph (as the NMT tutorial's inference model)."""
     rng = np.random.default_rng(0)
     tf.set_random_seed(5)
     (src, tgt_in, tgt_out), loss, train, ids, lengths = _model(32)
@@ -274,3 +319,15 @@ def test_reverse_sequence_with_attention_learns(xla):
     accuracy = (got[:, :LEN] == t_out[:, :LEN]).mean()
     assert accuracy > 0.9, accuracy
     assert (n == LEN + 1).mean() > 0.8   # stops after emitting EOS
+    if not xla:
+        return
+    path = tf.train.Saver(tf.trainable_variables()).save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        src, predicted = _beam_search_model(32, 3)
+        infer = tf.Session(config=jit_config())
+        tf.train.Saver().restore(infer, path)
+        assert "While" in single_cluster(infer, predicted, {src: s})
+        beams = infer.run(predicted, {src: s})
+    assert beams.shape == (32, LEN + 1, 3)
+    assert (beams[:, :LEN, 0] == t_out[:, :LEN]).mean() > 0.9
+    assert (beams[:, LEN, 0] == EOS).mean() > 0.8

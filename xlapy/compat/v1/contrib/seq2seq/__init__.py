@@ -16,7 +16,11 @@ from xlapy.compat.v1.contrib.seq2seq.attention_wrapper import (AttentionMechanis
                                                                AttentionWrapperState,
                                                                BahdanauAttention,
                                                                LuongAttention, hardmax)
-from xlapy.compat.v1.contrib.seq2seq.beam_search import tile_batch
+from xlapy.compat.v1.contrib.seq2seq.beam_search import (BeamSearchDecoder,
+                                                         BeamSearchDecoderOutput,
+                                                         BeamSearchDecoderState,
+                                                         FinalBeamSearchDecoderOutput,
+                                                         gather_tree, tile_batch)
 from xlapy.compat.v1.contrib.seq2seq.decoder import (BasicDecoder, BasicDecoderOutput,
                                                      Decoder, dynamic_decode)
 from xlapy.compat.v1.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
@@ -82,13 +86,12 @@ def _count(weights, axis, dtype):
     return cast(count_nonzero(weights, axis=axis), dtype)
 
 
-_MISSING = ("BeamSearchDecoder", "BeamSearchDecoderOutput", "BeamSearchDecoderState",
-            "FinalBeamSearchDecoderOutput", "gather_tree", "InferenceHelper")
+_MISSING = ("InferenceHelper",)
 
 
 def __getattr__(name):
     if name in _MISSING:
         raise UnimplementedError(f"tf.contrib.seq2seq.{name} is not part of xlapy (the "
                                  "helpers, BasicDecoder, dynamic_decode and the attention "
-                                 "wrappers are); decode greedily with GreedyEmbeddingHelper")
+                                 "wrappers are); write a CustomHelper")
     raise AttributeError(f"module 'tf.contrib.seq2seq' has no attribute {name!r}")

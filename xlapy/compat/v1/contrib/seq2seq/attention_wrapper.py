@@ -14,7 +14,10 @@ alignments). AttentionWrapper runs its cell on concat(inputs, previous attention
 attention = attention_layer(concat(cell_output, context)), context = alignments . memory
 (attention = context without an attention_layer_size). Its variables live under
 "attention_wrapper/" (the cell's, "attention_layer/kernel", and the mechanism's under
-"bahdanau_attention/" or "luong_attention/").
+"bahdanau_attention/" or "luong_attention/"). With alignment_history, the state holds a
+TensorArray of the alignments of every step, made as TF's (size 0, dynamic_size);
+dynamic_decode gives it the size of its loop's bound, as xlapy's arrays have a fixed
+size.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import collections
 import numpy as np
 
 from xlapy.compat.v1 import nest
-from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError, UnimplementedError
+from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.ops.rnn_cell import RNNCell
 
 
@@ -237,10 +240,6 @@ class AttentionWrapper(RNNCell):
                 raise InvalidTypeError(f"attention_mechanism must be an AttentionMechanism "
                                        f"or list of multiple AttentionMechanism instances, "
                                        f"saw type: {type(m).__name__}")
-        if alignment_history:
-            raise UnimplementedError("AttentionWrapper(alignment_history=True): xlapy's "
-                                     "TensorArrays have a fixed size, and the number of "
-                                     "decoding steps is not known here")
         self._mechs = mechs
         self._cell_input_fn = cell_input_fn or (lambda inputs, attention: tf.concat(
             [inputs, attention], -1))
@@ -297,14 +296,17 @@ class AttentionWrapper(RNNCell):
             cell_state = self._initial_cell_state if self._initial_cell_state is not None \
                 else self._cell.zero_state(batch_size, dtype)
             cell_state = nest.map_structure(tf.identity, cell_state)
+            initial_alignments = [m.initial_alignments(batch_size, dtype) for m in self._mechs]
             return AttentionWrapperState(
                 cell_state=cell_state, time=tf.zeros([], tf.int32),
                 attention=tf.zeros(tf.stack([batch_size, self._attention_size]), dtype),
-                alignments=self._item_or_tuple(m.initial_alignments(batch_size, dtype)
-                                               for m in self._mechs),
+                alignments=self._item_or_tuple(initial_alignments),
                 attention_state=self._item_or_tuple(m.initial_state(batch_size, dtype)
                                                     for m in self._mechs),
-                alignment_history=self._item_or_tuple(() for _ in self._mechs))
+                alignment_history=self._item_or_tuple(
+                    tf.TensorArray(dtype, size=0, dynamic_size=True,
+                                   element_shape=a.shape)
+                    if self._alignment_history else () for a in initial_alignments))
 
     def build(self, input_depth, dtype):
         pass
@@ -317,6 +319,7 @@ class AttentionWrapper(RNNCell):
         cell_inputs = self._cell_input_fn(inputs, state.attention)
         cell_output, next_cell_state = self._cell(cell_inputs, state.cell_state)
         prev = state.attention_state if self._is_multi else [state.attention_state]
+        history = state.alignment_history if self._is_multi else [state.alignment_history]
         attentions, alignments, states = [], [], []
         for i, m in enumerate(self._mechs):
             a, al, st = self._attention_fn(m, cell_output, prev[i],
@@ -329,5 +332,7 @@ class AttentionWrapper(RNNCell):
             time=state.time + 1, cell_state=next_cell_state, attention=attention,
             attention_state=self._item_or_tuple(states),
             alignments=self._item_or_tuple(alignments),
-            alignment_history=self._item_or_tuple(() for _ in self._mechs))
+            alignment_history=self._item_or_tuple(
+                history[i].write(state.time, al) if self._alignment_history else ()
+                for i, al in enumerate(alignments)))
         return (attention if self._output_attention else cell_output), next_state

@@ -123,6 +123,39 @@ def _rows(finished, cur, new):
     return tf.where(mask, cur, new)
 
 
+def _size_arrays(state, bound):
+    """The state with each TensorArray made as TF's growing arrays (size 0, dynamic_size:
+    AttentionWrapper's alignment_history) sized to the loop's bound."""
+    from xlapy.compat.v1.ops.tensor_array_ops import TensorArray
+    tf = _tf()
+
+    def size(v):
+        if not (isinstance(v, TensorArray) and v.dynamic_size and v._buffer is None and
+                isinstance(v._spec.size, int) and v._spec.size == 0):
+            return v
+        if bound is None:
+            raise InvalidArgumentError(
+                "dynamic_decode: the decoder state holds a TensorArray written at every "
+                "step (alignment_history); xlapy's arrays have a fixed size: give "
+                "maximum_iterations")
+        es = v.element_shape
+        if not es.is_fully_defined():
+            raise InvalidArgumentError(f"dynamic_decode: the TensorArray {v._spec.name} of "
+                                       f"the state needs a known element shape, has {es}")
+        out = TensorArray(v.dtype, size=bound, element_shape=es)
+        dims = [bound] + es.as_list()
+        out = out._with(tf.zeros(dims if isinstance(bound, int) else tf.stack(dims), v.dtype))
+        out._spec.per_step = True
+        return out
+    return nest.map_structure(size, state) if nest.is_sequence(state) else size(state)
+
+
+def _first_rows(ta, n):
+    from xlapy.compat.v1.ops.tensor_array_ops import TensorArray
+    buf = ta.stack()[:n]
+    return TensorArray(ta.dtype, size=n, element_shape=ta.element_shape).unstack(buf)
+
+
 def _swap01(x):
     tf = _tf()
     r = x.shape.ndims
@@ -152,6 +185,7 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             finished = tf.logical_or(finished, 0 >= maximum_iterations)
         bound = maximum_iterations if maximum_iterations is not None else \
             getattr(decoder, "_max_iterations_hint", None)
+        state = _size_arrays(state, bound)
         lengths = tf.zeros_like(finished, dtype=tf.int32)
         in_flat = [tf.convert_to_tensor(x) for x in nest.flatten(inputs)]
         st_leaves = nest.flatten(state)
@@ -201,8 +235,11 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
         if bound is not None:
             ys = [y[:n] for y in ys]
         final_lengths = final[1]
-        final_state = nest.pack_sequence_as(
-            state, tas.rewrap(st_leaves, final[2 + n_in:], known_shape=True))
+        final_leaves = tas.rewrap(st_leaves, final[2 + n_in:], known_shape=True)
+        if bound is not None:   # the arrays written once a step hold the steps run
+            final_leaves = [_first_rows(v, n) if isinstance(v, tas.TensorArray) and
+                            getattr(v._spec, "per_step", False) else v for v in final_leaves]
+        final_state = nest.pack_sequence_as(state, final_leaves)
         final_outputs = nest.pack_sequence_as(struct["out"], ys)
         try:
             final_outputs, final_state = decoder.finalize(final_outputs, final_state,
