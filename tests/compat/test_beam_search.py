@@ -8,7 +8,7 @@ import pytest
 import xlapy.compat.v1 as tf
 
 from .conftest import jit_config
-from .helpers import assert_close
+from .helpers import all_compiled, assert_close
 from .test_seq2seq import gru_ref
 
 R = np.random.default_rng(12)
@@ -44,7 +44,10 @@ def test_gather_tree_against_numpy():
     lengths = np.array([6, 3, 0, 9], np.int32)
     out = s2s.gather_tree(ids, parents, lengths, end)
     for cfg in (None, jit_config()):
-        got = tf.Session(config=cfg).run(out)
+        sess = tf.Session(config=cfg)
+        if cfg is not None:
+            all_compiled(sess, out, None)
+        got = sess.run(out)
         np.testing.assert_array_equal(got, gather_tree_ref(ids, parents, lengths, end))
 
 
@@ -113,6 +116,8 @@ def test_beam_search_decoder_against_numpy(xla, penalty):
     assert isinstance(state, s2s.BeamSearchDecoderState)
     sess = tf.Session(config=jit_config() if xla else None)
     sess.run(tf.global_variables_initializer())
+    if xla:
+        all_compiled(sess, [greedy, one, out, state], None)
     g, o1, o, st = sess.run([greedy.sample_id, one.predicted_ids, out, state])
     vs = sess.run({v.name: v for v in tf.global_variables()})
     # beam width 1 is greedy decoding (up to its first end token)

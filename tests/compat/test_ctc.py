@@ -11,7 +11,7 @@ import pytest
 import xlapy.compat.v1 as tf
 
 from .conftest import jit_config
-from .helpers import assert_close, single_cluster
+from .helpers import all_compiled, assert_close, single_cluster
 
 R = np.random.default_rng(5)
 
@@ -92,6 +92,7 @@ def test_ctc_loss_against_brute_force_and_numerical_gradient(xla):
     sess = tf.Session(config=jit_config() if xla else None)
     if xla:
         summary = single_cluster(sess, [loss, grad], {x: xv})
+        all_compiled(sess, [loss, grad], {x: xv})
         assert "While" in summary and "WhileGrad" in summary
     got, g = sess.run([loss, grad], {x: xv})
     want = [brute_force(xv[:, b], lab, seq[b]) for b, lab in enumerate(labels)]

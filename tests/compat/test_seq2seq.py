@@ -11,7 +11,7 @@ import xlapy.compat.v1 as tf
 from xlapy.compat.v1.errors import UnimplementedError
 
 from .conftest import jit_config
-from .helpers import assert_close, single_cluster
+from .helpers import all_compiled, assert_close
 
 R = np.random.default_rng(8)
 s2s = tf.contrib.seq2seq
@@ -63,8 +63,9 @@ def test_training_helper_basic_decoder_equals_dynamic_rnn_and_dense(xla):
         seq, 4, dtype=tf.float32)[:, :, None]), tf.trainable_variables())
     sess = tf.Session(config=jit_config() if xla else None)
     sess.run(tf.global_variables_initializer())
-    if xla:
-        assert "While" in single_cluster(sess, [out, grads], {x: xs})
+    if xla:   # the forward loop, then what needs its number of steps (a gather's indices)
+        summary = all_compiled(sess, [out, grads], {x: xs})
+        assert "While" in summary and "WhileGrad" in summary
     (o, st, n, g), (ro, rst, rg) = sess.run([(out, state, lengths, grads),
                                              (ref_logits, ref_state, ref_grads)], {x: xs})
     assert o.rnn_output.shape == (b, 4, v) and o.sample_id.shape == (b, 4)   # max(seq) steps
@@ -107,6 +108,7 @@ def test_greedy_embedding_helper_stops_at_end_token():
     sess = tf.Session(config=jit_config())
     sess.run(tf.global_variables_initializer())
     vs = _values(sess)
+    all_compiled(sess, out, {end_token: -1})
     # no end token: runs maximum_iterations steps; then stop at a token batch entry 0 emits
     ref, _ = _greedy_reference(vs, start, -1, steps)
     o, n = sess.run([out, lengths], {end_token: -1})
@@ -198,6 +200,7 @@ def test_alignment_history_in_greedy_decoding():
     out, state, _ = s2s.dynamic_decode(decoder, maximum_iterations=steps)
     sess = tf.Session(config=jit_config())
     sess.run(tf.global_variables_initializer())
+    all_compiled(sess, [out, state.alignment_history.stack()], None)
     history, last, n = sess.run([state.alignment_history.stack(), state.alignments,
                                  state.alignment_history.size()])
     assert n == steps and history.shape == (steps, b, tm)
@@ -307,7 +310,7 @@ def test_reverse_sequence_with_attention_learns(xla, tmp_path):
     sess.run(tf.global_variables_initializer())
     feed = dict(zip((src, tgt_in, tgt_out), _reverse_batch(rng, 32)))
     if xla:
-        summary = single_cluster(sess, [loss, train], feed)
+        summary = all_compiled(sess, [loss, train], feed)
         assert "While" in summary and "WhileGrad" in summary and "ApplyAdam" in summary
     first = sess.run(loss, feed)
     for _ in range(300):
@@ -326,7 +329,7 @@ def test_reverse_sequence_with_attention_learns(xla, tmp_path):
         src, predicted = _beam_search_model(32, 3)
         infer = tf.Session(config=jit_config())
         tf.train.Saver().restore(infer, path)
-        assert "While" in single_cluster(infer, predicted, {src: s})
+        assert "While" in all_compiled(infer, predicted, {src: s})
         beams = infer.run(predicted, {src: s})
     assert beams.shape == (32, LEN + 1, 3)
     assert (beams[:, :LEN, 0] == t_out[:, :LEN]).mean() > 0.9

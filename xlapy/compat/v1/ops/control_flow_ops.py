@@ -246,11 +246,7 @@ def _while_lower(m, max_iter, *ins, cond=None, body=None, n_carry=0, n_xs=0):
 
 def _while_can_lower(op) -> bool:
     c = op.get_attr("cond")
-    body = op.get_attr("body")
-    if (len(body.outputs) > op.get_attr("n_carry") or op.get_attr("n_xs")) and \
-            constant_value(op.inputs[0]) is not None and int(constant_value(op.inputs[0])) < 0:
-        return False  # stacks rows with no bound (raw_rnn): XLA needs the number of rows
-    return body.can_lower() and (c is None or c.can_lower())
+    return op.get_attr("body").can_lower() and (c is None or c.can_lower())
 
 
 get_op_def("While").extra.update(can_lower=_while_can_lower, executor=_while_executor)

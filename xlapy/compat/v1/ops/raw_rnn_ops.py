@@ -10,8 +10,9 @@ that are finished emit zeros and keep their state. Returns (emit_ta, final_state
 final_loop_state), emit_ta a TensorArray of one element per step run.
 
 xlapy's TensorArrays have a fixed size and XLA needs a loop's stacked outputs sized at
-compile time: with no bound the loop runs in the executor (clusters form around it). The
-xlapy extension maximum_iterations= bounds it (a constant), so it compiles.
+compile time: with no bound, the cluster holding the loop falls back to the executor (as a
+tf.while_loop's gradient without maximum_iterations does). The xlapy extension
+maximum_iterations= bounds it (a constant), so it compiles.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
                                    maximum_iterations, body, cond, name="while")
         emitted = []
         for y in ys:
-            y = y if maximum_iterations is None else y[:n]
+            y = y if maximum_iterations is None else tf.gather(y, tf.range(n))
             ta = tas.TensorArray(y.dtype, size=n, element_shape=y.shape[1:])
             emitted.append(ta.unstack(y))
         emit_ta = nest.pack_sequence_as(struct["emit"], emitted)

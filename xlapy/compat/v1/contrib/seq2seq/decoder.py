@@ -8,8 +8,9 @@ finished, at most maximum_iterations steps. The outputs are the rows of the step
 sequences emit zeros and keep their state, as TF.
 
 The stacked outputs are sized by the bound: maximum_iterations, else the decoder's own
-(a TrainingHelper's number of input steps). A decoder with neither (greedy decoding with
-no maximum_iterations) runs in the executor, as XLA needs the size at compile time.
+(a TrainingHelper's number of input steps). With neither (greedy decoding with no
+maximum_iterations) the cluster holding the loop falls back to the executor, as XLA needs
+the size at compile time.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def _size_arrays(state, bound):
 
 def _first_rows(ta, n):
     from xlapy.compat.v1.ops.tensor_array_ops import TensorArray
-    buf = ta.stack()[:n]
+    buf = _tf().gather(ta.stack(), _tf().range(n))
     return TensorArray(ta.dtype, size=n, element_shape=ta.element_shape).unstack(buf)
 
 
@@ -233,7 +234,8 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
         n, final, ys = build_while([finished, lengths, *in_flat, *st_flat], [], bound, body,
                                    cond, name="while")
         if bound is not None:
-            ys = [y[:n] for y in ys]
+            steps = tf.range(n)   # (a gather, not a slice: its gradient has a static shape)
+            ys = [tf.gather(y, steps) for y in ys]
         final_lengths = final[1]
         final_leaves = tas.rewrap(st_leaves, final[2 + n_in:], known_shape=True)
         if bound is not None:   # the arrays written once a step hold the steps run
