@@ -111,14 +111,16 @@ def test_beam_search_decoder_against_numpy(xla, penalty):
         decoder = s2s.BeamSearchDecoder(
             cell, emb, start, end, s2s.tile_batch(cell.zero_state(batch, tf.float32), beam),
             beam, proj, length_penalty_weight=penalty)
-        out, state, _ = s2s.dynamic_decode(decoder, maximum_iterations=steps, scope=scope)
+        out, state, final_lengths = s2s.dynamic_decode(decoder, maximum_iterations=steps,
+                                                       scope=scope)
     assert isinstance(out, s2s.FinalBeamSearchDecoderOutput)
     assert isinstance(state, s2s.BeamSearchDecoderState)
     sess = tf.Session(config=jit_config() if xla else None)
     sess.run(tf.global_variables_initializer())
     if xla:
         all_compiled(sess, [greedy, one, out, state], None)
-    g, o1, o, st = sess.run([greedy.sample_id, one.predicted_ids, out, state])
+    g, o1, o, st, fl = sess.run([greedy.sample_id, one.predicted_ids, out, state,
+                                 final_lengths])
     vs = sess.run({v.name: v for v in tf.global_variables()})
     # beam width 1 is greedy decoding (up to its first end token)
     for b in range(batch):
@@ -131,6 +133,7 @@ def test_beam_search_decoder_against_numpy(xla, penalty):
     assert_close(bso.scores, scores.transpose(1, 0, 2).astype(np.float32), rtol=1e-4,
                  atol=1e-5)
     np.testing.assert_array_equal(st.lengths, lengths)
+    np.testing.assert_array_equal(fl, lengths)
     assert penalty or (lengths < steps).any()   # beams that finished early, then masked
     want = gather_tree_ref(words, parents, lengths.max(1), end).transpose(1, 0, 2)
     np.testing.assert_array_equal(o.predicted_ids, want)

@@ -204,6 +204,8 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
             next_finished = dec_finished if decoder.tracks_own_finished else \
                 tf.logical_or(dec_finished, fin)
             next_lens = tf.where(tf.logical_not(fin), tf.fill(tf.shape(lens), time + 1), lens)
+            if decoder.tracks_own_finished and getattr(next_state, "lengths", None) is not None:
+                next_lens = tf.cast(next_state.lengths, tf.int32)   # (beam search's, as TF)
             nest.assert_same_structure(state, next_state, check_types=False)
             nest.assert_same_structure(inputs, next_inputs, check_types=False)
             if maximum_iterations is not None:
