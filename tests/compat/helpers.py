@@ -64,3 +64,26 @@ def single_cluster(sess, fetches, feed) -> str:
     s = sess.cluster_summary(fetches, feed)
     assert s.startswith("XLA clustering: 1 cluster(s)"), s
     return s
+
+
+def all_compiled(sess, fetches, feed) -> str:
+    """Every op the fetches need is in a cluster (but for a few left to the executor as
+    too small a cluster) and every cluster compiles (runs the fetches once, failing on a
+    cluster falling back to the executor)."""
+    import logging
+    s = sess.cluster_summary(fetches, feed)
+    left = s.split("not clustered:")[1].split("  kept ")[0] if "not clustered:" in s else ""
+    left = [line for line in left.splitlines() if line.strip()]
+    assert all("min_cluster_size" in line for line in left) and len(left) <= 8, s
+    records: list = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append
+    log = logging.getLogger("xlapy.compat.v1.jit")
+    log.addHandler(handler)
+    try:
+        sess.run(fetches, feed)
+    finally:
+        log.removeHandler(handler)
+    failed = [r.getMessage() for r in records if "executor instead" in r.getMessage()]
+    assert not failed, failed
+    return s

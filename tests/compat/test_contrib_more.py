@@ -253,15 +253,15 @@ def test_seq2seq_sequence_loss(flags, want):
     assert_close(xla, want.astype(np.float32), rtol=1e-5)
 
 
-def test_seq2seq_errors_and_the_decoders_say_they_are_missing():
+def test_seq2seq_errors_and_what_is_missing_says_so():
     lg = tf.placeholder(tf.float32, [3, 4, 5])
     tg = tf.placeholder(tf.int32, [3, 4])
     with pytest.raises(InvalidArgumentError, match="Logits must be"):
         tf.contrib.seq2seq.sequence_loss(tg, tg, tg)
     with pytest.raises(InvalidArgumentError, match="cannot be set to True at same time"):
         tf.contrib.seq2seq.sequence_loss(lg, tg, tf.ones([3, 4]), sum_over_timesteps=True)
-    with pytest.raises(UnimplementedError, match="BasicDecoder"):
-        _ = tf.contrib.seq2seq.BasicDecoder
+    with pytest.raises(UnimplementedError, match="InferenceHelper"):
+        _ = tf.contrib.seq2seq.InferenceHelper
     with pytest.raises(AttributeError):
         _ = tf.contrib.seq2seq.NoSuchThing
 

@@ -286,3 +286,27 @@ def test_compiled_module_texts_are_printed_when_read():
     sess.run(y, {x: np.ones((4, 3), np.float32)})  # a new signature: a second module
     sess.run(y, {x: np.ones((4, 3), np.float32)})
     assert len(cc.modules) == 2 and "f32[4,3]" in cc.modules[1]
+
+
+def test_a_const_input_computed_from_data_splits_the_cluster(caplog):
+    """A Slice whose size is computed from run-time data in the same graph region: its
+    producer and the Slice go to different clusters (the size enters the Slice's cluster
+    as a compile-time constant), and both compile; a size from static shapes folds."""
+    x = tf.placeholder(tf.float32, [6, 3])
+    n = tf.reduce_sum(tf.cast(tf.reduce_sum(x, 1) > 0, tf.int32))
+    y = tf.tanh(x * 2.0 + 1.0)
+    head = tf.slice(y, [0, 0], tf.stack([n, -1]))
+    static = tf.slice(y, [0, 0], tf.stack([tf.shape(x)[0] - 1, -1]))
+    out = [tf.reduce_sum(head * head), tf.reduce_sum(static), head]
+    xv = np.random.default_rng(1).standard_normal((6, 3)).astype(np.float32)
+    sess = tf.Session(config=jit_config())
+    summary = sess.cluster_summary(out, {x: xv})
+    assert summary.startswith("XLA clustering: 2 cluster(s)"), summary
+    with caplog.at_level(logging.WARNING, logger="xlapy.compat.v1.jit"):
+        a, b, h = sess.run(out, {x: xv})
+    assert "executor instead" not in caplog.text
+    want = np.tanh(xv * 2 + 1)
+    k = int((xv.sum(1) > 0).sum())
+    assert h.shape == (k, 3)
+    np.testing.assert_allclose(a, (want[:k] ** 2).sum(), rtol=1e-5)
+    np.testing.assert_allclose(b, want[:5].sum(), rtol=1e-5)

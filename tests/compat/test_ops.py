@@ -232,6 +232,7 @@ ELSEWHERE = {
 # the ops of control flow, convolutions, gathers, RNNs ... (tested by their own files)
 _FILES = {
     "test_control_flow": "While WhileGrad If IfGrad",
+    "test_ctc": "CTCGreedyDecoder CTCBeamSearchDecoder",
     "test_nn_ops": "Conv2D Conv2DBackpropInput Conv2DBackpropFilter Conv3D "
                    "Conv3DBackpropInputV2 Conv3DBackpropFilterV2 DepthwiseConv2dNative "
                    "DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter "
@@ -300,6 +301,8 @@ EXECUTOR_ONLY = {
     "Assert": "raises on the host when its condition is false",
     "CheckNumerics": "raises on the host when its input has NaN or Inf",
     "ListDiff": "output shape depends on the data",
+    "CTCGreedyDecoder": "the number of decoded labels (a SparseTensor) depends on the data",
+    "CTCBeamSearchDecoder": "a prefix beam search; the decoded lengths depend on the data",
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",

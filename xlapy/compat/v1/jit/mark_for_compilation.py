@@ -24,6 +24,13 @@ single steps in a topological order of it (TF's MarkForCompilationPass gets the 
 guarantee from its GraphCycles structure). The cluster class keeps apart ops of different
 device kinds (CPU, XLA_CPU) and different jit scopes (_XlaScope).
 
+An op's compile-time-constant inputs (its const_inputs: shapes, sizes, loop counts) must
+not be computed from run-time data inside its own cluster (XLA would see a traced value):
+such an op and the producer of that input are kept in different clusters, so the value
+enters the op's cluster as an input, a constant keying its compilation (TF's
+must-be-constant analysis). Values computed only from constants and static shapes (Shape,
+Size, Rank) fold while the cluster is traced and do not count.
+
 Auto-jit clusters smaller than --tf_xla_min_cluster_size effective ops (Const, Identity and
 NoOp do not count) are dissolved; clusters that contain a jit_scope or XLA-device op are
 kept whatever their size. Every op left out gets a reason, reported in the cluster summary.
@@ -90,6 +97,33 @@ def _cluster_class(op):
     return ("XLA_CPU" if is_xla_device(op.device) else "CPU", op._attrs.get("_XlaScope"))
 
 
+_STATIC_SOURCES = {"Const", "Shape", "Size", "Rank", "ShapeN"}
+
+
+def _apart(ops: list, index: dict) -> dict:
+    """index -> indices of the ops that must not share its cluster: the producers of its
+    const inputs that compute them from run-time data, and the reverse."""
+    static: set = set()
+    for op in ops:
+        d = get_op_def(op.type)
+        if op.type in _STATIC_SOURCES or (
+                not d.stateful and op.type != "Placeholder" and op.inputs and
+                all(t.op in static for t in op.inputs)):
+            static.add(op)
+    apart: dict = {}
+    for op in ops:
+        consts = {i % max(len(op.inputs), 1) for i in get_op_def(op.type).const_inputs}
+        for i in consts:
+            if i >= len(op.inputs):
+                continue
+            src = op.inputs[i].op
+            if src in static or src not in index or src is op:
+                continue
+            apart.setdefault(index[op], set()).add(index[src])
+            apart.setdefault(index[src], set()).add(index[op])
+    return apart
+
+
 def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
                          min_size: int = 4, max_size: int = 1 << 30,
                          strict: bool = False, soft_placement: bool = False) -> Clustering:
@@ -144,6 +178,7 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
                 pred[index[op]].add(index[p])
     parent = list(range(n))
     members = {i: [i] for i in range(n)}
+    apart = _apart(ops, index)     # cluster root -> ops its members must be kept apart from
 
     def find(i):
         while parent[i] != i:
@@ -173,6 +208,8 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
         for p in pred[b]:
             succ[p].discard(b)
             succ[p].add(a)
+        if b in apart:
+            apart.setdefault(a, set()).update(apart.pop(b))
         succ[a] |= succ[b]
         pred[a] |= pred[b]
         succ[a].discard(a)
@@ -191,6 +228,8 @@ def mark_for_compilation(ops: list, preds: dict, auto_jit: bool, fed_ops: set,
             if other_path(cu, cv):
                 result.cycle_refusals.append((p, op))
                 continue
+            if any(m in apart.get(cv, ()) for m in members[cu]):
+                continue   # a const input of one computed from data in the other
             merge(cv, cu)
 
     groups = {}

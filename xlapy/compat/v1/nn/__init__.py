@@ -1,6 +1,7 @@
 """tf.nn: activations, softmax and cross entropies, convolutions and pooling, batch
 normalization, embeddings and sampled losses, dropout, moments, top_k, and the RNN API
-(rnn_cell, dynamic_rnn, static_rnn, bidirectional_dynamic_rnn)."""
+(rnn_cell, dynamic_rnn, raw_rnn, static_rnn, bidirectional_dynamic_rnn) and CTC (ctc_loss,
+ctc_greedy_decoder, ctc_beam_search_decoder)."""
 
 from xlapy.compat.v1.ops.activation_ops import (crelu, elu, l2_normalize,
                                                 local_response_normalization, leaky_relu,
@@ -27,8 +28,10 @@ from xlapy.compat.v1.ops.nn_ops import (bias_add, dropout, l2_loss, log_softmax,
 from xlapy.compat.v1.ops.norm_ops import batch_normalization, fused_batch_norm
 from xlapy.compat.v1.ops.rnn_ops import (bidirectional_dynamic_rnn, dynamic_rnn, static_rnn,
                                          static_bidirectional_rnn)
+from xlapy.compat.v1.ops.raw_rnn_ops import raw_rnn
 from xlapy.compat.v1.nn import rnn_cell
 from xlapy.compat.v1.ops.conv_backprop import conv2d_backprop_filter, conv2d_backprop_input
 from xlapy.compat.v1.ops.nn_extra_ops import (avg_pool1d, depth_to_space, log_poisson_loss,
                                               max_pool1d, normalize_moments, space_to_depth,
                                               sufficient_statistics, weighted_moments)
+from xlapy.compat.v1.ops.ctc_ops import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss

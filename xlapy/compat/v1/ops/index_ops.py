@@ -314,7 +314,7 @@ def _one_hot_infer(op):
 @register_op("OneHot", infer=_one_hot_infer, attrs=("axis",), const_inputs=(1,))
 def _one_hot(m, indices, depth, on, off, axis=-1):
     hot = m.equal(m.expand_dims(indices, -1), m.astype(m.arange(int(depth)), indices.dtype))
-    out = m.add(m.multiply(m.astype(hot, on.dtype), m.subtract(on, off)), off)
+    out = m.where(hot, on, off)   # (not hot * (on - off) + off: bools, infinities)
     if axis != -1:
         out = m.moveaxis(out, -1, axis)
     return out

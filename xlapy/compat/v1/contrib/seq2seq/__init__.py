@@ -1,7 +1,9 @@
-"""tf.contrib.seq2seq: sequence_loss, the weighted cross-entropy of sequence models.
+"""tf.contrib.seq2seq: sequence_loss, the weighted cross-entropy of sequence models; the
+decoders (decoder.py: BasicDecoder, dynamic_decode), their helpers (helper.py) and the
+attention mechanisms and wrapper (attention_wrapper.py).
 
-The decoders (BasicDecoder, dynamic_decode, the helpers and attention wrappers) are not part
-of xlapy: using one raises UnimplementedError naming it, rather than an AttributeError.
+What xlapy does not have raises UnimplementedError naming it, rather than an
+AttributeError.
 """
 
 from __future__ import annotations
@@ -9,6 +11,22 @@ from __future__ import annotations
 from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
 from xlapy.compat.v1.framework import get_default_graph
 from xlapy.compat.v1.ops._common import tensor
+from xlapy.compat.v1.contrib.seq2seq.attention_wrapper import (AttentionMechanism,
+                                                               AttentionWrapper,
+                                                               AttentionWrapperState,
+                                                               BahdanauAttention,
+                                                               LuongAttention, hardmax)
+from xlapy.compat.v1.contrib.seq2seq.beam_search import (BeamSearchDecoder,
+                                                         BeamSearchDecoderOutput,
+                                                         BeamSearchDecoderState,
+                                                         FinalBeamSearchDecoderOutput,
+                                                         gather_tree, tile_batch)
+from xlapy.compat.v1.contrib.seq2seq.decoder import (BasicDecoder, BasicDecoderOutput,
+                                                     Decoder, dynamic_decode)
+from xlapy.compat.v1.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper, Helper,
+                                                    SampleEmbeddingHelper,
+                                                    ScheduledEmbeddingTrainingHelper,
+                                                    TrainingHelper)
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True,
@@ -68,16 +86,12 @@ def _count(weights, axis, dtype):
     return cast(count_nonzero(weights, axis=axis), dtype)
 
 
-_DECODERS = ("BasicDecoder", "dynamic_decode", "TrainingHelper", "GreedyEmbeddingHelper",
-             "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper", "BeamSearchDecoder",
-             "BahdanauAttention", "LuongAttention", "AttentionWrapper", "AttentionWrapperState",
-             "tile_batch", "hardmax", "Decoder", "Helper", "CustomHelper",
-             "BasicDecoderOutput", "InferenceHelper", "gather_tree")
+_MISSING = ("InferenceHelper",)
 
 
 def __getattr__(name):
-    if name in _DECODERS:
-        raise UnimplementedError(f"tf.contrib.seq2seq.{name}: the seq2seq decoders are not "
-                                 "part of xlapy (sequence_loss is); build the decoder loop "
-                                 "with tf.nn.dynamic_rnn or tf.while_loop")
+    if name in _MISSING:
+        raise UnimplementedError(f"tf.contrib.seq2seq.{name} is not part of xlapy (the "
+                                 "helpers, BasicDecoder, dynamic_decode and the attention "
+                                 "wrappers are); write a CustomHelper")
     raise AttributeError(f"module 'tf.contrib.seq2seq' has no attribute {name!r}")
