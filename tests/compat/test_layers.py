@@ -198,3 +198,30 @@ def test_regularizers_add_one_loss_per_variable():
     sess.run(tf.global_variables_initializer())
     k = sess.run(tf.get_default_graph().get_tensor_by_name("d/kernel:0"))
     assert_close(sess.run(losses[0]), (k * k).sum(), rtol=1e-6)
+
+
+def test_unnamed_layers_in_a_reentered_scope_reuse_the_first_entrys_variables():
+    """The GAN idiom: discriminator(x) then discriminator(fake, reuse=True), tf.layers
+    without names inside: re-entering the scope by name makes them conv2d, conv2d_1 ...
+    again (TF closes a scope's default-name counts when it is left)."""
+    def disc(x, reuse=False):
+        with tf.variable_scope("discriminator", reuse=reuse):
+            h = tf.layers.conv2d(x, 2, 3)
+            h = tf.layers.conv2d(h, 2, 3)
+            return tf.layers.dense(tf.layers.flatten(h), 1)
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    a, b = disc(x), disc(x * 2.0, reuse=True)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["discriminator/conv2d/bias", "discriminator/conv2d/kernel",
+                     "discriminator/conv2d_1/bias", "discriminator/conv2d_1/kernel",
+                     "discriminator/dense/bias", "discriminator/dense/kernel"]
+    with tf.variable_scope("other"):
+        tf.layers.dense(x[:, 0, 0, :], 1)
+        tf.layers.dense(x[:, 0, 0, :], 1)
+    assert {"other/dense/kernel", "other/dense_1/kernel"} <= {
+        v.op.name for v in tf.global_variables()}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        xv = np.ones([1, 8, 8, 1], np.float32)
+        av, bv = s.run([a, b], {x: xv})
+        assert np.isfinite(av).all() and not np.allclose(av, bv)

@@ -299,12 +299,22 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                           initializer=initializer or outer.initializer)
     _scope_stack.append(scope)
     graph = get_default_graph()
+    saved = set(used) if isinstance(name_or_scope, VariableScope) else None
     try:
         short = name.rsplit("/", 1)[-1]
         with graph.name_scope(short):
             yield scope
     finally:
         _scope_stack.pop()
+        # leaving a scope forgets the default names used inside it (TF's
+        # close_variable_subscopes): re-entering variable_scope("D", reuse=True) makes its
+        # unnamed layers conv2d, conv2d_1 ... again, the variables of the first entry (the
+        # GAN discriminator idiom); re-entering a VariableScope object restores the counts
+        if saved is not None:
+            used.clear()
+            used.update(saved)
+        else:
+            used.difference_update([u for u in used if u.startswith(name + "/")])
 
 
 def _scopes_used(graph) -> set:
