@@ -105,8 +105,25 @@ def _constant_only(instr, memo) -> bool:
     if key not in memo:
         empty = instr.shape.is_array and 0 in tuple(instr.shape.dims)
         memo[key] = empty or (instr.opcode != "parameter" and all(
-            _constant_only(o, memo) for o in instr.operands))
+            _constant_only(o, memo) for o in instr.operands)) or (
+            # an integer and/multiply with an operand known to be zero is zero, which XLA
+            # folds (u8 divide(iota, and(iota, x)) with one element: 0 / 0, hlo 23002288)
+            instr.opcode in ("and", "multiply") and instr.shape.is_array
+            and not instr.shape.element_type.is_float
+            and any(_known_zero(o) for o in instr.operands))
     return memo[key]
+
+
+def _known_zero(instr) -> bool:
+    """instr is all zeros whatever the inputs: a zero constant, an iota along a dimension
+    of size 1, or a broadcast / reshape of one."""
+    while instr.opcode in ("broadcast", "reshape", "copy"):
+        instr = instr.operands[0]
+    if instr.opcode == "constant":
+        return instr.literal is not None and not np.asarray(instr.literal).any()
+    if instr.opcode == "iota":
+        return instr.shape.dims[instr.attrs["iota_dimension"]] <= 1
+    return False
 
 
 def divides_constants(module) -> bool:
