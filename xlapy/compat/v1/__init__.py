@@ -30,6 +30,9 @@ from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,
                                        get_default_graph, name_scope, reset_default_graph)
 from xlapy.compat.v1.tensor_shape import Dimension, TensorShape
 from xlapy.compat.v1.gradients import gradients
+from xlapy.compat.v1.custom_gradients import (NotDifferentiable, RegisterGradient,
+                                              custom_gradient, hessians, identity_n,
+                                              no_gradient)
 from xlapy.compat.v1.ops.array_ops import (
     broadcast_to, concat, constant, expand_dims, fill, group, identity, no_op, one_hot, ones,
     ones_like, pad, placeholder, rank, reshape, shape, size, slice_ as slice, squeeze, stack,

@@ -165,6 +165,7 @@ class Graph:
         self._device_stack: list[str | None] = []
         self._control_stack: list[list[Operation] | None] = []
         self._attr_stack: list[dict] = []
+        self._gradient_overrides: list[dict] = []   # gradient_override_map blocks
         self._collections: dict[str, list] = {}
         self._finalized = False
         self.seed = None
@@ -193,6 +194,10 @@ class Graph:
         for scope in self._attr_stack:
             full_attrs.update(scope)
         full_attrs.update(attrs or {})
+        for overrides in reversed(self._gradient_overrides):
+            if op_type in overrides:
+                full_attrs["_gradient_op_type"] = overrides[op_type]
+                break
         op = Operation(self, op_type, name, inputs, full_attrs, self._current_control(inputs),
                        self._current_device())
         decide = op._attrs.pop("_XlaCompileFn", None)  # jit_scope(compile_ops=callable)
@@ -344,6 +349,20 @@ class Graph:
             out.extend(c for c in frame if c not in out)
         input_ops = {t.op for t in inputs}
         return [c for c in out if c not in input_ops]
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict):
+        """Ops made inside whose type is a key of op_type_map take their gradient from the
+        function tf.RegisterGradient registered under the mapped name."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise InvalidTypeError("op_type_map must be a dictionary mapping strings to "
+                                   "strings")
+        self._gradient_overrides.append(dict(op_type_map))
+        try:
+            yield
+        finally:
+            self._gradient_overrides.pop()
 
     @contextlib.contextmanager
     def _attr_scope(self, attrs: dict):

@@ -17,6 +17,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
 from xlapy.compat.v1.framework import Tensor, convert_to_tensor
+from xlapy.compat.v1.custom_gradients import registered_gradient
 from xlapy.compat.v1.op_registry import get_op_def
 
 _JIT_ATTRS = ("_XlaCompile", "_XlaScope", "_XlaSeparateCompiledGradients")
@@ -103,9 +104,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if all(g is None for g in out_grads) or id(op) in stops:
                 continue
             d = get_op_def(op.type)
-            if d.not_differentiable:
+            override = op._attrs.get("_gradient_op_type")
+            grad_fn = registered_gradient(override) if override else (
+                d.grad or registered_gradient(op.type))
+            if override and grad_fn is None:
+                raise LookupGradientError(f"No gradient defined for operation '{op.name}' "
+                                          f"(op type: {op.type}): gradient_override_map names "
+                                          f"'{override}', which no RegisterGradient made")
+            if d.not_differentiable and not override:
                 continue
-            if d.grad is None:
+            if grad_fn is None:
                 raise LookupGradientError(f"No gradient defined for operation '{op.name}' "
                                           f"(op type: {op.type})")
             jit = {k: op._attrs[k] for k in _JIT_ATTRS if k in op._attrs}
@@ -117,8 +125,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             op._grad_wanted = [id(t.op) in between or id(t) in x_ids for t in op.inputs]
             with graph.name_scope(op.name + "_grad"), graph._attr_scope(jit), \
                     graph.control_dependencies(None):
-                in_grads = d.grad(op, *out_grads)
-            in_grads = list(in_grads)
+                in_grads = grad_fn(op, *out_grads)
+            # (a function of a one-input op may return the gradient itself, as in TF)
+            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
             if len(in_grads) != len(op.inputs):
                 raise InvalidArgumentError(f"gradient function of {op.type} returned "
                                            f"{len(in_grads)} gradients for {len(op.inputs)} "

@@ -173,3 +173,67 @@ def gpu_device_name() -> str:
 
 def get_temp_dir() -> str:
     return tempfile.mkdtemp(prefix="xlapy_test_")
+
+
+def _gradient_session():
+    from xlapy.compat.v1.session import get_default_session
+    sess = get_default_session()
+    if sess is None:
+        from xlapy.compat.v1.errors import InvalidArgumentError
+        raise InvalidArgumentError("compute_gradient needs a default session: call it inside "
+                                   "`with tf.Session():` (or a TestCase's session())")
+    return sess
+
+
+def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
+                     init_targets=None, extra_feed_dict=None):
+    """(theoretical, numerical) Jacobians of y with respect to x, each [x size, y size]
+    (lists of them when x is a list): tf.gradients' against central differences of step
+    `delta`, evaluated in the default session at x_init_value (random by default)."""
+    from xlapy.compat.v1.gradients import gradients
+    from xlapy.compat.v1.ops.array_ops import placeholder
+    sess = _gradient_session()
+    if init_targets is not None:
+        sess.run(init_targets)
+    many = isinstance(x, (list, tuple))
+    xs = list(x) if many else [x]
+    shapes = list(x_shape) if many else [x_shape]
+    inits = list(x_init_value) if many and x_init_value is not None else [x_init_value] * len(xs)
+    rng = np.random.default_rng(0)
+    values = [np.asarray(v, t.dtype.np) if v is not None else
+              rng.uniform(-1, 1, s).astype(t.dtype.np) for t, s, v in zip(xs, shapes, inits)]
+    y_size = int(np.prod(y_shape, dtype=np.int64))
+    dy = placeholder(y.dtype, list(y_shape))
+    grads = gradients(y, xs, grad_ys=dy)
+    feed = dict(extra_feed_dict or {})
+    feed.update(zip(xs, values))
+    out = []
+    for i, (t, v) in enumerate(zip(xs, values)):
+        theo = np.zeros([v.size, y_size], np.float64)
+        for j in range(y_size):
+            onehot = np.zeros(y_size, y.dtype.np)
+            onehot[j] = 1
+            g = grads[i]
+            if g is not None:
+                theo[:, j] = np.asarray(sess.run(g, {**feed, dy: onehot.reshape(y_shape)}),
+                                        np.float64).reshape(-1)
+        num = np.zeros([v.size, y_size], np.float64)
+        flat = v.reshape(-1)
+        for k in range(v.size):
+            hi, lo = flat.copy(), flat.copy()
+            hi[k] += delta
+            lo[k] -= delta
+            yh = np.asarray(sess.run(y, {**feed, t: hi.reshape(v.shape)}), np.float64)
+            yl = np.asarray(sess.run(y, {**feed, t: lo.reshape(v.shape)}), np.float64)
+            num[k] = ((yh - yl) / (2 * delta)).reshape(-1)
+        out.append((theo, num))
+    return out if many else out[0]
+
+
+def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
+                           init_targets=None, extra_feed_dict=None):
+    """The largest absolute difference between compute_gradient's two Jacobians."""
+    res = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets,
+                           extra_feed_dict)
+    pairs = res if isinstance(res, list) else [res]
+    return max(float(np.max(np.abs(a - b))) if a.size else 0.0 for a, b in pairs)

@@ -261,7 +261,11 @@ def _strided_slice_grad_kernel(m, g, shape, slice_spec=()):
     return out
 
 
-not_differentiable("StridedSliceGrad")
+@register_gradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, g):
+    """StridedSliceGrad is linear in its gradient input: its gradient is the same slice of
+    the incoming one (second derivatives through x[i], as TF's)."""
+    return [make("StridedSlice", [g], {"slice_spec": op.get_attr("slice_spec")}), None]
 
 
 # ---- tile, one_hot, where --------------------------------------------------------------------

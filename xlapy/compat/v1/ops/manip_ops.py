@@ -377,7 +377,13 @@ def _mirror_pad_grad_kernel(m, g, paddings, mode="REFLECT"):
 register_op("MirrorPadGrad", attrs=("mode",), const_inputs=(1,),
             infer=lambda op: [(op.inputs[0].dtype, unknown_shape(op.inputs[0].shape.ndims))])(
     _mirror_pad_grad_kernel)
-not_differentiable("MirrorPadGrad")
+
+
+@register_gradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, g):
+    """MirrorPadGrad is linear in its gradient input, the adjoint of MirrorPad: its
+    gradient is the MirrorPad of the incoming one."""
+    return [make("MirrorPad", [g, op.inputs[1]], {"mode": op.get_attr("mode")}), None]
 
 
 @register_gradient("MirrorPad")

@@ -16,7 +16,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import get_default_graph
-from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
+from xlapy.compat.v1.op_registry import register_gradient, register_op
 from xlapy.compat.v1.ops._common import make_op, tensor
 from xlapy.compat.v1.ops.math_ops import add, multiply, rsqrt, subtract
 from xlapy.compat.v1.tensor_shape import TensorShape
@@ -121,7 +121,8 @@ def _fused_batch_norm_grad(m, g, x, scale, saved_mean, saved_var, epsilon=1e-3,
     return dx, d_scale, d_offset
 
 
-not_differentiable("FusedBatchNormGrad")
+# FusedBatchNormGrad has no gradient here: a second derivative through it raises
+# (LookupGradientError) rather than being silently zero
 
 
 @register_gradient("FusedBatchNorm")

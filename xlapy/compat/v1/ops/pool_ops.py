@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
-from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
+from xlapy.compat.v1.op_registry import register_gradient, register_op
 from xlapy.compat.v1.ops._common import ints, make, make_op, tensor
 from xlapy.compat.v1.ops.array_ops import _shape_of
 from xlapy.compat.v1.ops.conv_ops import (_POOL_ATTRS, _check_format, _norm_list,
@@ -239,7 +239,8 @@ def _max_pool_grad_with_argmax(m, x, g, argmax, ksize=(), strides=(), padding="V
     return m.reshape(flat, x.shape)
 
 
-not_differentiable("MaxPoolGradWithArgmax")
+# MaxPoolGradWithArgmax has no gradient here: a second derivative through it raises
+# (LookupGradientError) rather than being silently zero
 
 
 @register_gradient("MaxPoolWithArgmax")
