@@ -451,6 +451,57 @@ class Dataset:
                 yield out
         return Dataset(elements, structure)
 
+    # -- transformations of the whole pipeline
+    def apply(self, transformation_func):
+        """transformation_func(self): tf.data.experimental's transformations are such
+        functions (shuffle_and_repeat, map_and_batch, ...)."""
+        out = transformation_func(self)
+        if not isinstance(out, Dataset):
+            raise InvalidArgumentError("`transformation_func` must return a Dataset.")
+        return out
+
+    def shard(self, num_shards, index):
+        """Every num_shards-th element, starting with element `index`."""
+        n, caps = _count_arg(num_shards, self._captures)
+        i, caps = _count_arg(index, caps)
+        src = self._elements
+
+        def elements(ctx):
+            k, j = _count_value(n, ctx), _count_value(i, ctx)
+            if k <= 0 or not 0 <= j < k:
+                raise InvalidArgumentError(f"shard: index {j} must be in [0, num_shards "
+                                           f"{k}) and num_shards positive")
+            return itertools.islice(src(ctx), j, None, k)
+        return Dataset(elements, self._structure, caps)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The names of the files matching file_pattern (a glob, or a list of them), as
+        string scalars; shuffled (the default) once per iteration."""
+        import glob as _glob
+
+        from xlapy.compat.v1.ops._common import constant_value
+        pats = constant_value(file_pattern) if hasattr(file_pattern, "op") else file_pattern
+        if pats is None:
+            raise InvalidArgumentError("list_files: file_pattern must be known when the graph "
+                                       "is built (a string or a constant)")
+        pats = [pats] if isinstance(pats, (str, bytes)) else list(np.ravel(pats))
+        pats = [p.decode() if isinstance(p, bytes) else str(p) for p in pats]
+        names = sorted({f for p in pats for f in _glob.glob(p)})
+        if not names:
+            from xlapy.compat.v1.errors import NotFoundError
+            raise NotFoundError(f"No files matched pattern: {', '.join(pats)}")
+        ds = Dataset.from_tensor_slices(np.asarray([n.encode() for n in names], object))
+        return ds.shuffle(len(names), seed=seed) if shuffle is None or shuffle else ds
+
+    def with_options(self, options):
+        """Options (threading, optimizations) change nothing in a host pipeline."""
+        return self
+
+    def options(self):
+        from xlapy.compat.v1.data.experimental import Options
+        return Options()
+
     # -- iterators
     def make_one_shot_iterator(self):
         from xlapy.compat.v1.data.iterator_ops import Iterator
