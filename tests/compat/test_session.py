@@ -208,3 +208,29 @@ def test_app_run_parses_flags_and_exits_with_main_result():
     with pytest.raises(SystemExit):
         tf.app.run(main=main, argv=["prog", "--test_app_xla=false"])
     assert seen["xla"] is False
+
+
+def test_partial_run_feeds_step_by_step_and_runs_each_op_once():
+    x = tf.placeholder(tf.float32, [])
+    y = x * 2.0
+    counter = tf.Variable(0.0)
+    bump = tf.assign_add(counter, 1.0)
+    with tf.control_dependencies([bump]):
+        y_counted = tf.identity(y)
+    z = y_counted + tf.placeholder_with_default(1.0, [])
+    w = tf.placeholder(tf.float32, [])
+    out = z * w
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        h = s.partial_run_setup([y_counted, z, out], [x, w])
+        assert s.partial_run(h, y_counted, {x: 3.0}) == 6.0
+        assert s.partial_run(h, z) == 7.0
+        assert s.partial_run(h, out, {w: 2.0}) == 14.0
+        assert s.run(counter) == 1.0   # y_counted's dependency ran once
+        with pytest.raises(tf.errors.InvalidArgumentError, match="already fed"):
+            s.partial_run(h, out, {x: 1.0})
+        h2 = s.partial_run_setup([y_counted], [x])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not specified"):
+            s.partial_run(h2, z, {x: 1.0})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="partial_run_setup"):
+            s.partial_run("nope", y)

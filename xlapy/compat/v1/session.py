@@ -206,6 +206,7 @@ class Session:
         if target:
             raise InvalidArgumentError(f"distributed targets are not supported ('{target}')")
         self._graph = graph if graph is not None else get_default_graph()
+        self._partial_runs: dict = {}
         self._config = config if config is not None else ConfigProto()
         self._vars: dict[str, np.ndarray] = {}
         self._rngs: dict = {}
@@ -399,6 +400,43 @@ class Session:
             plan = self._build_plan(elements, list(feeds), auto, fl)
             self._plans[key] = plan
         return plan
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """A handle for partial_run: the fetches and feeds a sequence of partial_run calls
+        may use."""
+        allowed_f: list = []
+        _flatten_fetches(fetches, self._graph, allowed_f)
+        handle = f"xlapy-partial-run-{len(self._partial_runs)}"
+        self._partial_runs[handle] = {
+            "fetches": {id(e) for e in allowed_f}, "feeds": {},
+            "feedable": {id(self._graph.as_graph_element(t)) for t in (feeds or [])}}
+        return handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Runs fetches, feeding feed_dict and everything fed or fetched by the handle's
+        earlier calls (so an op of the graph runs at most once per handle, as in TF)."""
+        state = self._partial_runs.get(handle)
+        if state is None:
+            raise InvalidArgumentError(f"Must run 'partial_run_setup' before performing "
+                                       f"partial runs: unknown handle {handle!r}")
+        new_feeds = {self._graph.as_graph_element(k): v for k, v in (feed_dict or {}).items()}
+        for t in new_feeds:
+            if id(t) not in state["feedable"]:
+                raise InvalidArgumentError(f"Input to feed {t.name} was not specified in "
+                                           "partial_run_setup.")
+            if any(t is u for u in state["feeds"]):
+                raise InvalidArgumentError(f"Input {t.name} already fed.")
+        elements: list = []
+        _flatten_fetches(fetches, self._graph, elements)
+        for e in elements:
+            if id(e) not in state["fetches"]:
+                raise InvalidArgumentError(f"Fetch {getattr(e, 'name', e)} was not specified "
+                                           "in partial_run_setup.")
+        state["feeds"].update(new_feeds)
+        tensors = [e for e in elements if isinstance(e, Tensor) and e not in state["feeds"]]
+        out, values = self.run([fetches, tensors], feed_dict=dict(state["feeds"]))
+        state["feeds"].update(zip(tensors, values))   # fed to the later calls
+        return out
 
     def cluster_summary(self, fetches, feed_dict=None) -> str:
         """xlapy extension: the clustering of the plan that run(fetches, feed_dict) uses."""
