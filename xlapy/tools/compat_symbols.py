@@ -29,7 +29,7 @@ NAMESPACES = [
     ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
     ("metrics", False), ("data", True), ("data.experimental", False), ("debugging", True),
     ("initializers", True), ("io", True), ("python_io", True), ("contrib.compiler.jit", False),
-    ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
+    ("contrib.rnn", True), ("contrib.crf", False), ("contrib.layers", True), ("contrib.opt", True),
     ("contrib.tensorboard.plugins.projector", False), ("contrib.slim", True),
     ("contrib.framework", True), ("contrib.training", False), ("contrib.seq2seq", False),
     ("contrib.legacy_seq2seq", False), ("contrib.distributions", True),

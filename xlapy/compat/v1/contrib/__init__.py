@@ -1,10 +1,12 @@
-"""tf.contrib: contrib.compiler.jit (experimental_jit_scope), contrib.rnn, contrib.layers
+"""tf.contrib: contrib.compiler.jit (experimental_jit_scope), contrib.crf, contrib.rnn,
+contrib.layers
 (regularizers, conv2d, batch_norm, pooling, dropout, layer_norm, optimize_loss),
 contrib.framework (variable selection, arg_scope), contrib.training (HParams),
 contrib.seq2seq and contrib.legacy_seq2seq (their sequence losses), contrib.distributions,
 contrib.lookup (lookup tables)."""
 
 from xlapy.compat.v1.contrib import compiler
+from xlapy.compat.v1.contrib import crf
 from xlapy.compat.v1.contrib import distributions
 from xlapy.compat.v1.contrib import framework
 from xlapy.compat.v1.contrib import layers
