@@ -370,3 +370,93 @@ def test_predictor_from_saved_model(tmp_path):
         tf.contrib.predictor.from_saved_model(export, signature_def_key="nope")
     with pytest.raises(tf.errors.InvalidArgumentError, match="unexpected keys"):
         predict({"x": xs})
+
+
+# ---- contrib.rnn ----------------------------------------------------------------------------
+
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _ln(v, gain, shift):
+    return (v - v.mean(1, keepdims=True)) / np.sqrt(v.var(1, keepdims=True) + 1e-12) * \
+        gain + shift
+
+
+def _ln_lstm_ref(xs, kernel, n, gain, shift, forget_bias=1.0):
+    b = xs.shape[0]
+    c = h = np.zeros((b, n), np.float32)
+    outs = []
+    for t in range(xs.shape[1]):
+        i, j, f, o = np.split(np.concatenate([xs[:, t], h], 1) @ kernel, 4, axis=1)
+        i, j, f, o = (_ln(v, gain, shift) for v in (i, j, f, o))
+        c = _ln(c * _sig(f + forget_bias) + _sig(i) * np.tanh(j), gain, shift)
+        h = np.tanh(c) * _sig(o)
+        outs.append(h)
+    return np.stack(outs, 1), c, h
+
+
+@pytest.mark.parametrize("xla", [False, True], ids=["executor", "xla"])
+def test_layer_norm_basic_lstm_cell(xla):
+    xs = R.standard_normal((3, 4, 2)).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3, 4, 2])
+        cell = tf.contrib.rnn.LayerNormBasicLSTMCell(5, norm_gain=1.5, norm_shift=0.1)
+        out, st = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        grads = tf.gradients(tf.reduce_sum(out), tf.trainable_variables())
+        names = sorted(v.op.name for v in tf.global_variables())
+        sess = tf.Session(graph=g, config=jit_config() if xla else None)
+        sess.run(tf.global_variables_initializer())
+        got, kernel = sess.run([[out, st.c, st.h], cell.variables[0]], {x: xs})
+        assert all(np.isfinite(v).all() for v in sess.run(grads, {x: xs}))
+    base = "rnn/layer_norm_basic_lstm_cell/"
+    assert names == sorted([base + "kernel"] + [f"{base}{s}/{p}" for s in (
+        "input", "transform", "forget", "output", "state") for p in ("gamma", "beta")])
+    assert_close(got, _ln_lstm_ref(xs, kernel, 5, 1.5, 0.1), rtol=1e-4, atol=1e-5)
+    with tf.Graph().as_default():
+        plain = tf.contrib.rnn.LayerNormBasicLSTMCell(4, layer_norm=False)
+        tf.nn.dynamic_rnn(plain, tf.zeros([2, 3, 2]), dtype=tf.float32)
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "rnn/layer_norm_basic_lstm_cell/bias", "rnn/layer_norm_basic_lstm_cell/kernel"]
+
+
+def test_stack_bidirectional_rnns_against_layered_bidirectional():
+    xs = R.standard_normal((2, 5, 3)).astype(np.float32)
+    lens = np.array([5, 3], np.int32)
+    cells = lambda: [tf.nn.rnn_cell.GRUCell(4), tf.nn.rnn_cell.GRUCell(2)]
+    with tf.Graph().as_default():
+        x = tf.constant(xs)
+        out, sfw, sbw = tf.contrib.rnn.stack_bidirectional_dynamic_rnn(
+            cells(), cells(), x, sequence_length=lens, dtype=tf.float32)
+        assert out.shape.as_list() == [2, 5, 4] and len(sfw) == len(sbw) == 2
+        dyn_vars = [v for v in tf.global_variables()]
+        names = {v.op.name for v in dyn_vars}
+        assert "stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/gru_cell/gates/kernel" \
+            in names and \
+            "stack_bidirectional_rnn/cell_1/bidirectional_rnn/bw/gru_cell/candidate/bias" \
+            in names
+        # the same layers by hand, with the same variables
+        with tf.variable_scope("stack_bidirectional_rnn", reuse=True):
+            prev = x
+            for i in range(2):
+                with tf.variable_scope(f"cell_{i}"):
+                    (f, b), _ = tf.nn.bidirectional_dynamic_rnn(
+                        tf.nn.rnn_cell.GRUCell(4 if i == 0 else 2, reuse=True),
+                        tf.nn.rnn_cell.GRUCell(4 if i == 0 else 2, reuse=True), prev,
+                        sequence_length=lens, dtype=tf.float32)
+                    prev = tf.concat([f, b], 2)
+        static_out, st_fw, _ = tf.contrib.rnn.stack_bidirectional_rnn(
+            cells(), cells(), tf.unstack(x, axis=1), sequence_length=lens,
+            dtype=tf.float32, scope="static")
+        assert "static/cell_1/fw/gru_cell/gates/kernel" in \
+            {v.op.name for v in tf.global_variables()}
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got, want, sf = s.run([out, prev, sfw[1]])
+            assert_close(got, want, rtol=1e-5, atol=1e-6)
+            assert_close(sf, got[[0, 1], [4, 2], :2], rtol=1e-5, atol=1e-6)
+            assert len(static_out) == 5 and s.run(static_out[0]).shape == (2, 4)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same depth"):
+        tf.contrib.rnn.stack_bidirectional_dynamic_rnn(cells(), cells()[:1], tf.zeros([1, 2, 3]),
+                                                       dtype=tf.float32)
