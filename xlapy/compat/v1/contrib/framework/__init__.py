@@ -11,3 +11,8 @@ from xlapy.compat.v1.contrib.framework.variables import (
 from xlapy.compat.v1.contrib.framework.arg_scope import (add_arg_scope,
                                                          arg_scope, current_arg_scope,
                                                          has_arg_scope)
+from xlapy.compat.v1.contrib.framework.model_variables import (get_name_scope,
+                                                               global_variable,
+                                                               local_variable, model_variable,
+                                                               variable)
+from xlapy.compat.v1 import nest

@@ -201,14 +201,15 @@ from xlapy.compat.v1.contrib.layers.conv import (avg_pool2d, batch_norm,  # noqa
                                                  conv2d, conv2d_transpose, dropout,
                                                  max_pool2d)
 from xlapy.compat.v1.contrib.layers.misc import (OPTIMIZER_CLS_NAMES,  # noqa: E402
-                                                 embed_sequence, layer_norm, optimize_loss)
+                                                 embed_sequence, layer_norm,
+                                                 one_hot_encoding, optimize_loss)
 from xlapy.compat.v1.contrib.framework.arg_scope import add_arg_scope  # noqa: E402
 
 # (slim's layers take their defaults from arg_scope blocks)
 (fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
- dropout, layer_norm) = (add_arg_scope(f) for f in (
+ dropout, layer_norm, one_hot_encoding) = (add_arg_scope(f) for f in (
      fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
-     dropout, layer_norm))
+     dropout, layer_norm, one_hot_encoding))
 
 
 def repeat(inputs, repetitions, layer, *args, **kwargs):

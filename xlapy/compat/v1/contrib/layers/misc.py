@@ -213,3 +213,18 @@ def _summaries(which, loss, lr):
         summary.scalar("loss", loss)
     if "learning_rate" in which and lr is not None:
         summary.scalar("learning_rate", lr)
+
+
+def one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0,
+                     outputs_collections=None, scope=None):
+    """tf.one_hot(labels, num_classes) of float on_value / off_value, in name scope
+    "OneHotEncoding"."""
+    from xlapy.compat.v1.framework import get_default_graph
+    from xlapy.compat.v1.ops.index_ops import one_hot
+    from xlapy.compat.v1.ops._common import tensor
+    graph = get_default_graph()
+    with graph.name_scope(scope or "OneHotEncoding"):
+        out = one_hot(tensor(labels), num_classes, on_value=on_value, off_value=off_value)
+    for c in outputs_collections or ():
+        graph.add_to_collection(c, out)
+    return out

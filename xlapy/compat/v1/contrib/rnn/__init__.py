@@ -1,5 +1,6 @@
 """tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell (and the block cells as the cells they
-compute), static_rnn and static_bidirectional_rnn."""
+compute), LayerNormBasicLSTMCell, static_rnn, static_bidirectional_rnn and the stacked
+bidirectional RNNs."""
 
 from xlapy.compat.v1.ops.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper,
                                           DropoutWrapper, GRUCell, LSTMCell, LSTMStateTuple,
@@ -7,8 +8,12 @@ from xlapy.compat.v1.ops.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWra
 from xlapy.compat.v1.ops.rnn_ops import (bidirectional_dynamic_rnn, static_bidirectional_rnn,
                                          static_rnn)
 from xlapy.compat.v1.contrib.rnn.block_cells import GRUBlockCell, GRUBlockCellV2, LSTMBlockCell
+from xlapy.compat.v1.contrib.rnn.layer_norm_lstm import LayerNormBasicLSTMCell
+from xlapy.compat.v1.contrib.rnn.stacked_rnn import (stack_bidirectional_dynamic_rnn,
+                                                     stack_bidirectional_rnn)
 
 __all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUBlockCell",
-           "GRUBlockCellV2", "GRUCell", "LSTMBlockCell",
+           "GRUBlockCellV2", "GRUCell", "LSTMBlockCell", "LayerNormBasicLSTMCell",
            "LSTMCell", "LSTMStateTuple", "MultiRNNCell", "ResidualWrapper", "RNNCell",
-           "bidirectional_dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
+           "bidirectional_dynamic_rnn", "stack_bidirectional_dynamic_rnn",
+           "stack_bidirectional_rnn", "static_bidirectional_rnn", "static_rnn"]

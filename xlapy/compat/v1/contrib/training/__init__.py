@@ -158,3 +158,7 @@ class HParams:
 
     def __repr__(self):
         return f"HParams({self.values()!r})"
+
+
+from xlapy.compat.v1.contrib.training.train_ops import (  # noqa: E402
+    add_gradients_summaries, clip_gradient_norms, create_train_op, multiply_gradients)
