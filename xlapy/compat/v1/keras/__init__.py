@@ -20,7 +20,7 @@ ones, ...) in keras/callbacks.py. Not provided: saving whole models (weights onl
 digits (no downloads).
 """
 
-from xlapy.compat.v1.keras import (activations, backend, callbacks, datasets, layers,
-                                   losses,
-                                   models, optimizers)
+from xlapy.compat.v1.keras import (activations, backend, callbacks, constraints, datasets,
+                                   initializers, layers, losses, metrics, models, optimizers,
+                                   preprocessing, regularizers, utils)
 from xlapy.compat.v1.keras.models import Model, Sequential
