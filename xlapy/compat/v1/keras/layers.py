@@ -478,3 +478,15 @@ class LeakyReLU(_Keras, _tl.Layer):
 
 from xlapy.compat.v1.keras.recurrent import (GRU, LSTM, Bidirectional,  # noqa: E402,F401
                                              Embedding, SimpleRNN, TimeDistributed)
+from xlapy.compat.v1.keras.conv_layers import (  # noqa: E402,F401
+    AveragePooling3D, AvgPool3D, Conv2DTranspose, Conv3D, Convolution2DTranspose,
+    Convolution3D, Cropping1D, Cropping2D, Deconv2D, Deconvolution2D, DepthwiseConv2D,
+    MaxPool3D, MaxPooling3D, SeparableConv2D, SeparableConvolution2D, UpSampling1D,
+    UpSampling2D, ZeroPadding1D, ZeroPadding2D)
+from xlapy.compat.v1.keras.core_layers import (  # noqa: E402,F401
+    ELU, ActivityRegularization, GaussianDropout, GaussianNoise, InputLayer, Layer,
+    LayerNormalization, Masking, Permute, PReLU, ReLU, Softmax, SpatialDropout1D,
+    SpatialDropout2D, SpatialDropout3D, ThresholdedReLU)
+from xlapy.compat.v1.keras.cudnn import CuDNNGRU, CuDNNLSTM  # noqa: E402,F401
+
+Convolution1D, Convolution2D = Conv1D, Conv2D

@@ -512,6 +512,17 @@ class Sequential(Model):
         if not callable(layer) or not hasattr(layer, "weights"):
             raise InvalidTypeError(f"The added layer must be an instance of class Layer. "
                                    f"Found: {layer!r}")
+        from xlapy.compat.v1.keras.core_layers import InputLayer
+        if isinstance(layer, InputLayer):
+            if self._outputs is not None or self._layers:
+                raise InvalidArgumentError("An InputLayer must be the first layer of a "
+                                           "Sequential model")
+            from xlapy.compat.v1.keras.layers import Input
+            shape = layer._batch_input_shape
+            self._inputs = self._outputs = Input(shape=shape[1:], batch_size=shape[0],
+                                                 dtype=layer._input_dtype, name=layer.name)
+            self._input_layer = layer
+            return
         self._layers.append(layer)
         if self._outputs is not None:
             self._apply(layer)
