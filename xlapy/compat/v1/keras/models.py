@@ -210,10 +210,15 @@ class Model(GeneratorMethods, SavingMethods):
             from xlapy.compat.v1.framework import control_dependencies
             updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
                 if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
-            with control_dependencies(updates):
-                self._train_op = self.optimizer.minimize(
-                    self._total_loss, var_list=self.trainable_weights,
-                    global_step=getattr(self.optimizer, "iterations", None))
+            # the layers' updates (batch norm's moving averages) run in the same step, as
+            # Keras' training function; not as control dependencies of minimize, which
+            # would reach the optimizer's slot initializers
+            self._train_op = self.optimizer.minimize(
+                self._total_loss, var_list=self.trainable_weights,
+                global_step=getattr(self.optimizer, "iterations", None))
+            if updates:
+                from xlapy.compat.v1.ops.array_ops import group
+                self._train_op = group(self._train_op, *updates)
             cons = [(v, fn) for layer in self.layers
                     for v, fn in layer.__dict__.get("_keras_constraints", [])]
             if cons:      # (applied after the update, as Keras)

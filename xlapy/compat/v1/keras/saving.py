@@ -56,9 +56,12 @@ class SavingMethods:
 
     def get_config(self) -> dict:
         _sequential_only(self, "get_config")
-        return {"name": self.name,
-                "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
-                           for layer in self.layers]}
+        layers = [{"class_name": type(layer).__name__, "config": layer.get_config()}
+                  for layer in self.layers]
+        if layers and self._inputs is not None and \
+                "batch_input_shape" not in layers[0]["config"]:   # (built from data)
+            layers[0]["config"]["batch_input_shape"] = self._inputs.shape.as_list()
+        return {"name": self.name, "layers": layers}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
@@ -98,14 +101,14 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
         f.attrs["model_config"] = json.dumps(config).encode()
         g = f.create_group("model_weights")
         layers = model.layers
-        g.attrs["layer_names"] = [layer.name.encode() for layer in layers]
+        g.attrs["layer_names"] = _names([layer.name for layer in layers])
         g.attrs["backend"] = b"tensorflow"
         g.attrs["keras_version"] = KERAS_VERSION.encode()
         for layer in layers:
             lg = g.create_group(layer.name)
             ws = layer.weights
             names = [w.name for w in ws]
-            lg.attrs["weight_names"] = [n.encode() for n in names]
+            lg.attrs["weight_names"] = _names(names)
             for n, v in zip(names, layer.get_weights()):
                 lg.create_dataset(n, data=v)
         args = getattr(model, "_compile_args", None)
@@ -120,9 +123,14 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True):
                 "loss_weights": None}).encode()
             ow = _optimizer_weights(model.optimizer)
             og = f.create_group("optimizer_weights")
-            og.attrs["weight_names"] = [w.name.encode() for w in ow]
+            og.attrs["weight_names"] = _names([w.name for w in ow])
             for w, v in zip(ow, model._session().run(ow)):
                 og.create_dataset(w.name, data=v)
+
+
+def _names(names):
+    """Names as Keras stores them: a fixed-length bytes array."""
+    return np.asarray([n.encode() for n in names], dtype="S")
 
 
 def _attr_str(v):
