@@ -7,6 +7,7 @@ XLA."""
 
 import hashlib
 import json
+import os
 
 import numpy as np
 import pytest
@@ -765,3 +766,14 @@ def test_mnist_mlp_script(xla, tmp_path):
     np.testing.assert_array_equal(classes, model.predict(x_test).argmax(1))
     assert (classes == y_test.argmax(1)).mean() == pytest.approx(score[1], abs=1e-6)
     np.testing.assert_allclose(loaded.predict_proba(x_test[:5]).sum(1), 1, rtol=1e-5)
+
+
+def test_model_checkpoint_saves_whole_models(tmp_path):
+    m = keras.Sequential([keras.layers.Dense(2, activation="softmax", input_dim=5)])
+    m.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    path = str(tmp_path / "ck-{epoch:02d}.h5")
+    m.fit(XS, YS, epochs=2, verbose=0,
+          callbacks=[keras.callbacks.ModelCheckpoint(path)])
+    assert sorted(os.listdir(tmp_path)) == ["ck-01.h5", "ck-02.h5"]
+    back = keras.models.load_model(str(tmp_path / "ck-02.h5"))
+    np.testing.assert_allclose(back.predict(XS), m.predict(XS), rtol=1e-6)
