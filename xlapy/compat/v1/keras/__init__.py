@@ -14,13 +14,16 @@ Keras session (backend.get_session). What TF 1.x's "Get started" tutorial uses:
     model.evaluate(x_test, y_test)
 
 Embedding, SimpleRNN, LSTM, GRU, Bidirectional and TimeDistributed are in
-keras/recurrent.py; fit's callbacks (EarlyStopping, ModelCheckpoint, the learning-rate
-ones, ...) in keras/callbacks.py. Not provided: saving whole models (weights only, as
-.npz), stateful RNNs. keras.datasets.mnist.load_data() reads Keras' cache or the bundled
-digits (no downloads).
+keras/recurrent.py; the other layers in keras/core_layers.py, conv_layers.py and cudnn.py;
+fit's callbacks (EarlyStopping, ModelCheckpoint, the learning-rate ones, ...) in
+keras/callbacks.py; whole-model saving of Sequential models (HDF5, Keras' layout) in
+keras/saving.py; utils, preprocessing, regularizers, initializers, constraints and
+metrics in their modules. Not provided: stateful RNNs, multi-input/output models.
+keras.datasets.mnist.load_data() reads Keras' cache or the bundled digits (no
+downloads).
 """
 
-from xlapy.compat.v1.keras import (activations, backend, callbacks, datasets, layers,
-                                   losses,
-                                   models, optimizers)
+from xlapy.compat.v1.keras import (activations, backend, callbacks, constraints, datasets,
+                                   initializers, layers, losses, metrics, models, optimizers,
+                                   preprocessing, regularizers, utils)
 from xlapy.compat.v1.keras.models import Model, Sequential

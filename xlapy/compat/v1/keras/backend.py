@@ -1,9 +1,14 @@
 """tf.keras.backend (TF 1.x graph mode): the session Keras runs its models in (one per graph,
-made on first use unless set_session gave one), the learning phase and clear_session."""
+made on first use unless set_session gave one), the learning phase and clear_session;
+the tensor functions (K.mean, K.dot, K.function, ...) are in keras/backend_ops.py."""
 
 from __future__ import annotations
 
+import builtins
+
 from xlapy.compat.v1.framework import get_default_graph
+from xlapy.compat.v1.keras.backend_ops import *  # noqa: F403
+from xlapy.compat.v1.keras.backend_ops import __all__ as _ops_all  # noqa: F401
 
 _SESSIONS: dict = {}      # graph -> session
 _PHASES: dict = {}        # graph -> learning-phase placeholder
@@ -33,9 +38,24 @@ def set_session(session) -> None:
     _SESSIONS[session.graph] = session
 
 
+_FIXED_PHASE: list = [None]
+
+
+def set_learning_phase(value) -> None:
+    """0 (test) or 1 (train) from now on: learning_phase() returns that int, which layers
+    then use as a Python constant (and fit no longer feeds)."""
+    if value not in (0, 1):
+        from xlapy.compat.v1.errors import InvalidArgumentError
+        raise InvalidArgumentError("Expected learning phase to be 0 or 1.")
+    _FIXED_PHASE[0] = int(value)
+
+
 def learning_phase():
-    """A bool scalar, False unless fed: fit feeds True (dropout, batch norm)."""
+    """A bool scalar, False unless fed: fit feeds True (dropout, batch norm). After
+    set_learning_phase(v): the int v."""
     from xlapy.compat.v1.ops.placeholder_ops import placeholder_with_default
+    if _FIXED_PHASE[0] is not None:
+        return _FIXED_PHASE[0]
     g = get_default_graph()
     p = _PHASES.get(g)
     if p is None:
@@ -53,11 +73,16 @@ def clear_session() -> None:
     _PHASES.clear()
     _KNOWN_INITIALIZED.clear()
     _CALLS.clear()
+    _FIXED_PHASE[0] = None
     reset_default_graph()
 
 
-def epsilon() -> float:
-    return 1e-7
+def get_graph():
+    return get_default_graph()
+
+
+def manual_variable_initialization(value) -> None:
+    pass
 
 
 def _session_with(variables):
@@ -105,22 +130,6 @@ def batch_set_value(tuples) -> None:
         set_value(x, v)
 
 
-def variable(value, dtype=None, name=None):
-    import numpy as np
-    from xlapy.compat.v1.variables import Variable
-    v = np.asarray(value, dtype or "float32")
-    return Variable(v, name=name or "Variable")
-
-
-def cast_to_floatx(x):
-    import numpy as np
-    return np.asarray(x, np.float32)
-
-
-def floatx() -> str:
-    return "float32"
-
-
 def _record_call(layer, outputs) -> None:
     outs = [o for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])
             if hasattr(o, "op")]
@@ -143,7 +152,8 @@ def _layers_between(inputs, outputs) -> list:
             todo.extend(t.op.inputs)
     layers: list = []
     for layer, outs in _CALLS.get(_graph_of(outputs), []):
-        if any(id(o) in seen for o in outs) and not any(layer is x for x in layers):
+        if builtins.any(id(o) in seen for o in outs) and \
+                not builtins.any(layer is x for x in layers):
             layers.append(layer)
     return layers
 

@@ -7,8 +7,9 @@ on_batch_begin/end(batch, logs); the epoch logs hold the epoch's mean loss and m
 with validation data, val_loss and the val_ metrics; a callback stops training by setting
 model.stop_training = True. The learning-rate callbacks read and set model.optimizer.lr, a
 variable (tf.keras.backend.get_value / set_value), as Keras' optimizers have.
-ModelCheckpoint saves weights (save_weights_only=True, an .npz file): xlapy's Keras cannot
-save whole models, so save_weights_only=False is an error, not a silent weights-only save.
+ModelCheckpoint saves weights (save_weights_only=True, an .npz file) or, by default, the
+whole model (Model.save: HDF5 in Keras' layout, Sequential models; others raise at the
+first save rather than silently saving weights only).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 
 import numpy as np
 
-from xlapy.compat.v1.errors import InvalidArgumentError, UnimplementedError
+from xlapy.compat.v1.errors import InvalidArgumentError
 
 
 class Callback:
@@ -165,10 +166,7 @@ class ModelCheckpoint(Callback):
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", period=1, save_freq="epoch"):
         super().__init__()
-        if not save_weights_only:
-            raise UnimplementedError("ModelCheckpoint(save_weights_only=False): xlapy's Keras "
-                                     "saves weights only (model.save_weights, an .npz file); "
-                                     "pass save_weights_only=True")
+        self.save_weights_only = bool(save_weights_only)
         self.filepath = str(filepath)
         self.monitor = monitor
         self.verbose = verbose
@@ -206,7 +204,10 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1:05d}: saving model to {path}")
-        self.model.save_weights(path, overwrite=True)
+        if self.save_weights_only:
+            self.model.save_weights(path, overwrite=True)
+        else:
+            self.model.save(path, overwrite=True)
 
 
 class LambdaCallback(Callback):

@@ -44,11 +44,15 @@ class _Keras:
         if mask is not None and not self.supports_masking:
             raise InvalidArgumentError(f"Layer {self.name} does not support masking, but was "
                                        f"passed an input_mask: {mask}")
+        from xlapy.compat.v1.framework import GraphKeys, get_default_graph
+        reg = get_default_graph().get_collection(GraphKeys.REGULARIZATION_LOSSES)
+        known = len(reg)
         _NESTING[0] += 1
         try:
             out = super().__call__(inputs, *args, **kwargs)
         finally:
             _NESTING[0] -= 1
+        self._keras_after_call(out, known)
         if getattr(self, "_initial_weights", None) is not None:   # (weights=[...])
             w, self._initial_weights = self._initial_weights, None
             self.set_weights(w)
@@ -64,6 +68,55 @@ class _Keras:
     def _keras_propagate_mask(self, inputs, out, mask):
         if not isinstance(out, (list, tuple)) and getattr(out, "_keras_mask", None) is None:
             out._keras_mask = mask
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._init_args = (args, dict(kwargs))    # (get_config)
+        return self
+
+    def _keras_after_call(self, out, known):
+        """The layer's new regularization losses, its activity regularizer's loss (divided
+        by the batch size, as tf.keras 1.15) and its weights' constraints."""
+        from xlapy.compat.v1.framework import GraphKeys, get_default_graph
+        g = get_default_graph()
+        losses = self.__dict__.setdefault("_keras_losses", [])
+        losses += g.get_collection(GraphKeys.REGULARIZATION_LOSSES)[known:]
+        act = getattr(self, "_activity_regularizer", None)
+        if act is not None:
+            from xlapy.compat.v1.ops.array_ops import shape
+            from xlapy.compat.v1.ops.math_ops import cast
+            with g.name_scope(f"{self.name}/ActivityRegularizer"):
+                for o in (out if isinstance(out, (list, tuple)) else [out]):
+                    loss = act(o)
+                    loss = loss / cast(shape(o)[0], loss.dtype)
+                    g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+                    losses.append(loss)
+        cons = self.__dict__.setdefault("_keras_constraints", [])
+        for attr, fn in (getattr(self, "_constraint_args", None) or {}).items():
+            v = getattr(self, attr, None)
+            if fn is not None and v is not None and all(v is not w for w, _ in cons):
+                cons.append((v, fn))
+
+    @property
+    def losses(self) -> list:
+        """The regularization losses this layer added (weights' and activity's)."""
+        return list(self.__dict__.get("_keras_losses", []))
+
+    def get_config(self) -> dict:
+        from xlapy.compat.v1.keras.serialization import layer_config
+        return layer_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from xlapy.compat.v1.keras.serialization import layer_from_config
+        return layer_from_config(cls, config, custom_objects)
+
+    def count_params(self) -> int:
+        return int(sum(np.prod(w.shape.as_list()) for w in self.weights))
+
+    @property
+    def output_shape(self):
+        return getattr(self, "_keras_output_shape", None)
 
     def get_weights(self) -> list:
         from xlapy.compat.v1.keras.backend import batch_get_value
@@ -92,8 +145,13 @@ class _Keras:
             shape = (dim,)
         self._batch_input_shape = tuple(batch) if batch is not None else (
             None if shape is None else (None,) + tuple(shape))
-        for k in ("kernel_constraint", "bias_constraint", "activity_regularizer"):
-            kwargs.pop(k, None)
+        from xlapy.compat.v1.keras import constraints, regularizers
+        self._activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
+        self._constraint_args = {k[:-len("_constraint")]: constraints.get(kwargs.pop(k))
+                                 for k in list(kwargs) if k.endswith("_constraint")}
+        for k in list(kwargs):
+            if k.endswith("_regularizer"):
+                kwargs[k] = regularizers.get(kwargs[k])
         w = kwargs.pop("weights", None)
         if w is not None:
             self._initial_weights = w
@@ -201,32 +259,8 @@ class Reshape(_Keras, _tl.Layer):
 
 
 def _initializer(v):
-    if v is None or callable(v) and not isinstance(v, str):
-        return v
-    from xlapy.compat.v1 import init_ops, variables
-    table = {"glorot_uniform": lambda: variables.glorot_uniform_initializer(),
-             "glorot_normal": lambda: init_ops.glorot_normal_initializer(),
-             "zeros": lambda: variables.zeros_initializer(),
-             "ones": lambda: variables.ones_initializer(),
-             "he_normal": lambda: init_ops.variance_scaling_initializer(
-                 2.0, "fan_in", "truncated_normal"),
-             "he_uniform": lambda: init_ops.variance_scaling_initializer(
-                 2.0, "fan_in", "uniform"),
-             "lecun_uniform": lambda: init_ops.variance_scaling_initializer(
-                 1.0, "fan_in", "uniform"),
-             "lecun_normal": lambda: init_ops.variance_scaling_initializer(
-                 1.0, "fan_in", "truncated_normal"),
-             "orthogonal": lambda: init_ops.orthogonal_initializer(),
-             "identity": lambda: init_ops.identity_initializer(),
-             "uniform": lambda: variables.random_uniform_initializer(-0.05, 0.05),
-             "random_uniform": lambda: variables.random_uniform_initializer(-0.05, 0.05),
-             "normal": lambda: variables.random_normal_initializer(0.0, 0.05),
-             "random_normal": lambda: variables.random_normal_initializer(0.0, 0.05),
-             "truncated_normal": lambda: variables.truncated_normal_initializer(0.0, 0.05)}
-    if v not in table:
-        raise InvalidArgumentError(f"Unknown initializer: {v!r} (known: "
-                                   f"{', '.join(sorted(table))})")
-    return table[v]()
+    from xlapy.compat.v1.keras import initializers
+    return initializers.get(v)
 
 
 class Conv1D(_Keras, _tl.Conv1D):
@@ -444,3 +478,15 @@ class LeakyReLU(_Keras, _tl.Layer):
 
 from xlapy.compat.v1.keras.recurrent import (GRU, LSTM, Bidirectional,  # noqa: E402,F401
                                              Embedding, SimpleRNN, TimeDistributed)
+from xlapy.compat.v1.keras.conv_layers import (  # noqa: E402,F401
+    AveragePooling3D, AvgPool3D, Conv2DTranspose, Conv3D, Convolution2DTranspose,
+    Convolution3D, Cropping1D, Cropping2D, Deconv2D, Deconvolution2D, DepthwiseConv2D,
+    MaxPool3D, MaxPooling3D, SeparableConv2D, SeparableConvolution2D, UpSampling1D,
+    UpSampling2D, ZeroPadding1D, ZeroPadding2D)
+from xlapy.compat.v1.keras.core_layers import (  # noqa: E402,F401
+    ELU, ActivityRegularization, GaussianDropout, GaussianNoise, InputLayer, Layer,
+    LayerNormalization, Masking, Permute, PReLU, ReLU, Softmax, SpatialDropout1D,
+    SpatialDropout2D, SpatialDropout3D, ThresholdedReLU)
+from xlapy.compat.v1.keras.cudnn import CuDNNGRU, CuDNNLSTM  # noqa: E402,F401
+
+Convolution1D, Convolution2D = Conv1D, Conv2D

@@ -1,5 +1,9 @@
-"""tf.keras.models (TF 1.x graph mode): Sequential and the functional Model, with compile,
-fit, evaluate, predict, train_on_batch, summary and get/set/save/load_weights.
+"""tf.keras.models (TF 1.x graph mode): Sequential, the functional Model and subclassed
+Models (layers as attributes, call(inputs) built on the first fit / predict / call), with
+compile, fit (NumPy arrays, tf.data Datasets, generators, Sequences), evaluate, predict,
+the *_on_batch and *_generator methods, summary, get/set/save/load_weights, and for
+Sequential models save / load_model (HDF5, Keras' layout) and to_json / model_from_json
+(keras/saving.py).
 
 The model's ops go into the default graph and run in the Keras session
 (tf.keras.backend.get_session(); set_session gives one of your own, e.g. with an XLA jit
@@ -16,19 +20,52 @@ from xlapy.compat.v1.keras import backend as K
 from xlapy.compat.v1.keras import losses as L
 from xlapy.compat.v1.keras import optimizers as O
 from xlapy.compat.v1.keras.callbacks import History
+from xlapy.compat.v1.keras.saving import SavingMethods
+from xlapy.compat.v1.keras.training_generators import GeneratorMethods, is_source
 
 
-class Model:
-    """Model(inputs, outputs): the graph between an Input and the tensors layers made."""
+class Model(GeneratorMethods, SavingMethods):
+    """Model(inputs, outputs): the graph between an Input and the tensors layers made. A
+    subclass that defines call(inputs) (its layers as attributes) is built on the first
+    data it sees: an Input of that shape, then call."""
 
-    def __init__(self, inputs=None, outputs=None, name=None):
+    def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
+        inputs = kwargs.pop("input", inputs)
+        outputs = kwargs.pop("output", outputs)
+        if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+            inputs = inputs[0]
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
+        if isinstance(inputs, (list, tuple)) or isinstance(outputs, (list, tuple)):
+            from xlapy.compat.v1.errors import UnimplementedError
+            raise UnimplementedError("xlapy's Keras models have one input and one output")
         self._inputs = inputs
         self._outputs = outputs
-        self.name = name or "model"
+        self.name = name or ("model" if type(self) is Model else
+                             __import__("xlapy.compat.v1.ops._common", fromlist=["x"])
+                             .snake_case(type(self).__name__))
         self._compiled = False
         self._layers: list = []
         self.optimizer = self.loss = None
         self.metrics_names: list = []
+        self._pending_compile = None
+        self.stop_training = False
+        self.trainable = kwargs.pop("trainable", True)
+
+    def _is_subclassed(self) -> bool:
+        return type(self).call is not Model.call
+
+    def call(self, inputs, training=None, mask=None):
+        raise NotImplementedError("Model.call: subclass Model and define call(inputs)")
+
+    def __call__(self, inputs, *args, **kwargs):
+        """A subclassed model: call(inputs) on a tensor (built on the first call)."""
+        if not self._is_subclassed():
+            from xlapy.compat.v1.errors import UnimplementedError
+            raise UnimplementedError("calling a functional or Sequential model on a tensor is "
+                                     "not supported by xlapy's Keras")
+        from xlapy.compat.v1.framework import convert_to_tensor
+        return self.call(convert_to_tensor(inputs), *args, **kwargs)
 
     # ---- structure -----------------------------------------------------------------------------
     @property
@@ -43,8 +80,34 @@ class Model:
     output = property(lambda self: self._outputs)
 
     def _ensure_built(self, x=None):
-        if self._outputs is None:
+        if self._outputs is not None:
+            return
+        if not self._is_subclassed():
             raise InvalidArgumentError(f"model {self.name} has no outputs yet")
+        if x is None:
+            raise InvalidArgumentError("This model has not yet been built: call it on data "
+                                       "(fit, predict) first")
+        from xlapy.compat.v1.keras.layers import Input
+        x = np.asarray(x)
+        dtype = "float32" if x.dtype.kind == "f" or x.dtype == np.float64 else str(x.dtype)
+        self._inputs = Input(shape=x.shape[1:], name="input", dtype=dtype)
+        self._outputs = self.call(self._inputs)
+
+    def build(self, input_shape):
+        """A subclassed model: an Input of input_shape ([batch] + shape), then call."""
+        if self._outputs is None:
+            from xlapy.compat.v1.keras.layers import Input
+            shape = list(input_shape)
+            self._inputs = Input(shape=shape[1:], batch_size=shape[0], name="input")
+            self._outputs = self.call(self._inputs)
+
+    def _finish_pending(self, x):
+        self._ensure_built(x)
+        pending = self._pending_compile
+        if pending is not None:
+            self._pending_compile = None
+            optimizer, loss, metrics, kwargs = pending
+            self.compile(optimizer, loss, metrics, **kwargs)
 
     @property
     def layers(self) -> list:
@@ -100,7 +163,14 @@ class Model:
         from xlapy.compat.v1.ops.array_ops import placeholder
         if loss is None:
             raise InvalidArgumentError("compile needs a loss")
+        if self._outputs is None and (self._is_subclassed() or isinstance(self, Sequential)):
+            self._pending_compile = (optimizer, loss, metrics, dict(
+                loss_weights=loss_weights, sample_weight_mode=sample_weight_mode,
+                weighted_metrics=weighted_metrics, target_tensors=target_tensors, **kwargs))
+            self._compiled = True        # (built by fit with the data's shape)
+            return
         self._ensure_built()
+        self._compile_args = {"loss": loss, "metrics": list(metrics or [])}
         g = self._outputs.graph
         with g.as_default():
             self.optimizer = O.get(optimizer)
@@ -116,31 +186,45 @@ class Model:
             per_example = self._loss_fn(self._targets, out)
             self._total_loss = reduce_mean(per_example)
             from xlapy.compat.v1.framework import GraphKeys
-            reg = g.get_collection(GraphKeys.REGULARIZATION_LOSSES)
+            # the layers' regularization losses (weights', activity's), and those in the
+            # graph's collection that no Keras layer made (tf.layers' in a Lambda, ...)
+            owned = {id(x) for layer, _ in K._CALLS.get(g, []) for x in layer.losses}
+            reg = [x for layer in self.layers for x in layer.losses] + [
+                x for x in g.get_collection(GraphKeys.REGULARIZATION_LOSSES)
+                if id(x) not in owned]
             if reg:
                 from xlapy.compat.v1.ops.math_ops import add_n
                 self._total_loss = self._total_loss + add_n(reg)
             self.metrics_names = ["loss"]
             self._metric_tensors = []
+            from xlapy.compat.v1.keras import metrics as M
             for m in metrics or []:
-                if m not in ("accuracy", "acc"):
-                    if callable(m):
-                        t = reduce_mean(m(self._targets, out))
-                        name = getattr(m, "__name__", "metric")
-                    else:
-                        raise InvalidArgumentError(f"Unknown metric {m!r}: xlapy's Keras "
-                                                   "knows 'accuracy' and callables")
-                else:
+                if m in ("accuracy", "acc"):
                     t, name = L.accuracy_for(self._loss_fn, self._targets, out), "acc"
+                else:
+                    fn = M.get(m)
+                    t = reduce_mean(fn(self._targets, out))
+                    name = getattr(fn, "name", None) or getattr(fn, "__name__", "metric")
                 self.metrics_names.append(name)
                 self._metric_tensors.append(t)
             from xlapy.compat.v1.framework import control_dependencies
             updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
                 if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
-            with control_dependencies(updates):
-                self._train_op = self.optimizer.minimize(
-                    self._total_loss, var_list=self.trainable_weights,
-                    global_step=getattr(self.optimizer, "iterations", None))
+            # the layers' updates (batch norm's moving averages) run in the same step, as
+            # Keras' training function; not as control dependencies of minimize, which
+            # would reach the optimizer's slot initializers
+            self._train_op = self.optimizer.minimize(
+                self._total_loss, var_list=self.trainable_weights,
+                global_step=getattr(self.optimizer, "iterations", None))
+            if updates:
+                from xlapy.compat.v1.ops.array_ops import group
+                self._train_op = group(self._train_op, *updates)
+            cons = [(v, fn) for layer in self.layers
+                    for v, fn in layer.__dict__.get("_keras_constraints", [])]
+            if cons:      # (applied after the update, as Keras)
+                from xlapy.compat.v1.ops.array_ops import group
+                with control_dependencies([self._train_op]):
+                    self._train_op = group(*[v.assign(fn(v)) for v, fn in cons])
             self._initialized = False
         self._compiled = True
         self.loss = loss
@@ -175,13 +259,16 @@ class Model:
             raise InvalidArgumentError(f"You must compile your model before {what}.")
 
     def _feed(self, x, y=None, training=False):
-        fd = {self._inputs: np.asarray(x, self._inputs.dtype.as_numpy_dtype),
-              K.learning_phase(): training}
+        fd = {self._inputs: np.asarray(x, self._inputs.dtype.as_numpy_dtype)}
+        phase = K.learning_phase()
+        if not isinstance(phase, int):
+            fd[phase] = training
         if y is not None:
             fd[self._targets] = self._targets_of(y)
         return fd
 
-    def train_on_batch(self, x, y):
+    def train_on_batch(self, x, y, sample_weight=None, class_weight=None):
+        self._finish_pending(x)
         self._check_compiled("training/testing")
         s = self._session()
         with self._outputs.graph.as_default():
@@ -189,19 +276,41 @@ class Model:
                         self._feed(x, y, True))[1:]
         return out[0] if len(out) == 1 else out
 
+    def test_on_batch(self, x, y):
+        self._finish_pending(x)
+        self._check_compiled("training/testing")
+        s = self._session()
+        with self._outputs.graph.as_default():
+            out = s.run([self._total_loss] + self._metric_tensors, self._feed(x, y))
+        return out[0] if len(out) == 1 else out
+
+    def predict_on_batch(self, x):
+        self._finish_pending(x)
+        s = self._session()
+        with self._outputs.graph.as_default():
+            return s.run(self._outputs, self._feed(x))
+
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
-            sample_weight=None, initial_epoch=0, steps_per_epoch=None, **kwargs):
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            **kwargs):
         """Train for epochs - initial_epoch epochs; returns the History (also
         model.history). validation_split takes the last fraction of x, y (before
-        shuffling), as Keras; a callback stops training with model.stop_training = True."""
-        import sys
-        import time
-        from xlapy.compat.v1.keras.callbacks import CallbackList
+        shuffling), as Keras; a callback stops training with model.stop_training = True.
+        x may also be a tf.data Dataset of (x, y), a generator or a keras.utils.Sequence
+        (as fit_generator; steps_per_epoch)."""
+        if is_source(x):
+            if y is not None:
+                raise InvalidArgumentError("`y` argument is not supported when using a "
+                                           "dataset, generator or Sequence as input")
+            return self.fit_generator(x, steps_per_epoch, epochs, verbose, callbacks,
+                                      validation_data, validation_steps, class_weight,
+                                      shuffle=shuffle, initial_epoch=initial_epoch)
+        self._finish_pending(x)
         self._check_compiled("training/testing")
         if x is None or y is None:
             raise InvalidArgumentError("fit needs x and y arrays (xlapy's Keras takes NumPy "
-                                       "data)")
+                                       "data, Datasets, generators and Sequences)")
         if class_weight is not None or sample_weight is not None:
             from xlapy.compat.v1.errors import UnimplementedError
             raise UnimplementedError("fit: class_weight and sample_weight are not supported "
@@ -217,6 +326,8 @@ class Model:
                                            f"{validation_split}")
             k = int(len(x) * (1 - validation_split))
             x, y, validation_data = x[:k], y[:k], (x[k:], y[k:])
+        val = None
+        bs = int(batch_size or 32)
         if validation_data is not None:
             if len(validation_data) == 3:
                 from xlapy.compat.v1.errors import UnimplementedError
@@ -224,13 +335,31 @@ class Model:
             if len(validation_data) != 2:
                 raise InvalidArgumentError("When passing validation_data, it must contain 2 "
                                            "(x_val, y_val) items")
-        bs = int(batch_size or 32)
+            vx, vy = validation_data
+            val = lambda: self.evaluate(vx, vy, batch_size=bs, verbose=0)
+
+        def epoch(e, rng):
+            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
+            for start in range(0, len(x), bs):
+                idx = order[start:start + bs]
+                yield x[idx], y[idx]
+        return self._run_epochs(epoch, epochs, verbose, callbacks, val, initial_epoch,
+                                {"batch_size": bs, "steps": None, "samples": len(x)})
+
+    def _run_epochs(self, epoch_batches, epochs, verbose, callbacks, val, initial_epoch,
+                    params):
+        """The training loop: epoch_batches(epoch, rng) yields the (x, y) batches of an
+        epoch; val() the validation metrics (or None)."""
+        import sys
+        import time
+        from xlapy.compat.v1.keras.callbacks import CallbackList
+        self._check_compiled("training/testing")
         self.history = History()
         cbs = CallbackList(list(callbacks or []) + [self.history])
         cbs.set_model(self)
-        do_val = validation_data is not None
-        cbs.set_params({"batch_size": bs, "epochs": epochs, "steps": None,
-                        "samples": len(x), "verbose": verbose, "do_validation": do_val,
+        do_val = val is not None
+        cbs.set_params({**params, "epochs": epochs, "verbose": verbose,
+                        "do_validation": do_val,
                         "metrics": self.metrics_names + (
                             ["val_" + n for n in self.metrics_names] if do_val else [])})
         self.stop_training = False
@@ -239,23 +368,20 @@ class Model:
         for epoch in range(initial_epoch, epochs):
             t0 = time.perf_counter()
             cbs.on_epoch_begin(epoch, {})
-            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
             sums, seen = np.zeros(len(self.metrics_names)), 0
-            for b, start in enumerate(range(0, len(x), bs)):
-                idx = order[start:start + bs]
-                batch_logs = {"batch": b, "size": len(idx)}
+            for b, (xb, yb) in enumerate(epoch_batches(epoch, rng)):
+                batch_logs = {"batch": b, "size": len(xb)}
                 cbs.on_batch_begin(b, batch_logs)
-                vals = np.atleast_1d(self.train_on_batch(x[idx], y[idx]))
+                vals = np.atleast_1d(self.train_on_batch(xb, yb))
                 batch_logs.update(zip(self.metrics_names, vals.tolist()))
                 cbs.on_batch_end(b, batch_logs)
-                sums += vals * len(idx)
-                seen += len(idx)
+                sums += vals * len(xb)
+                seen += len(xb)
                 if self.stop_training:
                     break
             logs = dict(zip(self.metrics_names, (sums / max(seen, 1)).tolist()))
             if do_val:
-                v = np.atleast_1d(self.evaluate(validation_data[0], validation_data[1],
-                                                batch_size=bs, verbose=0))
+                v = np.atleast_1d(val())
                 logs.update({"val_" + n: float(a) for n, a in zip(self.metrics_names, v)})
             cbs.on_epoch_end(epoch, logs)
             if verbose:
@@ -270,6 +396,9 @@ class Model:
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, **kwargs):
+        if is_source(x):
+            return self.evaluate_generator(x, steps, verbose=verbose)
+        self._finish_pending(x)
         self._check_compiled("training/testing")
         x, y = np.asarray(x), np.asarray(y)
         bs = int(batch_size or 32)
@@ -288,7 +417,9 @@ class Model:
         return out[0] if len(out) == 1 else out
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, **kwargs):
-        self._ensure_built()
+        if is_source(x):
+            return self.predict_generator(x, steps, verbose=verbose)
+        self._finish_pending(x)
         x = np.asarray(x)
         bs = int(batch_size or 32)
         s = self._session()
@@ -299,8 +430,19 @@ class Model:
             self._outputs.shape.as_list()[1:]))
 
     def predict_classes(self, x, batch_size=32, verbose=0):
+        """Sequential (TF 1.x): the argmax class, or output > 0.5 for one output unit."""
         p = self.predict(x, batch_size)
         return p.argmax(-1) if p.shape[-1] > 1 else (p > 0.5).astype(np.int32)
+
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        """Sequential (TF 1.x): predict, warning (as Keras) if outside [0, 1]."""
+        p = self.predict(x, batch_size)
+        if p.min() < 0.0 or p.max() > 1.0:
+            import warnings
+            warnings.warn("Network returning invalid probability values. The last layer "
+                          "might not normalize predictions into probabilities (like softmax "
+                          "or sigmoid would).", stacklevel=2)
+        return p
 
     # ---- weights ------------------------------------------------------------------------------
     def get_weights(self) -> list:
@@ -331,14 +473,35 @@ class Model:
             self.set_weights([z[n] for n in names])
 
     def summary(self, line_length=None, positions=None, print_fn=None) -> None:
+        """Keras' table: layer (type), output shape, parameter count; then the totals."""
         p = print_fn or print
+        width = line_length or 65
+        pos = [int(width * f) for f in (positions or [0.45, 0.85, 1.0])]
+
+        def row(*cols):
+            line = ""
+            for c, end in zip(cols, pos):
+                line = (line + str(c))[:end].ljust(end)
+            p(line.rstrip())
         p(f'Model: "{self.name}"')
-        p(f"{'Layer (type)':<32}{'Output Shape':<24}{'Param #':>10}")
-        for layer in self.layers:
+        p("_" * width)
+        row("Layer (type)", "Output Shape", "Param #")
+        p("=" * width)
+        layers = self.layers
+        for k, layer in enumerate(layers):
             n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
-            shape = getattr(layer, "_keras_output_shape", "?")
-            p(f"{layer.name + ' (' + type(layer).__name__ + ')':<32}{str(shape):<24}{n:>10}")
-        p(f"Total params: {self.count_params():,}")
+            shape = getattr(layer, "_keras_output_shape", None)
+            shape = "multiple" if shape is None else str(shape).replace(", )", ",)")
+            row(f"{layer.name} ({type(layer).__name__})", shape, n)
+            p("=" * width if k == len(layers) - 1 else "_" * width)
+        ws = self.weights
+        trainable = {id(w) for w in self.trainable_weights}
+        total = int(sum(np.prod(w.shape.as_list()) for w in ws))
+        tr = int(sum(np.prod(w.shape.as_list()) for w in ws if id(w) in trainable))
+        p(f"Total params: {total:,}")
+        p(f"Trainable params: {tr:,}")
+        p(f"Non-trainable params: {total - tr:,}")
+        p("_" * width)
 
 
 class Sequential(Model):
@@ -354,6 +517,17 @@ class Sequential(Model):
         if not callable(layer) or not hasattr(layer, "weights"):
             raise InvalidTypeError(f"The added layer must be an instance of class Layer. "
                                    f"Found: {layer!r}")
+        from xlapy.compat.v1.keras.core_layers import InputLayer
+        if isinstance(layer, InputLayer):
+            if self._outputs is not None or self._layers:
+                raise InvalidArgumentError("An InputLayer must be the first layer of a "
+                                           "Sequential model")
+            from xlapy.compat.v1.keras.layers import Input
+            shape = layer._batch_input_shape
+            self._inputs = self._outputs = Input(shape=shape[1:], batch_size=shape[0],
+                                                 dtype=layer._input_dtype, name=layer.name)
+            self._input_layer = layer
+            return
         self._layers.append(layer)
         if self._outputs is not None:
             self._apply(layer)
@@ -383,39 +557,15 @@ class Sequential(Model):
         for layer in self._layers:
             self._apply(layer)
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None, **kwargs):
-        if self._outputs is None:  # (built by fit with the data's shape)
-            self._pending_compile = (optimizer, loss, metrics, kwargs)
-            self._compiled = True
-            return
-        super().compile(optimizer, loss, metrics, **kwargs)
-
-    def _finish_pending(self, x):
-        self._ensure_built(x)
-        pending = getattr(self, "_pending_compile", None)
-        if pending is not None:
-            self._pending_compile = None
-            optimizer, loss, metrics, kwargs = pending
-            super().compile(optimizer, loss, metrics, **kwargs)
-
-    def fit(self, x=None, y=None, *args, **kwargs):
-        self._finish_pending(x)
-        return super().fit(x, y, *args, **kwargs)
-
-    def evaluate(self, x=None, y=None, *args, **kwargs):
-        self._finish_pending(x)
-        return super().evaluate(x, y, *args, **kwargs)
-
-    def predict(self, x, *args, **kwargs):
-        self._finish_pending(x)
-        return super().predict(x, *args, **kwargs)
-
-    def train_on_batch(self, x, y):
-        self._finish_pending(x)
-        return super().train_on_batch(x, y)
+    def pop(self) -> None:
+        if not self._layers:
+            raise InvalidTypeError("There are no layers in the model.")
+        if self._outputs is not None:
+            from xlapy.compat.v1.errors import UnimplementedError
+            raise UnimplementedError("Sequential.pop after the model was built is not "
+                                     "supported by xlapy's Keras")
+        self._layers.pop()
 
 
-def load_model(*args, **kwargs):
-    from xlapy.compat.v1.errors import UnimplementedError
-    raise UnimplementedError("tf.keras.models.load_model: xlapy's Keras saves weights only "
-                             "(model.save_weights / load_weights, an .npz file)")
+from xlapy.compat.v1.keras.saving import (clone_model, load_model,  # noqa: E402,F401
+                                          model_from_config, model_from_json, save_model)
