@@ -234,3 +234,18 @@ def test_partial_run_feeds_step_by_step_and_runs_each_op_once():
             s.partial_run(h2, z, {x: 1.0})
         with pytest.raises(tf.errors.InvalidArgumentError, match="partial_run_setup"):
             s.partial_run("nope", y)
+
+
+def test_control_dependency_on_a_fed_placeholder_is_met():
+    """tf.metrics.mean(x) on a fed placeholder: its update depends (control) on x's op,
+    which the feed replaces."""
+    x = tf.placeholder(tf.float32, [None])
+    mean, update = tf.metrics.mean(x)
+    with tf.control_dependencies([x.op]):
+        y = tf.identity(x * 2.0)
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        s.run(update, {x: [1.0, 3.0]})
+        s.run(update, {x: [5.0]})
+        assert s.run(mean) == 3.0
+        np.testing.assert_array_equal(s.run(y, {x: [1.0, 2.0]}), [2.0, 4.0])

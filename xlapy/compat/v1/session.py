@@ -457,7 +457,10 @@ class Session:
                 continue
             needed.add(op)
             stack.extend(t.op for t in op.inputs if t not in fed)
-            stack.extend(op.control_inputs)
+            # a control dependency on an op whose outputs are all fed is met (TF's: the
+            # fed op does not run; tf.metrics.mean(placeholder) depends on its input's op)
+            stack.extend(c for c in op.control_inputs
+                         if not c.outputs or not all(t in fed for t in c.outputs))
         for op in sorted(needed, key=lambda o: o._id):
             if op.type == "Placeholder":
                 t = op.outputs[0]
