@@ -445,3 +445,50 @@ def test_tensor_and_audio_summaries():
     assert np.frombuffer(tv.tensor.tensor_content, np.float32).tolist() == [1.0, 2.0]
     with pytest.raises(InvalidArgumentError, match="float"):
         tf.summary.audio("bad", tf.constant([[1, 2]]), 8000)
+
+
+# ---- eval summaries, early stopping, evaluation hooks ------------------------------------------
+
+class _Counter(tf.train.SessionRunHook):
+    def __init__(self):
+        self.runs, self.ends = 0, 0
+
+    def after_run(self, run_context, run_values):
+        self.runs += 1
+
+    def end(self, session):
+        self.ends += 1
+
+
+def test_early_stopping_eval_summaries_and_eval_hooks(tmp_path):
+    pytest.importorskip("tensorboardX")
+    cfg = tf.estimator.RunConfig(tf_random_seed=4, save_checkpoints_steps=10,
+                                 log_step_count_steps=1000)
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=cfg,
+                                 params={"lr": 0.0})          # the loss never decreases
+    stop = tf.estimator.experimental.stop_if_no_decrease_hook(
+        est, "loss", max_steps_without_decrease=20, run_every_secs=None, run_every_steps=1)
+    counter = _Counter()
+    metrics, _ = tf.estimator.train_and_evaluate(
+        est, tf.estimator.TrainSpec(train_fn(), max_steps=500, hooks=[stop]),
+        tf.estimator.EvalSpec(eval_fn(), steps=None, hooks=[counter]))
+    # evaluations at 10, 20, 30; the hook sees the third after step 31 and stops there
+    assert metrics["global_step"] == 31
+    from xlapy.compat.v1.summary.event_reader import read_eval_metrics
+    evals = read_eval_metrics(est.eval_dir())
+    assert list(evals) == [10, 20, 30, 31]
+    assert evals[31]["loss"] == pytest.approx(metrics["loss"], rel=1e-6)
+    assert set(evals[10]) == {"loss", "accuracy"}
+    assert counter.ends == 4 and counter.runs == 4 * 2      # 200 examples, batches of 100
+    events = list(tf.train.summary_iterator(next(
+        os.path.join(est.eval_dir(), f) for f in os.listdir(est.eval_dir()))))
+    assert events[0].file_version.startswith("brain.Event")
+    # a BestExporter of a later run starts from the best evaluation in the event files
+    ex = tf.estimator.BestExporter("best", raw_receiver())
+    ckpt = est.latest_checkpoint()
+    worse = {"loss": metrics["loss"] + 1.0, "global_step": 40}
+    assert ex.export(est, str(tmp_path / "b"), ckpt, worse, False) is None
+    better = {"loss": metrics["loss"] - 1.0, "global_step": 41}
+    assert ex.export(est, str(tmp_path / "b"), ckpt, better, False) is not None
+    with pytest.raises(InvalidArgumentError, match="Only one of"):
+        tf.estimator.experimental.stop_if_higher_hook(est, "accuracy", 0.9, run_every_steps=1)

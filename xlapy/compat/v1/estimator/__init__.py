@@ -40,7 +40,7 @@ checkpoint (tf.train.warm_start).
 
 from __future__ import annotations
 
-from xlapy.compat.v1.estimator import export, inputs
+from xlapy.compat.v1.estimator import experimental, export, inputs
 from xlapy.compat.v1.estimator.canned import (DNNClassifier, DNNLinearCombinedClassifier,
                                               DNNLinearCombinedRegressor, DNNRegressor,
                                               LinearClassifier, LinearRegressor)
@@ -52,6 +52,7 @@ from xlapy.compat.v1.estimator.training import EvalSpec, TrainSpec, train_and_ev
 from xlapy.compat.v1.estimator.warm_start_settings import WarmStartSettings
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs", "export",
+           "experimental",
            "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "TrainSpec",
            "EvalSpec", "train_and_evaluate", "Exporter", "LatestExporter", "BestExporter",

@@ -163,9 +163,12 @@ class Estimator:
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Runs the EVAL graph over input_fn (until it ends, or `steps` batches) with the
-        latest checkpoint's variables; returns the eval_metric_ops' values, the mean loss
-        and the global step."""
+        latest checkpoint's variables, in a MonitoredSession running `hooks` and the spec's
+        evaluation_hooks; returns the eval_metric_ops' values, the mean loss and the global
+        step, and writes the scalar ones to eval_dir(name) when tensorboardX is installed
+        (as TF: what BestExporter and the early-stopping hooks read)."""
         from xlapy.compat.v1.metrics import mean
+        from xlapy.compat.v1.train.monitored_session import MonitoredSession
         from xlapy.compat.v1.train.training_util import get_or_create_global_step
         with self._graph().as_default():
             step = get_or_create_global_step()
@@ -175,19 +178,21 @@ class Estimator:
             if spec.loss is not None and "loss" not in metrics:
                 metrics["loss"] = mean(spec.loss)
             updates = [m[1] for m in metrics.values()]
-            sess, path = self._restored_session(checkpoint_path)
-            with sess:
+            all_hooks = list(hooks or []) + list(spec.evaluation_hooks)
+            with MonitoredSession(_RestoredSession(self, checkpoint_path), all_hooks) as sess:
                 n = 0
                 try:
-                    while steps is None or n < steps:
+                    while (steps is None or n < steps) and not sess.should_stop():
                         sess.run(updates)
                         n += 1
                 except OutOfRangeError:
                     pass
                 if n == 0:
                     raise InvalidArgumentError("evaluate: input_fn gave no batch")
-                out = {k: _scalar(sess.run(v[0])) for k, v in metrics.items()}
-                out["global_step"] = int(sess.run(step))
+                raw = sess._tf_sess()
+                out = {k: _scalar(raw.run(v[0])) for k, v in metrics.items()}
+                out["global_step"] = int(raw.run(step))
+        _write_eval_summaries(self.eval_dir(name), out)
         return out
 
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
@@ -209,13 +214,14 @@ class Estimator:
                     raise InvalidArgumentError(f"predict_keys {missing} are not in the "
                                                f"predictions {sorted(preds)}")
                 preds = {k: preds[k] for k in keys}
-            sess, _ = self._restored_session(checkpoint_path)
-            with sess:
-                while True:
+            from xlapy.compat.v1.train.monitored_session import MonitoredSession
+            all_hooks = list(hooks or []) + list(spec.prediction_hooks)
+            with MonitoredSession(_RestoredSession(self, checkpoint_path), all_hooks) as sess:
+                while not sess.should_stop():
                     try:
                         batch = sess.run(preds)
                     except OutOfRangeError:
-                        return
+                        break
                     if not yield_single_examples:
                         yield batch
                         continue
@@ -261,6 +267,29 @@ class Estimator:
         if not path:
             raise InvalidArgumentError(f"Estimator: no checkpoint in {self._model_dir} yet")
         return load_variable(path, name)
+
+
+class _RestoredSession:
+    """A session creator: a Session with the checkpoint's variables (Estimator's)."""
+
+    def __init__(self, estimator, checkpoint_path):
+        self._est, self._path = estimator, checkpoint_path
+
+    def create_session(self):
+        return self._est._restored_session(self._path)[0]
+
+
+def _write_eval_summaries(eval_dir, results) -> None:
+    from xlapy.compat.v1.train.session_run_hook import _cached_writer
+    writer = _cached_writer(eval_dir)
+    if writer is None:
+        return
+    from xlapy.compat.v1.summary import Summary
+    values = [Summary.Value(tag=k, simple_value=float(v)) for k, v in results.items()
+              if k != "global_step" and np.ndim(v) == 0 and
+              np.issubdtype(np.asarray(v).dtype, np.number)]
+    writer.add_summary(Summary(value=values), results["global_step"])
+    writer.flush()
 
 
 def _scalar(v):

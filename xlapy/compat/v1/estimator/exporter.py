@@ -99,11 +99,12 @@ def _loss_smaller(best_eval_result, current_eval_result):
 
 class BestExporter(Exporter):
     """Exports when an evaluation is better than every one before (compare_fn(best,
-    current) -> bool; default: a smaller loss), keeping the newest exports_to_keep. The
-    best so far starts as the best of the earlier evaluations found in event files under
-    event_file_pattern (model_dir/eval/*.tfevents.* by default) when tensorboardX is
-    installed to read them; xlapy's evaluate writes none, so it starts from the first
-    evaluation of this process."""
+    current) -> bool; default: a smaller loss), keeping the newest exports_to_keep. On its
+    first export for an estimator the best so far is read from the evaluations in the
+    event files under model_dir/event_file_pattern (eval/*.tfevents.*, which
+    Estimator.evaluate writes when tensorboardX is installed), those of earlier global
+    steps than the current evaluation's (TF reads them all, the current one included, and
+    so does not export at a run's first evaluation)."""
 
     def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
                  event_file_pattern="eval/*.tfevents.*", compare_fn=_loss_smaller,
@@ -119,11 +120,37 @@ class BestExporter(Exporter):
         self._compare, self._keep = compare_fn, exports_to_keep
         self._pattern = event_file_pattern
         self._best = None
+        self._model_dir = None
 
     name = property(lambda self: self._name)
 
+    def _best_of_event_files(self, pattern, before_step):
+        from xlapy.compat.v1.errors import UnimplementedError
+        from xlapy.compat.v1.summary.event_reader import events_in
+        best = None
+        try:
+            by_step: dict = {}
+            for ev in events_in(pattern):
+                if ev.HasField("summary") and ev.step < before_step:
+                    for v in ev.summary.value:
+                        if v.HasField("simple_value"):
+                            by_step.setdefault(ev.step, {})[v.tag] = v.simple_value
+        except UnimplementedError:  # no tensorboardX: no event files to read
+            return None
+        for step in sorted(by_step):
+            result = by_step[step]
+            if best is None or self._compare(best_eval_result=best,
+                                             current_eval_result=result):
+                best = result
+        return best
+
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
+        if self._model_dir != estimator.model_dir and self._pattern:
+            self._model_dir = estimator.model_dir
+            self._best = self._best_of_event_files(
+                os.path.join(self._model_dir, self._pattern),
+                eval_result.get("global_step", float("inf")))
         if self._best is None or self._compare(best_eval_result=self._best,
                                                current_eval_result=eval_result):
             logging.info("Performing best model export.")

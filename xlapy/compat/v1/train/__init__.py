@@ -50,6 +50,7 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          update_checkpoint_state)
 from xlapy.compat.v1.train.warm_starting import init_from_checkpoint, warm_start
 from xlapy.compat.v1.train.feed_profiler_hooks import FeedFnHook, ProfilerHook
+from xlapy.compat.v1.summary.event_reader import summary_iterator
 from xlapy.compat.v1.misc_api import write_graph
 from xlapy.compat.v1.train.meta_graph import export_meta_graph
 from xlapy.compat.v1.train.queue_runner import (QueueRunner,
