@@ -47,10 +47,12 @@ class ProfilerHook(SessionRunHook):
         return SessionRunArgs({"global_step": self._gs}, options=opts)
 
     def after_run(self, run_context, run_values):
-        # xlapy's fetched global step is its value after the run (TF's: before, "stale")
+        # xlapy's fetched global step is its value after the run (TF's: before, "stale");
+        # the timer starts at the step before the first run, as TF's, so a trace is saved
+        # at steps save_steps, 2 * save_steps, ... of a training from step 0
         step = int(run_values.results["global_step"])
         if self._next_step is None:
-            self._timer.update_last_triggered_step(step)
+            self._timer.update_last_triggered_step(step - 1)
         if self._request:
             self._timer.update_last_triggered_step(step)
             self._save(step, run_values.run_metadata)
