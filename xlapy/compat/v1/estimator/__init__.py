@@ -28,17 +28,32 @@ DNNLinearCombinedClassifier and DNNLinearCombinedRegressor, with TF 1.15's defau
     clf.evaluate(input_fn=eval_input_fn)   # {"accuracy", "average_loss", "loss", ...}
     for p in clf.predict(input_fn=predict_input_fn):
         p["class_ids"][0], p["probabilities"]
+
+The production workflow of TF 1.x scripts: tf.estimator.train_and_evaluate(est, TrainSpec,
+EvalSpec) evaluates at each checkpoint save and runs the EvalSpec's exporters
+(LatestExporter, BestExporter, FinalExporter; training.py, exporter.py);
+est.export_savedmodel(base, serving_input_receiver_fn) writes a SavedModel with the
+EstimatorSpec's export_outputs as signatures (export.py, exporting.py);
+warm_start_from=path or WarmStartSettings initializes a new model_dir's training from a
+checkpoint (tf.train.warm_start).
 """
 
 from __future__ import annotations
 
-from xlapy.compat.v1.estimator import inputs
+from xlapy.compat.v1.estimator import experimental, export, inputs
 from xlapy.compat.v1.estimator.canned import (DNNClassifier, DNNLinearCombinedClassifier,
                                               DNNLinearCombinedRegressor, DNNRegressor,
                                               LinearClassifier, LinearRegressor)
 from xlapy.compat.v1.estimator.estimator import Estimator
+from xlapy.compat.v1.estimator.exporter import (BestExporter, Exporter, FinalExporter,
+                                                LatestExporter)
 from xlapy.compat.v1.estimator.spec import EstimatorSpec, ModeKeys, RunConfig
+from xlapy.compat.v1.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
+from xlapy.compat.v1.estimator.warm_start_settings import WarmStartSettings
 
-__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs", "DNNClassifier",
-           "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
-           "DNNLinearCombinedRegressor"]
+__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs", "export",
+           "experimental",
+           "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+           "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "TrainSpec",
+           "EvalSpec", "train_and_evaluate", "Exporter", "LatestExporter", "BestExporter",
+           "FinalExporter", "WarmStartSettings"]

@@ -188,6 +188,22 @@ class _Head:
         })
         return out
 
+    def export_outputs(self, preds):
+        """TF's v1 heads' signatures: serving_default and classification (classes: every
+        class name, scores: the probabilities), binary ones also regression (the logistic),
+        regressors serving_default and regression; predict has every prediction."""
+        from xlapy.compat.v1.estimator import export as ex
+        predict = ex.PredictOutput(preds)
+        if self.kind == "regressor":
+            reg = ex.RegressionOutput(preds["predictions"])
+            return {"serving_default": reg, "regression": reg, "predict": predict}
+        cls = ex.ClassificationOutput(scores=preds["probabilities"],
+                                      classes=preds["all_classes"])
+        out = {"serving_default": cls, "classification": cls, "predict": predict}
+        if self.n_classes == 2:
+            out["regression"] = ex.RegressionOutput(preds["logistic"])
+        return out
+
     def unreduced_loss(self, labels, logits):
         tf = _tf()
         if self.kind == "regressor":
@@ -240,7 +256,8 @@ class _Head:
         with tf.name_scope("head"):
             preds = self.predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(mode, predictions=preds)
+                return EstimatorSpec(mode, predictions=preds,
+                                     export_outputs=self.export_outputs(preds))
             lab = self._labels(labels)
             weights = self._weights(features)
             unreduced = self.unreduced_loss(lab, logits)

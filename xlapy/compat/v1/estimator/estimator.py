@@ -16,8 +16,8 @@ class Estimator:
                  warm_start_from=None):
         if not callable(model_fn):
             raise InvalidTypeError(f"model_fn must be callable, got {model_fn!r}")
-        if warm_start_from is not None:
-            raise InvalidArgumentError("Estimator: warm_start_from is not supported by xlapy")
+        from xlapy.compat.v1.estimator.warm_start_settings import settings_of
+        self._warm_start_settings = settings_of(warm_start_from)
         self._model_fn = model_fn
         self._config = config or RunConfig()
         if model_dir and self._config.model_dir and model_dir != self._config.model_dir:
@@ -81,7 +81,8 @@ class Estimator:
     # ---- train / evaluate / predict ----------------------------------------------------------
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         from xlapy.compat.v1.train import session_run_hook as h
-        from xlapy.compat.v1.train.monitored_session import MonitoredTrainingSession
+        from xlapy.compat.v1.train.monitored_session import MonitoredTrainingSession, Scaffold
+        from xlapy.compat.v1.train.saver import Saver
         from xlapy.compat.v1.train.training_util import get_or_create_global_step
         if steps is not None and max_steps is not None:
             raise InvalidArgumentError("Can not provide both steps and max_steps.")
@@ -103,15 +104,34 @@ class Estimator:
                 all_hooks.append(h.StopAtStepHook(num_steps=steps, last_step=max_steps))
             all_hooks.append(h.NanTensorHook(spec.loss))
             all_hooks.append(_LossLogger(spec.loss, step, c.log_step_count_steps))
-            ckpt = {"save_checkpoint_steps": c.save_checkpoints_steps} \
-                if c.save_checkpoints_steps else {"save_checkpoint_secs":
-                                                  c.save_checkpoints_secs}
+            if self._warm_start_settings is not None:
+                from xlapy.compat.v1.train.warm_starting import warm_start
+                warm_start(*self._warm_start_settings)
+            scaffold = spec.scaffold or Scaffold()
+            if scaffold.saver is None:  # TF's: keep_checkpoint_max of the RunConfig
+                scaffold._saver = Saver(max_to_keep=c.keep_checkpoint_max, sharded=True,
+                                        keep_checkpoint_every_n_hours=(
+                                            c.keep_checkpoint_every_n_hours),
+                                        defer_build=True, save_relative_paths=True)
+            chief = list(spec.training_chief_hooks)
+            savers = [x for x in all_hooks + chief if isinstance(x, h.CheckpointSaverHook)]
+            if not savers and (c.save_checkpoints_steps or c.save_checkpoints_secs):
+                savers = [h.CheckpointSaverHook(
+                    self._model_dir, save_secs=c.save_checkpoints_secs,
+                    save_steps=c.save_checkpoints_steps, scaffold=scaffold)]
+                chief += savers
+            if saving_listeners:
+                if not savers:
+                    raise InvalidArgumentError(
+                        "There should be a CheckpointSaverHook to use saving_listeners. "
+                        "Please set one of the RunConfig.save_checkpoints_steps or "
+                        "RunConfig.save_checkpoints_secs.")
+                savers[0]._listeners.extend(saving_listeners)
             with MonitoredTrainingSession(
-                    checkpoint_dir=self._model_dir, hooks=all_hooks,
-                    chief_only_hooks=list(spec.training_chief_hooks), config=c.session_config,
-                    save_summaries_steps=c.save_summary_steps,
-                    log_step_count_steps=c.log_step_count_steps,
-                    scaffold=spec.scaffold, **ckpt) as sess:
+                    checkpoint_dir=self._model_dir, hooks=all_hooks, chief_only_hooks=chief,
+                    config=c.session_config, save_summaries_steps=c.save_summary_steps,
+                    log_step_count_steps=c.log_step_count_steps, scaffold=scaffold,
+                    save_checkpoint_secs=0) as sess:
                 while not sess.should_stop():
                     sess.run([spec.train_op, spec.loss])
         return self
@@ -143,9 +163,12 @@ class Estimator:
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Runs the EVAL graph over input_fn (until it ends, or `steps` batches) with the
-        latest checkpoint's variables; returns the eval_metric_ops' values, the mean loss
-        and the global step."""
+        latest checkpoint's variables, in a MonitoredSession running `hooks` and the spec's
+        evaluation_hooks; returns the eval_metric_ops' values, the mean loss and the global
+        step, and writes the scalar ones to eval_dir(name) when tensorboardX is installed
+        (as TF: what BestExporter and the early-stopping hooks read)."""
         from xlapy.compat.v1.metrics import mean
+        from xlapy.compat.v1.train.monitored_session import MonitoredSession
         from xlapy.compat.v1.train.training_util import get_or_create_global_step
         with self._graph().as_default():
             step = get_or_create_global_step()
@@ -155,19 +178,21 @@ class Estimator:
             if spec.loss is not None and "loss" not in metrics:
                 metrics["loss"] = mean(spec.loss)
             updates = [m[1] for m in metrics.values()]
-            sess, path = self._restored_session(checkpoint_path)
-            with sess:
+            all_hooks = list(hooks or []) + list(spec.evaluation_hooks)
+            with MonitoredSession(_RestoredSession(self, checkpoint_path), all_hooks) as sess:
                 n = 0
                 try:
-                    while steps is None or n < steps:
+                    while (steps is None or n < steps) and not sess.should_stop():
                         sess.run(updates)
                         n += 1
                 except OutOfRangeError:
                     pass
                 if n == 0:
                     raise InvalidArgumentError("evaluate: input_fn gave no batch")
-                out = {k: _scalar(sess.run(v[0])) for k, v in metrics.items()}
-                out["global_step"] = int(sess.run(step))
+                raw = sess._tf_sess()
+                out = {k: _scalar(raw.run(v[0])) for k, v in metrics.items()}
+                out["global_step"] = int(raw.run(step))
+        _write_eval_summaries(self.eval_dir(name), out)
         return out
 
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
@@ -189,19 +214,46 @@ class Estimator:
                     raise InvalidArgumentError(f"predict_keys {missing} are not in the "
                                                f"predictions {sorted(preds)}")
                 preds = {k: preds[k] for k in keys}
-            sess, _ = self._restored_session(checkpoint_path)
-            with sess:
-                while True:
+            from xlapy.compat.v1.train.monitored_session import MonitoredSession
+            all_hooks = list(hooks or []) + list(spec.prediction_hooks)
+            with MonitoredSession(_RestoredSession(self, checkpoint_path), all_hooks) as sess:
+                while not sess.should_stop():
                     try:
                         batch = sess.run(preds)
                     except OutOfRangeError:
-                        return
+                        break
                     if not yield_single_examples:
                         yield batch
                         continue
                     n = len(batch) if single else len(next(iter(batch.values())))
                     for i in range(n):
                         yield batch[i] if single else {k: v[i] for k, v in batch.items()}
+
+    # ---- export ------------------------------------------------------------------------------
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                           assets_extra=None, as_text=False, checkpoint_path=None,
+                           experimental_mode=ModeKeys.PREDICT):
+        """Writes the PREDICT graph fed by serving_input_receiver_fn's receiver, with the
+        latest (or the given) checkpoint's variables, as a SavedModel in a new
+        export_dir_base/<timestamp> directory; returns that path (bytes, as TF)."""
+        from xlapy.compat.v1.estimator.exporting import export_saved_model
+        if experimental_mode != ModeKeys.PREDICT:
+            raise InvalidArgumentError("export_saved_model: xlapy exports the PREDICT mode "
+                                       "graph only")
+        return export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                                  assets_extra=assets_extra, as_text=as_text,
+                                  checkpoint_path=checkpoint_path)
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
+                          assets_extra=None, as_text=False, checkpoint_path=None,
+                          strip_default_attrs=False):
+        """TF 1.x's name of export_saved_model."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn,
+                                       assets_extra=assets_extra, as_text=as_text,
+                                       checkpoint_path=checkpoint_path)
+
+    def eval_dir(self, name=None) -> str:
+        return os.path.join(self._model_dir, "eval" if not name else f"eval_{name}")
 
     # ---- variables -----------------------------------------------------------------------------
     def get_variable_names(self) -> list:
@@ -215,6 +267,29 @@ class Estimator:
         if not path:
             raise InvalidArgumentError(f"Estimator: no checkpoint in {self._model_dir} yet")
         return load_variable(path, name)
+
+
+class _RestoredSession:
+    """A session creator: a Session with the checkpoint's variables (Estimator's)."""
+
+    def __init__(self, estimator, checkpoint_path):
+        self._est, self._path = estimator, checkpoint_path
+
+    def create_session(self):
+        return self._est._restored_session(self._path)[0]
+
+
+def _write_eval_summaries(eval_dir, results) -> None:
+    from xlapy.compat.v1.train.session_run_hook import _cached_writer
+    writer = _cached_writer(eval_dir)
+    if writer is None:
+        return
+    from xlapy.compat.v1.summary import Summary
+    values = [Summary.Value(tag=k, simple_value=float(v)) for k, v in results.items()
+              if k != "global_step" and np.ndim(v) == 0 and
+              np.issubdtype(np.asarray(v).dtype, np.number)]
+    writer.add_summary(Summary(value=values), results["global_step"])
+    writer.flush()
 
 
 def _scalar(v):

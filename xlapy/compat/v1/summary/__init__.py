@@ -17,9 +17,10 @@ import re
 
 from xlapy.compat.v1.framework import GraphKeys, convert_to_tensor, get_default_graph
 from xlapy.compat.v1.ops._common import make
-from xlapy.compat.v1.summary import summary_ops  # registers the ops
+from xlapy.compat.v1.summary import summary_ops, tensor_audio_ops  # registers the ops
 from xlapy.compat.v1.summary._tb import tb as _tb_modules
 from xlapy.compat.v1.summary.writer import FileWriter
+from xlapy.compat.v1.summary.writer_cache import FileWriterCache
 
 _ILLEGAL = re.compile(r"[^-/\w\.]")
 
@@ -65,6 +66,30 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
 def text(name, tensor, collections=None):
     return _summary_op("TensorSummaryV2", name, [convert_to_tensor(tensor)], {}, collections,
                        None)
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None,
+                   summary_metadata=None, family=None, display_name=None):
+    """A summary holding the whole tensor (a TensorProto), with an optional description."""
+    t = convert_to_tensor(tensor)
+    if summary_metadata is not None:
+        summary_description = summary_description or \
+            getattr(summary_metadata, "summary_description", None)
+        display_name = display_name or getattr(summary_metadata, "display_name", None)
+    return _summary_op("TensorSummary", name, [t],
+                       {"description": summary_description or "",
+                        "display_name": display_name or "", "dtype": t.dtype},
+                       collections, family)
+
+
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """Up to max_outputs clips of a float [batch, frames(, channels)] tensor in [-1, 1] as
+    WAV files, tagged <name>/audio/<i> (<name>/audio when max_outputs is 1)."""
+    from xlapy.compat.v1 import dtypes
+    return _summary_op("AudioSummaryV2", name,
+                       [convert_to_tensor(tensor),
+                        convert_to_tensor(sample_rate, dtype=dtypes.float32)],
+                       {"max_outputs": int(max_outputs)}, collections, family)
 
 
 def merge(inputs, collections=None, name=None):

@@ -106,8 +106,20 @@ class FileWriter:
         raise UnimplementedError("add_meta_graph: xlapy has no MetaGraphDef; use add_graph")
 
     def flush(self) -> None:
-        if not self._closed:
-            self._writer.flush()
+        """Writes every event added so far to the file (tensorboardX's flush leaves those
+        its thread has not taken yet: the thread is stopped, which drains its queue in
+        order, and a new one started)."""
+        if self._closed:
+            return
+        w = self._writer
+        try:
+            worker = w._worker
+            worker.stop()
+            w._ev_writer.flush()
+            w._worker = type(worker)(w._event_queue, w._ev_writer, w._flush_secs)
+            w._worker.start()
+        except AttributeError:  # another tensorboardX: its own flush
+            w.flush()
 
     def close(self) -> None:
         if not self._closed:

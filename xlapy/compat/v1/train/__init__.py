@@ -9,6 +9,8 @@ checkpoints (Saver).
   saver.py                Saver, latest_checkpoint, get_checkpoint_state, checkpoint readers
   checkpoint_io.py        the checkpoint files (xlapy's documented format) and TF's state file
   example_pb.py           Example, SequenceExample and their parts (protobuf messages)
+  warm_starting.py        init_from_checkpoint, warm_start
+  feed_profiler_hooks.py  FeedFnHook, ProfilerHook
 """
 
 from xlapy.compat.v1.train.optimizer import Optimizer
@@ -32,7 +34,8 @@ from xlapy.compat.v1.train.ftrl import (FtrlOptimizer, ProximalAdagradOptimizer,
 from xlapy.compat.v1.train.monitored_session import (ChiefSessionCreator, MonitoredSession,
                                                      MonitoredTrainingSession, Scaffold,
                                                      SingularMonitoredSession)
-from xlapy.compat.v1.train.session_run_hook import (CheckpointSaverHook, LoggingTensorHook,
+from xlapy.compat.v1.train.session_run_hook import (CheckpointSaverHook,
+                                                    CheckpointSaverListener, LoggingTensorHook,
                                                     NanLossDuringTrainingError, NanTensorHook,
                                                     SecondOrStepTimer, SessionRunArgs,
                                                     SessionRunContext, SessionRunHook,
@@ -45,6 +48,9 @@ from xlapy.compat.v1.train.saver import (NewCheckpointReader, Saver, SaverDef,
                                          latest_checkpoint, list_variables, load_checkpoint,
                                          load_variable, remove_checkpoint,
                                          update_checkpoint_state)
+from xlapy.compat.v1.train.warm_starting import init_from_checkpoint, warm_start
+from xlapy.compat.v1.train.feed_profiler_hooks import FeedFnHook, ProfilerHook
+from xlapy.compat.v1.summary.event_reader import summary_iterator
 from xlapy.compat.v1.misc_api import write_graph
 from xlapy.compat.v1.train.meta_graph import export_meta_graph
 from xlapy.compat.v1.train.queue_runner import (QueueRunner,

@@ -100,6 +100,11 @@ class ChiefSessionCreator:
         path = self._path or (latest_checkpoint(self._dir) if self._dir else None)
         if path and s.saver is not None:
             s.saver.restore(sess, path)
+            if self._dir and not s.saver.last_checkpoints:  # TF's session manager's
+                from xlapy.compat.v1.train.saver import get_checkpoint_state
+                st = get_checkpoint_state(self._dir)
+                if st is not None:
+                    s.saver.recover_last_checkpoints(st.all_model_checkpoint_paths)
         else:
             sess.run(s.init_op, feed_dict=s.init_feed_dict)
             if s.init_fn is not None:
@@ -154,6 +159,7 @@ class MonitoredSession:
         ctx = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
         all_fetches = {"caller": fetches}
         feeds = dict(feed_dict or {})
+        trace = options.trace_level if options is not None else 0
         for i, h in enumerate(self._hooks):
             req = h.before_run(ctx)
             if req is None:
@@ -164,10 +170,22 @@ class MonitoredSession:
                 if k in feeds:
                     raise RuntimeError(f"Same tensor is fed by a SessionRunHook and user: {k}")
                 feeds[k] = v
-        out = self._sess.run(all_fetches, feed_dict=feeds or None, options=options,
-                             run_metadata=run_metadata)
+            if req.options is not None:  # TF merges the hooks' options: the deepest trace
+                trace = max(trace, req.options.trace_level)
+        run_options, metadata = options, run_metadata
+        if trace and (options is None or trace != options.trace_level):
+            import dataclasses
+
+            from xlapy.compat.v1.protos import RunOptions
+            run_options = dataclasses.replace(options, trace_level=trace) \
+                if options is not None else RunOptions(trace_level=trace)
+        if trace and metadata is None:
+            from xlapy.compat.v1.protos import RunMetadata
+            metadata = RunMetadata()
+        out = self._sess.run(all_fetches, feed_dict=feeds or None, options=run_options,
+                             run_metadata=metadata)
         for i, h in enumerate(self._hooks):
-            h.after_run(ctx, SessionRunValues(out.get(f"hook_{i}"), options, run_metadata))
+            h.after_run(ctx, SessionRunValues(out.get(f"hook_{i}"), run_options, metadata))
         self._should_stop = self._should_stop or ctx.stop_requested
         return out["caller"]
 

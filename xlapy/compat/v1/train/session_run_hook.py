@@ -211,6 +211,37 @@ class NanTensorHook(SessionRunHook):
             run_context.request_stop()
 
 
+def _cached_writer(logdir):
+    """The shared FileWriter of logdir (tf.summary.FileWriterCache), or None without
+    tensorboardX."""
+    from xlapy.compat.v1.errors import UnimplementedError
+    from xlapy.compat.v1.summary._tb import tb
+    try:
+        tb()
+    except UnimplementedError:
+        return None
+    from xlapy.compat.v1.summary.writer_cache import FileWriterCache
+    return FileWriterCache.get(logdir)
+
+
+class CheckpointSaverListener:
+    """Called by a CheckpointSaverHook around each checkpoint it saves: begin(), then
+    before_save(session, step) and after_save(session, step) per save (after_save returning
+    True stops the training), end(session, step) when the session ends."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
 class CheckpointSaverHook(SessionRunHook):
     """Saves a checkpoint (checkpoint_dir/model.ckpt-<global step>) when the session starts,
     every save_secs seconds or save_steps steps, and at the end."""
@@ -227,6 +258,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def begin(self):
         self._gs = _global_step_tensor("CheckpointSaverHook")
+        self._writer = _cached_writer(self._dir)
         for listener in self._listeners:
             listener.begin()
 
@@ -261,12 +293,18 @@ class CheckpointSaverHook(SessionRunHook):
             self._save(session, step)
         for listener in self._listeners:
             listener.end(session, step)
+        if self._writer is not None:
+            self._writer.flush()
 
     def _save(self, session, step):
         logging.info("Saving checkpoints for %d into %s.", step, self._path)
         for listener in self._listeners:
             listener.before_save(session, step)
-        self._get_saver().save(session, self._path, global_step=step)
+        path = self._get_saver().save(session, self._path, global_step=step)
+        if self._writer is not None and path:
+            from xlapy.compat.v1.summary import SessionLog
+            self._writer.add_session_log(SessionLog(status=SessionLog.CHECKPOINT,
+                                                    checkpoint_path=path), step)
         stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
@@ -288,10 +326,10 @@ class SummarySaverHook(SessionRunHook):
         self._timer = SecondOrStepTimer(save_secs, save_steps)
 
     def begin(self):
-        from xlapy.compat.v1.summary import FileWriter, merge_all
-        self._own = self._writer is None and bool(self._dir)
-        if self._own:
-            self._writer = FileWriter(self._dir)
+        from xlapy.compat.v1.summary import merge_all
+        if self._writer is None and self._dir:
+            from xlapy.compat.v1.summary.writer_cache import FileWriterCache
+            self._writer = FileWriterCache.get(self._dir)
         self._gs = _global_step_tensor("SummarySaverHook")
         if self._summary_op is None:
             self._summary_op = self._scaffold.summary_op if self._scaffold is not None \
@@ -319,7 +357,7 @@ class SummarySaverHook(SessionRunHook):
 
     def end(self, session):
         if self._writer is not None:
-            (self._writer.close if self._own else self._writer.flush)()
+            self._writer.flush()
 
 
 class StepCounterHook(SessionRunHook):
@@ -335,15 +373,14 @@ class StepCounterHook(SessionRunHook):
         self._writer, self._dir = summary_writer, output_dir
 
     def begin(self):
-        self._own = self._writer is None and bool(self._dir)
-        if self._own:
-            from xlapy.compat.v1.summary import FileWriter
-            self._writer = FileWriter(self._dir)
+        if self._writer is None and self._dir:
+            from xlapy.compat.v1.summary.writer_cache import FileWriterCache
+            self._writer = FileWriterCache.get(self._dir)
         self._gs = _global_step_tensor("StepCounterHook")
 
     def end(self, session):
         if self._writer is not None:
-            (self._writer.close if self._own else self._writer.flush)()
+            self._writer.flush()
 
     def before_run(self, run_context):
         return SessionRunArgs(self._gs)
