@@ -281,6 +281,8 @@ _FILES = {
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
                       "TensorScatterAdd TensorScatterSub ListDiff",
+    "test_image_more": "SpaceToBatchND BatchToSpaceND NonMaxSuppressionV3 NonMaxSuppressionV4 "
+                       "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -307,6 +309,11 @@ EXECUTOR_ONLY = {
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",
+    "EncodeJpeg": "encodes with Pillow on the host",
+    "DecodeGif": "decodes with Pillow on the host (shape depends on the data)",
+    "NonMaxSuppressionV3": "the number of boxes kept depends on the data",
+    "NonMaxSuppressionV4": "a greedy selection whose kept count depends on the data (padded "
+                           "on request after it)",
     **{op: "parses serialized tf.train.Example protos (bytes) on the host" for op in (
         "ParseSingleExample", "ParseExample", "ParseSingleSequenceExample")},
     "DecodeRaw": "reinterprets bytes (strings) on the host",

@@ -94,6 +94,7 @@ from xlapy.compat.v1.ops.sparse_ops import (sparse_add, sparse_concat, sparse_re
 from xlapy.compat.v1.ops.string_ops import string_split
 from xlapy.compat.v1 import sparse, strings
 from xlapy.compat.v1.ops.api_text import *  # noqa: F403  (string ops, tables, readers)
+from xlapy.compat.v1.ops.api_spatial import *  # noqa: F403  (space_to_batch, patches)
 from xlapy.compat.v1 import lookup
 from xlapy.compat.v1.graph_def import (AttrValue, GraphDef, NameAttrList, NodeDef,
                                        TensorProto, TensorShapeProto, make_ndarray,

@@ -1,0 +1,11 @@
+"""The tf.* names of the spatial ops added with the image, signal and spatial issue
+(space_batch_ops, image/patches.py), collected for xlapy.compat.v1's namespace."""
+
+from __future__ import annotations
+
+from xlapy.compat.v1.image.patches import extract_image_patches
+from xlapy.compat.v1.ops.space_batch_ops import (batch_to_space, batch_to_space_nd,
+                                                 space_to_batch, space_to_batch_nd)
+
+__all__ = ["batch_to_space", "batch_to_space_nd", "space_to_batch", "space_to_batch_nd",
+           "extract_image_patches"]
