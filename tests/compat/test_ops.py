@@ -283,6 +283,8 @@ _FILES = {
                       "TensorScatterAdd TensorScatterSub ListDiff",
     "test_image_more": "SpaceToBatchND BatchToSpaceND NonMaxSuppressionV3 NonMaxSuppressionV4 "
                        "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif",
+    "test_signal": "Complex Real Imag ComplexAbs Conj Angle FFT IFFT FFT2D IFFT2D RFFT RFFT2D "
+                   "IRFFT IRFFT2D",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 

@@ -27,6 +27,7 @@ NAMESPACES = [
     ("losses", False), ("layers", True), ("gfile", False), ("logging", False),
     ("compat", False), ("test", False), ("app", False), ("app.flags", False),
     ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
+    ("signal", False), ("spectral", False),
     ("metrics", False), ("data", True), ("debugging", True),
     ("initializers", True), ("io", True), ("python_io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.layers", True), ("contrib.opt", True),
