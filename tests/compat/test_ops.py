@@ -285,6 +285,9 @@ _FILES = {
                        "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif",
     "test_signal": "Complex Real Imag ComplexAbs Conj Angle FFT IFFT FFT2D IFFT2D RFFT RFFT2D "
                    "IRFFT IRFFT2D",
+    "test_bitwise_quant": "BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift "
+                          "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient "
+                          "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 

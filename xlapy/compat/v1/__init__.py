@@ -97,6 +97,9 @@ from xlapy.compat.v1.ops.api_text import *  # noqa: F403  (string ops, tables, r
 from xlapy.compat.v1.ops.api_image_signal import *  # noqa: F403  (space_to_batch, fft)
 from xlapy.compat.v1 import lookup
 from xlapy.compat.v1 import signal, spectral  # tf.signal, tf.spectral (FFTs, STFTs, MFCCs)
+from xlapy.compat.v1 import bitwise, manip, quantization
+from xlapy.compat.v1.quantization import (fake_quant_with_min_max_args,
+                                          fake_quant_with_min_max_vars)
 from xlapy.compat.v1.graph_def import (AttrValue, GraphDef, NameAttrList, NodeDef,
                                        TensorProto, TensorShapeProto, make_ndarray,
                                        make_tensor_proto)
