@@ -503,3 +503,68 @@ def test_codecs_jpeg_gif_round_trip():
     assert_close(gif[:, 0, 0, 0].astype(int), np.array([0, 128, 255]))
     with pytest.raises(InvalidArgumentError, match="uint8"):
         tf.image.encode_jpeg(tf.zeros([2, 2, 3]))
+
+
+# ---- tf.nn.pool / with_space_to_batch -------------------------------------------------------
+
+def _ref_pool(x, window, kind, padding, rate, strides):
+    """Channels-last N-D pooling by definition: SAME without dilation ignores the padding
+    (TF's pools); with dilation TF pads with zeros the pool then sees (with_space_to_batch)."""
+    k = len(window)
+    dilated = any(r > 1 for r in rate)
+    pads = []
+    for n, w, r, s in zip(x.shape[1:1 + k], window, rate, strides):
+        ke = (w - 1) * r + 1
+        if padding == "VALID":
+            pads.append((0, 0))
+        else:
+            out = -(-n // s)
+            tot = max((out - 1) * s + ke - n, 0)
+            pads.append((tot // 2, tot - tot // 2))
+    fill = 0.0 if dilated else np.nan
+    p = np.pad(x.astype(np.float64), [(0, 0)] + pads + [(0, 0)], constant_values=fill)
+    outs = [(p.shape[1 + i] - (window[i] - 1) * rate[i] - 1) // strides[i] + 1
+            for i in range(k)]
+    res = np.zeros((x.shape[0], *outs, x.shape[-1]))
+    for pos in np.ndindex(*outs):
+        sl = tuple(slice(pos[i] * strides[i], pos[i] * strides[i] + (window[i] - 1) * rate[i]
+                         + 1, rate[i]) for i in range(k))
+        win = p[(slice(None),) + sl].reshape(x.shape[0], -1, x.shape[-1])
+        res[(slice(None),) + pos] = np.nanmax(win, 1) if kind == "MAX" else np.nanmean(win, 1)
+    return res.astype(np.float32)
+
+
+POOLS = [((3, 3), "MAX", "SAME", (2, 2), (1, 1)), ((2, 3), "AVG", "VALID", (2, 1), (1, 1)),
+         ((3, 2), "AVG", "SAME", (1, 3), (1, 1)), ((2, 2), "AVG", "SAME", (1, 1), (2, 2)),
+         ((3,), "MAX", "VALID", (2,), (1,)), ((2,), "AVG", "SAME", (3,), (1,)),
+         ((2, 2, 2), "MAX", "VALID", (1, 2, 1), (1, 1, 1))]
+
+
+def test_pool_and_with_space_to_batch_against_definition():
+    x2 = R.standard_normal((2, 9, 8, 3)).astype(np.float32)
+    x1 = R.standard_normal((2, 11, 3)).astype(np.float32)
+    x3 = R.standard_normal((1, 5, 6, 5, 2)).astype(np.float32)
+    filt = R.standard_normal((3, 3, 3, 2)).astype(np.float32)
+    xs = {2: x2, 1: x1, 3: x3}
+
+    def build():
+        o = {}
+        for i, (w, kind, pad, rate, st) in enumerate(POOLS):
+            o[f"p{i}"] = tf.nn.pool(tf.constant(xs[len(w)]), w, kind, pad, dilation_rate=rate,
+                                    strides=st)
+        xt, ft = tf.constant(x2), tf.constant(filt)
+        o["wstb"] = tf.nn.with_space_to_batch(
+            xt, [2, 3], "SAME", lambda t, n, p: tf.nn.conv2d(t, ft, [1, 1, 1, 1], p),
+            filter_shape=[3, 3])
+        o["atrous"] = tf.nn.convolution(xt, ft, "SAME", dilation_rate=[2, 3])
+        o["pads"] = tf.required_space_to_batch_paddings([5, 7], [2, 3], [[1, 0], [0, 2]])
+        return o
+    for got in run_executor_and_xla_cpu(lambda: (build(), None)):
+        for i, (w, kind, pad, rate, st) in enumerate(POOLS):
+            assert_close(got[f"p{i}"], _ref_pool(xs[len(w)], w, kind, pad, rate, st), 1e-5,
+                         1e-5, what=f"pool {i}: ")
+        assert_close(got["wstb"], got["atrous"], 1e-4, 1e-4)
+        assert_close(got["pads"], [np.array([[1, 0], [0, 2]], np.int32),
+                                   np.array([[0, 0], [0, 0]], np.int32)])
+    with pytest.raises(InvalidArgumentError, match="strides > 1"):
+        tf.nn.pool(tf.zeros([1, 4, 4, 1]), [2, 2], "MAX", "SAME", [2, 2], [2, 2])
