@@ -568,3 +568,37 @@ def test_pool_and_with_space_to_batch_against_definition():
                                    np.array([[0, 0], [0, 0]], np.int32)])
     with pytest.raises(InvalidArgumentError, match="strides > 1"):
         tf.nn.pool(tf.zeros([1, 4, 4, 1]), [2, 2], "MAX", "SAME", [2, 2], [2, 2])
+
+
+def test_extract_glimpse_against_tf_kernel_rules():
+    img = R.random((3, 8, 10, 2)).astype(np.float32)
+    # centred normalized (0, 0): corner (8/2 - 3/2, 10/2 - 4/2) -> (2.5 -> 2, 3)
+    offs = np.array([[0.0, 0.0], [-1.0, 0.9], [0.5, -0.2]], np.float32)
+    px = np.array([[4.0, 5.0], [1.0, 9.5], [7.2, 2.0]], np.float32)
+    with tf.Session() as s:
+        cen = s.run(tf.image.extract_glimpse(tf.constant(img), [3, 4], offs, noise="zero"))
+        pix = s.run(tf.image.extract_glimpse(tf.constant(img), [3, 4], px, centered=False,
+                                             normalized=False, noise="zero"))
+        uni = s.run(tf.image.extract_glimpse(tf.constant(img), [3, 4], offs))
+        gau = s.run(tf.image.extract_glimpse(tf.constant(img), [3, 4], offs,
+                                             uniform_noise=False))
+
+    def ref(oy, ox):  # corners, truncated toward zero; outside: zero
+        y0, x0 = int(np.float32(oy) - 1.5), int(np.float32(ox) - 2.0)
+        out = np.zeros((3, 4, 2), np.float32)
+        for a in range(3):
+            for d in range(4):
+                if 0 <= y0 + a < 8 and 0 <= x0 + d < 10:
+                    out[a, d] = img[i, y0 + a, x0 + d]
+        return out
+    for i in range(3):
+        cy = (offs[i, 0] * 8 / 2 + 4).astype(np.float32)
+        cx = (offs[i, 1] * 10 / 2 + 5).astype(np.float32)
+        assert_close(cen[i], ref(cy, cx), what=f"centred {i}: ")
+        assert_close(pix[i], ref(px[i, 0], px[i, 1]), what=f"pixels {i}: ")
+        inside = ref(cy, cx) != 0
+        assert_close(uni[i][inside], cen[i][inside])
+        assert_close(gau[i][inside], cen[i][inside])
+    assert_close(uni[0], cen[0])  # fully inside: no noise
+    noise = uni[1][cen[1] == 0]
+    assert noise.size and noise.min() >= img[1].min() and noise.max() <= img[1].max()

@@ -282,7 +282,8 @@ _FILES = {
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
                       "TensorScatterAdd TensorScatterSub ListDiff",
     "test_image_more": "SpaceToBatchND BatchToSpaceND NonMaxSuppressionV3 NonMaxSuppressionV4 "
-                       "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif",
+                       "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif "
+                       "ExtractGlimpse",
     "test_signal": "Complex Real Imag ComplexAbs Conj Angle FFT IFFT FFT2D IFFT2D RFFT RFFT2D "
                    "IRFFT IRFFT2D",
     "test_bitwise_quant": "BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift "

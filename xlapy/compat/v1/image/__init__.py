@@ -11,8 +11,9 @@ floors them (rounds with align_corners). Bicubic and area resizing are linear ma
 each axis: dense [out, in] weight matrices built from TF's kernels, applied with einsum.
 
 Boxes (crop_and_resize, non_max_suppression, draw_bounding_boxes,
-sample_distorted_bounding_box) are in boxes.py, sliding windows (extract_image_patches,
-rot90, sobel_edges, ssim) in patches.py, encode_jpeg / decode_gif in codecs.py.
+sample_distorted_bounding_box) are in boxes.py, extract_glimpse in glimpse.py, sliding
+windows (extract_image_patches, rot90, sobel_edges, ssim) in patches.py, encode_jpeg /
+decode_gif in codecs.py.
 """
 
 from __future__ import annotations
@@ -334,6 +335,7 @@ from xlapy.compat.v1.image.boxes import (crop_and_resize, draw_bounding_boxes,  
                                          sample_distorted_bounding_box,
                                          sample_distorted_bounding_box_v2)
 from xlapy.compat.v1.image.codecs import decode_gif, encode_jpeg  # noqa: E402
+from xlapy.compat.v1.image.glimpse import extract_glimpse  # noqa: E402
 from xlapy.compat.v1.image.patches import (extract_image_patches,  # noqa: E402
                                            extract_patches, rot90, sobel_edges, ssim,
                                            ssim_multiscale)
