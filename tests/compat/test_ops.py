@@ -282,6 +282,14 @@ _FILES = {
                       "MulNoNan Assert CheckNumerics Roll MatrixSetDiag "
                       "MatrixTriangularSolve MatrixTriangularSolveGrad TensorScatterUpdate "
                       "TensorScatterAdd TensorScatterSub ListDiff",
+    "test_image_more": "SpaceToBatchND BatchToSpaceND NonMaxSuppressionV3 NonMaxSuppressionV4 "
+                       "DrawBoundingBoxes SampleDistortedBoundingBoxV2 EncodeJpeg DecodeGif "
+                       "ExtractGlimpse",
+    "test_signal": "Complex Real Imag ComplexAbs Conj Angle FFT IFFT FFT2D IFFT2D RFFT RFFT2D "
+                   "IRFFT IRFFT2D",
+    "test_bitwise_quant": "BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift "
+                          "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient "
+                          "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient",
 }
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -308,6 +316,11 @@ EXECUTOR_ONLY = {
     "ReadFile": "reads a file on the host", "WriteFile": "writes a file on the host",
     "DecodeImage": "decodes with Pillow on the host (shape depends on the data)",
     "EncodePng": "encodes with Pillow on the host",
+    "EncodeJpeg": "encodes with Pillow on the host",
+    "DecodeGif": "decodes with Pillow on the host (shape depends on the data)",
+    "NonMaxSuppressionV3": "the number of boxes kept depends on the data",
+    "NonMaxSuppressionV4": "a greedy selection whose kept count depends on the data (padded "
+                           "on request after it)",
     **{op: "parses serialized tf.train.Example protos (bytes) on the host" for op in (
         "ParseSingleExample", "ParseExample", "ParseSingleSequenceExample")},
     "DecodeRaw": "reinterprets bytes (strings) on the host",

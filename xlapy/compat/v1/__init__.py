@@ -22,8 +22,8 @@ from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, lookup_
                                  nn_ops, random_ops, script_ops, state_ops)
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
-    DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32, int64,
-    string, uint8, uint16)
+    DType, as_dtype, bool, complex64, complex128, double, float16, float32, float64, half, int8,
+    int16, int32, int64, string, uint8, uint16)
 from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,
                                        add_to_collection, control_dependencies,
                                        convert_to_tensor, device, get_collection,
@@ -94,7 +94,12 @@ from xlapy.compat.v1.ops.sparse_ops import (sparse_add, sparse_concat, sparse_re
 from xlapy.compat.v1.ops.string_ops import string_split
 from xlapy.compat.v1 import sparse, strings
 from xlapy.compat.v1.ops.api_text import *  # noqa: F403  (string ops, tables, readers)
+from xlapy.compat.v1.ops.api_image_signal import *  # noqa: F403  (space_to_batch, fft)
 from xlapy.compat.v1 import lookup
+from xlapy.compat.v1 import signal, spectral  # tf.signal, tf.spectral (FFTs, STFTs, MFCCs)
+from xlapy.compat.v1 import bitwise, manip, quantization
+from xlapy.compat.v1.quantization import (fake_quant_with_min_max_args,
+                                          fake_quant_with_min_max_vars)
 from xlapy.compat.v1.graph_def import (AttrValue, GraphDef, NameAttrList, NodeDef,
                                        TensorProto, TensorShapeProto, make_ndarray,
                                        make_tensor_proto)

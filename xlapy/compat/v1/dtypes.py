@@ -39,6 +39,15 @@ class DType:
         return self._np.kind in "iu"
 
     @property
+    def is_complex(self) -> bool:
+        return self._np.kind == "c"
+
+    @property
+    def real_dtype(self) -> "DType":
+        """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+        return as_dtype(np.finfo(self._np).dtype) if self.is_complex else self
+
+    @property
     def is_bool(self) -> bool:
         return self._np.kind == "b"
 
@@ -88,9 +97,12 @@ uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)
 string = DType("string", np.object_)  # elements are Python bytes (summaries, text)
+complex64 = DType("complex64", np.complex64)  # FFTs (ops/spectral_ops.py) and their inputs
+complex128 = DType("complex128", np.complex128)
 half, double = float16, float64
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
+        complex64, complex128]
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})

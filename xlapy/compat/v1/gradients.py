@@ -75,7 +75,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     grads: dict[int, list] = {}
 
     def add_grad(t: Tensor, g) -> None:
-        if g is None or not t.dtype.is_floating:
+        if g is None or not (t.dtype.is_floating or t.dtype.is_complex):
             return
         grads.setdefault(id(t), []).append(g)
 

@@ -9,6 +9,11 @@ coordinates are TF's: out * in/out (legacy), (out + 0.5) * in/out - 0.5 (half-pi
 centers, clamped at 0) or out * (in - 1)/(out - 1) (align_corners); nearest neighbour
 floors them (rounds with align_corners). Bicubic and area resizing are linear maps along
 each axis: dense [out, in] weight matrices built from TF's kernels, applied with einsum.
+
+Boxes (crop_and_resize, non_max_suppression, draw_bounding_boxes,
+sample_distorted_bounding_box) are in boxes.py, extract_glimpse in glimpse.py, sliding
+windows (extract_image_patches, rot90, sobel_edges, ssim) in patches.py, encode_jpeg /
+decode_gif in codecs.py.
 """
 
 from __future__ import annotations
@@ -324,3 +329,13 @@ from xlapy.compat.v1.image.color import (adjust_gamma, adjust_hue,  # noqa: E402
                                          random_saturation, rgb_to_hsv, total_variation)
 from xlapy.compat.v1.ops.io_ops import (decode_image, decode_jpeg, decode_png,  # noqa: E402
                                         encode_png)
+from xlapy.compat.v1.image.boxes import (crop_and_resize, draw_bounding_boxes,  # noqa: E402
+                                         non_max_suppression, non_max_suppression_padded,
+                                         non_max_suppression_v2,
+                                         sample_distorted_bounding_box,
+                                         sample_distorted_bounding_box_v2)
+from xlapy.compat.v1.image.codecs import decode_gif, encode_jpeg  # noqa: E402
+from xlapy.compat.v1.image.glimpse import extract_glimpse  # noqa: E402
+from xlapy.compat.v1.image.patches import (extract_image_patches,  # noqa: E402
+                                           extract_patches, rot90, sobel_edges, ssim,
+                                           ssim_multiscale)

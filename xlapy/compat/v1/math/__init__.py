@@ -27,3 +27,4 @@ from xlapy.compat.v1.ops.stats_ops import (bincount, confusion_matrix, reduce_eu
 from xlapy.compat.v1.ops.trig_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh,
                                           multiply_no_nan, reciprocal_no_nan, rint, sinh, tan,
                                           xdivy, xlogy)
+from xlapy.compat.v1.ops.spectral_ops import angle, conj, imag, real

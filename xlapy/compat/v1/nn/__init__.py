@@ -34,4 +34,8 @@ from xlapy.compat.v1.ops.conv_backprop import conv2d_backprop_filter, conv2d_bac
 from xlapy.compat.v1.ops.nn_extra_ops import (avg_pool1d, depth_to_space, log_poisson_loss,
                                               max_pool1d, normalize_moments, space_to_depth,
                                               sufficient_statistics, weighted_moments)
+from xlapy.compat.v1.image.patches import dilation2d, erosion2d
+from xlapy.compat.v1.ops.space_batch_ops import space_to_batch  # tf.nn.space_to_batch
+from xlapy.compat.v1.ops.embedding_safe import safe_embedding_lookup_sparse
+from xlapy.compat.v1.ops.dilated_pool import pool, with_space_to_batch
 from xlapy.compat.v1.ops.ctc_ops import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss

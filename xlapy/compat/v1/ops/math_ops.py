@@ -249,7 +249,12 @@ divide = div = truediv
 
 
 negative = neg = unary_fn("Neg")
-abs = unary_fn("Abs")
+def abs(x, name=None):
+    """|x|; of a complex tensor, its magnitude in the real dtype (ComplexAbs), as TF's."""
+    x = tensor(x)
+    if x.dtype.is_complex:
+        return make("ComplexAbs", [x], name=name or "ComplexAbs")
+    return make("Abs", [x], name=name)
 sign = unary_fn("Sign")
 square = unary_fn("Square")
 exp = unary_fn("Exp")

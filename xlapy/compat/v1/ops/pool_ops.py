@@ -78,8 +78,9 @@ def _window_counts(shape, ksize, strides, pads, dtype) -> np.ndarray:
 def _avg_pool(m, x, ksize=(), strides=(), padding="VALID", data_format="NHWC"):
     pads = _pool_pads(x.shape, ksize, strides, padding)
     total = _lax().reduce_window(x, np.zeros((), x.dtype), "sum", ksize, strides, pads)
-    return m.true_divide(total, _window_counts(tuple(x.shape), ksize, strides, pads,
-                                               np.dtype(x.dtype)))
+    # `/`, not m.true_divide: when a constant input is folded while a cluster is traced,
+    # reduce_window still returns a traced array, which numpy's ufunc cannot take
+    return total / _window_counts(tuple(x.shape), ksize, strides, pads, np.dtype(x.dtype))
 
 
 def _float_pool_infer(op):
