@@ -18,7 +18,9 @@ keras/recurrent.py; the other layers in keras/core_layers.py, conv_layers.py and
 fit's callbacks (EarlyStopping, ModelCheckpoint, the learning-rate ones, ...) in
 keras/callbacks.py; whole-model saving of Sequential models (HDF5, Keras' layout) in
 keras/saving.py; utils, preprocessing, regularizers, initializers, constraints and
-metrics in their modules. Not provided: stateful RNNs, multi-input/output models.
+metrics in their modules. Functional models may have several inputs and outputs
+(compile's loss, loss_weights and metrics per output; x and y as lists or dicts by
+name). Not provided: stateful RNNs.
 keras.datasets.mnist.load_data() reads Keras' cache or the bundled digits (no
 downloads).
 """
@@ -26,4 +28,5 @@ downloads).
 from xlapy.compat.v1.keras import (activations, backend, callbacks, constraints, datasets,
                                    initializers, layers, losses, metrics, models, optimizers,
                                    preprocessing, regularizers, utils)
+from xlapy.compat.v1.keras.layers import Input
 from xlapy.compat.v1.keras.models import Model, Sequential

@@ -36,11 +36,12 @@ class Model(GeneratorMethods, SavingMethods):
             inputs = inputs[0]
         if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
             outputs = outputs[0]
-        if isinstance(inputs, (list, tuple)) or isinstance(outputs, (list, tuple)):
-            from xlapy.compat.v1.errors import UnimplementedError
-            raise UnimplementedError("xlapy's Keras models have one input and one output")
-        self._inputs = inputs
-        self._outputs = outputs
+        # several inputs or outputs: the lists (in the model's order); _inputs / _outputs
+        # are then their first tensors (the graph, "built")
+        self._multi_ins = list(inputs) if isinstance(inputs, (list, tuple)) else None
+        self._multi_outs = list(outputs) if isinstance(outputs, (list, tuple)) else None
+        self._inputs = inputs[0] if self._multi_ins else inputs
+        self._outputs = outputs[0] if self._multi_outs else outputs
         self.name = name or ("model" if type(self) is Model else
                              __import__("xlapy.compat.v1.ops._common", fromlist=["x"])
                              .snake_case(type(self).__name__))
@@ -70,14 +71,38 @@ class Model(GeneratorMethods, SavingMethods):
     # ---- structure -----------------------------------------------------------------------------
     @property
     def inputs(self):
+        if getattr(self, "_multi_ins", None) is not None:
+            return list(self._multi_ins)
         return [self._inputs] if self._inputs is not None else []
 
     @property
     def outputs(self):
+        if getattr(self, "_multi_outs", None) is not None:
+            return list(self._multi_outs)
         return [self._outputs] if self._outputs is not None else []
 
-    input = property(lambda self: self._inputs)
-    output = property(lambda self: self._outputs)
+    input = property(lambda self: self.inputs if len(self.inputs) > 1 else self._inputs)
+    output = property(lambda self: self.outputs if len(self.outputs) > 1 else self._outputs)
+
+    def _is_multi(self) -> bool:
+        return len(self.inputs) > 1 or len(self.outputs) > 1
+
+    @property
+    def input_names(self) -> list:
+        """The Input placeholders' names (the keys of x given as a dict)."""
+        return [t.op.name for t in self.inputs]
+
+    @property
+    def output_names(self) -> list:
+        """The names of the layers that made the outputs (the keys of y, loss, metrics
+        and loss_weights given as dicts)."""
+        calls = K._CALLS.get(self._outputs.graph, []) if self._outputs is not None else []
+        names = []
+        for t in self.outputs:
+            layer = next((layer for layer, outs in reversed(calls)
+                          if any(o is t for o in outs)), None)
+            names.append(layer.name if layer is not None else t.op.name)
+        return names
 
     def _ensure_built(self, x=None):
         if self._outputs is not None:
@@ -115,7 +140,7 @@ class Model(GeneratorMethods, SavingMethods):
         between its input and its output)."""
         if self._layers or self._outputs is None:
             return list(self._layers)
-        return K._layers_between(self._inputs, self._outputs)
+        return K._layers_between(self.inputs, self.outputs)
 
     def _layer_weights(self, attr: str, whole_graph) -> list:
         """Each layer's `attr` weights once, in layer order. A functional Model: those of
@@ -170,21 +195,55 @@ class Model(GeneratorMethods, SavingMethods):
             self._compiled = True        # (built by fit with the data's shape)
             return
         self._ensure_built()
-        self._compile_args = {"loss": loss, "metrics": list(metrics or [])}
+        self._compile_args = {"loss": loss, "metrics": list(metrics or []) if not
+                              isinstance(metrics, dict) else metrics,
+                              "loss_weights": loss_weights}
         g = self._outputs.graph
         with g.as_default():
             self.optimizer = O.get(optimizer)
-            self._loss_fn = L.get(loss)
-            out = self._outputs
-            sparse = self._loss_fn is L.sparse_categorical_crossentropy
-            rank = out.shape.ndims
-            # (sparse targets: one class index per output row, [batch, (time,)] 1)
-            shape = ([None] * (rank - 1 if rank and rank > 2 else 1) + [1]) if sparse else \
-                out.shape.as_list() if rank is not None else None
-            self._targets = placeholder(dtypes.int64 if sparse else out.dtype, shape,
-                                        name=f"{self.name}_target")
-            per_example = self._loss_fn(self._targets, out)
-            self._total_loss = reduce_mean(per_example)
+            outs, names = self.outputs, self.output_names
+            multi = len(outs) > 1
+            if multi and len(set(names)) != len(names):
+                raise InvalidArgumentError(f"The model's outputs must come from layers of "
+                                           f"different names, got {names}")
+            losses = _per_output(loss, names, "loss", missing=None)
+            weights = _per_output(loss_weights, names, "loss_weights", missing=1.0)
+            if isinstance(metrics, dict) or (
+                    isinstance(metrics, (list, tuple)) and metrics and
+                    all(isinstance(m, (list, tuple)) for m in metrics)):
+                per_metrics = _per_output(metrics, names, "metrics", missing=[])
+            else:
+                per_metrics = [list(metrics or [])] * len(outs)
+            per_metrics = [m if isinstance(m, (list, tuple)) else [m] for m in per_metrics]
+            if all(fn is None for fn in losses):
+                raise InvalidArgumentError("compile: no output has a loss")
+            # (index of the output, its target placeholder, its loss function)
+            self._target_list = []
+            self.metrics_names = ["loss"]
+            self._metric_tensors = []
+            out_losses = []
+            for k, (out, name, fn, w) in enumerate(zip(outs, names, losses, weights)):
+                if fn is None:      # (as Keras: an output left out of a loss dict)
+                    continue
+                fn = L.get(fn)
+                sparse = fn is L.sparse_categorical_crossentropy
+                rank = out.shape.ndims
+                # (sparse targets: one class index per output row, [batch, (time,)] 1)
+                shape = ([None] * (rank - 1 if rank and rank > 2 else 1) + [1]) if sparse \
+                    else out.shape.as_list() if rank is not None else None
+                target = placeholder(dtypes.int64 if sparse else out.dtype, shape,
+                                     name=f"{name}_target" if multi else
+                                     f"{self.name}_target")
+                self._target_list.append((k, target, fn))
+                per = reduce_mean(fn(target, out))
+                out_losses.append(per * np.float32(w) if multi or w != 1.0 else per)
+                if multi:
+                    self.metrics_names.append(f"{name}_loss")
+                    self._metric_tensors.append(per)
+            self._targets, self._loss_fn = self._target_list[0][1:]
+            self._total_loss = out_losses[0]
+            for x in out_losses[1:]:
+                self._total_loss = self._total_loss + x
             from xlapy.compat.v1.framework import GraphKeys
             # the layers' regularization losses (weights', activity's), and those in the
             # graph's collection that no Keras layer made (tf.layers' in a Lambda, ...)
@@ -195,18 +254,19 @@ class Model(GeneratorMethods, SavingMethods):
             if reg:
                 from xlapy.compat.v1.ops.math_ops import add_n
                 self._total_loss = self._total_loss + add_n(reg)
-            self.metrics_names = ["loss"]
-            self._metric_tensors = []
             from xlapy.compat.v1.keras import metrics as M
-            for m in metrics or []:
-                if m in ("accuracy", "acc"):
-                    t, name = L.accuracy_for(self._loss_fn, self._targets, out), "acc"
-                else:
-                    fn = M.get(m)
-                    t = reduce_mean(fn(self._targets, out))
-                    name = getattr(fn, "name", None) or getattr(fn, "__name__", "metric")
-                self.metrics_names.append(name)
-                self._metric_tensors.append(t)
+            for k, target, fn in self._target_list:
+                out, prefix = outs[k], f"{names[k]}_" if multi else ""
+                for m in per_metrics[k]:
+                    if m in ("accuracy", "acc"):
+                        t, mname = L.accuracy_for(fn, target, out), "acc"
+                    else:
+                        mfn = M.get(m)
+                        t = reduce_mean(mfn(target, out))
+                        mname = getattr(mfn, "name", None) or getattr(mfn, "__name__",
+                                                                      "metric")
+                    self.metrics_names.append(prefix + mname)
+                    self._metric_tensors.append(t)
             from xlapy.compat.v1.framework import control_dependencies
             updates = [u for layer in self._layers for u in getattr(layer, "updates", [])] \
                 if self._layers else g.get_collection(GraphKeys.UPDATE_OPS)
@@ -243,28 +303,54 @@ class Model(GeneratorMethods, SavingMethods):
                 self._initialized = True
         return s
 
-    def _targets_of(self, y):
+    def _targets_of(self, y, which=0):
+        k, target, loss_fn = self._target_list[which]
         y = np.asarray(y)
-        if self._loss_fn is L.sparse_categorical_crossentropy:
-            rank = self._targets.shape.ndims
+        if loss_fn is L.sparse_categorical_crossentropy:
+            rank = target.shape.ndims
             return y.reshape(y.shape[:rank - 1] + (1,) if rank > 2 else (-1, 1)).astype(
                 np.int64)
-        want = self._targets.shape
+        want = target.shape
         if want.ndims is not None and y.ndim == want.ndims - 1 and want.dims[-1] == 1:
             y = y[..., None]     # (as Keras: targets (n,) for outputs (n, 1))
-        return y.astype(self._outputs.dtype.as_numpy_dtype)
+        return y.astype(self.outputs[k].dtype.as_numpy_dtype)
+
+    def _x_list(self, x) -> list:
+        """x as a list of arrays in the model's input order (a list, or a dict by the
+        Input names)."""
+        return _standardize(x, self.input_names, "input")
+
+    def _y_list(self, y) -> list:
+        """y as a list of arrays, one per output that has a loss (a list in the model's
+        output order, or a dict by output name)."""
+        names = self.output_names
+        with_loss = [names[k] for k, _, _ in self._target_list]
+        if isinstance(y, (list, tuple)) and len(names) > 1 and len(y) == len(names) and \
+                len(with_loss) < len(names):
+            y = [y[k] for k, _, _ in self._target_list]
+        return _standardize(y, with_loss, "target")
+
+    def _nrows(self, x) -> int:
+        """The number of examples in x (an array, or several inputs' arrays)."""
+        if isinstance(x, dict) or (len(self.inputs) > 1 and isinstance(x, (list, tuple))) or (
+                isinstance(x, (list, tuple)) and len(x) == 1 and
+                isinstance(x[0], np.ndarray)):
+            x = self._x_list(x)[0]
+        return len(x)
 
     def _check_compiled(self, what):
         if not self._compiled:
             raise InvalidArgumentError(f"You must compile your model before {what}.")
 
     def _feed(self, x, y=None, training=False):
-        fd = {self._inputs: np.asarray(x, self._inputs.dtype.as_numpy_dtype)}
+        fd = {t: np.asarray(a, t.dtype.as_numpy_dtype)
+              for t, a in zip(self.inputs, self._x_list(x))}
         phase = K.learning_phase()
         if not isinstance(phase, int):
             fd[phase] = training
         if y is not None:
-            fd[self._targets] = self._targets_of(y)
+            for i, a in enumerate(self._y_list(y)):
+                fd[self._target_list[i][1]] = self._targets_of(a, i)
         return fd
 
     def train_on_batch(self, x, y, sample_weight=None, class_weight=None):
@@ -288,7 +374,8 @@ class Model(GeneratorMethods, SavingMethods):
         self._finish_pending(x)
         s = self._session()
         with self._outputs.graph.as_default():
-            return s.run(self._outputs, self._feed(x))
+            return s.run(self.outputs if len(self.outputs) > 1 else self._outputs,
+                         self._feed(x))
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
@@ -315,17 +402,23 @@ class Model(GeneratorMethods, SavingMethods):
             from xlapy.compat.v1.errors import UnimplementedError
             raise UnimplementedError("fit: class_weight and sample_weight are not supported "
                                      "by xlapy's Keras")
-        x, y = np.asarray(x), np.asarray(y)
-        if len(x) != len(y):
+        xs = [np.asarray(a) for a in self._x_list(x)]
+        ys = [np.asarray(a) for a in self._y_list(y)]
+        _same_lengths(xs, "input")
+        _same_lengths(ys, "target")
+        if len(xs[0]) != len(ys[0]):
             raise InvalidArgumentError(f"Input arrays should have the same number of samples "
-                                       f"as target arrays. Found {len(x)} input samples and "
-                                       f"{len(y)} target samples.")
+                                       f"as target arrays. Found {len(xs[0])} input samples "
+                                       f"and {len(ys[0])} target samples.")
         if validation_split and validation_data is None:
             if not 0.0 < validation_split < 1.0:
                 raise InvalidArgumentError(f"validation_split must be in (0, 1), got "
                                            f"{validation_split}")
-            k = int(len(x) * (1 - validation_split))
-            x, y, validation_data = x[:k], y[:k], (x[k:], y[k:])
+            k = int(len(xs[0]) * (1 - validation_split))
+            validation_data = ([a[k:] for a in xs], [a[k:] for a in ys])
+            xs, ys = [a[:k] for a in xs], [a[:k] for a in ys]
+        one_x, one_y = len(xs) == 1, len(ys) == 1
+        n = len(xs[0])
         val = None
         bs = int(batch_size or 32)
         if validation_data is not None:
@@ -339,12 +432,13 @@ class Model(GeneratorMethods, SavingMethods):
             val = lambda: self.evaluate(vx, vy, batch_size=bs, verbose=0)
 
         def epoch(e, rng):
-            order = rng.permutation(len(x)) if shuffle else np.arange(len(x))
-            for start in range(0, len(x), bs):
+            order = rng.permutation(n) if shuffle else np.arange(n)
+            for start in range(0, n, bs):
                 idx = order[start:start + bs]
-                yield x[idx], y[idx]
+                xb, yb = [a[idx] for a in xs], [a[idx] for a in ys]
+                yield xb[0] if one_x else xb, yb[0] if one_y else yb
         return self._run_epochs(epoch, epochs, verbose, callbacks, val, initial_epoch,
-                                {"batch_size": bs, "steps": None, "samples": len(x)})
+                                {"batch_size": bs, "steps": None, "samples": n})
 
     def _run_epochs(self, epoch_batches, epochs, verbose, callbacks, val, initial_epoch,
                     params):
@@ -370,13 +464,13 @@ class Model(GeneratorMethods, SavingMethods):
             cbs.on_epoch_begin(epoch, {})
             sums, seen = np.zeros(len(self.metrics_names)), 0
             for b, (xb, yb) in enumerate(epoch_batches(epoch, rng)):
-                batch_logs = {"batch": b, "size": len(xb)}
+                batch_logs = {"batch": b, "size": self._nrows(xb)}
                 cbs.on_batch_begin(b, batch_logs)
                 vals = np.atleast_1d(self.train_on_batch(xb, yb))
                 batch_logs.update(zip(self.metrics_names, vals.tolist()))
                 cbs.on_batch_end(b, batch_logs)
-                sums += vals * len(xb)
-                seen += len(xb)
+                sums += vals * self._nrows(xb)
+                seen += self._nrows(xb)
                 if self.stop_training:
                     break
             logs = dict(zip(self.metrics_names, (sums / max(seen, 1)).tolist()))
@@ -400,15 +494,17 @@ class Model(GeneratorMethods, SavingMethods):
             return self.evaluate_generator(x, steps, verbose=verbose)
         self._finish_pending(x)
         self._check_compiled("training/testing")
-        x, y = np.asarray(x), np.asarray(y)
+        xs = [np.asarray(a) for a in self._x_list(x)]
+        ys = [np.asarray(a) for a in self._y_list(y)]
         bs = int(batch_size or 32)
         s = self._session()
         sums, seen = np.zeros(len(self.metrics_names)), 0
         with self._outputs.graph.as_default():
-            for start in range(0, len(x), bs):
+            for start in range(0, len(xs[0]), bs):
                 vals = s.run([self._total_loss] + self._metric_tensors,
-                             self._feed(x[start:start + bs], y[start:start + bs]))
-                n = len(x[start:start + bs])
+                             self._feed([a[start:start + bs] for a in xs],
+                                        [a[start:start + bs] for a in ys]))
+                n = len(xs[0][start:start + bs])
                 sums += np.asarray(vals, np.float64) * n
                 seen += n
         out = (sums / max(seen, 1)).tolist()
@@ -420,14 +516,15 @@ class Model(GeneratorMethods, SavingMethods):
         if is_source(x):
             return self.predict_generator(x, steps, verbose=verbose)
         self._finish_pending(x)
-        x = np.asarray(x)
+        xs = [np.asarray(a) for a in self._x_list(x)]
         bs = int(batch_size or 32)
         s = self._session()
         with self._outputs.graph.as_default():
-            outs = [s.run(self._outputs, self._feed(x[i:i + bs]))
-                    for i in range(0, len(x), bs)]
-        return np.concatenate(outs) if outs else np.zeros((0,) + tuple(
-            self._outputs.shape.as_list()[1:]))
+            outs = [s.run(self.outputs, self._feed([a[i:i + bs] for a in xs]))
+                    for i in range(0, len(xs[0]), bs)]
+        res = [np.concatenate(o) if outs else np.zeros((0,) + tuple(t.shape.as_list()[1:]))
+               for t, o in zip(self.outputs, zip(*outs) if outs else [()] * len(self.outputs))]
+        return res if len(res) > 1 else res[0]
 
     def predict_classes(self, x, batch_size=32, verbose=0):
         """Sequential (TF 1.x): the argmax class, or output > 0.5 for one output unit."""
@@ -484,16 +581,20 @@ class Model(GeneratorMethods, SavingMethods):
                 line = (line + str(c))[:end].ljust(end)
             p(line.rstrip())
         p(f'Model: "{self.name}"')
-        p("_" * width)
-        row("Layer (type)", "Output Shape", "Param #")
-        p("=" * width)
-        layers = self.layers
-        for k, layer in enumerate(layers):
-            n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
-            shape = getattr(layer, "_keras_output_shape", None)
-            shape = "multiple" if shape is None else str(shape).replace(", )", ",)")
-            row(f"{layer.name} ({type(layer).__name__})", shape, n)
-            p("=" * width if k == len(layers) - 1 else "_" * width)
+        if self._is_multi():
+            self._summary_graph(p, line_length or 98, positions)
+        else:
+            p("_" * width)
+            row("Layer (type)", "Output Shape", "Param #")
+            p("=" * width)
+            layers = self.layers
+            for k, layer in enumerate(layers):
+                n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
+                shape = getattr(layer, "_keras_output_shape", None)
+                shape = "multiple" if shape is None else str(shape).replace(", )", ",)")
+                row(f"{layer.name} ({type(layer).__name__})", shape, n)
+                p("=" * width if k == len(layers) - 1 else "_" * width)
+        width = line_length or (98 if self._is_multi() else 65)
         ws = self.weights
         trainable = {id(w) for w in self.trainable_weights}
         total = int(sum(np.prod(w.shape.as_list()) for w in ws))
@@ -502,6 +603,112 @@ class Model(GeneratorMethods, SavingMethods):
         p(f"Trainable params: {tr:,}")
         p(f"Non-trainable params: {total - tr:,}")
         p("_" * width)
+
+
+    def _summary_graph(self, p, width, positions):
+        """summary's table for a model of several inputs or outputs: the Input rows, then
+        each layer call with what it is connected to (layer[call][tensor])."""
+        pos = [int(width * f) for f in (positions or [0.33, 0.55, 0.67, 1.0])]
+
+        def row(*cols):
+            line = ""
+            for c, end in zip(cols, pos):
+                line = (line + str(c))[:end - 1].ljust(end)
+            p(line.rstrip())
+        known = {id(t): f"{n}[0][0]" for t, n in zip(self.inputs, self.input_names)}
+        rows = [(f"{n} (InputLayer)", str(tuple(t.shape.as_list())).replace(", )", ",)"), 0,
+                 []) for t, n in zip(self.inputs, self.input_names)]
+        mine = self.layers
+        node: dict = {}
+        for layer, outs in K._CALLS.get(self._outputs.graph, []):
+            if not any(layer is x for x in mine):
+                continue
+            k = node[id(layer)] = node.get(id(layer), -1) + 1
+            own = {id(o) for o in outs}
+            # the tensors from other calls (or the inputs) that this call's outputs read
+            srcs, todo, seen = [], [o.op for o in outs], set()
+            while todo:
+                op = todo.pop()
+                if id(op) in seen:
+                    continue
+                seen.add(id(op))
+                for t in op.inputs:
+                    if id(t) in known and id(t) not in own:
+                        if known[id(t)] not in srcs:
+                            srcs.append(known[id(t)])
+                    else:
+                        todo.append(t.op)
+            for j, o in enumerate(outs):
+                known[id(o)] = f"{layer.name}[{k}][{j}]"
+            if k == 0:      # (one row per layer: a shared layer lists all its calls)
+                n = int(sum(np.prod(w.shape.as_list()) for w in layer.weights))
+                shape = tuple(outs[0].shape.as_list()) if outs[0].shape.ndims is not None \
+                    and len(outs) == 1 else "multiple"
+                rows.append((f"{layer.name} ({type(layer).__name__})",
+                             str(shape).replace(", )", ",)"), n, srcs))
+            else:
+                i = next(i for i, r in enumerate(rows)
+                         if r[0] == f"{layer.name} ({type(layer).__name__})")
+                rows[i] = (rows[i][0], "multiple", rows[i][2], rows[i][3] + srcs)
+        p("_" * width)
+        row("Layer (type)", "Output Shape", "Param #", "Connected to")
+        p("=" * width)
+        for i, (name, shape, n, srcs) in enumerate(rows):
+            row(name, shape, n, srcs[0] if srcs else "")
+            for extra in srcs[1:]:
+                row("", "", "", extra)
+            p("=" * width if i == len(rows) - 1 else "_" * width)
+
+
+def _per_output(value, names, what, missing):
+    """compile's loss / loss_weights / metrics argument, one entry per output: a dict by
+    output name (missing outputs get `missing`), a list in the outputs' order, or one
+    value for all."""
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise InvalidArgumentError(f"Unknown entry in {what} dictionary: {unknown[0]!r}. "
+                                       f"Only expected the following keys: {names}")
+        return [value.get(n, missing) for n in names]
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise InvalidArgumentError(f"When passing a list as {what}, it should have one "
+                                       f"entry per model output. The model has "
+                                       f"{len(names)} outputs, but you passed {what}="
+                                       f"{list(value)!r}")
+        return list(value)
+    return [missing if value is None else value] * len(names)
+
+
+def _standardize(data, names, what) -> list:
+    """Model data (x or y) as a list of arrays in the order of `names`: from a dict by
+    name, a list, or (one name) the array itself."""
+    if isinstance(data, dict):
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise InvalidArgumentError(f"No data provided for {missing[0]!r}. Need data for "
+                                       f"each key in: {names}")
+        return [data[n] for n in names]
+    if len(names) == 1:
+        if isinstance(data, (list, tuple)) and len(data) == 1 and \
+                isinstance(data[0], np.ndarray):
+            return [data[0]]
+        return [data]
+    if not isinstance(data, (list, tuple)) or len(data) != len(names):
+        got = f"{len(data)} arrays" if isinstance(data, (list, tuple)) else \
+            f"a single array of shape {np.shape(data)}"
+        raise InvalidArgumentError(f"Error when checking model {what}: the list of Numpy "
+                                   f"arrays that you are passing to your model is not the "
+                                   f"size the model expected. Expected to see "
+                                   f"{len(names)} array(s) ({names}), but instead got {got}")
+    return list(data)
+
+
+def _same_lengths(arrays, what) -> None:
+    lens = {len(a) for a in arrays}
+    if len(lens) > 1:
+        raise InvalidArgumentError(f"All {what} arrays (x) should have the same number of "
+                                   f"samples. Got array lengths: {[len(a) for a in arrays]}")
 
 
 class Sequential(Model):

@@ -141,7 +141,7 @@ class GeneratorMethods:
     def _evaluate_source(self, src, steps):
         sums, seen = np.zeros(len(self.metrics_names)), 0
         for xb, yb in src.batches(steps):
-            n = len(xb)
+            n = self._nrows(xb)
             sums += np.atleast_1d(self.test_on_batch(xb, yb)) * n
             seen += n
         src.epoch_end()
@@ -161,4 +161,6 @@ class GeneratorMethods:
         self._finish_pending(src.first())
         outs = [self.predict_on_batch(xb) for xb, _ in src.batches(src.default_steps(steps))]
         src.epoch_end()
+        if outs and isinstance(outs[0], list):      # (several outputs)
+            return [np.concatenate(o) for o in zip(*outs)]
         return np.concatenate(outs) if outs else np.zeros((0,))
