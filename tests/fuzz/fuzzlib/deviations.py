@@ -28,7 +28,8 @@ from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
     _unsigned_power)
 from fuzzlib.xla_rewrites import (_add_of_zero, _constant_negative_zero, _conv_padded,
                                   _drop_log_of_exp, _int_power_of_minus_one, _log_of_exp,
-                                  _power_as_reciprocal,
+                                  _power_as_reciprocal, _product_of_broadcast_scalars,
+                                  _fold_broadcast_scalars,
                                   _divide_by_power, _drop_added_zero,
                                   _operand_for_reduce, _reduce_over_nothing,
     _divide_by_quotient, _excess_precision, _expand_logistic, _f16_logistic,
@@ -179,6 +180,13 @@ DEVIATIONS = [
         "simplifier does the same (its compiled code agrees with XLA), the interpreter "
         "adds",
         _add_of_zero, _drop_added_zero),
+    Deviation(
+        "broadcast-scalar-products-reassociated",
+        "XLA's simplifier rewrites (a * broadcast(c1)) * broadcast(c2) as a * broadcast(c1 * "
+        "c2), the scalars' product rounded to the type, which differs where a * c1 "
+        "overflows: 1.8e308 * 26.68 * 0.0139 is inf by HLO and 6.7e307 in XLA (hlo "
+        "23006297, x * 26.68 * 0.0139 inside a call)",
+        _product_of_broadcast_scalars, _fold_broadcast_scalars),
     Deviation(
         "integer-power-of-minus-one-as-divide",
         "XLA's simplifier rewrites pow(a, -1) for a constant exponent as 1 / a, for signed "

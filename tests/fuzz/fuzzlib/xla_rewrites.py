@@ -189,6 +189,51 @@ def _scaled(o: Instruction):
     return None
 
 
+def _scalar_broadcast(o: Instruction):
+    """The scalar literal o broadcasts (a broadcast of a scalar constant), or None."""
+    if o.opcode == "broadcast" and o.operands[0].opcode == "constant" and \
+            o.operands[0].literal is not None and np.asarray(o.operands[0].literal).ndim == 0:
+        return np.asarray(o.operands[0].literal)
+    return None
+
+
+def _scaled_by_broadcast(o: Instruction):
+    """(x, c) where o is x * broadcast(c) or broadcast(c) * x (x not constant), or None."""
+    if o.opcode != "multiply":
+        return None
+    a, b = o.operands
+    if _scalar_broadcast(b) is not None and a.opcode not in ("constant", "broadcast"):
+        return a, _scalar_broadcast(b)
+    if _scalar_broadcast(a) is not None and b.opcode not in ("constant", "broadcast"):
+        return b, _scalar_broadcast(a)
+    return None
+
+
+def _product_of_broadcast_scalars(i: Instruction) -> bool:
+    """(a * broadcast(c1)) * broadcast(c2), any order (f16/f32/f64)."""
+    if i.opcode != "multiply" or not i.shape.is_array or \
+            i.shape.element_type.name not in ("f16", "f32", "f64"):
+        return False
+    x, y = i.operands
+    return (_scaled_by_broadcast(x) is not None and _scalar_broadcast(y) is not None) or \
+        (_scaled_by_broadcast(y) is not None and _scalar_broadcast(x) is not None)
+
+
+def _fold_broadcast_scalars(i: Instruction) -> None:
+    x, y = i.operands
+    if _scaled_by_broadcast(x) is None or _scalar_broadcast(y) is None:
+        x, y = y, x
+    a, c1 = _scaled_by_broadcast(x)
+    with np.errstate(all="ignore"):
+        prod = np.multiply(c1, _scalar_broadcast(y)).astype(i.shape.dtype)
+    comp = i.parent
+    c = comp.add_instruction(Instruction("constant", Shape.array(i.shape.element_type, ()),
+                                         (), name="dev.c1c2", literal=np.asarray(prod)))
+    b = comp.add_instruction(Instruction("broadcast", i.shape, [c], {"dimensions": ()},
+                                         name="dev.bc1c2"))
+    i.replace_operands([a, b])
+
+
 def _square_of_abs(i: Instruction):
     """The operands of multiply i, with abs(a) * abs(a) read as a * a (XLA's simplifier
     drops the abs of a square's factors first: (abs(x / c))^2 at x = 0 and c = 0.00198 is
