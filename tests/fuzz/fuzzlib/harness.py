@@ -95,8 +95,9 @@ def _f32_or_narrower(a) -> bool:
     return dt in (np.dtype(np.float32), np.dtype(np.float16), C.BF16)
 
 
-def _dot_unfused(instr, operands, dtype=np.float32):
-    """The dot with every product and sum computed in `dtype`."""
+def _dot_as_batched(instr, operands, dtype):
+    """The dot's operands in `dtype` as [batch, m, k] and [batch, k, n] arrays (free and
+    contracting dimensions flattened, in HLO's order) and (batch, m, k, n)."""
     lhs, rhs = (np.asarray(o, dtype) for o in operands)
     a = instr.attrs
     lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
@@ -107,8 +108,14 @@ def _dot_unfused(instr, operands, dtype=np.float32):
     k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
     m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
     n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
-    x = np.transpose(lhs, lb + lf + lc).reshape(b, m, k, 1)
-    y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n)
+    return (np.transpose(lhs, lb + lf + lc).reshape(b, m, k),
+            np.transpose(rhs, rb + rc + rf).reshape(b, k, n), (b, m, k, n))
+
+
+def _dot_unfused(instr, operands, dtype=np.float32):
+    """The dot with every product and sum computed in `dtype`."""
+    x, y, (b, m, k, n) = _dot_as_batched(instr, operands, dtype)
+    x, y = x.reshape(b, m, k, 1), y.reshape(b, 1, k, n)
     with np.errstate(all="ignore"):
         out = (x * y).sum(axis=2, dtype=dtype)
         # (np.array, not ascontiguousarray: that makes a 0-d result 1-d)
@@ -127,20 +134,11 @@ def _dot_by_magnitude(instr, operands, descending: bool):
     if not all(C.is_float(d) for d in dts):
         return None
     dtype = np.float64 if np.dtype(np.float64) in dts else np.float32
-    lhs, rhs = (np.asarray(o, dtype) for o in operands)
-    a = instr.attrs
-    lb, rb = list(a.get("lhs_batch_dims", ())), list(a.get("rhs_batch_dims", ()))
-    lc, rc = list(a.get("lhs_contracting_dims", ())), list(a.get("rhs_contracting_dims", ()))
-    lf = [d for d in range(lhs.ndim) if d not in lb + lc]
-    rf = [d for d in range(rhs.ndim) if d not in rb + rc]
-    b = int(np.prod([lhs.shape[d] for d in lb], dtype=np.int64))
-    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
-    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
-    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+    x, y, (b, m, k, n) = _dot_as_batched(instr, operands, dtype)
     if k < 2 or b * m * n * k > 1 << 22:
         return None
-    x = np.transpose(lhs, lb + lf + lc).reshape(b, m, 1, k)
-    y = np.transpose(rhs, rb + rc + rf).reshape(b, 1, k, n).swapaxes(2, 3)
+    x = x.reshape(b, m, 1, k)
+    y = y.reshape(b, 1, k, n).swapaxes(2, 3)
     with np.errstate(all="ignore"):
         prods = (x * y).astype(dtype)  # [b, m, n, k]
         key = np.nan_to_num(np.abs(prods), nan=np.inf)

@@ -201,7 +201,7 @@ def _bytes(v) -> bytes:
 
 
 def _decode_example(data: bytes, cls):
-    from xlapy.compat.v1.train.example_pb import DecodeError
+    from xlapy.compat.v1.protowire import DecodeError
     try:
         return cls.FromString(data)
     except DecodeError:
@@ -210,7 +210,7 @@ def _decode_example(data: bytes, cls):
 
 
 def _printable(data: bytes, limit: int = 64) -> str:
-    from xlapy.compat.v1.train.example_pb import _escape
+    from xlapy.compat.v1.protowire import _escape
     s = _escape(data[:limit])
     return s + ("..." if len(data) > limit else "")
 

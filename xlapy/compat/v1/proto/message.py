@@ -22,9 +22,8 @@ import codecs
 import re
 import struct
 
-from xlapy.compat.v1.train.example_pb import (DecodeError, _delimited, _escape, _escape_str,
-                                              _fields, _float_text, _read_varint, _tag,
-                                              _varint)
+from xlapy.compat.v1.protowire import (DecodeError, _delimited, _escape, _escape_str,
+                                       _fields, _float_text, _read_varint, _tag, _varint)
 
 __all__ = ["DecodeError", "Enum", "F", "Message", "parse_text"]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.protowire import _varint
 from xlapy.compat.v1.summary._tb import tb
 from xlapy.compat.v1.tensor_shape import TensorShape
 
@@ -106,19 +107,6 @@ def graph_def(graph):
 #   node_stats = 2; NodeExecStats.node_name = 1, all_start_micros = 2, op_start_rel_micros = 3,
 #   op_end_rel_micros = 4, all_end_rel_micros = 5, timeline_label = 8, scheduled_micros = 9,
 #   thread_id = 10.
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1  # negative int64s are ten-byte two's complement varints
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
 
 def _int_field(num: int, value: int) -> bytes:
     return _varint(num << 3) + _varint(int(value)) if value else b""
