@@ -293,6 +293,7 @@ DEVIATIONS = [
     Deviation(
         "slice-of-dynamic-slice-merged",
         "XLA's simplifier merges a dynamic-slice (or a one-index gather) of a dynamic-slice "
+        "(or of a one-index gather, whatever its batch dims) "
         "into one dynamic-slice of the inner operand at the sum of the starts (the inner "
         "one clamped for the outer slice's size, the sum wrapping in the outer index's "
         "type), clamped against the inner operand only: x = [-5,-11,-12,9,11], a 2-wide "

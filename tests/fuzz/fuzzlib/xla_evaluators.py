@@ -147,16 +147,14 @@ class _AsXla(_Mimic):
 
 
 def _one_slice_gather(i: Instruction) -> bool:
-    """A gather of one index vector whose result is the slice itself (no batch dims: XLA
-    turns it into a dynamic-slice)."""
+    """A gather of one index vector: its result is the slice itself, with its batch
+    dimensions (of size 1, anywhere among the offset dims) added (XLA turns it into a
+    reshape of a dynamic-slice)."""
     if i.opcode != "gather":
         return False
     idx = i.operands[1].shape
     ivd = i.attrs.get("index_vector_dim", idx.rank)
-    if not all(d == 1 for k, d in enumerate(idx.dims) if k != ivd):
-        return False
-    kept = len(i.attrs["slice_sizes"]) - len(i.attrs.get("collapsed_slice_dims", ()))
-    return i.shape.rank == kept and list(i.attrs.get("offset_dims", ())) == list(range(kept))
+    return all(d == 1 for k, d in enumerate(idx.dims) if k != ivd)
 
 
 def _inner_slice(o: Instruction):
@@ -213,7 +211,9 @@ class _MergedSlices(_Mimic):
                 or id(_inner_slice(instr.operands[0])) not in self._inner):
             return super().apply(rule, instr, operands)
         inner = _inner_slice(instr.operands[0])
-        dim_map = None  # the inner slice's dims -> x's dims (a gather drops collapsed ones)
+        # the inner slice's dims -> x's dims (a gather drops collapsed ones; its batch
+        # dims, of size 1, map to none)
+        dim_map = None
         if inner.opcode == "gather":
             x, idx0 = (np.asarray(o) for o in self._inner[id(inner)])
             idx0 = idx0.reshape(-1)
@@ -222,7 +222,10 @@ class _MergedSlices(_Mimic):
                 starts[d] = idx0[p]
             isz = list(inner.attrs["slice_sizes"])
             collapsed = set(inner.attrs.get("collapsed_slice_dims", ()))
-            dim_map = [d for d in range(x.ndim) if d not in collapsed]
+            kept = [d for d in range(x.ndim) if d not in collapsed]
+            offset = list(inner.attrs.get("offset_dims", ()))
+            dim_map = [kept[offset.index(k)] if k in offset else None
+                       for k in range(inner.shape.rank)]
         else:
             x, *starts = (np.asarray(o) for o in self._inner[id(inner)])
             isz = list(inner.attrs["dynamic_slice_sizes"])
@@ -256,7 +259,8 @@ class _MergedSlices(_Mimic):
             full_outer = [np.zeros((), np.int64)] * x.ndim
             full_osz = [1] * x.ndim
             for k, d in enumerate(dim_map):
-                full_outer[d], full_osz[d] = outer[k], osz[k]
+                if d is not None:  # a batch dim of size 1: its start clamps to 0
+                    full_outer[d], full_osz[d] = outer[k], osz[k]
             outer, osz = full_outer, full_osz
         at = []
         for d, (a, b) in enumerate(zip(starts, outer)):
