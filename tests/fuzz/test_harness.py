@@ -392,3 +392,33 @@ ENTRY e {{
               f"lhs_dilate={lhs_dilate[0]}x{lhs_dilate[1]} rhs_dilate=2x1")
     text = text.replace("WINDOW", window)
     assert xla._swapped_conv_aborts(parse(text).entry.root) is crashes
+
+
+def test_reversed_reduce_window_sums_each_window_backwards():
+    """The sensitivity's "reversed" variant sums a stride-1 reduce-window's windows in
+    reverse order (flipped operand, swapped padding): exact on integers, so the same
+    values as the interpreter's; on a cancelling cumsum a different rounding (jax
+    24000716: a cumsum of a cumsum, then a remainder that shows the difference)."""
+    from xlapy.hlo.parser import parse
+    text = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[7] parameter(0)
+  z = f32[] constant(0)
+  ROOT c = f32[7] reduce-window(x, z), window={size=7 pad=6_0}, to_apply=add
+}"""
+    module = parse(text)
+    ints = [np.arange(1, 8, dtype=np.float32) * [1, -2, 3, 5, -7, 11, 2]]
+    base = harness.evaluate(module, ints, True)[0]
+    rev = harness.evaluate_reordered(module, ints, "reversed")[0]
+    np.testing.assert_array_equal(base, np.cumsum(ints[0]))
+    np.testing.assert_array_equal(rev, base)
+    cancel = [np.array([1e8, 1, -1e8, 1, 1, 1, 1], np.float32)]
+    base = harness.evaluate(module, cancel, True)[0]
+    rev = harness.evaluate_reordered(module, cancel, "reversed")[0]
+    # ((1e8 + 1) - 1e8) + 1 = 1 in index order; reversed, 1 and 1 each vanish beside -1e8
+    assert base[3] == 1 and rev[3] == 0, (base, rev)

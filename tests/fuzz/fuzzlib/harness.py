@@ -290,6 +290,10 @@ class _Reordered(Evaluator):
             out = _dot_by_magnitude(instr, operands, self.how == "dot-descending")
             if out is not None:
                 return np.asarray(out.astype(instr.shape.dtype))
+        if self.how == "reversed" and instr.opcode == "reduce-window":
+            out = self._reversed_window(rule, instr, operands)
+            if out is not None:
+                return out
         if self.how == "remainder-chaos" and instr.opcode == "remainder":
             out = super().apply(rule, instr, operands)
             return _remainder_chaos(instr, operands, out, self.entry)
@@ -317,6 +321,31 @@ class _Reordered(Evaluator):
             elif dims and n == 1 and C.is_float(np.asarray(operands[0]).dtype):
                 operands = [_largest_first(operands[0], dims), operands[1]]
         return super().apply(rule, instr, operands)
+
+    def _reversed_window(self, rule, instr, operands):
+        """A one-input float reduce-window of stride 1 with every window summed in reverse
+        order: computed on the operand flipped, its padding swapped, and flipped back (a
+        cumsum's reduce-window: jax 24000716, a cumsum of a cumsum then a remainder)."""
+        w = instr.attrs.get("window")
+        if (len(operands) != 2 or w is None or not C.is_float(np.asarray(operands[0]).dtype)
+                or any(s != 1 for s in w.stride) or any(d != 1 for d in w.lhs_dilate)):
+            return None
+        dims = tuple(d for d, n in enumerate(w.size) if n > 1)
+        if not dims:
+            return None
+        saved = instr.attrs
+        flipped = dataclasses.replace(
+            w, pad_low=tuple(w.pad_high[d] if d in dims else w.pad_low[d]
+                             for d in range(len(w.size))),
+            pad_high=tuple(w.pad_low[d] if d in dims else w.pad_high[d]
+                           for d in range(len(w.size))))
+        instr.attrs = dict(saved, window=flipped)
+        try:
+            out = super().apply(rule, instr, [np.flip(np.asarray(operands[0]), dims),
+                                              operands[1]])
+        finally:
+            instr.attrs = saved
+        return np.ascontiguousarray(np.flip(np.asarray(out), dims))
 
     def _outer_first(self, instr, operands):
         """A one-input float reduce over several dimensions done one dimension at a time,
