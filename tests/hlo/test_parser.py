@@ -235,3 +235,40 @@ def test_error_literal_count():
 def test_error_int_out_of_range():
     e = _err("HloModule m\nENTRY e {\n  ROOT c = s8[] constant(300)\n}\n")
     assert "out of range for s8" in e.message
+
+
+_ORDERED = """HloModule m
+ENTRY e {
+  a = %s[4] parameter(0)
+  b = %s[4] parameter(1)
+  ROOT c = pred[4] compare(a, b), direction=LT%s
+}"""
+
+
+def test_compare_order_attribute_of_newer_xla():
+    """JAX 0.11's sort comparators print `order=TOTAL` (newer XLA's text for a comparison's
+    order): read without a warning as type=TOTALORDER on floats, the one order on
+    integers; PARTIAL is a float's default; anything else, or a contradicting type, is the
+    parser's error naming the attribute."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        total = parse(_ORDERED % ("f32", "f32", ", order=TOTAL"))
+        partial = parse(_ORDERED % ("f32", "f32", ", order=PARTIAL"))
+        ints = parse(_ORDERED % ("s32", "s32", ", order=TOTAL"))
+    assert total.entry.root.attrs.get("type") == "TOTALORDER"
+    assert partial.entry.root.attrs.get("type") == "FLOAT"
+    assert "type" not in ints.entry.root.attrs and "order" not in ints.entry.root.attrs
+    with pytest.raises(ParseError, match="order=WEAK is not one of TOTAL, PARTIAL"):
+        parse(_ORDERED % ("f32", "f32", ", order=WEAK"))
+    with pytest.raises(ParseError, match="order=TOTAL contradicts type=FLOAT"):
+        parse(_ORDERED % ("f32", "f32", ", type=FLOAT, order=TOTAL"))
+
+
+def test_compare_order_total_runs_as_total_order():
+    from xlapy.backends.base import get_platform
+    a = np.array([-0.0, np.nan, 1, -np.nan], np.float32)
+    b = np.array([0.0, 1, np.nan, 1], np.float32)
+    for backend in ("interpreter", "cpu"):
+        exe = get_platform(backend).compiler.compile(parse(_ORDERED % ("f32", "f32",
+                                                                       ", order=TOTAL")))
+        np.testing.assert_array_equal(exe.run_leaves(a, b)[0], [True, False, True, True])

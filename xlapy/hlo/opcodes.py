@@ -238,7 +238,9 @@ _ROWS = [
     _binary("shift-right-arithmetic", INTEGER),
     _binary("shift-right-logical", INTEGER),
     # other elementwise
-    OpInfo("compare", 2, "elementwise", types=ANY_C, **_LOOP),  # complex: EQ and NE only
+    # complex: EQ and NE only; order=TOTAL|PARTIAL (newer XLA's text, JAX 0.11) is read as
+    # type=TOTALORDER on floats (parser_build._compare_order)
+    OpInfo("compare", 2, "elementwise", types=ANY_C, attrs=(("order", "ident"),), **_LOOP),
     OpInfo("select", 3, "elementwise", **_LOOP),
     OpInfo("clamp", 3, "elementwise", **_LOOP),
     OpInfo("convert", 1, "elementwise", flops="none", declared_shape=True, **_LOOP),

@@ -124,6 +124,8 @@ class Builder:
                                        f"{name})", opos)
                 ops.append(make(dep))
             attrs = {k: self._resolve(v) for k, v in ir.attrs.items()}
+            if ir.opcode == "compare" and "order" in attrs:
+                attrs = self._compare_order(ir, attrs, ops)
             instr = Instruction(ir.opcode, ir.shape, ops, attrs, ir.name, ir.metadata,
                                 ir.literal, ir.parameter_number)
             instr.loc = self.p.line_col(ir.pos)
@@ -169,6 +171,25 @@ class Builder:
         self.building.discard(name)
         self.built[name] = comp
         return comp
+
+    def _compare_order(self, ir, attrs: dict, ops: list) -> dict:
+        """compare's order=TOTAL|PARTIAL (newer XLA prints a comparison's order so; JAX
+        0.11's sort comparators carry it) as the classic attribute: TOTAL on a float or
+        complex operand is type=TOTALORDER, PARTIAL its default (FLOAT); on integers both
+        are the one order there is."""
+        attrs = dict(attrs)
+        order = attrs.pop("order")
+        pos = ir.attr_pos.get("order", ir.pos)
+        if order not in ("TOTAL", "PARTIAL"):
+            raise self.p.error(f"compare: order={order} is not one of TOTAL, PARTIAL", pos)
+        t = ops[0].shape.element_type if ops and ops[0].shape.is_array else None
+        if t is None or not (t.is_float or t.is_complex):
+            return attrs
+        implied = "TOTALORDER" if order == "TOTAL" else "FLOAT"
+        given = attrs.setdefault("type", implied)
+        if given != implied:
+            raise self.p.error(f"compare: order={order} contradicts type={given}", pos)
+        return attrs
 
     def _resolve(self, v):
         if isinstance(v, tuple) and v and v[0] == "comp":
