@@ -422,3 +422,38 @@ ENTRY e {
     rev = harness.evaluate_reordered(module, cancel, "reversed")[0]
     # ((1e8 + 1) - 1e8) + 1 = 1 in index order; reversed, 1 and 1 each vanish beside -1e8
     assert base[3] == 1 and rev[3] == 0, (base, rev)
+
+
+NAN_ORDER = """HloModule m
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  q = f32[3] divide(b, a)
+  ROOT c = pred[3] compare(b, q), direction=LT, type=TOTALORDER
+}"""
+
+
+def test_a_gpus_canonical_nan_in_a_total_order_is_the_implementations(monkeypatch):
+    """NVIDIA GPUs return a positive NaN (0x7fff... payload) for 0/0 where x86 returns a
+    negative one, so b < 0/0 in total order is True on an H100 and False on the IEEE
+    interpreter (hlo 25000611): judged as a gpu, the element is the implementation's; a
+    wrong value elsewhere is still a finding; judged against XLA (a cpu), the NaN's sign
+    stays x86's."""
+    inputs = [np.float32([0.0, 2.0, 4.0]), np.float32([0.0, 1.0, 1.0])]
+    real = harness.run_backend
+    gpu = [np.array([True, False, False])]   # 0 < +NaN; 1 < 0.5 no; 1 < 0.25 no
+    monkeypatch.setattr(harness, "run_backend",
+                        lambda b, m, x: gpu if b == "gpu-emulator" else real(b, m, x))
+    result = harness.check(NAN_ORDER, inputs, backends=("gpu-emulator",),
+                           reference="interpreter-ieee")
+    assert not result.findings and result.explained == {"ill-conditioned": 1}, result
+    gpu[0] = np.array([True, True, False])  # element 1 wrong
+    result = harness.check(NAN_ORDER, inputs, backends=("gpu-emulator",),
+                           reference="interpreter-ieee")
+    assert [(f.kind, f.backend) for f in result.findings] == [("mismatch", "gpu-emulator")]
+    gpu[0] = np.array([True, False, False])
+    monkeypatch.setattr(harness, "run_backend",
+                        lambda b, m, x: gpu if b == "cpu" else real(b, m, x))
+    result = harness.check(NAN_ORDER, inputs, backends=("cpu",))
+    harness.clear_caches()
+    assert [(f.kind, f.backend) for f in result.findings] == [("mismatch", "cpu")], result

@@ -112,3 +112,50 @@ ENTRY e {
     x = np.float32([1e-40, -1e-41, 0.0, -0.0])
     got = flatten(get_platform("gpu-emulator").compiler.compile(module).run(x))
     np.testing.assert_array_equal(got[0], [True, True, False, False])
+
+
+SHIFTS = """HloModule m
+ENTRY e {
+  x = s64[6] parameter(0)
+  y = s64[6] parameter(1)
+  l = s64[6] shift-right-logical(x, y)
+  a = s64[6] shift-right-arithmetic(x, y)
+  s = s64[6] shift-left(x, y)
+  ROOT t = (s64[6], s64[6], s64[6]) tuple(l, a, s)
+}"""
+
+
+def _gpu_or_skip():
+    from xlapy.backends.gpu.runtime import cuda
+    from xlapy.errors import XlapyError
+    try:
+        cuda.default_context()
+    except XlapyError as e:
+        pytest.skip(f"needs a CUDA GPU: {e}")
+
+
+@pytest.mark.parametrize("backend", ["gpu-emulator", "gpu"])
+def test_64_bit_shift_amounts_beyond_32_bits(backend):
+    """A shift amount of 2^63 + 1 shifts everything out (HLO: amounts of the width or more
+    give 0, or the sign fill): on an H100 -5 >> 0x8000000000000001 gave -5 >> 1 (hlo
+    25001038), LLVM's NVPTX backend having folded the guarded shift into PTX's own clamping
+    shr, whose amount is 32 bits."""
+    if backend == "gpu":
+        _gpu_or_skip()
+    x = np.array([-5, 7, -8, 1 << 40, -1, 3], np.int64)
+    y = np.array([-9223372036854775807, (1 << 32) + 1, 63, 64, 1 << 33, 1], np.int64)
+    module = parse(SHIFTS)
+    want = flatten(get_platform("interpreter").compiler.compile(module).run(x, y))
+    got = flatten(get_platform(backend).compiler.compile(module).run(x, y))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    np.testing.assert_array_equal(want[0], [0, 0, 1, 0, 0, 1])
+    np.testing.assert_array_equal(want[1], [-1, 0, -1, 0, -1, 1])
+
+
+def test_64_bit_shift_amount_clamped_before_ptx_narrows_it():
+    """Without a GPU: the PTX of a 64-bit shift narrows its amount only after clamping it
+    to the width (a min.u64 against 64 before the 32-bit shr/shl operand)."""
+    from xlapy.backends.gpu.compiler import compile_program
+    ptx = compile_program(parse(SHIFTS), 90).ptx
+    assert "min.u64" in ptx and "shr.u64" in ptx, ptx

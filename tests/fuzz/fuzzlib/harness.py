@@ -225,7 +225,10 @@ class _Reordered(Evaluator):
 
     def __init__(self, how: str):
         super().__init__(flush_denormals=True)
-        self.how = how
+        # "X+nan-canonical": variant X with a gpu's NaNs (an order that overflows to
+        # inf - inf on the gpu gives its positive NaN: hlo 25100771)
+        self.how, plus, rest = how.partition("+")
+        self.canonical = plus and rest == "nan-canonical"
         self.entry = None
 
     def evaluate(self, module, args):
@@ -233,6 +236,12 @@ class _Reordered(Evaluator):
         return super().evaluate(module, args)
 
     def apply(self, rule, instr, operands):
+        out = self._apply(rule, instr, operands)
+        if self.canonical and instr.opcode not in NAN_BITS_KEPT:
+            return _nan_canonical(out)
+        return out
+
+    def _apply(self, rule, instr, operands):
         if self.how == "wide" and instr.opcode in ("dot", "convolution") and all(
                 _f32_or_narrower(o) for o in operands):
             # products and sums in f64, rounded once: whether a product overflows, or an
@@ -297,6 +306,9 @@ class _Reordered(Evaluator):
         if self.how == "remainder-chaos" and instr.opcode == "remainder":
             out = super().apply(rule, instr, operands)
             return _remainder_chaos(instr, operands, out, self.entry)
+        if self.how == "nan-canonical":
+            out = super().apply(rule, instr, operands)
+            return _nan_canonical(out) if instr.opcode not in NAN_BITS_KEPT else out
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
             if _nan_sign_free(instr):
@@ -498,6 +510,42 @@ def _nan_signed(out, negative: bool):
     return np.where(flip, -a, a).astype(a.dtype)
 
 
+# Instructions whose float results are bits moved from an operand (or its sign bit set or
+# cleared): a NaN keeps its payload through them on every machine
+NAN_BITS_KEPT = ("parameter", "constant", "copy", "bitcast", "bitcast-convert", "reshape",
+                 "transpose", "broadcast", "slice", "dynamic-slice", "dynamic-update-slice",
+                 "concatenate", "pad", "gather", "select", "tuple", "get-tuple-element",
+                 "reverse", "negate", "abs", "sort", "iota", "while", "call", "conditional",
+                 "opt-barrier", "fusion")
+
+
+# the sensitivity's variants where a gpu backend is judged: its NaNs, alone and with the
+# orders of summation whose overflow makes one
+GPU_VARIANTS = ("nan-canonical", "wide+nan-canonical", "products+nan-canonical",
+                "reversed+nan-canonical", "dot-ascending+nan-canonical",
+                "dot-descending+nan-canonical")
+
+
+def _nan_canonical(out):
+    """out (an array or a tuple of them) with every NaN made the type's positive NaN with
+    every payload bit set: what NVIDIA GPUs return for any arithmetic with a NaN result
+    (0x7fffffff in f32), where x86 returns its negative default NaN (0xffc00000) for
+    invalid operations and passes a NaN operand through with its sign and payload. A
+    TOTALORDER compare, a sort or a top-k of such NaNs, or their bits, depend on which."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(_nan_canonical(o) for o in out)
+    a = np.asarray(out)
+    if a.dtype.kind != "f" and a.dtype != C.BF16:
+        return out
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(a.astype(np.float32))
+    if not nan.any():
+        return out
+    u = np.dtype(f"u{a.dtype.itemsize}")
+    canonical = np.array(np.iinfo(u).max >> 1, u).view(a.dtype)
+    return np.where(nan, canonical, a).astype(a.dtype)
+
+
 def _remainder_chaos(instr, operands, out, entry):
     """out with NaN where a float remainder's computed dividend is so large that a few of
     its ulps span the divisor: any rounding upstream (a sum in another order, one ulp of a
@@ -564,8 +612,9 @@ def clear_caches() -> None:
 class _Context:
     """Lazily computed facts about one module shared by the explanations."""
 
-    def __init__(self, module, text, inputs, expected, fast, use_xla=True):
+    def __init__(self, module, text, inputs, expected, fast, use_xla=True, gpu=False):
         self.module, self.text, self.inputs = module, text, inputs
+        self.gpu = gpu  # a gpu backend is judged: its NaNs are canonical (_nan_canonical)
         self.expected, self.fast, self.use_xla = expected, fast, use_xla
         self._sens = None
         self._ftz = None
@@ -592,6 +641,8 @@ class _Context:
                               lambda xs: evaluate_reordered(self.module, xs, "outer-first"),
                               lambda xs: evaluate_reordered(self.module, xs,
                                                             "remainder-chaos"),
+                              *([lambda xs, how=how: evaluate_reordered(self.module, xs, how)
+                                 for how in GPU_VARIANTS] if self.gpu else []),
                               lambda xs: evaluate_reordered(self.module, xs, "dot-ascending"),
                               lambda xs: evaluate_reordered(self.module, xs,
                                                             "dot-descending")])
@@ -828,7 +879,8 @@ def check(text: str, inputs, backends=BACKENDS, fast: bool = True,
     else:
         fast = False
     acc = C.accumulated_outputs(module)
-    ctx = _Context(module, text, inputs, expected, fast, use_xla=reference == "xla")
+    ctx = _Context(module, text, inputs, expected, fast, use_xla=reference == "xla",
+                   gpu=any(b in GPU_BACKENDS for b in backends))
     for backend in backends:
         try:
             actual = run_backend(backend, module, inputs)

@@ -253,6 +253,10 @@ def _shift(em, instr, gens, index):
     b = em.b
     x, y = gens[0](index), gens[1](index)
     width = ir.Constant(x.type, x.type.width)
+    # (the amount clamped to the width first: LLVM's NVPTX backend folds the guarded shift
+    # below into PTX's shr/shl, which clamp their 32-bit amount themselves, truncating a
+    # 64-bit amount: -5 >> 0x8000000000000001 gave -5 >> 1 on an H100, hlo 25001038)
+    y = b.select(b.icmp_unsigned("<", y, width), y, width)
     in_range = b.icmp_unsigned("<", y, width)
     safe = b.select(in_range, y, ir.Constant(x.type, 0))
     if instr.opcode == "shift-left":
