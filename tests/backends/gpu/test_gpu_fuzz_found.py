@@ -9,6 +9,8 @@ on the cpu): found on an H100 (jax seed 17001645), a conditional of a transposed
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -155,7 +157,96 @@ def test_64_bit_shift_amounts_beyond_32_bits(backend):
 
 def test_64_bit_shift_amount_clamped_before_ptx_narrows_it():
     """Without a GPU: the PTX of a 64-bit shift narrows its amount only after clamping it
-    to the width (a min.u64 against 64 before the 32-bit shr/shl operand)."""
+    to the width (a 64-bit minimum against 64, written as setp + selp, before the 32-bit
+    shr/shl operand)."""
     from xlapy.backends.gpu.compiler import compile_program
     ptx = compile_program(parse(SHIFTS), 90).ptx
-    assert "min.u64" in ptx and "shr.u64" in ptx, ptx
+    assert re.search(r"setp\.lt\.u64\s+%xlapy_mm, %rd\d+, 64;", ptx) and "shr.u64" in ptx, ptx
+
+
+SORT_RELAID = """HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  x = s32[] parameter(2)
+  y = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  p = f32[6,2,6]{0,2,1} parameter(0)
+  i = s32[6,2,6]{2,1,0} parameter(1)
+  ROOT s = (f32[6,2,6]{2,1,0}, s32[6,2,6]{1,2,0}) sort(p, i), dimensions={2}, to_apply=cmp
+}"""
+
+
+@pytest.mark.parametrize("backend", ["gpu-emulator", "gpu"])
+def test_sort_into_results_laid_out_unlike_its_operands(backend):
+    """The sort kernel copies each row into the outputs and sorts them there: it must
+    address the outputs by their own layouts (jax 25200290, found on an H100: a jnp.sort
+    of a transposed f32[6,2,6] returned elements in the operand's byte order)."""
+    if backend == "gpu":
+        _gpu_or_skip()
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal((6, 2, 6)).astype(np.float32)
+    i = np.arange(72, dtype=np.int32).reshape(6, 2, 6)
+    module = parse(SORT_RELAID)
+    got = flatten(get_platform(backend).compiler.compile(module).run(p, i))
+    order = np.argsort(p, axis=2, kind="stable")
+    np.testing.assert_array_equal(np.asarray(got[0]), np.take_along_axis(p, order, 2))
+    np.testing.assert_array_equal(np.asarray(got[1]), np.take_along_axis(i, order, 2))
+
+
+MINMAX_OF_NEGATED = """HloModule m
+mx {
+  a = s16[] parameter(0)
+  b = s16[] parameter(1)
+  ROOT m = s16[] maximum(a, b)
+}
+mn {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] minimum(a, b)
+}
+ENTRY e {
+  x = s32[3,2] parameter(0)
+  y = s16[8,2] parameter(1)
+  c = s32[] constant(2147483647)
+  d = s16[] constant(-32768)
+  n = s32[3,2] negate(x)
+  m = s16[8,2] negate(y)
+  r = s32[] reduce(n, c), dimensions={0,1}, to_apply=mn
+  s = s16[] reduce(m, d), dimensions={0,1}, to_apply=mx
+  ROOT t = (s32[], s16[]) tuple(r, s)
+}"""
+
+
+@pytest.mark.parametrize("backend", ["gpu-emulator", "gpu"])
+def test_integer_min_max_of_negated_values(backend):
+    """ptxas (sm_90) fused min.s32 chains over negations into VIMNMX3 and dropped some
+    negations: on an H100 min(-x) of [3, -12, 3, -12, -11, -9] was -12 (jax 25201251) and
+    an s16 max(-y) 12 instead of 10 (hlo 25300813). The PTX now computes integer min/max
+    as setp + selp (ptx_workarounds.py)."""
+    if backend == "gpu":
+        _gpu_or_skip()
+    x = np.array([[3, -12], [3, -12], [-11, -9]], np.int32)
+    y = np.array([0, 8, 5, -1, -7, 12, -9, -1, -5, -10, -4, 0, -5, -5, -5, -10],
+                 np.int16).reshape(8, 2)
+    got = flatten(get_platform(backend).compiler.compile(parse(MINMAX_OF_NEGATED)).run(x, y))
+    assert int(np.asarray(got[0])) == -3 and int(np.asarray(got[1])) == 10
+
+
+def test_integer_min_max_are_compare_and_select_in_the_ptx():
+    """Without a GPU: no integer min/max instruction is left in the PTX, each is a setp
+    and a selp on the function's own predicate register."""
+    from xlapy.backends.gpu.compiler import compile_program
+    from xlapy.backends.gpu.ptx_workarounds import integer_minmax_as_select
+    ptx = compile_program(parse(MINMAX_OF_NEGATED), 90).ptx
+    assert not re.search(r"\b(min|max)\.[su](16|32|64)\s", ptx), ptx
+    assert "selp.b32" in ptx and "selp.b16" in ptx and ".reg .pred \t%xlapy_mm;" in ptx
+    before = ("\t.visible .entry k(\n)\n{\n\tmin.u64 \t%rd3, %rd1, 7;\n"
+              "\tmax.s16 \t%rs1, %rs2, %rs3;\n\tmin.f32 \t%f1, %f2, %f3;\n}\n")
+    assert integer_minmax_as_select(before) == (
+        "\t.visible .entry k(\n)\n{\n\t.reg .pred \t%xlapy_mm;\n"
+        "\tsetp.lt.u64 \t%xlapy_mm, %rd1, 7;\n\tselp.b64 \t%rd3, %rd1, 7, %xlapy_mm;\n"
+        "\tsetp.gt.s16 \t%xlapy_mm, %rs2, %rs3;\n\tselp.b16 \t%rs1, %rs2, %rs3, %xlapy_mm;\n"
+        "\tmin.f32 \t%f1, %f2, %f3;\n}\n")

@@ -223,12 +223,13 @@ class _Reordered(Evaluator):
     meets first), which a reduction's order is not bound to; only a TOTALORDER compare, sort
     or topk sees it."""
 
-    def __init__(self, how: str):
-        super().__init__(flush_denormals=True)
+    def __init__(self, how: str, flush: bool = True):
+        super().__init__(flush_denormals=flush)
         # "X+nan-canonical": variant X with a gpu's NaNs (an order that overflows to
         # inf - inf on the gpu gives its positive NaN: hlo 25100771)
         self.how, plus, rest = how.partition("+")
-        self.canonical = plus and rest == "nan-canonical"
+        self.canonical = plus and rest.startswith("nan-canonical")
+        self.negative_nan = rest == "nan-canonical-negative" or how == "nan-canonical-negative"
         self.entry = None
 
     def evaluate(self, module, args):
@@ -238,7 +239,7 @@ class _Reordered(Evaluator):
     def apply(self, rule, instr, operands):
         out = self._apply(rule, instr, operands)
         if self.canonical and instr.opcode not in NAN_BITS_KEPT:
-            return _nan_canonical(out)
+            return _nan_canonical(out, self.negative_nan)
         return out
 
     def _apply(self, rule, instr, operands):
@@ -306,9 +307,10 @@ class _Reordered(Evaluator):
         if self.how == "remainder-chaos" and instr.opcode == "remainder":
             out = super().apply(rule, instr, operands)
             return _remainder_chaos(instr, operands, out, self.entry)
-        if self.how == "nan-canonical":
+        if self.how in ("nan-canonical", "nan-canonical-negative"):
             out = super().apply(rule, instr, operands)
-            return _nan_canonical(out) if instr.opcode not in NAN_BITS_KEPT else out
+            return (_nan_canonical(out, self.negative_nan)
+                    if instr.opcode not in NAN_BITS_KEPT else out)
         if self.how in ("nan-negative", "nan-positive"):
             out = super().apply(rule, instr, operands)
             if _nan_sign_free(instr):
@@ -521,19 +523,21 @@ NAN_BITS_KEPT = ("parameter", "constant", "copy", "bitcast", "bitcast-convert", 
 
 # the sensitivity's variants where a gpu backend is judged: its NaNs, alone and with the
 # orders of summation whose overflow makes one
-GPU_VARIANTS = ("nan-canonical", "wide+nan-canonical", "products+nan-canonical",
-                "reversed+nan-canonical", "dot-ascending+nan-canonical",
-                "dot-descending+nan-canonical")
+GPU_VARIANTS = tuple(f"{order}{nan}" for nan in ("nan-canonical", "nan-canonical-negative")
+                     for order in ("", "wide+", "products+", "reversed+", "dot-ascending+",
+                                   "dot-descending+"))
 
 
-def _nan_canonical(out):
-    """out (an array or a tuple of them) with every NaN made the type's positive NaN with
-    every payload bit set: what NVIDIA GPUs return for any arithmetic with a NaN result
-    (0x7fffffff in f32), where x86 returns its negative default NaN (0xffc00000) for
-    invalid operations and passes a NaN operand through with its sign and payload. A
-    TOTALORDER compare, a sort or a top-k of such NaNs, or their bits, depend on which."""
+def _nan_canonical(out, negative: bool = False):
+    """out (an array or a tuple of them) with every NaN made the type's positive (or
+    negative) NaN with every payload bit set: NVIDIA GPUs return 0x7fffffff (f32) for any
+    arithmetic with a NaN result, where x86 returns its negative default NaN (0xffc00000)
+    for invalid operations and passes a NaN operand through with its sign and payload;
+    libdevice's functions return NaNs of either sign (an f64 log of a negative number
+    sorted before every number on an H100: hlo 25200197). A TOTALORDER compare, a sort
+    or a top-k of such NaNs, or their bits, depend on which."""
     if isinstance(out, (tuple, list)):
-        return type(out)(_nan_canonical(o) for o in out)
+        return type(out)(_nan_canonical(o, negative) for o in out)
     a = np.asarray(out)
     if a.dtype.kind != "f" and a.dtype != C.BF16:
         return out
@@ -542,7 +546,7 @@ def _nan_canonical(out):
     if not nan.any():
         return out
     u = np.dtype(f"u{a.dtype.itemsize}")
-    canonical = np.array(np.iinfo(u).max >> 1, u).view(a.dtype)
+    canonical = np.array(np.iinfo(u).max >> (0 if negative else 1), u).view(a.dtype)
     return np.where(nan, canonical, a).astype(a.dtype)
 
 
@@ -567,9 +571,9 @@ def _remainder_chaos(instr, operands, out, entry):
     return np.where(chaos, np.array(np.nan, out.dtype), out) if chaos.any() else out
 
 
-def evaluate_reordered(module, inputs, how: str) -> list:
+def evaluate_reordered(module, inputs, how: str, flush: bool = True) -> list:
     with np.errstate(all="ignore"):
-        return flatten(_Reordered(how).evaluate(module, list(inputs)))
+        return flatten(_Reordered(how, flush).evaluate(module, list(inputs)))
 
 
 def run_backend(backend: str, module, inputs) -> list:
@@ -624,28 +628,20 @@ class _Context:
 
     def sensitivity(self):
         if self._sens is None:
+            # (against XLA, whose compiled code flushes subnormals, as the flushing
+            # interpreter computes; a gpu, judged against the IEEE interpreter, keeps them)
+            flush = self.use_xla
+            hows = ["reversed", "largest", "wide", "products", "nan-negative",
+                    "nan-positive", *ULP_STEPS, "sequential", "lanes", "outer-first",
+                    "remainder-chaos", *(GPU_VARIANTS if self.gpu else ()),
+                    "dot-ascending", "dot-descending"]
             try:
-                base = evaluate(self.module, self.inputs, True)
+                base = evaluate(self.module, self.inputs, flush)
                 self._sens = C.sensitivity(
-                    lambda xs: evaluate(self.module, xs, True), self.inputs, base,
-                    variants=[lambda xs: evaluate_reordered(self.module, xs, "reversed"),
-                              lambda xs: evaluate_reordered(self.module, xs, "largest"),
-                              lambda xs: evaluate_reordered(self.module, xs, "wide"),
-                              lambda xs: evaluate_reordered(self.module, xs, "products"),
-                              lambda xs: evaluate_reordered(self.module, xs, "nan-negative"),
-                              lambda xs: evaluate_reordered(self.module, xs, "nan-positive"),
-                              *[lambda xs, how=how: evaluate_reordered(self.module, xs, how)
-                                for how in ULP_STEPS],
-                              lambda xs: evaluate_reordered(self.module, xs, "sequential"),
-                              lambda xs: evaluate_reordered(self.module, xs, "lanes"),
-                              lambda xs: evaluate_reordered(self.module, xs, "outer-first"),
-                              lambda xs: evaluate_reordered(self.module, xs,
-                                                            "remainder-chaos"),
-                              *([lambda xs, how=how: evaluate_reordered(self.module, xs, how)
-                                 for how in GPU_VARIANTS] if self.gpu else []),
-                              lambda xs: evaluate_reordered(self.module, xs, "dot-ascending"),
-                              lambda xs: evaluate_reordered(self.module, xs,
-                                                            "dot-descending")])
+                    lambda xs: evaluate(self.module, xs, flush), self.inputs, base,
+                    variants=[lambda xs, how=how: evaluate_reordered(self.module, xs, how,
+                                                                     flush)
+                              for how in hows])
             except Exception:  # the interpreter itself fails: nothing to widen
                 self._sens = (None, None)
         return self._sens

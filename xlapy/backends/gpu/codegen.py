@@ -119,6 +119,8 @@ def _internalize(mod, kernels: set) -> None:
 
 
 def compile_ptx(text: str, arch: int) -> str:
+    from xlapy.backends.gpu.ptx_workarounds import integer_minmax_as_select
     mod = optimize_ir(text, arch)
     with _LOCK:
-        return target_machine(arch).emit_assembly(mod)
+        ptx = target_machine(arch).emit_assembly(mod)
+    return integer_minmax_as_select(ptx)   # (around a ptxas bug: ptx_workarounds.py)

@@ -34,6 +34,9 @@ def sort_launch(instr: Instruction) -> LaunchDims:
 def emit_sort(module: ir.Module, instr: Instruction, name: str,
               use_libdevice: bool = True) -> ir.Function:
     shapes = [op.shape for op in instr.operands]
+    # the outputs' own layouts (an operand laid out {0,2,1} sorted into a {2,1,0} result:
+    # jax 25200290, found on an H100)
+    out_shapes = instr.shape.leaves()
     k = len(shapes)
     fn, b = new_kernel(module, name, 2 * k)
     outs, ins = fn.args[:k], fn.args[k:]
@@ -55,24 +58,25 @@ def emit_sort(module: ir.Module, instr: Instruction, name: str,
                          source_etype=T.storage_type(shape.element_type))
 
         with for_range(b, 0, n, name="c") as j:   # the row, copied to the outputs
-            for s, o, i in zip(shapes, outs, ins):
+            for s, so, o, i in zip(shapes, out_shapes, outs, ins):
                 v = b.load(addr(j, s, i, j), typ=T.storage_type(s.element_type))
-                b.store(v, addr(j, s, o, j))
+                b.store(v, addr(j, so, o, j))
         with for_range(b, 1, n, name="i") as i:
             # j = i; while j > 0 and less(row[j], row[j-1]): swap; j -= 1
             loaded = []   # the elements at j and j - 1 (the test's loads, for the swap)
 
             def less(j, jm):
-                cur = [T.load(b, addr(j, s, o, j), s.element_type) for s, o in zip(shapes, outs)]
+                cur = [T.load(b, addr(j, s, o, j), s.element_type)
+                       for s, o in zip(out_shapes, outs)]
                 prev = [T.load(b, addr(jm, s, o, jm), s.element_type)
-                        for s, o in zip(shapes, outs)]
+                        for s, o in zip(out_shapes, outs)]
                 loaded[:] = cur, prev
                 with em.scope():
                     return em.call_scalar(instr.attrs["to_apply"],
                                           [x for pair in zip(cur, prev) for x in pair])
 
             def swap(j, jm):
-                for s, o, c, p in zip(shapes, outs, *loaded):
+                for s, o, c, p in zip(out_shapes, outs, *loaded):
                     T.store(b, p, addr(j, s, o, j), s.element_type)
                     T.store(b, c, addr(jm, s, o, jm), s.element_type)
 
