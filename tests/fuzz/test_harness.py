@@ -457,3 +457,37 @@ def test_a_gpus_canonical_nan_in_a_total_order_is_the_implementations(monkeypatc
     result = harness.check(NAN_ORDER, inputs, backends=("cpu",))
     harness.clear_caches()
     assert [(f.kind, f.backend) for f in result.findings] == [("mismatch", "cpu")], result
+
+
+REMAINDER_OF_PRODUCT = """HloModule m
+ENTRY e {
+  q = f32[2] parameter(0)
+  a = f32[2] constant({3203.4567, 3203.4567})
+  b = f32[2] constant({10, 0.02})
+  d = f32[2] constant({30, 30})
+  s = f32[2] multiply(a, b)
+  r = f32[2] remainder(s, d)
+  ROOT t = (f32[2], f32[2]) tuple(r, q)
+}"""
+
+
+def test_a_remainder_shows_a_large_computed_dividends_rounding_whole(monkeypatch):
+    """remainder(x, 30) of a computed x ~3.2e4 (from constants: nothing for the input
+    perturbation to move): a few ulps of x (0.002 each) move the small remainder by as
+    much, beyond a relative tolerance of the remainder (jax 24000716, where the dividend
+    was a cumsum); a remainder off by more, or a dividend under 64 divisors (64 here) off
+    by as many of its ulps, is a finding."""
+    q = np.float32([1, 2])
+    text = REMAINDER_OF_PRODUCT
+    want = [np.asarray(w) for w in harness.evaluate(parse_text(text), [q], True)]
+    ulp = np.spacing(np.float32([32034.567, 64.07]))
+    for off, finding in (([2 * ulp[0], 0], False), ([0.5, 0], True), ([0, 8 * ulp[1]], True)):
+        fake = [(want[0] + np.float32(off)).astype(np.float32), q]
+        monkeypatch.setattr(harness, "run_backend", lambda b, m, x: fake)
+        result = harness.check(text, [q], backends=("cpu",))
+        assert bool(result.findings) == finding, (off, result)
+
+
+def parse_text(text):
+    from xlapy.hlo.parser import parse
+    return parse(text)

@@ -556,7 +556,11 @@ def _remainder_chaos(instr, operands, out, entry):
     variance) moves such a remainder anywhere in (-|y|, |y|), so it is not determined by
     the program (fuzz jax 21002206: 2.1e6 rem 0.00785, the dividend's ulp 0.25). The NaN
     makes the element, and whatever it flows into, unstable in the sensitivity; a dividend
-    read from an entry parameter or a constant is exact everywhere and keeps its value."""
+    read from an entry parameter or a constant is exact everywhere and keeps its value.
+    Where the dividend is at least 64 divisors large, the remainder is taken of the
+    dividend moved by 16 of its ulps: its rounding error passes into the remainder whole,
+    however small the remainder (jax 24000716: a cumsum of a cumsum, ~3e4, rem 30: XLA's
+    order of summation moved it 0.02)."""
     x, y = (np.asarray(o) for o in operands)
     dividend = instr.operands[0]
     if not C.is_float(x.dtype) or dividend.opcode == "constant" or (
@@ -568,6 +572,10 @@ def _remainder_chaos(instr, operands, out, entry):
         x64, y64 = C._f64(x), C._f64(y)
         # (|x| eps is x's ulp to within a factor 2)
         chaos = np.isfinite(x64) & (8 * eps * np.abs(x64) >= np.abs(y64))
+        moved = np.fmod(x64 + 16 * eps * np.abs(x64), y64)
+        amplified = np.abs(x64) >= 64 * np.abs(y64)   # (elsewhere 16 ulps would hide bugs)
+        out = np.where(np.isfinite(moved) & amplified,
+                       moved.astype(out.dtype), out).astype(out.dtype)
     return np.where(chaos, np.array(np.nan, out.dtype), out) if chaos.any() else out
 
 
