@@ -483,7 +483,7 @@ def test_a_remainder_shows_a_large_computed_dividends_rounding_whole(monkeypatch
     ulp = np.spacing(np.float32([32034.567, 64.07]))
     for off, finding in (([2 * ulp[0], 0], False), ([0.5, 0], True), ([0, 8 * ulp[1]], True)):
         fake = [(want[0] + np.float32(off)).astype(np.float32), q]
-        monkeypatch.setattr(harness, "run_backend", lambda b, m, x: fake)
+        monkeypatch.setattr(harness, "run_backend", lambda b, m, x, fake=fake: fake)
         result = harness.check(text, [q], backends=("cpu",))
         assert bool(result.findings) == finding, (off, result)
 
