@@ -19,6 +19,7 @@ import threading
 
 import llvmlite.binding as llvm
 
+from xlapy.backends.gpu.ptx_workarounds import integer_minmax_as_select
 from xlapy.backends.gpu.target import TRIPLE, arch_name
 from xlapy.errors import XlapyError
 
@@ -119,7 +120,6 @@ def _internalize(mod, kernels: set) -> None:
 
 
 def compile_ptx(text: str, arch: int) -> str:
-    from xlapy.backends.gpu.ptx_workarounds import integer_minmax_as_select
     mod = optimize_ir(text, arch)
     with _LOCK:
         ptx = target_machine(arch).emit_assembly(mod)
