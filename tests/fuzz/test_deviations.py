@@ -225,6 +225,22 @@ ENTRY e {
   ROOT r = f32[8,7] reduce(x, init), dimensions={1}, to_apply=min_f32
 }""", [_COLUMNS], np.min(_COLUMNS, axis=1))  # NaN in row 0 (XLA: the other elements' min)
 
+CASES["scatter-bound-in-index-type"] = (
+    """HloModule m
+mn {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] minimum(x, y)
+}
+ENTRY e {
+  r = f32[225] parameter(0)
+  i = s8[1] parameter(1)
+  u = f32[] parameter(2)
+  ROOT s = f32[225] scatter(r, i, u), update_window_dims={}, inserted_window_dims={0},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=mn
+}""", [np.full(225, 15, np.float32), np.int8([3]), np.float32(0)],
+    np.where(np.arange(225) == 3, 0, 15))  # XLA: all 15 (224 wraps to -32 in s8)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_xlapy_keeps_the_semantics_and_the_fuzzer_knows_xla_departs(name):

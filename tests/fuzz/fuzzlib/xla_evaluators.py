@@ -548,3 +548,49 @@ class _ScatterAsUpdateSlice(_Mimic):
         out = operand.copy()
         out[tuple(slice(s, s + w) for s, w in zip(at, window))] = new
         return out
+
+
+def _scatter_bounds(i: Instruction):
+    """[(index component, operand dim, dim - window)] of a scatter of one operand whose
+    bound dim - window is beyond its (narrow integer) index type's range, else []."""
+    if i.opcode != "scatter" or len(i.operands) != 3:
+        return []
+    idx_t = i.operands[1].shape.element_type
+    if not idx_t.is_integer or idx_t.bits > 16:
+        return []
+    a = i.attrs
+    rank = i.operands[0].shape.rank
+    inserted = set(a.get("inserted_window_dims", ())) | set(a.get("input_batching_dims", ()))
+    window_operand_dims = [d for d in range(rank) if d not in inserted]
+    upd = i.operands[2].shape
+    size = {d: upd.dims[ud] for d, ud in zip(window_operand_dims,
+                                            a.get("update_window_dims", ()))}
+    top = np.iinfo(idx_t.np_dtype).max
+    out = []
+    for k, d in enumerate(a.get("scatter_dims_to_operand_dims", ())):
+        bound = i.operands[0].shape.dims[d] - size.get(d, 1)
+        if bound > top:
+            out.append((k, d, bound))
+    return out
+
+
+class _ScatterBoundInIndexType(_Mimic):
+    """Evaluates a scatter as XLA:CPU does when its index type cannot hold dim - window:
+    the bound is computed in the index type and wraps (224 in s8 is -32), so an index is
+    in bounds only in [0, wrapped bound], none where that is negative; the others are
+    dropped as out-of-bounds updates are. Measured (hlo 26007534, test_deviations.py)."""
+
+    def apply(self, rule, instr, operands):
+        bounds = _scatter_bounds(instr) if self.on("scatter-bound-in-index-type") else []
+        if not bounds:
+            return super().apply(rule, instr, operands)
+        idx = np.asarray(operands[1])
+        ivd = instr.attrs.get("index_vector_dim", idx.ndim)
+        vec = np.moveaxis(idx, ivd, -1) if ivd < idx.ndim else idx[..., None]
+        ok = np.ones(vec.shape[:-1], bool)
+        for k, _, bound in bounds:
+            wrapped = np.array(bound).astype(idx.dtype)
+            ok &= (vec[..., k] >= 0) & (vec[..., k] <= wrapped)
+        moved = np.where(ok[..., None], vec.astype(np.int64), np.int64(1) << 40)
+        moved = np.moveaxis(moved, -1, ivd) if ivd < idx.ndim else moved[..., 0]
+        return super().apply(rule, instr, [operands[0], moved, operands[2]])
