@@ -496,20 +496,24 @@ def _two_nan_signed(out, operands, negative: bool):
     return np.where(both, _nan_signed(o, negative), o).astype(o.dtype)
 
 
-def _nan_signed(out, negative: bool):
-    """out (an array or a tuple of them) with the sign bit of every NaN set (negative) or
-    cleared (idempotent: a reduce may apply its reducer and then itself be adjusted)."""
+def _on_nans(out, fix):
+    """out (an array or a tuple of them) with fix(a, nan mask) where a float array holds
+    NaNs (the rest as it is)."""
     if isinstance(out, (tuple, list)):
-        return type(out)(_nan_signed(o, negative) for o in out)
+        return type(out)(_on_nans(o, fix) for o in out)
     a = np.asarray(out)
     if a.dtype.kind != "f" and a.dtype != C.BF16:
         return out
     with np.errstate(invalid="ignore"):
         nan = np.isnan(a.astype(np.float32))
-    if not nan.any():
-        return out
-    flip = nan & (np.signbit(a.astype(np.float32)) != negative)
-    return np.where(flip, -a, a).astype(a.dtype)
+    return fix(a, nan).astype(a.dtype) if nan.any() else out
+
+
+def _nan_signed(out, negative: bool):
+    """out (an array or a tuple of them) with the sign bit of every NaN set (negative) or
+    cleared (idempotent: a reduce may apply its reducer and then itself be adjusted)."""
+    return _on_nans(out, lambda a, nan: np.where(
+        nan & (np.signbit(a.astype(np.float32)) != negative), -a, a))
 
 
 # Instructions whose float results are bits moved from an operand (or its sign bit set or
@@ -536,18 +540,11 @@ def _nan_canonical(out, negative: bool = False):
     libdevice's functions return NaNs of either sign (an f64 log of a negative number
     sorted before every number on an H100: hlo 25200197). A TOTALORDER compare, a sort
     or a top-k of such NaNs, or their bits, depend on which."""
-    if isinstance(out, (tuple, list)):
-        return type(out)(_nan_canonical(o, negative) for o in out)
-    a = np.asarray(out)
-    if a.dtype.kind != "f" and a.dtype != C.BF16:
-        return out
-    with np.errstate(invalid="ignore"):
-        nan = np.isnan(a.astype(np.float32))
-    if not nan.any():
-        return out
-    u = np.dtype(f"u{a.dtype.itemsize}")
-    canonical = np.array(np.iinfo(u).max >> (0 if negative else 1), u).view(a.dtype)
-    return np.where(nan, canonical, a).astype(a.dtype)
+    def canonical(a, nan):
+        u = np.dtype(f"u{a.dtype.itemsize}")
+        return np.where(nan, np.array(np.iinfo(u).max >> (0 if negative else 1), u)
+                        .view(a.dtype), a)
+    return _on_nans(out, canonical)
 
 
 def _remainder_chaos(instr, operands, out, entry):
