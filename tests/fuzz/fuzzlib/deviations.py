@@ -350,9 +350,13 @@ DEVIATIONS = [
         "propagate NaN, as xlapy's reduces do. In others it folds with x86's minps/maxps "
         "((a < b) ? a : b: a NaN element stands until the next replaces it, the init "
         "combined last: a column min of [a, NaN, b, c] is min(b, c), of [a, b, c, NaN] the "
-        "init inf; hlo 15007248)",
+        "init inf; hlo 15007248); or in two loops, the innermost reduced dim from its "
+        "first element and the partials into the init, a NaN skipped in each (a max-reduce "
+        "of a dot's output over three dims: a partial that began with NaN drops out; hlo "
+        "27002769)",
         lambda i: _minmax_reducer(i) is not None, None, _NanDroppingMinMax,
-        variants=lambda module: ["minmax-fold:drop-nan", "minmax-fold:x86"]),
+        variants=lambda module: ["minmax-fold:drop-nan", "minmax-fold:x86",
+                                 "minmax-fold:x86-nested"]),
 ]
 
 

@@ -446,6 +446,8 @@ class _NanDroppingMinMax(_Mimic):
         dims = tuple(instr.attrs.get("dimensions", ()))
         if self.on("minmax-fold:x86"):
             return _x86_minmax_fold(instr, x, init, dims, op)
+        if self.on("minmax-fold:x86-nested"):
+            return _x86_nested_fold(instr, x, init, dims, op)
         f = np.fmin if op == "minimum" else np.fmax
         wide = x.astype(np.float64)
         with np.errstate(all="ignore"):
@@ -475,6 +477,28 @@ def _x86_minmax_fold(instr, x, init, dims, op):
                 acc = np.where(pick(acc, xs[..., k]), acc, xs[..., k])
             out = np.where(pick(acc, i0), acc, i0)
     return np.array(np.asarray(out).astype(x.dtype).reshape(instr.shape.dims))
+
+
+def _x86_nested_fold(instr, x, init, dims, op):
+    """The reduce as two loops (XLA:CPU's reduce of a dot's output over several dims, hlo
+    27002769): the innermost reduced dim folded from its first element with acc = (x > acc)
+    ? x : acc (for max; < for min: a NaN element is skipped, a NaN first element stays),
+    then those partials folded the same way into the init, in index order over the other
+    reduced dims (a NaN partial is skipped: the slice that began with NaN drops out)."""
+    keep = [d for d in range(x.ndim) if d not in dims]
+    inner, outer = max(dims), sorted(d for d in dims if d != max(dims))
+    xs = np.transpose(x, keep + outer + [inner]).astype(np.float64)
+    xs = xs.reshape(tuple(x.shape[d] for d in keep) + (-1, x.shape[inner]))
+    pick = np.greater if op == "maximum" else np.less
+    with np.errstate(all="ignore"):
+        acc = np.broadcast_to(init.astype(np.float64), xs.shape[:-2])
+        if xs.shape[-1]:
+            for o in range(xs.shape[-2]):
+                part = xs[..., o, 0]
+                for k in range(1, xs.shape[-1]):
+                    part = np.where(pick(xs[..., o, k], part), xs[..., o, k], part)
+                acc = np.where(pick(part, acc), part, acc)
+    return np.array(np.asarray(acc).astype(x.dtype).reshape(instr.shape.dims))
 
 
 def _one_index_scatter_of_slice(i: Instruction) -> bool:
