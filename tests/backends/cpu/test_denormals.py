@@ -152,3 +152,32 @@ def test_bf16_conversions_keep_subnormals_everywhere(src, dst):
     assert want[0] != 0 and want[1] != 0
     np.testing.assert_array_equal(np.asarray(cpu).view(np.uint8), want.view(np.uint8))
     np.testing.assert_array_equal(np.asarray(ftz).view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("op", ["multiply", "dot"])
+def test_bf16_result_flushed_in_f32_before_its_rounding(op):
+    """bf16 arithmetic runs in f32 registers: a product 1.17549e-38 * -0.996 is -1.1709e-38
+    in f32, subnormal and flushed to -0 before the rounding to bf16 (which would round it
+    up to the smallest normal bf16). Compiled code, XLA and the interpreter's flushing mode
+    agree (fuzz c19, jax 27004049: an outer-product dot); the IEEE interpreter keeps the
+    rounded normal."""
+    import ml_dtypes
+    from xlapy.backends.base import flatten, get_platform
+    from xlapy.hlo.evaluator import Evaluator
+    jax = pytest.importorskip("jax")
+    bf16 = ml_dtypes.bfloat16
+    x = np.array([1.17549e-38, 0.5, 3.0], bf16)
+    y = np.array([-0.996094, 2.0, 1e-38], bf16)
+    body = ("ROOT r = bf16[3] multiply(a, b)" if op == "multiply" else
+            "ROOT r = bf16[3,3] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}")
+    module = parse(f"HloModule m\nENTRY e {{\n  a = bf16[3] parameter(0)\n"
+                   f"  b = bf16[3] parameter(1)\n  {body}\n}}")
+    fn = (lambda a, b: a * b) if op == "multiply" else (lambda a, b: jax.numpy.outer(a, b))
+    want = np.asarray(jax.jit(fn)(x, y))
+    cpu = flatten(get_platform("cpu").compiler.compile(module).run(x, y))[0]
+    ftz = flatten(Evaluator(flush_denormals=True).evaluate(module, [x, y]))[0]
+    ieee = flatten(Evaluator().evaluate(module, [x, y]))[0]
+    assert want.ravel()[0] == 0 and np.signbit(want.ravel()[0])
+    assert np.float32(np.asarray(ieee).ravel()[0]) == np.float32(bf16(-1.17549e-38))
+    for got in (cpu, ftz):
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint16), want.view(np.uint16))

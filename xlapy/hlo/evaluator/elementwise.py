@@ -100,7 +100,7 @@ def in_float(fn, *xs: np.ndarray) -> np.ndarray:
     """fn applied in the compute dtype of xs[0] (f32 for f16/bf16), rounded back."""
     dt = xs[0].dtype
     c = compute_dtype(dt)
-    return np.asarray(np.asarray(fn(*(x.astype(c) for x in xs))).astype(dt))
+    return round_float_result(np.asarray(fn(*(x.astype(c) for x in xs))), dt)
 
 
 def in_f64(fn, *xs: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 
 from xlapy.errors import EvaluationError, XlapyError
 from xlapy.hlo.ir import Computation, Module
-from xlapy.hlo.evaluator.numerics import flush_denormals
+from xlapy.hlo.evaluator.numerics import flush_denormals, flushing_f32
 from xlapy.hlo.opcodes import opcode_set, registrar
 
 EVAL_RULES: dict[str, Callable] = {}
@@ -84,7 +84,8 @@ class Evaluator:
             # subnormal one as zero (NaN); the rest is exact integer arithmetic on the
             # bits, so a subnormal dividend and result are kept (fmod(1e-310, 1) = 1e-310)
             return rule(self, instr, [operands[0], flush_denormals(operands[1])])
-        return flush_denormals(rule(self, instr, [flush_denormals(o) for o in operands]))
+        with flushing_f32():  # (a bf16 result's f32 value flushed before its rounding)
+            return flush_denormals(rule(self, instr, [flush_denormals(o) for o in operands]))
 
     def call(self, comp: Computation, args: list):
         if len(args) != comp.num_parameters:

@@ -63,7 +63,7 @@ def _prepare(out_dtype: np.dtype, arrays, k: int):
     if out_dtype.kind == "f" or out_dtype in _LOW_PRECISION:
         cdt = np.float64 if out_dtype == np.float64 else np.float32
         return [a.astype(cdt, copy=False) for a in arrays], \
-            lambda r: r.astype(out_dtype, copy=False)
+            lambda r: round_float_result(r, out_dtype)
     if out_dtype == np.bool_:
         return [a.astype(np.int64) for a in arrays], lambda r: r != 0
     if out_dtype.kind in "iu":

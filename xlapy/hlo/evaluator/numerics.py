@@ -19,6 +19,9 @@ The interpreter assumes a little-endian host (bitcast-convert uses NumPy views).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import ml_dtypes
 import numpy as np
 
@@ -142,12 +145,33 @@ def _float_to_int(x: np.ndarray, to: np.dtype) -> np.ndarray:
 def round_float_result(y: np.ndarray, dt: np.dtype) -> np.ndarray:
     """Round a result computed in f64 (or f32) to float dtype `dt`, through f32 for f16/bf16
     (XLA computes their math in f32 and rounds the f32 result). A complex result (computed
-    in c128) rounds each part to the component type of `dt`."""
+    in c128) rounds each part to the component type of `dt`. Inside flushing_f32(), a bf16
+    result's f32 value is flushed before that rounding (see there)."""
     dt = np.dtype(dt)
     y = np.asarray(y)
     if dt in (F16, BF16) and y.dtype == F64:
         y = y.astype(F32)
+    if dt == BF16 and y.dtype == F32 and _flushing_f32.get():
+        y = np.asarray(flush_denormals(y))
     return np.asarray(y.astype(dt))
+
+
+_flushing_f32: contextvars.ContextVar = contextvars.ContextVar("xlapy_eval_flushing_f32",
+                                                               default=False)
+
+
+@contextlib.contextmanager
+def flushing_f32():
+    """Results rounded from f32 to bf16 (round_float_result) have their f32 value flushed
+    first, as compiled code computes bf16 arithmetic in f32 registers under FTZ: a product
+    of 1.2e-38 and -0.996 is -1.17090e-38 in f32, subnormal and flushed to 0, where rounding
+    it to bf16 first gives the smallest normal bf16 (fuzz jax 27004049). The flushing
+    evaluator (Evaluator(flush_denormals=True)) computes its arithmetic inside."""
+    token = _flushing_f32.set(True)
+    try:
+        yield
+    finally:
+        _flushing_f32.reset(token)
 
 
 # ---- denormals flushed to zero ---------------------------------------------------------------
