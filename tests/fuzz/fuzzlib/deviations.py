@@ -21,7 +21,7 @@ from xlapy.hlo.evaluator import Evaluator
 from xlapy.hlo.ir import Instruction
 
 from fuzzlib import compare as C
-from fuzzlib.xla_evaluators import (_AsXla, _MergedSlices, _NanDroppingMinMax,
+from fuzzlib.xla_evaluators import (SAS_TIE_VARIANTS, _AsXla, _MergedSlices, _NanDroppingMinMax,
                                     _ScatterBoundInIndexType, _scatter_bounds,
                                     _ScatterAsUpdateSlice, _one_index_scatter_of_slice,
     _batch_grouped_conv, _f32_cbrt, _f32_log, _float_power, _grouped_conv, _minmax_reducer,
@@ -39,7 +39,7 @@ from fuzzlib.xla_rewrites import (_add_of_zero, _constant_negative_zero, _conv_p
     _multiply_by_pred, _negative_power, _positive_zeros, _product_of_constants,
     _reassociate_divide, _reassociate_products, _reciprocal_multiply, _select_for_multiply,
     _fold_rounding_into_select, _rounding_of_selected_constant,
-    _widenable)
+    _widenable, _widened_convert)
 
 
 @dataclass
@@ -249,9 +249,10 @@ DEVIATIONS = [
         "(xla_allow_excess_precision, on by default), drops roundings to the narrow type: "
         "of a whole chain (x * 1.55 * 0.43 in f16 does not overflow for x = -65504), or of "
         "the bf16 op right under a convert to f32 only (convert<f32>(exp<bf16>(x) + 1) is "
-        "the f32 sum of the rounded exp: 1.0322266 for exp(x) = 0.0322266, HLO 1.03125); "
-        "HLO rounds every op's result to its type, as xlapy does",
-        _widenable, None, None, _excess_precision,
+        "the f32 sum of the rounded exp: 1.0322266 for exp(x) = 0.0322266, HLO 1.03125; a "
+        "bf16 dot or convolution right under a convert to f32 is its f32 result: jax "
+        "28002450); HLO rounds every op's result to its type, as xlapy does",
+        lambda i: _widenable(i) or _widened_convert(i), None, None, _excess_precision,
         variants=lambda module: ["excess:chain", "excess:last-op"]),
     Deviation(
         "grouped-conv-nan-across-groups",
@@ -366,11 +367,12 @@ def _visit_orders(module) -> list[str]:
     ranks = {i.shape.rank for c in module.computations for i in c.instructions
              if i.opcode == "select-and-scatter"}
     if len(ranks) != 1 or max(ranks) > 4:  # (several ranks, or 120+ orders: reversed only)
-        return ["visit-order:reversed"]
+        return ["visit-order:reversed"] + [f"sas-ties:{k}" for k in range(SAS_TIE_VARIANTS)]
     rank = ranks.pop()
     perms = sorted(itertools.permutations(range(rank)),
                    key=lambda p: p != tuple(reversed(range(rank))))
-    return ["visit-order:" + ",".join(map(str, p)) for p in perms]
+    return ["visit-order:" + ",".join(map(str, p)) for p in perms] + [
+        f"sas-ties:{k}" for k in range(SAS_TIE_VARIANTS)]
 
 
 def _evaluate(module, inputs, evaluator=Evaluator, active=(), flush=True):

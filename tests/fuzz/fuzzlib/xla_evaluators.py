@@ -93,6 +93,10 @@ class _AsXla(_Mimic):
             x = np.asarray(operands[0])
             bits = x.dtype.itemsize * 8
             return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
+        elif (instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order")
+              and _tie_choices(self.active) is not None):
+            out = _sas_tie_choice(instr, operands, _tie_choices(self.active))
+            return super().apply(rule, instr, operands) if out is None else out
         elif instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order"):
             # the window's positions visited in another dimension order (the last
             # dimension outermost unless a "visit-order:" token names one): the same
@@ -178,6 +182,71 @@ def _sliced_slice(i: Instruction) -> bool:
     idx = i.operands[1].shape
     ivd = i.attrs.get("index_vector_dim", idx.rank)
     return all(d == 1 for k, d in enumerate(idx.dims) if k != ivd)
+
+
+SAS_TIE_VARIANTS = 64  # "sas-ties:K" for K below: the first six tied windows' choices
+
+
+def _tie_choices(active):
+    for token in active:
+        if token.startswith("sas-ties:"):
+            return int(token.split(":", 1)[1])
+    return None
+
+
+def _compare_select(instr):
+    """The direction of a select computation that is compare(param 0, param 1), else None."""
+    sel = instr.called_computations()[0] if instr.called_computations() else None
+    if sel is None:
+        return None
+    root = sel.root
+    if (root.opcode != "compare" or [o.opcode for o in root.operands] != ["parameter"] * 2
+            or root.attrs.get("type") == "TOTALORDER"):
+        return None
+    params = [o.parameter_number for o in root.operands]
+    d = root.attrs.get("direction")
+    if params == [1, 0]:
+        d = {"GE": "LE", "LE": "GE", "GT": "LT", "LT": "GT"}.get(d, d)
+    return d if params in ([0, 1], [1, 0]) and d in ("GE", "GT", "LE", "LT") else None
+
+
+def _sas_tie_choice(instr, operands, choices: int):
+    """A select-and-scatter whose windows with several best candidates (equal values under
+    a GE/GT/LE/LT select) each pick the first or the last of them in row-major order, bit
+    k of `choices` for the k-th such window (source order): XLA:CPU's visiting order is
+    not one dimension order (hlo 28003000: three tied windows of one padded 3x3x3 select-
+    and-scatter, no order of the window's dims with either direction picks as XLA does),
+    so the mimic tries the tie choices instead. Integer operands and an add scatter only
+    (else None: the other variants judge)."""
+    operand, source, init = (np.asarray(o) for o in operands)
+    d = _compare_select(instr)
+    scat = instr.called_computations()[1] if len(instr.called_computations()) > 1 else None
+    w = instr.attrs["window"]
+    if (d is None or operand.dtype.kind not in "iu" or scat is None
+            or scat.root.opcode != "add" or any(x != 1 for x in w.lhs_dilate + w.rhs_dilate)):
+        return None
+    better = {"GE": np.greater, "GT": np.greater, "LE": np.less, "LT": np.less}[d]
+    out = np.full(operand.shape, init, dtype=operand.dtype)
+    k = 0
+    for s in np.ndindex(source.shape):
+        best, vals = [], None
+        for r in np.ndindex(tuple(w.size)):
+            pos = tuple(s[i] * w.stride[i] + r[i] - w.pad_low[i] for i in range(operand.ndim))
+            if not all(0 <= p < n for p, n in zip(pos, operand.shape)):
+                continue
+            v = operand[pos]
+            if vals is None or better(v, vals):
+                best, vals = [pos], v
+            elif v == vals:
+                best.append(pos)
+        if not best:
+            continue
+        pick = best[0]
+        if len(best) > 1:
+            pick = best[-1] if (choices >> k) & 1 else best[0]
+            k += 1
+        out[pick] = (out[pick] + source[s]).astype(out.dtype)
+    return out
 
 
 def _visit_order(active, rank: int) -> tuple:
