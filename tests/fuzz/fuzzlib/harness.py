@@ -291,10 +291,14 @@ class _Reordered(Evaluator):
             # f64 the same: each product rounded, summed in index order
             with np.errstate(all="ignore"):
                 return np.asarray(_dot_unfused(instr, operands, np.float64))
-        if self.how in ULP_STEPS:
+        if self.how in ULP_STEPS or self.how in ULP_JITTERS:
             out = super().apply(rule, instr, operands)
             if instr.opcode in APPROXIMATED and instr.shape.is_array:
-                return _nudged(out, ULP_STEPS[self.how])
+                if self.how in ULP_STEPS:
+                    return _nudged(out, ULP_STEPS[self.how])
+                size = np.asarray(out).size
+                steps = np.random.default_rng(int(self.how[10:])).integers(0, 2, size) * 2 - 1
+                return _nudged(out, steps.reshape(np.shape(out)))
             return out
         if self.how in ("dot-ascending", "dot-descending") and instr.opcode == "dot":
             out = _dot_by_magnitude(instr, operands, self.how == "dot-descending")
@@ -429,9 +433,16 @@ class _Reordered(Evaluator):
 APPROXIMATED = ("exponential", "exponential-minus-one", "log", "log-plus-one", "logistic",
                 "tanh", "sine", "cosine", "tan", "atan2", "power", "cbrt", "rsqrt", "erf")
 ULP_STEPS = {"ulp-out": 2, "ulp-in": -2, "ulp-out1": 1, "ulp-in1": -1}
+# ... and "ulp-jitter0".."ulp-jitter7" move each such result by 1 ulp up or down, the
+# direction drawn per element (a fixed pattern per variant): two results that tie, or sit
+# an ulp apart, then change their order, which a sort of them shows (hlo 29001772: a stable
+# sort keyed by atan2(1, x) for x = +-1.4e-45, which XLA gives as pi/2 and 1 ulp below it,
+# xlapy both as pi/2, so the payloads of the two keys trade places); a uniform step never
+# reorders them.
+ULP_JITTERS = tuple(f"ulp-jitter{k}" for k in range(8))
 
 
-def _nudged(out, ulps: int):
+def _nudged(out, ulps):
     """out with every finite nonzero element's magnitude moved by `ulps` units in the last
     place of its own type, stopping at zero. f16/bf16 too: XLA computes their functions
     in f32 and rounds, or (f16 expm1) otherwise, and lands up to 2 ulps of the 16-bit type
@@ -448,7 +459,7 @@ def _nudged(out, ulps: int):
         return np.where(np.isfinite(a) & (a != 0), moved, a).astype(a.dtype)
 
 
-def _nudged_16(a, ulps: int):
+def _nudged_16(a, ulps):
     """An f16/bf16 array with each finite nonzero magnitude moved by `ulps` ulps: the bit
     patterns of one sign are ordered like their magnitudes (sign-magnitude), so stepping
     the low 15 bits as an integer is exact ulp stepping, subnormals included. Clamped at
@@ -637,7 +648,8 @@ class _Context:
             # interpreter computes; a gpu, judged against the IEEE interpreter, keeps them)
             flush = self.use_xla
             hows = ["reversed", "largest", "wide", "products", "nan-negative",
-                    "nan-positive", *ULP_STEPS, "sequential", "lanes", "outer-first",
+                    "nan-positive", *ULP_STEPS, *ULP_JITTERS, "sequential", "lanes",
+                    "outer-first",
                     "remainder-chaos", *(GPU_VARIANTS if self.gpu else ()),
                     "dot-ascending", "dot-descending"]
             try:
