@@ -284,8 +284,9 @@ def _reassociate_products(module) -> None:
 
 
 def _converted_pred(o: Instruction) -> Instruction | None:
-    """The pred p where o is convert(p) or a broadcast of it, else None."""
-    inner = o.operands[0] if o.opcode == "broadcast" else o
+    """The pred p where o is convert(p) or a broadcast or reshape of it (XLA moves the
+    reshape below the convert first: hlo 30002102), else None."""
+    inner = o.operands[0] if o.opcode in ("broadcast", "reshape") else o
     if inner.opcode == "convert" and inner.operands[0].shape.element_type.is_pred:
         return inner.operands[0]
     return None
@@ -305,9 +306,9 @@ def _select_for_multiply(i: Instruction) -> None:
     k = 1 if _converted_pred(i.operands[1]) is not None else 0
     factor, x = i.operands[k], i.operands[1 - k]
     p = _converted_pred(factor)
-    if factor.opcode == "broadcast":
+    if factor.opcode in ("broadcast", "reshape"):
         p = comp.add_instruction(Instruction(
-            "broadcast", Shape.array(p.shape.element_type, factor.shape.dims), [p],
+            factor.opcode, Shape.array(p.shape.element_type, factor.shape.dims), [p],
             factor.attrs, name="dev.predb"))
     zero = comp.add_instruction(Instruction(
         "constant", Shape.array(i.shape.element_type, ()), (), name="dev.zero",
