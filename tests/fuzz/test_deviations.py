@@ -11,6 +11,17 @@ from fuzzlib import harness, regressions, xla
 from xlapy.backends.base import get_platform
 from xlapy.hlo.parser import parse
 
+from fuzzlib import compare as C
+from fuzzlib.deviations import explain
+
+
+def _explained_by(text, inputs, expected, actual, acc):
+    """The deviation that explains the first mismatch of `actual` against `expected` (the
+    outputs' lists), judged without the harness's sensitivity; asserts there is one."""
+    mism = C.compare(expected, actual, acc)
+    assert mism, "no mismatch to explain"
+    return explain(parse(text), inputs, expected, actual, mism[0], acc)
+
 CASES = {
     "unsigned-start-index-read-signed": (
         """HloModule m
@@ -370,12 +381,8 @@ ENTRY e {
     assert result.explained == {"ill-conditioned": 3}, result
 
 
-def test_select_and_scatter_window_order():
-    """XLA's default select-and-scatter visits this 2x2 window (padded in its last
-    dimension) column by column, so GE's tie between (0,3) and (1,2) goes to (1,2); HLO
-    visits (0,3) first and GE keeps it, as xlapy and XLA's fast configuration do."""
-    text = """HloModule m
-ge {
+# a select-and-scatter's select (GE) and scatter (add) on s32
+_GE_ADD = """ge {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
   ROOT c = pred[] compare(a, b), direction=GE
@@ -385,7 +392,14 @@ add {
   y = s32[] parameter(1)
   ROOT s = s32[] add(x, y)
 }
-ENTRY e {
+"""
+
+
+def test_select_and_scatter_window_order():
+    """XLA's default select-and-scatter visits this 2x2 window (padded in its last
+    dimension) column by column, so GE's tie between (0,3) and (1,2) goes to (1,2); HLO
+    visits (0,3) first and GE keeps it, as xlapy and XLA's fast configuration do."""
+    text = "HloModule m\n" + _GE_ADD + """ENTRY e {
   p = s32[2,4] parameter(0)
   s = s32[1,4] parameter(1)
   z = s32[] constant(0)
@@ -833,13 +847,9 @@ def test_divide_by_broadcast_as_reciprocal():
     # jitters, which the harness tries first; the deviation explains it on its own)
     assert not result.findings and set(result.explained) <= {
         "divide-by-broadcast-as-reciprocal", "ill-conditioned"}, result
-    from fuzzlib import compare as C
-    from fuzzlib.deviations import explain
     got = harness.run_backend("cpu", parse(text), inputs)
-    expected = xla.run_text(text, inputs)
-    mism = C.compare(expected, got, [False] * len(got))
-    assert mism and explain(parse(text), inputs, expected, got, mism[0],
-                            [False] * len(got)) == "divide-by-broadcast-as-reciprocal"
+    assert _explained_by(text, inputs, xla.run_text(text, inputs), got, [False] * len(got)) \
+        == "divide-by-broadcast-as-reciprocal"
 
 
 def test_bf16_op_under_a_convert_keeps_f32_but_the_ops_before_it_round():
@@ -984,18 +994,7 @@ def test_select_and_scatter_ties_go_to_either_candidate():
     source value XLA puts on a position that is not among its window's best is not
     explained."""
     from fuzzlib.xla_evaluators import _sas_tie_choice
-    module = parse("""HloModule m
-ge {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  x = s32[] parameter(0)
-  y = s32[] parameter(1)
-  ROOT s = s32[] add(x, y)
-}
-ENTRY e {
+    module = parse("HloModule m\n" + _GE_ADD + """ENTRY e {
   p = s32[5] parameter(0)
   s = s32[3] parameter(1)
   z = s32[] constant(0)
@@ -1009,17 +1008,12 @@ ENTRY e {
     np.testing.assert_array_equal(_sas_tie_choice(sas, [x, src, z], 1), [0, 0, 1, 110, 0])
     hlo = harness.run_backend("cpu", module, [x, src])[0]
     np.testing.assert_array_equal(hlo, [1, 0, 0, 110, 0])
-    ctx_text = module.to_string()
+    text = module.to_string()
     not_a_tie = np.array([0, 1, 0, 110, 0], np.int32)   # 1 moved to a position that lost
-    from fuzzlib import compare as C
-    from fuzzlib.deviations import explain
-    mism = C.compare([not_a_tie], [hlo], [False])
-    assert mism and explain(parse(ctx_text), [x, src], [not_a_tie], [hlo], mism[0],
-                            [False]) is None
+    assert _explained_by(text, [x, src], [not_a_tie], [hlo], [False]) is None
     moved = np.array([0, 0, 1, 110, 0], np.int32)       # 1 on the other tied candidate
-    mism = C.compare([moved], [hlo], [False])
-    assert explain(parse(ctx_text), [x, src], [moved], [hlo], mism[0],
-                   [False]) == "select-and-scatter-window-order"
+    assert _explained_by(text, [x, src], [moved], [hlo], [False]) == \
+        "select-and-scatter-window-order"
 
 
 def test_excess_precision_of_a_bf16_dot_under_a_convert():
@@ -1041,8 +1035,4 @@ ENTRY e {
     assert got[0, 0] != wide[0, 0]
     np.testing.assert_array_equal(xla.run_text(text, [a, b])[0], wide,
                                   err_msg="XLA rounds the bf16 dot now: revisit")
-    from fuzzlib import compare as C
-    from fuzzlib.deviations import explain
-    mism = C.compare([wide], [got], [True])
-    assert mism
-    assert explain(parse(text), [a, b], [wide], [got], mism[0], [True]) == "excess-precision"
+    assert _explained_by(text, [a, b], [wide], [got], [True]) == "excess-precision"

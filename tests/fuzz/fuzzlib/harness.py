@@ -297,7 +297,8 @@ class _Reordered(Evaluator):
                 if self.how in ULP_STEPS:
                     return _nudged(out, ULP_STEPS[self.how])
                 size = np.asarray(out).size
-                steps = np.random.default_rng(int(self.how[10:])).integers(0, 2, size) * 2 - 1
+                seed = int(self.how.removeprefix("ulp-jitter"))
+                steps = np.random.default_rng(seed).integers(0, 2, size) * 2 - 1
                 return _nudged(out, steps.reshape(np.shape(out)))
             return out
         if self.how in ("dot-ascending", "dot-descending") and instr.opcode == "dot":

@@ -94,8 +94,8 @@ class _AsXla(_Mimic):
             bits = x.dtype.itemsize * 8
             return np.where(x < 0, np.asarray(bits - 1 - 63, out.dtype), out).astype(out.dtype)
         elif (instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order")
-              and _tie_choices(self.active) is not None):
-            out = _sas_tie_choice(instr, operands, _tie_choices(self.active))
+              and (choices := _tie_choices(self.active)) is not None):
+            out = _sas_tie_choice(instr, operands, choices)
             return super().apply(rule, instr, operands) if out is None else out
         elif instr.opcode == "select-and-scatter" and self.on("select-and-scatter-window-order"):
             # the window's positions visited in another dimension order (the last
