@@ -22,7 +22,11 @@ wall ratios by more than the effect measured). xlapy and JAX size their thread p
 the cores they may run on (XLAPY_NUM_THREADS, if set, wins).
 
 For each row and mode it prints the median over rounds of each system's median wall and CPU
-time per call and the xlapy / JAX ratios of both.
+time per call and the xlapy / JAX ratios of both, then the ratios of the 10th and 90th
+percentiles of all the calls' wall times pooled over the rounds (p10: how fast each system
+gets when the scheduler favours it; p90: its slow calls). Beside the neighbour one call's
+time depends on where the scheduler puts it, so a best call says little: the percentiles
+say whether two systems' distributions differ.
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ def neighbour(processes: int = 1):
             p.wait()
 
 
-def per_call(fn, budget: float) -> tuple[float, float]:
-    """(median wall seconds, CPU seconds per call) of fn called for about `budget` seconds
-    (CPU time of every thread of this process, divided by the number of calls)."""
+def per_call(fn, budget: float) -> tuple[float, float, list]:
+    """(median wall seconds, CPU seconds per call, every call's wall seconds) of fn called for
+    about `budget` seconds (CPU time of every thread of this process, divided by the number
+    of calls)."""
     import gc
     import statistics
     import time
@@ -67,11 +72,23 @@ def per_call(fn, budget: float) -> tuple[float, float]:
     finally:
         if gc_was:
             gc.enable()
-    return statistics.median(walls), cpu
+    return statistics.median(walls), cpu, walls
+
+
+def percentile(values: list, q: float) -> float:
+    """The q-th percentile (0-100) of values, by linear interpolation between order
+    statistics."""
+    v = sorted(values)
+    pos = (len(v) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
 def compare(rows, modes=("quiet", "busy"), rounds: int = 6, budget: float = 0.3, out=print):
-    """rows: [(name, inputs, {system: fn})]; {(name, mode): {system: (wall, cpu)}}."""
+    """rows: [(name, inputs, {system: fn})]; {(name, mode): {system: (wall, cpu, p10, p90)}}
+    (medians over rounds of the median wall and the CPU per call; percentiles of all calls'
+    wall times)."""
     import statistics
     import time
     results = {}
@@ -86,14 +103,19 @@ def compare(rows, modes=("quiet", "busy"), rounds: int = 6, budget: float = 0.3,
                         time.sleep(0.05)
                         samples[s].append(per_call(lambda f=fns[s], i=inputs: f(*i),
                                                         budget / rounds))
-            med = {s: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
-                   for s, v in samples.items()}
+            med = {}
+            for s, v in samples.items():
+                calls = [t for _, _, walls in v for t in walls]
+                med[s] = (statistics.median(w for w, _, _ in v),
+                          statistics.median(c for _, c, _ in v),
+                          percentile(calls, 10), percentile(calls, 90))
             results[(name, mode)] = med
             text = "  ".join(f"{s} {w * 1e3:8.3f} ms wall {c * 1e3:8.3f} ms CPU"
-                             for s, (w, c) in med.items())
+                             for s, (w, c, _, _) in med.items())
             if "jax" in med and "xlapy" in med:
-                (xw, xc), (jw, jc) = med["xlapy"], med["jax"]
-                text += f"  xlapy/jax wall {xw / jw:5.2f} CPU {xc / jc:5.2f}"
+                x, j = med["xlapy"], med["jax"]
+                text += (f"  xlapy/jax wall {x[0] / j[0]:5.2f} CPU {x[1] / j[1]:5.2f}"
+                         f" p10 {x[2] / j[2]:5.2f} p90 {x[3] / j[3]:5.2f}")
             out(f"{name:34s} {mode:5s}  {text}", flush=True)
     return results
 
