@@ -14,6 +14,10 @@ process's threads: a thread that spins waiting is counted, as the neighbour feel
 
     .venv/bin/python benchmarks/busy.py [--only NAME[,NAME]] [--rounds 6] [--budget 0.3]
                                         [--modes quiet,busy] [--quick] [--cores 0,1]
+                                        [--models]
+
+--models times the model-class suite's rows (benchmarks/models.py: each workload's training
+step and inference) instead of run.py's.
 
 --cores pins this process and the neighbour to those cores (as `taskset -c 0,1` would):
 on a larger machine that is otherwise idle, a 2-core machine with one other job and
@@ -133,15 +137,22 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", default="quiet,busy")
     ap.add_argument("--quick", action="store_true", help="run.py's smaller sizes")
     ap.add_argument("--cores", help="comma-separated core numbers to run on (and the neighbour)")
+    ap.add_argument("--models", action="store_true",
+                    help="the model-class suite's rows (benchmarks/models.py)")
     args = ap.parse_args(argv)
     if args.cores:   # before xlapy, JAX or NumPy's BLAS size their thread pools
         import os
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
-    from run import build
     only = args.only.split(",") if args.only else None
-    rows = [(name, inputs, {s: f for s, f in fns.items() if s in ("xlapy", "jax")})
-            for name, _, inputs, _, fns in build(args.quick, with_torch=False)
-            if not only or any(s in name for s in only)]
+    if args.models:
+        from models import build_rows
+        rows = [(r["name"], (), {s: f for s, f in r["fns"].items() if s in ("xlapy", "jax")})
+                for r in build_rows(args.quick, with_torch=False, only=only)]
+    else:
+        from run import build
+        rows = [(name, inputs, {s: f for s, f in fns.items() if s in ("xlapy", "jax")})
+                for name, _, inputs, _, fns in build(args.quick, with_torch=False)
+                if not only or any(s in name for s in only)]
     compare(rows, tuple(args.modes.split(",")), args.rounds, args.budget)
     return 0
 
