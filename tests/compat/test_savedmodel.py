@@ -258,12 +258,20 @@ def test_import_errors_are_clear():
     gd2.node.add().CopyFrom(gd.node[0])
     with pytest.raises(InvalidArgumentError, match="invalid output 3 of source node a"):
         tf.import_graph_def(gd2)
-    # functional control flow and py_func say what they are
+    # a function TensorFlow wrote (no xlapy body), or one missing, and py_func say what
+    # they are
     with tf.Graph().as_default() as g:
         tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)], name="loop")
         loop_gd = g.as_graph_def()
+    body = next(f for f in loop_gd.library.function if f.signature.name == "loop/body")
+    del body.attr["_xlapy_graph"]
     with tf.Graph().as_default():
-        with pytest.raises(UnimplementedError, match=r"\(While\) calls the function"):
+        with pytest.raises(UnimplementedError, match=r"\(While\) calls the function "
+                           r"'loop/body', which is not in xlapy's form"):
+            tf.import_graph_def(loop_gd)
+    del loop_gd.library.function[:]
+    with tf.Graph().as_default():
+        with pytest.raises(UnimplementedError, match="which is not in the GraphDef's library"):
             tf.import_graph_def(loop_gd)
     with tf.Graph().as_default() as g:
         tf.py_func(lambda v: v, [tf.constant(1.0)], tf.float32)

@@ -9,7 +9,18 @@ read by TF tools carry them; importing drops them again. Values TF has no AttrVa
 (None, slices in StridedSlice's slice_spec, nested tuples) are written as s with a
 "xlapy-literal:" prefix and a Python literal (read back with ast.literal_eval); a Python
 object (a py_func's callable) is written as placeholder "xlapy-python-object" and cannot
-be imported.
+be imported. An Operation (a control-flow gradient's forward op) is written as s
+"xlapy-op:" + its name, which import_graph_def resolves among the nodes it has created.
+
+Functions (While and If bodies, their gradients') are written to library.function with
+their bodies: input_arg "in<i>" and output_arg "out<j>" with their dtypes, node_def the ops
+that compute the outputs from the inputs (inputs written "node:k" as in the GraphDef, a
+function input as its arg's name), ret out<j> -> its tensor, and attrs
+"_xlapy_input_shapes", "_xlapy_graph" (the body's graph name) and "_xlapy_none_outputs"
+(outputs without a value). Two function objects with one name (a loop body and its
+gradient function share a graph) get distinct names (name, name_1, ...). This is xlapy's
+own form of a function library (TF's FunctionDefs name op outputs by argument name): it
+reads back into xlapy (importer.py), not into TensorFlow.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import numpy as np
 
 from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError
+from xlapy.compat.v1.framework import Operation
 from xlapy.compat.v1.proto.graph_pb import (AttrValue, DataType, FunctionDef,
                                             FunctionDefLibrary, GraphDef, NameAttrList,
                                             NodeDef, TensorProto, TensorShapeProto,
@@ -33,6 +45,7 @@ __all__ = ["AttrValue", "FunctionDef", "FunctionDefLibrary", "GraphDef", "NameAt
 PRODUCER = 27
 LITERAL = b"xlapy-literal:"
 PY_OBJECT = "xlapy-python-object"
+OP_REF = b"xlapy-op:"
 
 _DT = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",
        "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
@@ -190,9 +203,9 @@ def attr_value(v, functions: dict | None = None) -> AttrValue:
         return AttrValue(tensor=make_tensor_proto(v))
     if hasattr(v, "graph") and hasattr(v, "outputs") and callable(getattr(v, "ops", None)):
         # a Function (ops/functional.py): While / If bodies
-        if functions is not None:
-            functions[v.name] = v
-        return AttrValue(func=NameAttrList(name=v.name))
+        return AttrValue(func=NameAttrList(name=function_name(v, functions)))
+    if isinstance(v, Operation):
+        return AttrValue(s=OP_REF + v.name.encode())
     if isinstance(v, (tuple, list)):
         lv = AttrValue.ListValue()
         items = list(v)
@@ -213,6 +226,54 @@ def attr_value(v, functions: dict | None = None) -> AttrValue:
     if lit is not None:
         return AttrValue(s=LITERAL + lit.encode())
     return AttrValue(placeholder=f"{PY_OBJECT}:{type(v).__name__}")
+
+
+def function_name(fn, functions: dict | None) -> str:
+    """The library name of Function `fn`, registered in `functions` ({name: Function}) on
+    first use: its graph's name, with _1, _2 ... when another function has that name."""
+    if functions is None:
+        return fn.name
+    for name, f in functions.items():
+        if f is fn:
+            return name
+    name, k = fn.name, 1
+    while name in functions:
+        name, k = f"{fn.name}_{k}", k + 1
+    functions[name] = fn
+    return name
+
+
+def function_def(name: str, fn, functions: dict) -> FunctionDef:
+    """The FunctionDef of Function `fn` (the module docstring); functions its body calls
+    are registered in `functions`."""
+    fd = FunctionDef()
+    fd.signature.name = name
+    arg_of = {}
+    for i, t in enumerate(fn.inputs):
+        fd.signature.input_arg.add(name=f"in{i}", type=dtype_enum(t.dtype))
+        arg_of[t.name] = f"in{i}"
+        if t.value_index == 0:
+            arg_of[t.op.name] = f"in{i}"
+    fd.attr["_xlapy_input_shapes"].CopyFrom(AttrValue(list=AttrValue.ListValue(
+        shape=[shape_proto(t.shape) for t in fn.inputs])))
+    fd.attr["_xlapy_graph"].CopyFrom(AttrValue(s=fn.name.encode()))
+    for op in fn.ops():
+        n = node_def(op, functions)
+        rewired = [arg_of.get(i, i) for i in n.input]
+        del n.input[:]
+        n.input.extend(rewired)
+        fd.node_def.append(n)
+    none = []
+    for j, t in enumerate(fn.outputs):
+        if t is None:
+            none.append(j)
+            fd.signature.output_arg.add(name=f"out{j}")
+            continue
+        fd.signature.output_arg.add(name=f"out{j}", type=dtype_enum(t.dtype))
+        fd.ret[f"out{j}"] = arg_of.get(t.name, t.name)
+    if none:
+        fd.attr["_xlapy_none_outputs"].CopyFrom(AttrValue(list=AttrValue.ListValue(i=none)))
+    return fd
 
 
 class PythonObjectAttr(Exception):
@@ -332,7 +393,12 @@ def graph_def(graph, add_shapes: bool = False) -> GraphDef:
         f.signature.name = name
         for k, v in attrs.items():
             f.attr[k].CopyFrom(attr_value(v))
-    for name in sorted(functions):
-        if not any(f.signature.name == name for f in gd.library.function):
-            gd.library.function.add().signature.name = name
+    written = {f.signature.name for f in gd.library.function}
+    pending = [n for n in functions if n not in written]
+    while pending:  # (a body's own control flow registers more functions)
+        name = pending.pop(0)
+        if name not in written:
+            written.add(name)
+            gd.library.function.append(function_def(name, functions[name], functions))
+        pending.extend(n for n in functions if n not in written and n not in pending)
     return gd
