@@ -142,6 +142,47 @@ def test_assertions_and_check_numerics():
             sess.run(checks, {v: [-1.0, 2.0]})
 
 
+def test_rank_scalar_near_and_dtype_assertions():
+    x = tf.placeholder(tf.float32, None)
+    at_least = tf.debugging.assert_rank_at_least(x, 2)
+    rank_in = tf.assert_rank_in(x, [2, 3])
+    near = tf.debugging.assert_near(x, x + 1e-7)
+    far = tf.debugging.assert_near(x, x + 1.0)
+    finite = tf.debugging.assert_all_finite(x, "x is finite")
+    sess = tf.Session()
+    ones = np.ones((2, 2), np.float32)
+    sess.run([at_least, rank_in, near, finite], {x: ones})
+    with pytest.raises(InvalidArgumentError, match="must have rank at least 2"):
+        sess.run(at_least, {x: np.ones(2, np.float32)})
+    with pytest.raises(InvalidArgumentError, match=r"must have rank in \(2, 3\)"):
+        sess.run(rank_in, {x: np.ones((1, 1, 1, 1), np.float32)})
+    with pytest.raises(InvalidArgumentError, match="not equal to tolerance"):
+        sess.run(far, {x: ones})
+    with pytest.raises(InvalidArgumentError, match="x is finite : Tensor had Inf"):
+        sess.run(finite, {x: ones / 0.0})
+    # decided when the graph is built where shapes or values are known (ValueError, as TF)
+    with pytest.raises(ValueError, match="must have rank at least 2. Received rank 1"):
+        tf.assert_rank_at_least(tf.constant([1.0]), 2)
+    assert tf.assert_rank_in(tf.constant([[1.0]]), [1, 2]).type == "NoOp"
+    with pytest.raises(ValueError, match="not equal to tolerance"):
+        tf.debugging.assert_near(tf.constant(1.0), tf.constant(1.1))
+    c = tf.constant(2.0)
+    assert tf.assert_scalar(c) is c
+    with pytest.raises(ValueError, match="Expected scalar shape"):
+        tf.assert_scalar(tf.constant([1.0]))
+    with pytest.raises(TypeError, match="proper"):
+        tf.assert_proper_iterable("abc")
+    tf.assert_proper_iterable([1, 2])
+    assert tf.assert_same_float_dtype([c, x]) == tf.float32
+    assert tf.assert_same_float_dtype() == tf.float32
+    with pytest.raises(ValueError, match="expected type float32"):
+        tf.assert_same_float_dtype([c, tf.constant(1.0, tf.float64)])
+    with pytest.raises(ValueError, match="Expected floating point type"):
+        tf.assert_same_float_dtype([tf.constant(1)])
+    assert tf.is_numeric_tensor(c) and not tf.is_numeric_tensor(tf.constant(True))
+    assert not tf.is_numeric_tensor(1.0)
+
+
 def _set(x, rows, v):
     out = x.copy()
     out[rows] = v

@@ -36,11 +36,14 @@ from xlapy.compat.v1.ops.random_more_ops import multinomial, random_gamma, rando
 from xlapy.compat.v1.ops.check_ops import (Assert, add_check_numerics_ops, assert_equal,
                                            assert_greater, assert_greater_equal,
                                            assert_integer, assert_less, assert_less_equal,
-                                           assert_negative, assert_non_negative,
+                                           assert_near, assert_negative, assert_non_negative,
                                            assert_non_positive, assert_none_equal,
-                                           assert_positive, assert_rank, assert_type,
-                                           check_numerics, is_non_decreasing,
-                                           is_strictly_increasing, verify_tensor_all_finite)
+                                           assert_positive, assert_proper_iterable,
+                                           assert_rank, assert_rank_at_least, assert_rank_in,
+                                           assert_same_float_dtype, assert_scalar,
+                                           assert_type, check_numerics, is_non_decreasing,
+                                           is_numeric_tensor, is_strictly_increasing,
+                                           verify_tensor_all_finite)
 from xlapy.compat.v1.ops.stats_ops import bincount, confusion_matrix
 from xlapy.compat.v1.ops.trig_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh,
                                           rint, sinh, tan)
@@ -66,6 +69,8 @@ __all__ = [
     "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
     "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
     "assert_positive", "assert_rank", "assert_type", "check_numerics", "is_non_decreasing",
+    "assert_near", "assert_proper_iterable", "assert_rank_at_least", "assert_rank_in",
+    "assert_same_float_dtype", "assert_scalar", "is_numeric_tensor",
     "is_strictly_increasing", "verify_tensor_all_finite", "bincount", "confusion_matrix",
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "rint", "sinh", "tan",
     "batch_gather", "matrix_set_diag", "matrix_triangular_solve", "roll", "setdiff1d",

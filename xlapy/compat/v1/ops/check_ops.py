@@ -224,3 +224,121 @@ def is_strictly_increasing(x, name=None):
     from xlapy.compat.v1.ops.math_ops import less, reduce_all
     v = reshape(tensor(x), [-1])
     return reduce_all(less(v[:-1], v[1:]), name=name)
+
+
+def assert_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """tf.debugging.assert_all_finite: verify_tensor_all_finite's name in tf.debugging."""
+    return verify_tensor_all_finite(t, msg, name, x, message)
+
+
+def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
+    """Static when x's rank is known (raises at once if lower, else a no-op)."""
+    from xlapy.compat.v1.ops.array_ops import no_op, rank as rank_of
+    x = tensor(x)
+    r = int(rank)
+    if x.shape.ndims is not None:
+        if x.shape.ndims < r:
+            raise InvalidArgumentError(f"{message or ''}Tensor {x.name} must have rank at "
+                                       f"least {r}. Received rank {x.shape.ndims}, shape "
+                                       f"{x.shape.tf_str()}")
+        return no_op(name=name)
+    return assert_greater_equal(rank_of(x), r, data, summarize,
+                                message or f"Tensor {x.name} must have rank at least {r}",
+                                name or "assert_rank_at_least")
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    """x's rank is one of `ranks`: static when known, else a run-time Assert."""
+    from xlapy.compat.v1.ops.array_ops import no_op, rank as rank_of
+    from xlapy.compat.v1.ops.math_ops import equal, reduce_any
+    x = tensor(x)
+    allowed = tuple(int(r) for r in ranks)
+    if x.shape.ndims is not None:
+        if x.shape.ndims not in allowed:
+            raise InvalidArgumentError(f"{message or ''}Tensor {x.name} must have rank in "
+                                       f"{allowed}. Received rank {x.shape.ndims}, shape "
+                                       f"{x.shape.tf_str()}")
+        return no_op(name=name)
+    with get_default_graph().name_scope(name or "assert_rank_in"):
+        r = rank_of(x)
+        ok = reduce_any(equal(r, tensor(np.array(allowed, np.int32))))
+        if data is None:
+            data = [message or "", f"Tensor {x.name} must have rank in {allowed}; rank:", r]
+        return Assert(ok, data, summarize)
+
+
+def assert_scalar(tensor_, name=None, message=None):
+    """The tensor itself when its static shape is a scalar; ValueError otherwise (also for
+    an unknown rank, as TF)."""
+    t = tensor(tensor_)
+    if t.shape.ndims is None:
+        raise InvalidArgumentError(f"{message or ''}Expected scalar shape for {t.name}, "
+                                   "saw unknown shape.")
+    if t.shape.ndims != 0:
+        raise InvalidArgumentError(f"{message or ''}Expected scalar shape for {t.name}, saw "
+                                   f"shape: {t.shape.tf_str()}.")
+    return t
+
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
+                name=None):
+    """|x - y| <= atol + rtol * |y| element-wise (default tolerances 10 eps of the dtype,
+    as TF): static when both are constants, else a run-time Assert."""
+    from xlapy.compat.v1.ops.math_ops import abs as abs_, add, less_equal, multiply, \
+        reduce_all, subtract
+    x = tensor(x)
+    y = tensor(y, dtype=x.dtype)
+    eps = float(np.finfo(x.dtype.np).eps) if x.dtype.is_floating else 0.0
+    rtol = 10 * eps if rtol is None else rtol
+    atol = 10 * eps if atol is None else atol
+    xv, yv = constant_value(x), constant_value(y)
+    if xv is not None and yv is not None:
+        if not bool(np.all(np.abs(xv - yv) <= atol + rtol * np.abs(yv))):
+            raise InvalidArgumentError(f"{message or ''}\nx and y not equal to tolerance "
+                                       f"rtol = {rtol}, atol = {atol}: x = {xv}, y = {yv}")
+        from xlapy.compat.v1.ops.array_ops import no_op
+        return no_op(name=name)
+    with get_default_graph().name_scope(name or "assert_near"):
+        tol = add(tensor(np.asarray(atol, x.dtype.np)),
+                  multiply(tensor(np.asarray(rtol, x.dtype.np)), abs_(y)))
+        ok = reduce_all(less_equal(abs_(subtract(x, y)), tol))
+        if data is None:
+            data = [message or "", f"x and y not equal to tolerance rtol = {rtol}, atol = "
+                    f"{atol}", f"x ({x.name}) = ", x, f"y ({y.name}) = ", y]
+        return Assert(ok, data, summarize)
+
+
+def assert_proper_iterable(values):
+    """TypeError unless `values` is an iterable other than a Tensor, an ndarray or a
+    string."""
+    if isinstance(values, (Tensor, np.ndarray, str, bytes)) or not hasattr(values, "__iter__"):
+        raise InvalidTypeError(f"Expected argument 'values' to be a \"proper\" iterable. "
+                               f"Found: {type(values)}")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The floating dtype shared by `tensors` (and `dtype`, when given); float32 when there
+    is none. ValueError when they differ or one is not floating."""
+    found = dtypes.as_dtype(dtype) if dtype is not None else None
+    for t in tensors or ():
+        d = t.dtype if hasattr(t, "dtype") else None
+        if d is None:
+            continue
+        d = dtypes.as_dtype(d)
+        if found is None:
+            found = d
+        elif d != found:
+            raise InvalidArgumentError(f"{getattr(t, 'name', t)}, type={d.name}: expected "
+                                       f"type {found.name}.")
+    if found is None:
+        return dtypes.float32
+    if not found.is_floating:
+        raise InvalidArgumentError(f"Expected floating point type, got {found.name}.")
+    return found
+
+
+def is_numeric_tensor(tensor_):
+    """Whether tensor_ is a Tensor of a numeric dtype (not bool or string)."""
+    return isinstance(tensor_, Tensor) and (tensor_.dtype.is_floating or
+                                            tensor_.dtype.is_integer or
+                                            tensor_.dtype.is_complex)
