@@ -291,10 +291,23 @@ _FILES = {
                           "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient "
                           "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient",
 }
+# (one entry per file of the TF 1.x API additions of 2026-11-27; op types added there)
+_FILES.update({
+    "test_tf1_framework_misc": "",
+    "test_tf1_math_extra": "",
+    "test_tf1_metrics_losses_more": "",
+    "test_tf1_nn_image_train_more": "",
+    "test_tf1_contrib_more": "",
+})
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
 # ops without an XLA lowering, and why (they run in the executor; clusters form around them)
 EXECUTOR_ONLY = {
+    # executor-only ops of test_tf1_framework_misc
+    # executor-only ops of test_tf1_math_extra
+    # executor-only ops of test_tf1_metrics_losses_more
+    # executor-only ops of test_tf1_nn_image_train_more
+    # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",
     "Unique": "output shape depends on the data", "Where": "output shape depends on the data",

@@ -108,6 +108,9 @@ from xlapy.compat.v1.proto.meta_graph_pb import (CollectionDef, MetaGraphDef, Si
                                                  TensorInfo)
 from xlapy.compat.v1.importer import import_graph_def
 from xlapy.compat.v1 import graph_util, saved_model
+from xlapy.compat.v1.ops.api_misc import *  # noqa: F403  (IndexedSlices, init_scope, ...)
+from xlapy.compat.v1.ops.api_math_extra import *  # noqa: F403  (segment ops, special, ...)
+from xlapy.compat.v1 import sets  # tf.sets
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -1,0 +1,3 @@
+"""tf.sets: set operations on the last dimension of dense or sparse tensors."""
+
+from __future__ import annotations
