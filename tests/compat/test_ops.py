@@ -293,10 +293,18 @@ _FILES = {
 }
 # (one entry per file of the TF 1.x API additions of 2026-11-27; op types added there)
 _FILES.update({
-    "test_tf1_framework_misc": "",
-    "test_tf1_math_extra": "",
+    "test_tf1_framework_misc": "Timestamp SerializeTensor ParseTensor EncodeBase64 "
+                               "DecodeBase64 MatchingFiles",
+    "test_tf1_math_extra": "SegmentMean SegmentMax SegmentMin SegmentProd UnsortedSegmentProd "
+                           "Igamma Igammac IgammaGradA Polygamma Zeta BesselI0e BesselI1e "
+                           "NextAfter DenseToDenseSetOperation DenseToSparseSetOperation "
+                           "SparseToSparseSetOperation SetSize EditDistance",
     "test_tf1_metrics_losses_more": "",
-    "test_tf1_nn_image_train_more": "",
+    "test_tf1_nn_image_train_more": "FractionalMaxPool FractionalAvgPool FractionalMaxPoolGrad "
+                                    "FractionalAvgPoolGrad FixedUnigramCandidateSampler "
+                                    "LearnedUnigramCandidateSampler RandomPoissonV2 "
+                                    "StatelessRandomUniform StatelessRandomNormal "
+                                    "StatelessRandomUniformInt CountUpTo",
     "test_tf1_contrib_more": "",
 })
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
@@ -304,9 +312,31 @@ ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 # ops without an XLA lowering, and why (they run in the executor; clusters form around them)
 EXECUTOR_ONLY = {
     # executor-only ops of test_tf1_framework_misc
+    "Timestamp": "reads the host's clock", "SerializeTensor": "writes protobuf bytes (strings)",
+    "ParseTensor": "reads protobuf bytes (strings); its shape depends on the data",
+    "EncodeBase64": "transforms strings (XLA has no string type) on the host",
+    "DecodeBase64": "transforms strings (XLA has no string type) on the host",
+    "MatchingFiles": "lists the host's files",
     # executor-only ops of test_tf1_math_extra
+    **{op: "output shape depends on the data (its last segment id)" for op in (
+        "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")},
+    **{op: "set sizes (the output's shape) depend on the data; also strings" for op in (
+        "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation",
+        "SetSize")},
+    "EditDistance": "groups SparseTensor entries (data-dependent) and compares strings",
     # executor-only ops of test_tf1_metrics_losses_more
     # executor-only ops of test_tf1_nn_image_train_more
+    "FractionalMaxPool": "draws its pooling regions on the host; they shape the loops",
+    "FractionalAvgPool": "draws its pooling regions on the host; they shape the loops",
+    "FractionalMaxPoolGrad": "loops over pooling regions given as data",
+    "FractionalAvgPoolGrad": "loops over pooling regions given as data",
+    "FixedUnigramCandidateSampler": "draws with rejection on the host",
+    "LearnedUnigramCandidateSampler": "keeps its class counts in the session",
+    "RandomPoissonV2": "draws on the host from the op's generator",
+    "StatelessRandomUniform": "NumPy's generator seeded by the seed tensor",
+    "StatelessRandomNormal": "NumPy's generator seeded by the seed tensor",
+    "StatelessRandomUniformInt": "NumPy's generator seeded by the seed tensor",
+    "CountUpTo": "reads and writes the session's variable store",
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",

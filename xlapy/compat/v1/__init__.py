@@ -111,6 +111,8 @@ from xlapy.compat.v1 import graph_util, saved_model
 from xlapy.compat.v1.ops.api_misc import *  # noqa: F403  (IndexedSlices, init_scope, ...)
 from xlapy.compat.v1.ops.api_math_extra import *  # noqa: F403  (segment ops, special, ...)
 from xlapy.compat.v1 import sets  # tf.sets
+from xlapy.compat.v1.ops.nnx_io import count_up_to
+from xlapy.compat.v1.ops.nnx_random import random_poisson
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -67,3 +67,46 @@ InvalidTypeError = type("InvalidTypeError", (InvalidArgumentError, TypeError), {
 SessionClosedError = type("SessionClosedError", (CancelledError, RuntimeError), {
     "__doc__": "Session.run on a closed session (TF raised RuntimeError).",
     "__module__": __name__})
+
+_BY_CODE = {c.error_code: c for c in (
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError,
+    FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError, InternalError,
+    UnavailableError, DataLossError, UnauthenticatedError)}
+
+
+class _Status:
+    """What TF's C API functions wrote their outcome to: a code (tf.errors.OK, ...) and a
+    message. Code set through `code` (or set(code, message))."""
+
+    def __init__(self):
+        self.code = OK
+        self.message = ""
+
+    def set(self, code, message=""):
+        self.code, self.message = int(code), str(message)
+
+
+class raise_exception_on_not_ok_status:
+    """Context manager of old TF scripts around pywrap calls: yields a status object and,
+    on leaving the block, raises the tf.errors class of its code (with its message) when
+    the code is not OK.
+
+        with tf.errors.raise_exception_on_not_ok_status() as status:
+            some_call(..., status)
+    """
+
+    def __enter__(self):
+        self.status = _Status()
+        return self.status
+
+    def __exit__(self, type_arg, value_arg, traceback_arg):
+        try:
+            code = self.status.code
+            if code != OK:
+                cls = _BY_CODE.get(code, UnknownError)
+                raise cls(self.status.message, None, None, code if cls is UnknownError
+                          else None)
+        finally:
+            del self.status
+        return False

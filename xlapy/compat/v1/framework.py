@@ -162,7 +162,7 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._ids = itertools.count()
         self._name_stack = ""
-        self._device_stack: list[str | None] = []
+        self._device_stack: list = []   # device names, None, or device functions
         self._control_stack: list[list[Operation] | None] = []
         self._attr_stack: list[dict] = []
         self._gradient_overrides: list[dict] = []   # gradient_override_map blocks
@@ -198,8 +198,12 @@ class Graph:
             if op_type in overrides:
                 full_attrs["_gradient_op_type"] = overrides[op_type]
                 break
+        device = self._current_device()
         op = Operation(self, op_type, name, inputs, full_attrs, self._current_control(inputs),
-                       self._current_device())
+                       None if callable(device) else device)
+        if callable(device):  # a device function decides, seeing the op
+            chosen = device(op)
+            op.device = canonical_device(_device_text(chosen)) if chosen else None
         decide = op._attrs.pop("_XlaCompileFn", None)  # jit_scope(compile_ops=callable)
         if decide is not None:
             op._attrs["_XlaCompile"] = bool(decide(op))
@@ -317,7 +321,13 @@ class Graph:
     # ---- devices, control dependencies, attribute scopes -----------------------------------
     @contextlib.contextmanager
     def device(self, device_name):
-        self._device_stack.append(canonical_device(device_name) if device_name else None)
+        """Ops made inside go on `device_name`; a function (tf.train.replica_device_setter's)
+        is called with each new op and returns its device (a string, a DeviceSpec or None)."""
+        if callable(device_name):
+            self._device_stack.append(device_name)
+        else:
+            self._device_stack.append(canonical_device(_device_text(device_name))
+                                      if device_name else None)
         try:
             yield
         finally:
@@ -454,9 +464,19 @@ _DEVICE_RE = re.compile(r"(?:/job:[^/]*)?(?:/replica:\d+)?(?:/task:\d+)?"
                         r"(?:/(?:device:)?([A-Za-z_]+):(\d+|\*))?$")
 
 
-def canonical_device(spec: str) -> str:
-    """'/cpu:0', '/device:XLA_CPU:0', '/job:localhost/.../device:CPU:0' -> full TF name."""
+def _device_text(spec) -> str:
+    """A device string, or a tf.DeviceSpec's."""
+    return spec.to_string() if hasattr(spec, "to_string") else str(spec)
+
+
+def canonical_device(spec: str) -> str | None:
+    """'/cpu:0', '/device:XLA_CPU:0', '/job:localhost/.../device:CPU:0' -> full TF name.
+    A spec that names only a job, replica or task ('/job:ps/task:0', as
+    tf.train.replica_device_setter places variables) -> None: this runtime runs every job
+    in one process, so the op is placed as one without a device."""
     m = _DEVICE_RE.fullmatch(spec.strip())
+    if m and not m.group(1) and spec.strip():
+        return None
     if not m or not m.group(1):
         raise InvalidArgumentError(f"Could not parse device specification '{spec}'; expected "
                                    "e.g. '/device:CPU:0' or '/device:XLA_CPU:0'")

@@ -13,6 +13,8 @@ Because the result is ordinary graph ops, gradient ops are clustered like any ot
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
@@ -27,6 +29,29 @@ class LookupGradientError(NotFoundError, LookupError):
     """No gradient function is registered for an op on the path from xs to ys."""
 
 
+class AggregationMethod:
+    """tf.AggregationMethod: how tf.gradients adds the partial gradients of a tensor. xlapy
+    adds them with AddN whichever method is named (the sums are the same; TF's methods
+    differ in memory use)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+_AGGREGATION = (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+
+class UnconnectedGradients(enum.Enum):
+    """tf.UnconnectedGradients: what tf.gradients returns for an x that the ys do not
+    depend on: None or zeros shaped like x."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
@@ -38,7 +63,25 @@ def _ref_or_tensor(x) -> Tensor:
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None):
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
+    if aggregation_method not in _AGGREGATION:
+        raise InvalidArgumentError(f"Invalid aggregation_method specified "
+                                   f"{aggregation_method}.")
+    try:
+        unconnected = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise InvalidArgumentError(f"Unknown value for unconnected_gradients: "
+                                   f"{unconnected_gradients!r}") from None
+    out = _gradients(ys, xs, grad_ys, name, stop_gradients)
+    if unconnected is UnconnectedGradients.ZERO and any(g is None for g in out):
+        from xlapy.compat.v1.ops.array_ops import zeros_like  # (ops import this module)
+        with convert_to_tensor(_as_list(ys)[0]).graph.name_scope(name):
+            out = [zeros_like(x) if g is None else g for g, x in zip(out, _as_list(xs))]
+    return out
+
+
+def _gradients(ys, xs, grad_ys, name, stop_gradients):
     from xlapy.compat.v1.ops.array_ops import ones_like
     from xlapy.compat.v1.ops.math_ops import add_n
     ys = [convert_to_tensor(y) for y in _as_list(ys)]

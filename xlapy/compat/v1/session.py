@@ -95,6 +95,12 @@ def _flatten_fetches(fetches, graph, out: list):
         from xlapy.compat.v1.sparse_tensor import SparseTensorValue
         subs = [_flatten_fetches(t, graph, out) for t in fetches._components()]
         return lambda vals: SparseTensorValue(*[s(vals) for s in subs])
+    if getattr(fetches, "_is_indexed_slices", False):  # an IndexedSlicesValue
+        from xlapy.compat.v1.ops.misc_framework import (  # (ops import the session's modules)
+            IndexedSlicesValue)
+        parts = [fetches.values, fetches.indices, fetches.dense_shape]
+        subs = [None if t is None else _flatten_fetches(t, graph, out) for t in parts]
+        return lambda vals: IndexedSlicesValue(*[None if s is None else s(vals) for s in subs])
     if isinstance(fetches, dict):
         keys = list(fetches)
         subs = [_flatten_fetches(fetches[k], graph, out) for k in keys]

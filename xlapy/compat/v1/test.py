@@ -9,13 +9,22 @@
         tf.test.main()
 
 Each test starts with a fresh default graph (setUp resets it, as TF's TestCase did).
+tf.test.mock is unittest.mock; tf.test.Benchmark times ops (run_op_benchmark) and reports
+(report_benchmark, logged; written as a JSON line to $TEST_REPORT_FILE_PREFIX<name> when that
+is set, where TF wrote a BenchmarkEntries proto).
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
+import json
+import logging
+import os
 import tempfile
+import time
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -36,7 +45,7 @@ class _NotATest:
 
 class TestCase(unittest.TestCase):
     def setUp(self):
-        from xlapy.compat.v1.framework import reset_default_graph
+        from xlapy.compat.v1.framework import reset_default_graph  # (deferred until used)
         reset_default_graph()
         self._cached = None
 
@@ -50,8 +59,8 @@ class TestCase(unittest.TestCase):
     def session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """A Session on `graph` (default: the default graph), made the default session and
         its graph the default graph inside the block."""
-        from xlapy.compat.v1.framework import get_default_graph
-        from xlapy.compat.v1.session import Session
+        from xlapy.compat.v1.framework import get_default_graph  # (deferred until used)
+        from xlapy.compat.v1.session import Session  # (deferred until used)
         sess = Session(graph=graph if graph is not None else get_default_graph(),
                        config=config)
         with sess.graph.as_default(), sess.as_default():
@@ -63,8 +72,8 @@ class TestCase(unittest.TestCase):
     @contextlib.contextmanager
     def cached_session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """One Session per test, reused by every cached_session() call in it."""
-        from xlapy.compat.v1.framework import get_default_graph
-        from xlapy.compat.v1.session import Session
+        from xlapy.compat.v1.framework import get_default_graph  # (deferred until used)
+        from xlapy.compat.v1.session import Session  # (deferred until used)
         g = graph if graph is not None else get_default_graph()
         if self._cached is None or self._cached.graph is not g:
             self._cached = Session(graph=g, config=config)
@@ -72,7 +81,7 @@ class TestCase(unittest.TestCase):
             yield self._cached
 
     def evaluate(self, tensors):
-        from xlapy.compat.v1.session import get_default_session
+        from xlapy.compat.v1.session import get_default_session  # (deferred until used)
         sess = get_default_session()
         if sess is None:
             with self.session() as s:
@@ -176,10 +185,10 @@ def get_temp_dir() -> str:
 
 
 def _gradient_session():
-    from xlapy.compat.v1.session import get_default_session
+    from xlapy.compat.v1.session import get_default_session  # (deferred until used)
     sess = get_default_session()
     if sess is None:
-        from xlapy.compat.v1.errors import InvalidArgumentError
+        from xlapy.compat.v1.errors import InvalidArgumentError  # (deferred until used)
         raise InvalidArgumentError("compute_gradient needs a default session: call it inside "
                                    "`with tf.Session():` (or a TestCase's session())")
     return sess
@@ -190,8 +199,8 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
     """(theoretical, numerical) Jacobians of y with respect to x, each [x size, y size]
     (lists of them when x is a list): tf.gradients' against central differences of step
     `delta`, evaluated in the default session at x_init_value (random by default)."""
-    from xlapy.compat.v1.gradients import gradients
-    from xlapy.compat.v1.ops.array_ops import placeholder
+    from xlapy.compat.v1.gradients import gradients  # (deferred until used)
+    from xlapy.compat.v1.ops.array_ops import placeholder  # (deferred until used)
     sess = _gradient_session()
     if init_targets is not None:
         sess.run(init_targets)
@@ -237,3 +246,75 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
                            extra_feed_dict)
     pairs = res if isinstance(res, list) else [res]
     return max(float(np.max(np.abs(a - b))) if a.size else 0.0 for a, b in pairs)
+
+
+class Benchmark:
+    """A benchmark: subclasses define benchmark* methods that time work and call
+    report_benchmark (or run_op_benchmark, which times a session run and reports it)."""
+
+    def _get_name(self, overwrite_name=None):
+        """overwrite_name, else "<Class>.<the benchmark* method on the stack>"."""
+        if overwrite_name:
+            return overwrite_name
+        for frame in inspect.stack():
+            if frame.frame.f_locals.get("self") is self and \
+                    frame.function.startswith("benchmark"):
+                return f"{type(self).__name__}.{frame.function}"
+        return type(self).__name__
+
+    def report_benchmark(self, iters=None, cpu_time=None, wall_time=None, throughput=None,
+                         extras=None, name=None, metrics=None):
+        """Report a benchmark's numbers: logged at INFO, and appended as a JSON line to
+        $TEST_REPORT_FILE_PREFIX<name> when that variable is set."""
+        name = self._get_name(overwrite_name=name)
+        entry = {"name": name, "iters": iters, "cpu_time": cpu_time, "wall_time": wall_time,
+                 "throughput": throughput, "extras": dict(extras or {}),
+                 "metrics": list(metrics or [])}
+        logging.getLogger("xlapy.compat.v1.test").info(
+            "Benchmark [%s] iters: %s, wall_time: %s, cpu_time: %s, throughput: %s, "
+            "extras: %s", name, iters, wall_time, cpu_time, throughput, entry["extras"])
+        prefix = os.environ.get("TEST_REPORT_FILE_PREFIX")
+        if prefix:
+            path = prefix + name.replace("/", "__")
+            with open(path, "a") as f:
+                f.write(json.dumps(entry, default=str) + "\n")
+        return entry
+
+    def run_op_benchmark(self, sess, op_or_tensor, feed_dict=None, burn_iters=2,
+                         min_iters=10, store_trace=False, store_memory_usage=True,
+                         name=None, extras=None, mbs=0):
+        """Run op_or_tensor burn_iters times untimed, then min_iters times timed; report
+        and return {"iters", "wall_time" (the median seconds per run), "extras", "name",
+        "throughput" (mbs / wall_time, MB/s)}. store_trace=True adds the last run's trace
+        (Chrome trace format) to extras["full_trace_chrome_format"]."""
+        for _ in range(int(burn_iters)):
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+        deltas = []
+        for _ in range(int(min_iters)):
+            start = time.time()
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+            deltas.append(time.time() - start)
+        extras = dict(extras) if extras is not None else {}
+        if store_trace:
+            from xlapy.compat.v1.protos import RunMetadata, RunOptions  # (only for traces)
+            from xlapy.compat.v1.python.client.timeline import Timeline  # (likewise)
+            meta = RunMetadata()
+            sess.run(op_or_tensor, feed_dict=feed_dict,
+                     options=RunOptions(trace_level=RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+            extras["full_trace_chrome_format"] = \
+                Timeline(meta.step_stats).generate_chrome_trace_format()
+        median = float(np.median(deltas)) if deltas else 0.0
+        values = {"iters": int(min_iters), "wall_time": median, "extras": extras,
+                  "name": name, "throughput": mbs / median if median > 0 else 0.0}
+        self.report_benchmark(**values)
+        return values
+
+    def evaluate(self, tensors):
+        from xlapy.compat.v1.session import get_default_session  # (sessions import test)
+        return get_default_session().run(tensors)
+
+
+__all__ = ["Benchmark", "TestCase", "compute_gradient", "compute_gradient_error",
+           "get_temp_dir", "gpu_device_name", "is_built_with_cuda", "is_gpu_available",
+           "main", "mock"]

@@ -4,13 +4,16 @@ optimize_loss), contrib.framework (variable selection, arg_scope), contrib.train
 create_train_op), contrib.losses (the pre-tf.losses API), contrib.metrics (streaming
 metrics), contrib.util, contrib.predictor (SavedModel predictors),
 contrib.seq2seq and contrib.legacy_seq2seq (their sequence losses), contrib.distributions,
-contrib.lookup (lookup tables)."""
+contrib.lookup (lookup tables), contrib.cudnn_rnn (CudnnLSTM / CudnnGRU as stacks of their
+compatible cells), contrib.learn (ModeKeys, datasets.load_dataset)."""
 
 from xlapy.compat.v1.contrib import compiler
 from xlapy.compat.v1.contrib import crf
+from xlapy.compat.v1.contrib import cudnn_rnn
 from xlapy.compat.v1.contrib import distributions
 from xlapy.compat.v1.contrib import framework
 from xlapy.compat.v1.contrib import layers
+from xlapy.compat.v1.contrib import learn
 from xlapy.compat.v1.contrib import legacy_seq2seq
 from xlapy.compat.v1.contrib import lookup
 from xlapy.compat.v1.contrib import losses

@@ -339,3 +339,4 @@ from xlapy.compat.v1.image.glimpse import extract_glimpse  # noqa: E402
 from xlapy.compat.v1.image.patches import (extract_image_patches,  # noqa: E402
                                            extract_patches, rot90, sobel_edges, ssim,
                                            ssim_multiscale)
+from xlapy.compat.v1.image.transform import resize, transpose_image  # noqa: E402

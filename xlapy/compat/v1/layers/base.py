@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import GraphKeys, convert_to_tensor, get_default_graph
+from xlapy.compat.v1.layers.input_spec import assert_input_compatibility
 from xlapy.compat.v1.ops._common import snake_case
 from xlapy.compat.v1.variables import VariableScope, get_variable, variable_scope
 
@@ -21,6 +22,7 @@ class Layer:
         self._trainable_weights: list = []
         self._non_trainable_weights: list = []
         self._updates: list = []
+        self.input_spec = None  # an InputSpec (or a list of them) checked on each call
 
     name = property(lambda self: self._scope.rsplit("/", 1)[-1] if self._scope else
                     (self._name or snake_case(type(self).__name__)))
@@ -66,6 +68,7 @@ class Layer:
             shape_ = inputs.shape
             if self._dtype is None:
                 self._dtype = inputs.dtype
+        assert_input_compatibility(self.input_spec, inputs, self.name)
         if self._scope is None:
             reuse = True if self._reuse else None
             if self._name is not None:

@@ -17,3 +17,7 @@ from xlapy.compat.v1.ops.linalg_ops import log_matrix_determinant as slogdet
 from xlapy.compat.v1.ops.math_ops import matmul
 from xlapy.compat.v1.ops.array_extra_ops import (matrix_set_diag as set_diag,
                                                  matrix_triangular_solve as triangular_solve)
+from xlapy.compat.v1.ops.clip_ops import global_norm
+from xlapy.compat.v1.ops.diag_ops import matrix_transpose
+from xlapy.compat.v1.ops.mathx_linalg import cholesky_solve, expm, lstsq, pinv
+from xlapy.compat.v1.ops.mathx_special import cross

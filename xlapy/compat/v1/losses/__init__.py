@@ -8,6 +8,7 @@ from xlapy.compat.v1.losses.losses_impl import (Reduction, absolute_difference, 
                                                 get_losses, get_regularization_loss,
                                                 get_regularization_losses, get_total_loss,
                                                 hinge_loss, huber_loss, log_loss,
+                                                mean_pairwise_squared_error,
                                                 mean_squared_error, sigmoid_cross_entropy,
                                                 softmax_cross_entropy,
                                                 sparse_softmax_cross_entropy)

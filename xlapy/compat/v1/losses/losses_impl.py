@@ -18,8 +18,9 @@ from xlapy.compat.v1.framework import GraphKeys, get_default_graph
 from xlapy.compat.v1.ops._common import tensor
 from xlapy.compat.v1.ops.array_ops import ones_like, size, zeros_like
 from xlapy.compat.v1.ops.index_ops import where
-from xlapy.compat.v1.ops.math_ops import (abs, add, add_n, cast, equal, log, minimum,
-                                          multiply, negative, reduce_sum, square, subtract)
+from xlapy.compat.v1.ops.math_ops import (abs, add, add_n, cast, equal, greater, log,
+                                          maximum, minimum, multiply, negative, reduce_sum,
+                                          square, subtract)
 from xlapy.compat.v1.ops.nn_ops import (relu, sigmoid_cross_entropy_with_logits,
                                         softmax_cross_entropy_with_logits,
                                         sparse_softmax_cross_entropy_with_logits)
@@ -231,3 +232,42 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     with get_default_graph().name_scope(scope or "sparse_softmax_cross_entropy_loss") as s:
         xent = sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(xent, weights, s, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
+                                loss_collection=GraphKeys.LOSSES):
+    """For each batch row, the mean over pairs of its elements of
+    ((p_i - l_i) - (p_j - l_j))^2, i.e. 2 sum(d^2) / (n - 1) - 2 (sum d)^2 / (n (n - 1))
+    with d = predictions - labels and n the row's number of elements with a nonzero weight;
+    the rows' values times `weights` (a scalar or [batch_size, 1, ...]) are summed. No
+    reduction argument: the result is that sum (0 when no weight is nonzero)."""
+    with get_default_graph().name_scope(scope or "mean_pairwise_squared_error"):
+        lab, p = _pair(labels, predictions, "mean_pairwise_squared_error")
+        w = _f32(weights)
+        rank = p.shape.ndims
+        if rank is None:
+            raise InvalidArgumentError("mean_pairwise_squared_error: the rank of predictions "
+                                       "must be known")
+        if w.shape.ndims not in (None, 0):
+            if w.shape.ndims != rank or any(
+                    a is not None and b is not None and a not in (1, b)
+                    for a, b in zip(w.shape.dims, p.shape.dims)):
+                raise InvalidArgumentError(
+                    f"mean_pairwise_squared_error: weights shape {w.shape.as_list()} can not "
+                    f"be broadcast to values shape {p.shape.as_list()}")
+        diffs = subtract(p, lab)
+        axes = list(range(1, rank))
+        present = multiply(where(equal(w, 0.0), zeros_like(w), ones_like(w)), ones_like(diffs))
+
+        def per_row(x):
+            return reduce_sum(x, axes, keepdims=True) if axes else x
+        n = per_row(present)
+        one, two = tensor(np.float32(1.0)), tensor(np.float32(2.0))
+        zero = tensor(np.float32(0.0))
+        term1 = multiply(two, div_no_nan(per_row(square(diffs)), maximum(subtract(n, one), zero)))
+        term2 = multiply(two, div_no_nan(square(per_row(diffs)),
+                                         maximum(multiply(n, subtract(n, one)), zero)))
+        loss = reduce_sum(multiply(subtract(term1, term2), w))
+        loss = where(greater(reduce_sum(n), zero), loss, zeros_like(loss), name="value")
+        add_loss(loss, loss_collection)
+        return loss

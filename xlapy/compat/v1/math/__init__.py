@@ -28,3 +28,10 @@ from xlapy.compat.v1.ops.trig_ops import (acos, acosh, asin, asinh, atan, atan2,
                                           multiply_no_nan, reciprocal_no_nan, rint, sinh, tan,
                                           xdivy, xlogy)
 from xlapy.compat.v1.ops.spectral_ops import angle, conj, imag, real
+from xlapy.compat.v1.ops.mathx_segment import (segment_max, segment_mean, segment_min,
+                                               segment_prod, sparse_segment_mean,
+                                               sparse_segment_sqrt_n, sparse_segment_sum,
+                                               unsorted_segment_mean, unsorted_segment_prod,
+                                               unsorted_segment_sqrt_n)
+from xlapy.compat.v1.ops.mathx_special import (bessel_i0e, bessel_i1e, igamma, igammac, lbeta,
+                                               nextafter, polygamma, polyval, zeta)

@@ -12,7 +12,10 @@ from xlapy.compat.v1.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_
 from xlapy.compat.v1.ops.sparse_ops import sparse_tensor_to_dense as to_dense
 from xlapy.compat.v1.ops.sparse_ops import sparse_transpose as transpose
 from xlapy.compat.v1.sparse_tensor import SparseTensor
+from xlapy.compat.v1.ops.mathx_segment import sparse_segment_mean as segment_mean
+from xlapy.compat.v1.ops.mathx_segment import sparse_segment_sqrt_n as segment_sqrt_n
+from xlapy.compat.v1.ops.mathx_segment import sparse_segment_sum as segment_sum
 
 __all__ = ["SparseTensor", "add", "concat", "from_dense", "matmul", "placeholder",
-           "reduce_sum", "reorder", "reshape", "retain", "sparse_dense_matmul", "to_dense",
-           "transpose"]
+           "reduce_sum", "reorder", "reshape", "retain", "segment_mean", "segment_sqrt_n",
+           "segment_sum", "sparse_dense_matmul", "to_dense", "transpose"]

@@ -61,3 +61,10 @@ from xlapy.compat.v1.train.input import (batch, input_producer,
 from xlapy.compat.v1.train.example_pb import (BytesList, Example, Feature, FeatureList,
                                               FeatureLists, Features, FloatList, Int64List,
                                               SequenceExample)
+from xlapy.compat.v1.train.input_more import (batch_join, limit_epochs, match_filenames_once,
+                                              maybe_batch, maybe_batch_join,
+                                              maybe_shuffle_batch, maybe_shuffle_batch_join,
+                                              shuffle_batch_join)
+from xlapy.compat.v1.train.device_setter import ClusterSpec, replica_device_setter
+from xlapy.compat.v1.train.learning_rate_decay import (
+    piecewise_constant as piecewise_constant_decay)

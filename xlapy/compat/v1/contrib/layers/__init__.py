@@ -9,7 +9,8 @@
 - fully_connected (variables `fully_connected/weights` and `/biases`, applied to the last
   dimension; normalizer_fn replaces the bias) and flatten.
 - layer_norm, embed_sequence, optimize_loss (misc.py); conv2d, pooling, batch_norm,
-  dropout (conv.py).
+  dropout (conv.py); group_norm, instance_norm, summarize_activation(s),
+  apply_regularization (norms.py).
 """
 
 from __future__ import annotations
@@ -203,13 +204,18 @@ from xlapy.compat.v1.contrib.layers.conv import (avg_pool2d, batch_norm,  # noqa
 from xlapy.compat.v1.contrib.layers.misc import (OPTIMIZER_CLS_NAMES,  # noqa: E402
                                                  embed_sequence, layer_norm,
                                                  one_hot_encoding, optimize_loss)
+from xlapy.compat.v1.contrib.layers.norms import (apply_regularization,  # noqa: E402
+                                                  group_norm, instance_norm,
+                                                  summarize_activation,
+                                                  summarize_activations,
+                                                  summarize_collection)
 from xlapy.compat.v1.contrib.framework.arg_scope import add_arg_scope  # noqa: E402
 
 # (slim's layers take their defaults from arg_scope blocks)
 (fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
- dropout, layer_norm, one_hot_encoding) = (add_arg_scope(f) for f in (
+ dropout, layer_norm, one_hot_encoding, group_norm, instance_norm) = (add_arg_scope(f) for f in (
      fully_connected, flatten, conv2d, conv2d_transpose, max_pool2d, avg_pool2d, batch_norm,
-     dropout, layer_norm, one_hot_encoding))
+     dropout, layer_norm, one_hot_encoding, group_norm, instance_norm))
 
 
 def repeat(inputs, repetitions, layer, *args, **kwargs):
