@@ -236,6 +236,21 @@ ENTRY e {
   ROOT r = f32[8,7] reduce(x, init), dimensions={1}, to_apply=min_f32
 }""", [_COLUMNS], np.min(_COLUMNS, axis=1))  # NaN in row 0 (XLA: the other elements' min)
 
+_NEG_NAN = np.array([1.0, 0, 1.5], np.float32)
+_NEG_NAN.view(np.uint32)[1] = 0xFFC00000  # x86's invalid-operation NaN (sign bit set)
+CASES["clamp-nan-sign"] = (
+    """HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  lo = f32[3] parameter(1)
+  hi = f32[3] parameter(2)
+  c = f32[3] clamp(lo, x, hi)
+  t = (f32[1], s32[1]) topk(c), k=1, largest=true
+  ROOT i = s32[1] get-tuple-element(t), index=1
+}""", [_NEG_NAN, np.full(3, 0.5, np.float32), np.full(3, 2, np.float32)],
+    [2])  # -NaN is below every number (XLA: +NaN above them, index 1); bounds that are
+# constants XLA rewrites to maximum and minimum, which keep the -NaN
+
 CASES["scatter-bound-in-index-type"] = (
     """HloModule m
 mn {

@@ -270,6 +270,17 @@ DEVIATIONS = [
         "xlapy computes them",
         _batch_grouped_conv, None, _AsXla),
     Deviation(
+        "clamp-nan-sign",
+        "XLA:CPU's clamp(lo, x, hi) of a NaN x is its maximum(lo, x), which ands the two "
+        "sign bits, then the minimum with hi, which keeps that NaN: a -NaN clamped above a "
+        "lo >= +0 comes out +NaN (hi's sign plays no part), which a TOTALORDER compare "
+        "sees. x86's invalid-operation NaN is negative, so pow(-0.7, 0.37) clamped to "
+        "[0.3, 2] sorts above every number in XLA and below them in HLO, which leaves NaN "
+        "signs to the implementation; xlapy keeps x's NaN (hlo 32007639). Bounds that are "
+        "constants XLA rewrites into a maximum and a minimum of x first, which keep it",
+        lambda i: i.opcode == "clamp" and i.shape.is_array
+        and i.shape.element_type.is_float, None, _AsXla),
+    Deviation(
         "atan2-of-two-subnormals",
         "XLA:CPU's atan2 divides y by x: with both subnormal (read as zeros) that is 0/0 and "
         "gives NaN, where its tests for zero operands see nonzero values; atan2(+-0, +-0) is "

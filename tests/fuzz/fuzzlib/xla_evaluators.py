@@ -65,6 +65,12 @@ class _AsXla(_Mimic):
             out = np.where(over_zero, half, out)
             out = np.where(one, y.astype(out.dtype), out)
             return np.where(left, np.asarray(-np.pi, out.dtype), out)
+        elif instr.opcode == "clamp" and self.on("clamp-nan-sign"):
+            out = np.asarray(super().apply(rule, instr, operands))
+            lo, x = (np.broadcast_to(np.asarray(o), out.shape) for o in operands[:2])
+            # a NaN x keeps its sign bit only where lo's is set too
+            positive = np.isnan(x) & ~np.isnan(lo) & ~np.signbit(lo)
+            return np.where(positive, np.abs(out), out).astype(out.dtype)
         elif _grouped_conv(instr) and self.on("grouped-conv-nan-across-groups"):
             return super().apply(rule, *_one_group(instr, operands))
         elif (_batch_grouped_conv(instr)
