@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.contrib.layers.misc import _collections
 from xlapy.compat.v1.errors import InvalidArgumentError
 from xlapy.compat.v1.framework import GraphKeys, get_default_graph
 from xlapy.compat.v1.ops._common import tensor
@@ -36,15 +37,6 @@ from xlapy.compat.v1.variables import (get_variable, ones_initializer, variable_
 ACTIVATIONS = "activations"  # tf.GraphKeys.ACTIVATIONS
 WEIGHTS = "weights"  # tf.GraphKeys.WEIGHTS
 DATA_FORMAT_NCHW, DATA_FORMAT_NHWC = "NCHW", "NHWC"
-
-
-def _collections(variables_collections, name):
-    base = [GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES]
-    if variables_collections is None:
-        return base
-    extra = variables_collections.get(name, []) if isinstance(variables_collections, dict) \
-        else list(variables_collections)
-    return base + [c for c in extra if c not in base]
 
 
 def _params(x, n, center, scale, param_initializers, variables_collections, trainable):
