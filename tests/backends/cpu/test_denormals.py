@@ -181,3 +181,31 @@ def test_bf16_result_flushed_in_f32_before_its_rounding(op):
     assert np.float32(np.asarray(ieee).ravel()[0]) == np.float32(bf16(-1.17549e-38))
     for got in (cpu, ftz):
         np.testing.assert_array_equal(np.asarray(got).view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("n", [2, 64])
+def test_divide_by_a_subnormal_constant_divides_by_zero(monkeypatch, t, n):
+    """x / c for a subnormal power of two c (2^-127, 2^-1023): LLVM rewrote it as
+    x * (1 / c), exact in IEEE, where the code runs with denormals read as zero and XLA
+    divides by zero (fuzz jax 33004101: 0 / 2^-1023 was 0, XLA NaN). Scalar and vector
+    loops; with --xla_cpu_ftz=false the division is IEEE's."""
+    c = {"f32": "5.877471754111438e-39", "f64": "1.1125369292536007e-308"}[t]
+    dt = {"f32": np.float32, "f64": np.float64}[t]
+    text = f"""HloModule m
+ENTRY e {{
+  x = {t}[{n}] parameter(0)
+  c = {t}[] constant({c})
+  b = {t}[{n}] broadcast(c), dimensions={{}}
+  ROOT d = {t}[{n}] divide(x, b)
+}}"""
+    x = np.resize(np.array([0.0, 1.0, -2.0, 0.0], dt), n)
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=true")
+    got = np.asarray(CpuCompiler().compile(parse(text)).run(x))
+    with np.errstate(all="ignore"):
+        want = x / dt(0.0)   # XLA's: the divisor read as +0
+    np.testing.assert_array_equal(got, want)
+    monkeypatch.setenv("XLAPY_FLAGS", "--xla_cpu_ftz=false")
+    ieee = np.asarray(CpuCompiler().compile(parse(text)).run(x))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(ieee, x / dt(float(c)))

@@ -184,6 +184,8 @@ def _arith(em, instr, gens, index):
             # cpu (libm's fmod) but the NVPTX target expands it inexactly
             return _float_binary(em, t, x, y, lambda a, c: _math(em, "fmod", a, c))
         op = getattr(b, _FLOAT_BINARY[instr.opcode])
+        if instr.opcode == "divide":
+            y = T.flushed_divisor(b, y)
         return _float_binary(em, t, x, y, op)
     if t.is_pred:
         if instr.opcode in ("add", "subtract"):
