@@ -185,7 +185,11 @@ def _arith(em, instr, gens, index):
             return _float_binary(em, t, x, y, lambda a, c: _math(em, "fmod", a, c))
         op = getattr(b, _FLOAT_BINARY[instr.opcode])
         if instr.opcode == "divide":
-            y = T.flushed_divisor(b, y)
+            # the divisor flushed first: LLVM turns x / c for a power of two c into x * (1/c),
+            # exact in IEEE, also for c = 2^-1023, a subnormal that the divide reads as zero
+            # under DAZ, where XLA divides by zero (fuzz jax 33004101). Flushed, a constant
+            # folds to that zero; a run-time divisor costs a compare and a select.
+            y = T.flush_subnormal(b, y)
         return _float_binary(em, t, x, y, op)
     if t.is_pred:
         if instr.opcode in ("add", "subtract"):

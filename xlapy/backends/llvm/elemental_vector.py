@@ -127,8 +127,8 @@ def _vector_gen(em, instr, g, dim: int, lanes: int, count: int | None):
         x, y = (vector_gen(em, o, dim, lanes, count) for o in instr.operands)
         if x is None or y is None:
             return None
-        if op == "divide":
-            return lambda index: em.b.fdiv(x(index), T.flushed_divisor(em.b, y(index)))
+        if op == "divide":  # (the divisor flushed first: elemental_ops._arith)
+            return lambda index: em.b.fdiv(x(index), T.flush_subnormal(em.b, y(index)))
         if op in _BINARY:
             return lambda index: getattr(em.b, _BINARY[op])(x(index), y(index))
         fn = T.intrinsic(em.module, _MINMAX[op], vty, 2)

@@ -215,16 +215,6 @@ def f32_to_bf16_bits(b: ir.IRBuilder, v):
     return b.trunc(b.lshr(out, ir.Constant(I32, 16)), I16)
 
 
-def flushed_divisor(b: ir.IRBuilder, y):
-    """y, a divisor, flushed (flush_subnormal): the divide reads a subnormal divisor as zero
-    under DAZ anyway, but LLVM turns x / c for a power of two c into x * (1 / c), exact in
-    IEEE, also for c = 2^-1023, a subnormal: x * 2^1023 where XLA divides by zero (fuzz jax
-    33004101, 0 / 1.1e-308 is NaN in XLA). Flushed first, a constant divisor folds to the
-    zero the hardware would read (a splat in a vector loop too), and a run-time one costs a
-    compare and a select beside the division."""
-    return flush_subnormal(b, y)
-
-
 def flush_subnormal(b: ir.IRBuilder, v):
     """v (an f32 or f64 value or vector) with a subnormal replaced by a zero of its sign, in a
     module whose code runs with denormals flushed (the emitter sets `flush_denormals` on the

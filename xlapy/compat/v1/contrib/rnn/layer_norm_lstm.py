@@ -21,6 +21,19 @@ from xlapy.compat.v1.variables import constant_initializer, get_variable, variab
 _NORMS = ("input", "transform", "forget", "output", "state")
 
 
+def norm_variables(names, n: int, dtype, gain: float, shift: float) -> dict:
+    """{name: (gamma, beta)}: a layer normalization's [n] scale and shift per name, each in
+    a variable scope of that name (the LSTM cells' layer-norm variables, as TF names them)."""
+    out = {}
+    for name in names:
+        with variable_scope(name):
+            out[name] = (get_variable("gamma", [n], dtype=dtype,
+                                      initializer=constant_initializer(gain)),
+                         get_variable("beta", [n], dtype=dtype,
+                                      initializer=constant_initializer(shift)))
+    return out
+
+
 class LayerNormBasicLSTMCell(RNNCell):
     def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=tanh,
                  layer_norm=True, norm_gain=1.0, norm_shift=0.0, dropout_keep_prob=1.0,
@@ -45,15 +58,8 @@ class LayerNormBasicLSTMCell(RNNCell):
         self._v_kernel = get_variable("kernel", [input_depth + n, 4 * n], dtype=dtype)
         if not self._layer_norm:
             self._v_bias = get_variable("bias", [4 * n], dtype=dtype)
-        self._norm_vars = {}
-        if self._layer_norm:
-            for name in _NORMS:
-                with variable_scope(name):
-                    self._norm_vars[name] = (
-                        get_variable("gamma", [n], dtype=dtype,
-                                     initializer=constant_initializer(self._g)),
-                        get_variable("beta", [n], dtype=dtype,
-                                     initializer=constant_initializer(self._b)))
+        self._norm_vars = norm_variables(_NORMS, n, dtype, self._g, self._b) \
+            if self._layer_norm else {}
 
     @property
     def variables(self):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.compat.v1 import nest
+from xlapy.compat.v1.contrib.rnn.layer_norm_lstm import norm_variables
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import get_default_graph
 from xlapy.compat.v1.ops._common import tensor
@@ -384,14 +385,8 @@ class CoupledInputForgetGateLSTMCell(RNNCell):
                                              self._unit_shards, self._initializer)
         self._v_B = get_variable("B", [3 * n], dtype=dtype, initializer=zeros_initializer())
         if self._layer_norm:
-            self._norm_vars = {}
-            for name in ("transform", "forget", "output", "state"):
-                with variable_scope(name):
-                    self._norm_vars[name] = (
-                        get_variable("gamma", [n], dtype=dtype,
-                                     initializer=constant_initializer(self._g)),
-                        get_variable("beta", [n], dtype=dtype,
-                                     initializer=constant_initializer(self._b)))
+            self._norm_vars = norm_variables(("transform", "forget", "output", "state"), n,
+                                             dtype, self._g, self._b)
         if self._use_peepholes:
             self._v_W_F_diag = get_variable("W_F_diag", [n], dtype=dtype,
                                             initializer=self._initializer)
