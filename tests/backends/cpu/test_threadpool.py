@@ -116,8 +116,10 @@ def test_jobs_of_different_sizes_under_contention_never_hang(tmp_path):
     run a chunk of the new job twice and push `done` past the chunk count, so the caller
     waited forever. It showed with a 2-chunk job followed by a many-chunk job while
     OpenBLAS's own spinning workers kept descheduling xlapy's (about one run in two of this
-    loop hung before the fix). The loop runs in a child process for at most 45 s of calls
-    (so a loaded machine runs fewer, not slower); a hang shows as the 150 s deadline."""
+    loop of 15,000 calls hung before the fix). The loop runs in a child process for at most
+    15 s of calls in `make test` (so a loaded machine runs fewer, not slower;
+    XLAPY_STRESS_SECONDS=45 for the full 15,000); a hang shows as the deadline."""
+    seconds = float(os.environ.get("XLAPY_STRESS_SECONDS", "15"))
     script = tmp_path / "stress.py"
     script.write_text(f"""
 import os, numpy as np
@@ -134,7 +136,7 @@ def f(x, y):
 g = xp.jit(f)
 want = np.tanh(y) * np.sum(x * x, -1)[0] + np.sum(x * x, -1)[1]
 import time
-stop = time.monotonic() + 45           # at most 15,000 calls; fewer on a loaded machine
+stop = time.monotonic() + {seconds}   # at most 15,000 calls; fewer on a loaded machine
 i = 0
 while i < 15000 and time.monotonic() < stop:
     out = g(x, y)
@@ -146,7 +148,7 @@ print("max-error", float(np.max(np.abs(out - want))) / scale)
 """)
     try:
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              timeout=150)
+                              timeout=seconds + 105)
     except subprocess.TimeoutExpired:
         pytest.fail("the thread pool hung (the caller waited for a chunk count never reached)")
     assert proc.returncode == 0, proc.stderr

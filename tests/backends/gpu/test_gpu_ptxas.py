@@ -1,13 +1,16 @@
 """Every module of the tests/hlo corpus lowers to PTX that NVIDIA's ptxas assembles for
 sm_80 and sm_90 (no GPU needed).
 
-Every module's PTX is generated for sm_80 and assembled for sm_80 and for sm_90 (PTX runs
-on later architectures); the .hlo half of the corpus is also generated for sm_90 and
-assembled for it, so both code generation targets are checked without paying LLVM twice
-for all 96 modules. The PTX is made in a small process pool (LLVM's NVPTX code generation
-is the slow part; a PTX already made from the same LLVM IR by the same codegen.py, LLVM and
-libdevice is reused from pytest's cache directory, .pytest_cache/d/gpu_ptx), ptxas runs
-in parallel threads, always; one test per module checks its result.
+Every module's PTX is generated for sm_80 and assembled for sm_80 and for sm_90 (PTX runs on
+later architectures); every third module of the .hlo half of the corpus is also generated
+for sm_90 and assembled for it, so both code generation targets are checked without paying
+LLVM twice for every module (the sm_90 code differs from sm_80's only in its target line and
+the instructions LLVM may pick, so a sample of the op set catches a generator that breaks
+there; XLAPY_PTXAS_ALL=1 generates every module for both). The PTX is made in a small
+process pool (LLVM's NVPTX code generation is the slow part; a PTX already made from the
+same LLVM IR by the same codegen.py, LLVM and libdevice is reused from pytest's cache
+directory, .pytest_cache/d/gpu_ptx), ptxas runs in parallel threads, always; one test per
+module checks its result.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ CORPUS, FILES, ptxas = corpus.CORPUS, corpus.FILES, corpus.ptxas
 def _plans(filename: str) -> list:
     """[(arch generated for, [archs assembled for])]"""
     plans = [(80, [80, 90])]
-    if not filename.endswith(".opt.hlo"):
+    if not filename.endswith(".opt.hlo") and (FILES.index(filename) % 3 == 0
+                                               or os.environ.get("XLAPY_PTXAS_ALL") == "1"):
         plans.append((90, [90]))
     return plans
 
