@@ -70,7 +70,7 @@ from xlapy.compat.v1.variables import (AUTO_REUSE, Variable, VariableScope,
                                        truncated_normal_initializer, variable_scope,
                                        variables_initializer, zeros_initializer)
 from xlapy.compat.v1 import app, contrib, losses, nn, summary, train
-from xlapy.compat.v1 import compat, function, gfile, logging, python, test
+from xlapy.compat.v1 import compat, function, gfile, logging, python
 from xlapy.compat.v1.app import flags
 from xlapy.compat.v1.ops.api import *  # noqa: F403  (control flow, gathers, ...)
 from xlapy.compat.v1 import layers, nest
@@ -121,7 +121,18 @@ __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows
 VERSION = __version__
 
 
+# submodules imported on first use (tf.test imports unittest: about 13 ms of every import)
+_LAZY_SUBMODULES = ("test",)
+
+
 def __getattr__(name):
     if name in ("Summary", "Event", "SessionLog", "HistogramProto"):  # tf.Summary protobufs
         return getattr(summary, name)
+    if name in _LAZY_SUBMODULES:
+        import importlib  # (the lazy submodules above)
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'xlapy.compat.v1' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

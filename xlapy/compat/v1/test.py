@@ -24,7 +24,6 @@ import os
 import tempfile
 import time
 import unittest
-from unittest import mock
 
 import numpy as np
 
@@ -317,4 +316,13 @@ class Benchmark:
 
 __all__ = ["Benchmark", "TestCase", "compute_gradient", "compute_gradient_error",
            "get_temp_dir", "gpu_device_name", "is_built_with_cuda", "is_gpu_available",
-           "main", "mock"]
+           "main"]  # (and mock, imported on first use: __getattr__)
+
+
+def __getattr__(name):
+    """tf.test.mock, imported on first use: unittest.mock imports asyncio (about 25 ms of
+    every `import xlapy.compat.v1`, and its teardown at exit, when this module was eager)."""
+    if name == "mock":
+        from unittest import mock  # (see above)
+        return mock
+    raise AttributeError(f"module 'xlapy.compat.v1.test' has no attribute '{name}'")
