@@ -143,3 +143,43 @@ def test_errors():
         xp.grad(lambda x: lapack.geqrf_p.bind(x)[0].sum())(np.eye(3, dtype=np.float32))
     with pytest.raises(XlapyError, match="qr: mode must be"):
         xnp.linalg.qr(np.eye(3, dtype=np.float32), "bogus")
+
+
+C = np.array([[2 + 1j, 0.5], [0.3j, 3 - 0.5j]], np.complex64)
+CV = np.array([3 + 4j, 1j, -2 + 0.5j], np.complex64)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("linalg.det", lambda: xnp.linalg.det(C)), ("linalg.inv", lambda: xnp.linalg.inv(C)),
+    ("linalg.solve", lambda: xnp.linalg.solve(C, C[0])),
+    ("linalg.slogdet", lambda: xnp.linalg.slogdet(C)),
+    ("linalg.cholesky", lambda: xnp.linalg.cholesky(C)),
+    ("linalg.eigh", lambda: xnp.linalg.eigh(C)), ("linalg.svd", lambda: xnp.linalg.svd(C)),
+    ("linalg.qr", lambda: xnp.linalg.qr(C)), ("linalg.pinv", lambda: xnp.linalg.pinv(C)),
+    ("linalg.norm", lambda: xnp.linalg.norm(C, 2)),
+    ("linalg.det", lambda: xp.jit(xnp.linalg.det)(C)),
+    ("scipy.linalg.lu_factor", lambda: xsl.lu_factor(C)),
+    ("scipy.linalg.solve_triangular", lambda: xsl.solve_triangular(C, C[0])),
+])
+def test_complex_matrices_are_refused_by_name(name, call):
+    """Regression: the real LAPACK calls took complex input's real part (det of a complex
+    matrix returned a real number, silently)."""
+    from xlapy.errors import XlapyError
+    with pytest.raises(XlapyError, match=f"{name}: complex matrices are not supported"):
+        call()
+
+
+@pytest.mark.parametrize("ord_, axis", [(None, None), (1, None), (np.inf, None),
+                                        (-np.inf, None), (0, None), (3, None), (2, None)])
+def test_norms_of_complex_vectors_and_matrices(ord_, axis):
+    """Every norm but the singular-value ones depends on |x|: complex input gives NumPy's."""
+    for x in (CV, C):
+        if x.ndim == 2 and ord_ in (0, 3, 2):
+            continue   # (no such matrix norms, or one by singular values)
+        want = np.linalg.norm(x, ord_, axis)
+        for f in (xnp.linalg.norm, xp.jit(xnp.linalg.norm, static_argnums=(1, 2))):
+            got = f(x, ord_, axis)
+            assert np.dtype(got.dtype) == np.float32
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(xnp.linalg.norm(C, axis=1)),
+                               np.linalg.norm(C, axis=1), rtol=1e-6)

@@ -3,12 +3,13 @@ xlapy.lax.lapack (which lower to the custom-calls JAX emits, so a module does wh
 does: the same routines, the same NaN masking of failed factorizations) and on
 xlapy.lax.linalg.cholesky.
 
-Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the
-default float type). Eager, under jit and under vmap. Differentiable in forward and
-reverse mode, as JAX defines the derivatives (xlapy/lax/lapack_ad.py, and qr's custom_jvp
-in xlapy/numpy/_qr.py): solve, inv, det, slogdet, cholesky, eigh (distinct eigenvalues),
-svd (full_matrices=True only for square matrices, as in JAX), qr, and what is built from
-them (pinv, lstsq, norm).
+Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the default
+float type; complex matrices raise an XlapyError naming the function, except in eig and
+eigvals, and in norm where only |x| matters). Eager, under jit and under vmap.
+Differentiable in forward and reverse mode, as JAX defines the derivatives
+(xlapy/lax/lapack_ad.py, and qr's custom_jvp in xlapy/numpy/_qr.py): solve, inv, det,
+slogdet, cholesky, eigh (distinct eigenvalues), svd (full_matrices=True only for square
+matrices, as in JAX), qr, and what is built from them (pinv, lstsq, norm).
 """
 
 from __future__ import annotations
@@ -31,9 +32,16 @@ __all__ = ["cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lsts
            "cond", "cross", "matrix_norm", "outer", "tensorinv", "tensorsolve", "vector_norm"]
 
 
-def _float(a):
+def _float(a, name: str = "linalg"):
+    """a as f32 or f64 (LAPACK's real routines); integers and bools are promoted. Complex
+    matrices are refused by name: the LAPACK calls here are the real ones (only eig and
+    eigvals take complex matrices), and casting would drop the imaginary parts."""
     a = asarray(a)
     dt = np.dtype(a.dtype)
+    if dt.kind == "c":
+        raise XlapyError(f"{name}: complex matrices are not supported (xlapy runs LAPACK's "
+                         f"real routines here; only linalg.eig and linalg.eigvals take "
+                         f"complex input), got {dt.name}")
     if dt not in (np.float32, np.float64):   # LAPACK works in f32/f64
         wide = dt.itemsize > 2 and np.dtype(float_dtype_for(dt)).itemsize == 8
         return cast(a, np.float64 if wide else np.float32)
@@ -104,7 +112,7 @@ def _broadcast_batch(a, b):
 
 
 def solve(a, b):
-    a, b = _float(a), _float(b)
+    a, b = _float(a, "linalg.solve"), _float(b, "linalg.solve")
     _square("solve", a)
     vector = len(shape(b)) == 1
     if vector:
@@ -118,7 +126,7 @@ def solve(a, b):
 
 
 def inv(a):
-    a = _float(a)
+    a = _float(a, "linalg.inv")
     _square("inv", a)
     n = shape(a)[-1]
     from xlapy.numpy._core import broadcast_to
@@ -132,7 +140,7 @@ def _parity(piv):
 
 
 def slogdet(a):
-    a = _float(a)
+    a = _float(a, "linalg.slogdet")
     _square("slogdet", a)
     lu, piv, _, _ = lu_factor_raw(a)
     d = diagonal(lu, 0, -2, -1)
@@ -145,7 +153,7 @@ def slogdet(a):
 
 
 def det(a):
-    a = _float(a)
+    a = _float(a, "linalg.det")
     _square("det", a)
     lu, piv, _, _ = lu_factor_raw(a)
     from xlapy.numpy._reductions import prod
@@ -156,14 +164,14 @@ def det(a):
 # ---- Cholesky, eigh, SVD, QR ---------------------------------------------------------------
 
 def cholesky(a, *, upper=False):
-    a = _float(a)
+    a = _float(a, "linalg.cholesky")
     _square("cholesky", a)
     c = _lax_cholesky(a)
     return _mT(c) if upper else c
 
 
 def eigh(a, UPLO="L", symmetrize_input=True):
-    a = _float(a)
+    a = _float(a, "linalg.eigh")
     _square("eigh", a)
     if symmetrize_input:
         a = (a + _mT(a)) / 2
@@ -176,7 +184,7 @@ def eigvalsh(a, UPLO="L"):
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    a = _float(a)
+    a = _float(a, "linalg.svd")
     if len(shape(a)) < 2:
         raise XlapyError(f"linalg.svd: expects matrices, got shape {list(shape(a))}")
     s, u, vt, info = L.svd_p.bind(a, full_matrices=bool(full_matrices),
@@ -187,7 +195,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def qr(a, mode="reduced"):
-    a = _float(a)
+    a = _float(a, "linalg.qr")
     if mode not in ("reduced", "complete", "r"):
         raise XlapyError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     from xlapy.numpy._qr import qr_factors   # a custom_jvp: JAX's derivative of QR
@@ -203,7 +211,7 @@ def _rcond_default(a, s):
 
 
 def pinv(a, rtol=None, hermitian=False):
-    a = _float(a)
+    a = _float(a, "linalg.pinv")
     u, s, vt = svd(a, full_matrices=False)
     rtol = _rcond_default(a, s) if rtol is None else rtol
     cutoff = expand_dims(amax(s, axis=-1), -1) * rtol
@@ -212,7 +220,7 @@ def pinv(a, rtol=None, hermitian=False):
 
 
 def lstsq(a, b, rcond=None):
-    a, b = _float(a), _float(b)
+    a, b = _float(a, "linalg.lstsq"), _float(b, "linalg.lstsq")
     vector = len(shape(b)) == 1
     bb = expand_dims(b, -1) if vector else b
     x = matmul(pinv(a, rtol=rcond), bb)
@@ -227,7 +235,7 @@ def lstsq(a, b, rcond=None):
 
 
 def matrix_rank(a, rtol=None, tol=None):
-    a = _float(a)
+    a = _float(a, "linalg.matrix_rank")
     s = svd(a, compute_uv=False)
     if tol is None:
         rtol = _rcond_default(a, s) if rtol is None else rtol
@@ -264,8 +272,13 @@ def multi_dot(arrays):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    x = _float(x)
+    x = asarray(x)
     nd = len(shape(x))
+    matrix = (axis is None and nd >= 2 and ord is not None) or (
+        axis is not None and not isinstance(axis, int) and len(tuple(axis)) == 2)
+    if np.dtype(x.dtype).kind == "c" and not (matrix and ord in (2, -2, "nuc")):
+        x = abs(x)   # every norm but the singular-value ones depends on |x| alone
+    x = _float(x, "linalg.norm")
     if axis is None and (ord is None or (nd == 1 and ord == 2)):
         r = sqrt(sum(x * x))
         if keepdims:

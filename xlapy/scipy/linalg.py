@@ -35,7 +35,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     if trans not in (0, 1, 2, "N", "T", "C"):
         raise XlapyError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
                          f"{trans!r}")
-    a, b = _la._float(a), _la._float(b)
+    name = "scipy.linalg.solve_triangular"
+    a, b = _la._float(a, name), _la._float(b, name)
     vector = len(shape(b)) == len(shape(a)) - 1
     bb = expand_dims(b, -1) if vector else b
     x = L.triangular_solve_p.bind(a, bb.astype(a.dtype), left_side=True, lower=bool(lower),
@@ -51,7 +52,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    a = _la._float(a)
+    a = _la._float(a, "scipy.linalg.lu_factor")
     lu_, piv, _, _ = _la.lu_factor_raw(a)
     return lu_, piv
 
@@ -59,7 +60,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     """(p, l, u) with a = p @ l @ u (or (p @ l, u) with permute_l)."""
     from xlapy.numpy._creation import eye
-    a = _la._float(a)
+    a = _la._float(a, "scipy.linalg.lu")
     m, n = shape(a)[-2:]
     k = min(m, n)
     lu_, _, perm, _ = _la.lu_factor_raw(a)
@@ -85,7 +86,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         j = piv[..., i:i + 1]
         pi, pj = perm[..., i:i + 1], take_along_axis(perm, j, -1)
         perm = where(ids == i, pj, where(ids == j, pi, perm))
-    b = _la._float(b)
+    b = _la._float(b, "scipy.linalg.lu_solve")
     vector = len(shape(b)) == 1
     bb = expand_dims(b, -1) if vector else b
     x = _la._lu_solve(lu_, perm, bb.astype(lu_.dtype), trans=0 if trans in (0, "N") else 1)
