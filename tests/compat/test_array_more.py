@@ -265,3 +265,17 @@ def test_assign_and_scatter_updates(xla):
     assert_close(sess.run(v), [[8.0, 8.0], [4.0, 6.0], [-3.0, -3.0], [9.0, 9.0]])
     with pytest.raises(InvalidTypeError, match="tf.Variable"):
         tf.assign(tf.constant(1.0), 2.0)
+
+
+def test_boolean_mask_of_an_empty_row_keeps_its_shape():
+    """Regression: the masked dims were reshaped to -1, which cannot be inferred beside a
+    zero dim ([1, 0] masked over its first dim raised a reshape error at run time)."""
+    x = tf.placeholder(tf.int32, [None, None])
+    m = tf.placeholder(tf.bool, [None])
+    y = tf.boolean_mask(x, m)
+    with tf.Session() as sess:
+        assert sess.run(y, {x: np.zeros((1, 0), np.int32), m: [True]}).shape == (1, 0)
+        assert sess.run(y, {x: np.zeros((3, 0), np.int32), m: [True, False, True]}).shape \
+            == (2, 0)
+    z = tf.placeholder(tf.float32, [None, 3, 4])
+    assert tf.boolean_mask(z, tf.placeholder(tf.bool, [None, 3])).shape.as_list() == [None, 4]

@@ -21,6 +21,7 @@ from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
 from xlapy.compat.v1.ops._common import constant_value, ints, make, make_op, tensor
+from xlapy.compat.v1.ops.math_ops import reduce_prod
 from xlapy.compat.v1.ops.array_ops import (_shape_of, concat, expand_dims, reshape, shape,
                                            squeeze, transpose)
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
@@ -470,6 +471,12 @@ def boolean_mask(tensor_, mask, name="boolean_mask", axis=None):
     if x.shape.ndims is not None:
         x.shape[a:a + km].assert_is_compatible_with(mask.shape)
     xs = shape(x)
-    flat = reshape(x, concat([xs[:a], [-1], xs[a + km:]], 0))
+    # the masked dims' size computed, not -1: a reshape cannot infer a -1 beside a zero
+    # dim (x of shape [1, 0] masked over its first dim)
+    rows = reduce_prod(xs[a:a + km], keepdims=True)
+    flat = reshape(x, concat([xs[:a], rows, xs[a + km:]], 0))
     idx = squeeze(where_indices(reshape(mask, [-1])), [1])
-    return gather(flat, idx, axis=a, name=name)
+    out = gather(flat, idx, axis=a, name=name)
+    if x.shape.ndims is not None:
+        out.set_shape(TensorShape(list(x.shape.dims[:a]) + [None] + list(x.shape.dims[a + km:])))
+    return out
