@@ -307,6 +307,23 @@ _FILES.update({
                                     "StatelessRandomUniformInt CountUpTo",
     "test_tf1_contrib_more": "",
 })
+# (one entry per file of the TF 1.x API additions of 2026-11-27, second round)
+_FILES.update({
+    "test_profiler": "",
+    "test_queues_more": "XlapyPaddingQueueDequeueMany XlapyPaddingQueueDequeueUpTo "
+                        "AccumulatorApplyGradient SparseAccumulatorApplyGradient "
+                        "AccumulatorTakeGradient SparseAccumulatorTakeGradient "
+                        "AccumulatorNumAccumulated AccumulatorSetGlobalStep "
+                        "XlapyBucketEnqueue XlapyBucketDequeue",
+    "test_sparse_more": "SparseSlice SparseSplit SparseFillEmptyRows SparseSparseMaximum "
+                        "SparseSparseMinimum SparseReduceMax SparseReduceMaxSparse "
+                        "SparseReduceSumSparse SerializeSparse SerializeManySparse "
+                        "DeserializeManySparse SparseCross",
+    "test_tf1_math_array_more": "QuantizeV2 Dequantize Fingerprint Betainc CumulativeLogsumexp "
+                                "MatrixSquareRoot FFT3D IFFT3D GuaranteeConst",
+    "test_tf1_framework_more": "",
+    "test_keras_metrics_activations": "",
+})
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
 # ops without an XLA lowering, and why (they run in the executor; clusters form around them)
@@ -337,6 +354,30 @@ EXECUTOR_ONLY = {
     "StatelessRandomNormal": "NumPy's generator seeded by the seed tensor",
     "StatelessRandomUniformInt": "NumPy's generator seeded by the seed tensor",
     "CountUpTo": "reads and writes the session's variable store",
+    # executor-only ops of test_profiler
+    # executor-only ops of test_queues_more
+    **{op: "a queue's or accumulator's contents live in the session (queue_more*.py)"
+       for op in ("XlapyPaddingQueueDequeueMany", "XlapyPaddingQueueDequeueUpTo",
+                  "AccumulatorApplyGradient", "SparseAccumulatorApplyGradient",
+                  "AccumulatorTakeGradient", "SparseAccumulatorTakeGradient",
+                  "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+                  "XlapyBucketEnqueue", "XlapyBucketDequeue")},
+    # executor-only ops of test_sparse_more
+    "SparseSlice": "as many entries as the data puts in the slice",
+    "SparseSplit": "as many entries per piece as the data puts there",
+    "SparseFillEmptyRows": "one entry per empty row: a count the data decides",
+    "SparseSparseMaximum": "the union of two index sets: a data-dependent count",
+    "SparseSparseMinimum": "the union of two index sets: a data-dependent count",
+    "SparseReduceMaxSparse": "one entry per non-empty group: a data-dependent count",
+    "SparseReduceSumSparse": "one entry per non-empty group: a data-dependent count",
+    "SerializeSparse": "strings (TensorProto bytes)",
+    "SerializeManySparse": "strings (TensorProto bytes)",
+    "DeserializeManySparse": "parses strings; a data-dependent entry count",
+    "SparseCross": "strings and hashes, a data-dependent entry count",
+    # executor-only ops of test_tf1_math_array_more
+    "Fingerprint": "hashes bytes (FarmHash Fingerprint64) on the host",
+    # executor-only ops of test_tf1_framework_more
+    # executor-only ops of test_keras_metrics_activations
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",

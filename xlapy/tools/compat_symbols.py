@@ -28,7 +28,7 @@ NAMESPACES = [
     ("compat", False), ("test", False), ("app", False), ("app.flags", False),
     ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
     ("signal", False), ("spectral", False), ("bitwise", False), ("manip", False),
-    ("quantization", False),
+    ("quantization", False), ("queue", True), ("profiler", False),
     ("metrics", False), ("data", True), ("data.experimental", False), ("debugging", True),
     ("initializers", True), ("io", True), ("python_io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.crf", False), ("contrib.layers", True), ("contrib.opt", True),

@@ -22,8 +22,8 @@ from xlapy.compat.v1.ops import (array_ops, batch_matmul_ops, index_ops, lookup_
                                  nn_ops, random_ops, script_ops, state_ops)
 from xlapy.compat.v1 import errors
 from xlapy.compat.v1.dtypes import (
-    DType, as_dtype, bool, complex64, complex128, double, float16, float32, float64, half, int8,
-    int16, int32, int64, string, uint8, uint16)
+    DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
+    half, int8, int16, int32, int64, string, uint8, uint16)
 from xlapy.compat.v1.framework import (Graph, GraphKeys, Operation, Tensor,
                                        add_to_collection, control_dependencies,
                                        convert_to_tensor, device, get_collection,
@@ -113,6 +113,11 @@ from xlapy.compat.v1.ops.api_math_extra import *  # noqa: F403  (segment ops, sp
 from xlapy.compat.v1 import sets  # tf.sets
 from xlapy.compat.v1.ops.nnx_io import count_up_to
 from xlapy.compat.v1.ops.nnx_random import random_poisson
+from xlapy.compat.v1.ops.queue_more import *  # noqa: F403  (PaddingFIFOQueue, accumulators)
+from xlapy.compat.v1.ops.sparse_more import *  # noqa: F403  (sparse_slice, sparse_split, ...)
+from xlapy.compat.v1.framework_more import *  # noqa: F403  (GradientTape, partitioners, ...)
+from xlapy.compat.v1.ops.api_more2 import *  # noqa: F403  (quantize, fingerprint, betainc, ...)
+from xlapy.compat.v1 import queue  # tf.queue (the queue classes)
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 
@@ -121,8 +126,9 @@ __version__ = "1.15.0-xlapy"  # the TF 1.x API level this module follows
 VERSION = __version__
 
 
-# submodules imported on first use (tf.test imports unittest: about 13 ms of every import)
-_LAZY_SUBMODULES = ("test",)
+# submodules imported on first use (tf.test imports unittest: about 13 ms of every import;
+# tf.profiler, its views and protos, about 10)
+_LAZY_SUBMODULES = ("test", "profiler")
 
 
 def __getattr__(name):

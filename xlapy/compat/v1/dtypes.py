@@ -2,16 +2,24 @@
 
 `as_dtype` accepts a DType, a NumPy dtype or type, a Python type or a TF type name.
 Python values convert as TensorFlow converts them: float -> float32, int -> int32,
-bool -> bool; NumPy arrays keep their dtype.
+bool -> bool; NumPy arrays keep their dtype. bfloat16 is ml_dtypes.bfloat16 (NumPy gives it
+kind "V", so the float checks below name it); TF's DataType enum numbers convert too.
 """
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError
 
 _pybool = type(True)  # `bool` below is tf.bool
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+# TF's DataType enum (types.proto) of each dtype: DType.as_datatype_enum, as_dtype(enum)
+_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+         "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17,
+         "complex128": 18, "float16": 19}
 
 
 class DType:
@@ -31,8 +39,13 @@ class DType:
         return self._np
 
     @property
+    def as_datatype_enum(self) -> int:
+        """TF's DataType enum value (DT_FLOAT = 1, DT_BFLOAT16 = 14, ...)."""
+        return _ENUM[self.name]
+
+    @property
     def is_floating(self) -> bool:
-        return self._np.kind == "f"
+        return self._np.kind == "f" or self._np == _BF16
 
     @property
     def is_integer(self) -> bool:
@@ -55,13 +68,34 @@ class DType:
     def size(self) -> int:
         return self._np.itemsize
 
+    def _info(self, what: str):
+        if self.is_floating:
+            return ml_dtypes.finfo(self._np)  # NumPy's finfo does not know bfloat16
+        if self.is_integer:
+            return np.iinfo(self._np)
+        raise TypeError(f"Cannot find {what} value of {self!r}.")
+
     @property
     def min(self):
-        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+        """The lowest finite value (a NumPy scalar of this dtype for floats)."""
+        return self._info("minimum").min
 
     @property
     def max(self):
-        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+        return self._info("maximum").max
+
+    @property
+    def limits(self):
+        """TF's intensity limits (min, max) of images of this dtype, the negative range
+        clipped as TF's property does: (0, 1) for floats (bfloat16 and float16 included,
+        where TF 1.15's table has no entry), (0, max) for integers, (False, True) for bool."""
+        if self.is_bool:
+            return (False, True)
+        if self.is_floating:
+            return (0, 1)
+        if self.is_integer:
+            return (0, int(np.iinfo(self._np).max))
+        raise TypeError(f"{self!r} has no intensity limits")
 
     def is_compatible_with(self, other) -> bool:
         return self == as_dtype(other)
@@ -99,13 +133,15 @@ bool = DType("bool", np.bool_)
 string = DType("string", np.object_)  # elements are Python bytes (summaries, text)
 complex64 = DType("complex64", np.complex64)  # FFTs (ops/spectral_ops.py) and their inputs
 complex128 = DType("complex128", np.complex128)
+bfloat16 = DType("bfloat16", _BF16)  # brain floating point: float32's exponent, 8-bit mantissa
 half, double = float16, float64
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
-        complex64, complex128]
+        complex64, complex128, bfloat16]
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
+_BY_ENUM = {_ENUM[d.name]: d for d in _ALL}
 
 
 def as_dtype(x) -> DType:
@@ -119,6 +155,11 @@ def as_dtype(x) -> DType:
         return int32
     if x is _pybool:
         return bool
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (_pybool, np.bool_)):
+        if int(x) in _BY_ENUM:  # a DataType enum value (types_pb2.DT_BFLOAT16, ...)
+            return _BY_ENUM[int(x)]
+        raise InvalidArgumentError(f"cannot convert {x!r} to a dtype: not a supported "
+                                   "DataType enum value")
     try:
         d = np.dtype(x)
     except TypeError:

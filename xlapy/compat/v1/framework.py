@@ -509,6 +509,11 @@ def gpu_present() -> bool:
 
 # ---- conversion ----------------------------------------------------------------------------
 
+# the conversions tf.register_tensor_conversion_function added (framework_more.py installs
+# the function that tries them: value, dtype, name, preferred_dtype -> Tensor or None)
+_registered_conversion: list = []
+
+
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None) -> Tensor:
     """A Tensor for `value`: a Tensor (checked against dtype), a Variable (its value), a
     nested list containing Tensors (stacked), or a Python/NumPy value (a Const op)."""
@@ -524,6 +529,10 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None) -> Ten
                                    f"{dtypes.as_dtype(dtype).name} for Tensor with dtype "
                                    f"{value.dtype.name}: {value!r}")
         return value
+    if _registered_conversion and not isinstance(value, Operation):
+        converted = _registered_conversion[0](value, dtype, name, preferred_dtype)
+        if converted is not None:
+            return converted
     if isinstance(value, Operation):
         raise InvalidTypeError(f"Can't convert Operation '{value.name}' to Tensor (it has no "
                                "outputs to convert)")
@@ -575,13 +584,14 @@ def as_numpy_value(value, dtype=None) -> np.ndarray:
         src = np.asarray(value)
     except (ValueError, TypeError) as e:
         raise InvalidTypeError(f"cannot convert {value!r} to a tensor: {e}") from None
-    if src.dtype == object or src.dtype.kind in "USV":
+    src_float = src.dtype.kind == "f" or src.dtype == dtypes.bfloat16.np  # ml_dtypes: kind V
+    if src.dtype == object or src.dtype.kind in "USV" and not src_float:
         raise InvalidTypeError(f"cannot convert {value!r} to a {target.name} tensor")
     arr = src.astype(target.np, copy=False)
-    if src.dtype.kind == "f" and target.is_integer and not np.array_equal(arr, src):
+    if src_float and target.is_integer and not np.array_equal(arr, src):
         raise InvalidTypeError(f"Expected {target.name}, got {value!r} of type "
                                f"'{type(value).__name__}' instead.")
-    if src.dtype.kind in "iuf" and target.is_bool:
+    if (src.dtype.kind in "iu" or src_float) and target.is_bool:
         raise InvalidTypeError(f"Expected bool, got {value!r} instead.")
     return arr
 

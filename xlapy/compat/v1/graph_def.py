@@ -49,7 +49,8 @@ OP_REF = b"xlapy-op:"
 
 _DT = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",
        "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
-       "uint16": "DT_UINT16", "bool": "DT_BOOL", "string": "DT_STRING"}
+       "uint16": "DT_UINT16", "bool": "DT_BOOL", "string": "DT_STRING",
+       "bfloat16": "DT_BFLOAT16"}
 _FROM_DT = {DataType.values[v]: k for k, v in _DT.items()}
 
 
@@ -93,11 +94,12 @@ def make_tensor_proto(value, dtype=None, shape=None) -> TensorProto:
     if dt == dtypes.string:
         p.string_val.extend(bytes(b) for b in flat)
     elif arr.size == 1 and dt.name in ("float32", "float64", "int32", "int64", "bool",
-                                      "float16"):
-        v = flat[0]
+                                      "float16", "bfloat16"):
+        v = flat[0]  # float16 and bfloat16: their bits in half_val, as TF stores them
         {"float32": p.float_val, "float64": p.double_val, "int32": p.int_val,
          "int64": p.int64_val, "bool": p.bool_val}.get(dt.name, p.half_val).append(
-            int(v.view(np.uint16)) if dt.name == "float16" else v.item())
+            int(flat[:1].view(np.uint16)[0]) if dt.size == 2 and dt.is_floating
+            else v.item())
     else:
         p.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"),
                                                             copy=False).tobytes()
@@ -119,8 +121,8 @@ def make_ndarray(p) -> np.ndarray:
     if p.tensor_content:
         return np.frombuffer(p.tensor_content, dtype=dt.np.newbyteorder("<")).astype(
             dt.np).reshape(shape).copy()
-    if dt == dtypes.float16:
-        vals = np.asarray(list(p.half_val), np.uint16).view(np.float16)
+    if dt in (dtypes.float16, dtypes.bfloat16):
+        vals = np.asarray(list(p.half_val), np.uint16).view(dt.np)
     else:
         field = {"float32": "float_val", "float64": "double_val", "int64": "int64_val",
                  "bool": "bool_val"}.get(dt.name, "int_val")

@@ -97,6 +97,42 @@ class SparseTensor:
     __str__ = __repr__
     __hash__ = object.__hash__
 
+    # sparse * dense, sparse / dense (TF's SparseDenseCwiseMul/Div): the dense side, or a
+    # scalar, is broadcast to the dense shape and read at the entries; the result keeps the
+    # entries (a zero times inf stays out of it, as in TF)
+    def _cwise(self, other, op: str, reverse: bool = False):
+        if isinstance(other, SparseTensor):
+            raise InvalidTypeError(f"SparseTensor {op} SparseTensor is not defined (TF: use "
+                                   "tf.sparse.add or densify one side)")
+        if reverse:
+            raise InvalidTypeError(f"a dense value {op} a SparseTensor is not defined (TF "
+                                   "defines only SparseTensor * and / a dense tensor)")
+        from xlapy.compat.v1.ops import array_ops, gather_ops, math_ops  # (import this one)
+        with self.graph.name_scope(f"SparseDenseCwise{op.title()}"):
+            dense = convert_to_tensor(other, dtype=self.dtype)
+            full = array_ops.broadcast_to(dense, self._dense_shape)
+            at = gather_ops.gather_nd(full, self._indices)
+            if op == "div" and not (self.dtype.is_floating or self.dtype.is_complex):
+                raise InvalidTypeError(f"SparseTensor / dense of {self.dtype.name} is not "
+                                       "supported (TF's truncating integer division); cast "
+                                       "to a float type")
+            fn = {"mul": math_ops.multiply, "div": math_ops.truediv}[op]
+            return SparseTensor(self._indices, fn(self._values, at), self._dense_shape)
+
+    def __mul__(self, other):
+        return self._cwise(other, "mul")
+
+    def __truediv__(self, other):
+        return self._cwise(other, "div")
+
+    __div__ = __truediv__
+
+    def __rmul__(self, other):
+        return self._cwise(other, "mul", reverse=True)
+
+    def __rtruediv__(self, other):
+        return self._cwise(other, "div", reverse=True)
+
 
 def _as_int64(v, name) -> Tensor:
     if isinstance(v, Tensor):

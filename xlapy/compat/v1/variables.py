@@ -10,6 +10,7 @@ A Variable is the ops TF 1.x creates for it:
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numpy as np
@@ -21,7 +22,49 @@ from xlapy.compat.v1.ops._common import make, make_op, tensor
 from xlapy.compat.v1.tensor_shape import TensorShape, as_shape
 
 
-class Variable:
+# Variable()'s parameters in order: a positional argument of tf.Variable(...) is passed to
+# the creators of tf.variable_creator_scope under its name
+_VARIABLE_ARGS = ("initial_value", "trainable", "collections", "validate_shape",
+                  "caching_device", "name", "variable_def", "dtype", "expected_shape",
+                  "import_scope", "constraint", "use_resource", "synchronization",
+                  "aggregation")
+
+
+def _variable_creators(graph) -> list:
+    """The creator functions of the variable_creator_scope blocks open on `graph` (its
+    outermost graph), outermost first."""
+    from xlapy.compat.v1.ops.functional import root_graph  # (functional imports this module)
+    graph = root_graph(graph)
+    if not hasattr(graph, "_xlapy_variable_creators"):
+        graph._xlapy_variable_creators = []
+    return graph._xlapy_variable_creators
+
+
+class _VariableMeta(type):
+    """tf.Variable(...) inside tf.variable_creator_scope(creator) calls
+    creator(next_creator, **kwargs) (the innermost scope's first); the last next_creator
+    builds the Variable from the keyword arguments it is given."""
+
+    def __call__(cls, *args, **kwargs):
+        creators = _variable_creators(get_default_graph()) if cls is Variable else ()
+        if not creators:
+            return super().__call__(*args, **kwargs)
+        if len(args) > len(_VARIABLE_ARGS):
+            raise TypeError(f"Variable() takes at most {len(_VARIABLE_ARGS)} positional "
+                            f"arguments ({len(args)} given)")
+        for key, arg in zip(_VARIABLE_ARGS, args):
+            if key in kwargs:
+                raise TypeError(f"Variable() got multiple values for argument '{key}'")
+            kwargs[key] = arg
+
+        def create(**kw):
+            return type.__call__(cls, **kw)
+        for creator in list(creators):
+            create = functools.partial(creator, create)
+        return create(**kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     def __init__(self, initial_value=None, trainable=True, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
                  dtype=None, expected_shape=None, import_scope=None, constraint=None,
@@ -259,14 +302,18 @@ class glorot_uniform_initializer(Initializer):
 # ---- get_variable and variable scopes -------------------------------------------------------
 
 class VariableScope:
-    def __init__(self, name: str, reuse=False, initializer=None):
+    def __init__(self, name: str, reuse=False, initializer=None, partitioner=None):
         self.name = name
         self.reuse = reuse
         self.initializer = initializer
+        self.partitioner = partitioner
         self.original_name_scope = name + "/" if name else ""
 
     def reuse_variables(self):
         self.reuse = True
+
+    def set_partitioner(self, partitioner):
+        self.partitioner = partitioner
 
 
 _scope_stack: list[VariableScope] = []
@@ -296,7 +343,9 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
             i += 1
     used.add(name)
     scope = VariableScope(name, reuse=(reuse if reuse is not None else outer.reuse),
-                          initializer=initializer or outer.initializer)
+                          initializer=initializer or outer.initializer,
+                          partitioner=kwargs.get("partitioner") or getattr(
+                              name_or_scope, "partitioner", None) or outer.partitioner)
     _scope_stack.append(scope)
     graph = get_default_graph()
     saved = set(used) if isinstance(name_or_scope, VariableScope) else None
@@ -336,6 +385,15 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     from xlapy.compat.v1.ops.functional import in_root_graph
     with in_root_graph():  # variables of a loop body's cell live in the outermost graph
         graph = get_default_graph()
+        partitioner = kwargs.get("partitioner") or get_variable_scope().partitioner
+        if partitioner is not None or getattr(graph, "_xlapy_partitioned", None):
+            # (partitioned_variables builds its parts with this module's _get_variable)
+            from xlapy.compat.v1 import partitioned_variables
+            got = partitioned_variables.get_partitioned(
+                name, shape, dtype, initializer, regularizer, trainable, collections,
+                partitioner)
+            if got is not None:
+                return got
         known = len(_vars_by_name(graph))
         v = _get_variable(name, shape, dtype, initializer, trainable, collections)
         if regularizer is not None and len(_vars_by_name(graph)) > known:  # created now

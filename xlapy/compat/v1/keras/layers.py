@@ -488,5 +488,6 @@ from xlapy.compat.v1.keras.core_layers import (  # noqa: E402,F401
     LayerNormalization, Masking, Permute, PReLU, ReLU, Softmax, SpatialDropout1D,
     SpatialDropout2D, SpatialDropout3D, ThresholdedReLU)
 from xlapy.compat.v1.keras.cudnn import CuDNNGRU, CuDNNLSTM  # noqa: E402,F401
+from xlapy.compat.v1.keras.attention import AdditiveAttention, Attention  # noqa: E402,F401
 
 Convolution1D, Convolution2D = Conv1D, Conv2D

@@ -1,13 +1,16 @@
-"""tf.keras.metrics (TF 1.15's functions): per-example metrics that compile(metrics=[...])
-averages over each batch. By name or function; History reports them under Keras 1.x
+"""tf.keras.metrics (TF 1.15): the per-example metric functions that compile(metrics=[...])
+averages over each batch (by name or function; History reports them under Keras 1.x
 names: 'acc' for 'accuracy', the function's name otherwise ('mae' ->
-'mean_absolute_error')."""
+'mean_absolute_error')), and the stateful metric classes (Metric, Mean, AUC, Precision,
+...) of keras/metric_classes.py. get / deserialize take a function's name, a class's
+name (an instance with the defaults, as Keras) or a {'class_name', 'config'} dict."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError
+from xlapy.compat.v1.keras import utils as _utils
 from xlapy.compat.v1.keras.losses import (binary_crossentropy, categorical_crossentropy,
                                           cosine_proximity, hinge, kullback_leibler_divergence,
                                           logcosh, mean_absolute_error,
@@ -78,20 +81,61 @@ _BY_NAME.update(mse=mse, MSE=mse, mae=mae, MAE=mae, mape=mape, MAPE=mape, msle=m
 
 
 def get(identifier):
+    """A metric function or object: a dict config, a name (custom objects first; a class
+    name gives an instance), or a callable as it is."""
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
-    if isinstance(identifier, str):
-        from xlapy.compat.v1.keras.utils import get_custom_objects
-        f = get_custom_objects().get(identifier) or _BY_NAME.get(identifier)
-        if f is not None:
-            return f
-    raise InvalidArgumentError(f"Unknown metric function: {identifier!r} (known: "
-                               f"'accuracy', 'acc', {', '.join(sorted(_BY_NAME))})")
+    raise InvalidArgumentError(f"Could not interpret metric function identifier: "
+                               f"{identifier!r}")
 
 
 def serialize(metric):
+    """A function's name, or {'class_name', 'config'} for a Metric object."""
+    if isinstance(metric, Metric):
+        return {"class_name": type(metric).__name__, "config": metric.get_config()}
     return getattr(metric, "__name__", metric)
 
 
-def deserialize(name, custom_objects=None):
-    return (custom_objects or {}).get(name) or get(name)
+def deserialize(config, custom_objects=None):
+    """The metric a serialize() result names (custom_objects and the global custom objects
+    first)."""
+    found = {**_CLASSES, **_BY_NAME, **_utils.get_custom_objects(), **(custom_objects or {})}
+    if isinstance(config, dict):
+        if "class_name" not in config:
+            raise InvalidArgumentError(f"Improper config format: {config!r}")
+        cls = found.get(config["class_name"])
+        if cls is None:
+            raise InvalidArgumentError(f"Unknown metric function: {config['class_name']}")
+        if not isinstance(cls, type):
+            return cls
+        if hasattr(cls, "from_config"):
+            return cls.from_config(dict(config.get("config") or {}))
+        return cls(**(config.get("config") or {}))
+    if not isinstance(config, str):
+        raise InvalidArgumentError(f"Could not interpret serialized metric function: "
+                                   f"{config!r}")
+    f = found.get(config)
+    if f is None:
+        raise InvalidArgumentError(f"Unknown metric function: {config!r} (known: "
+                                   f"'accuracy', 'acc', {', '.join(sorted(_BY_NAME))} and "
+                                   f"the metric classes)")
+    return f() if isinstance(f, type) else f
+
+
+# the classes (after the functions, which they wrap)
+from xlapy.compat.v1.keras.metric_classes import (  # noqa: E402,F401
+    AUC, Accuracy, BinaryAccuracy, BinaryCrossentropy, CategoricalAccuracy,
+    CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, FalseNegatives,
+    FalsePositives, Hinge, KLDivergence, LogCoshError, Mean, MeanAbsoluteError,
+    MeanAbsolutePercentageError, MeanIoU, MeanRelativeError, MeanSquaredError,
+    MeanSquaredLogarithmicError, MeanTensor, Metric, Poisson, Precision, Recall,
+    RootMeanSquaredError, SensitivityAtSpecificity, SparseCategoricalAccuracy,
+    SparseCategoricalCrossentropy, SparseTopKCategoricalAccuracy, SpecificityAtSensitivity,
+    SquaredHinge, Sum, TopKCategoricalAccuracy, TrueNegatives, TruePositives)
+from xlapy.compat.v1.keras.metric_classes import CLASSES as _CLASS_LIST  # noqa: E402
+
+_CLASSES = {c.__name__: c for c in _CLASS_LIST if c is not Metric}

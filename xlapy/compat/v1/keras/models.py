@@ -255,10 +255,18 @@ class Model(GeneratorMethods, SavingMethods):
                 from xlapy.compat.v1.ops.math_ops import add_n
                 self._total_loss = self._total_loss + add_n(reg)
             from xlapy.compat.v1.keras import metrics as M
+            self._stateful_metrics = []     # (index in metrics_names, Metric object)
             for k, target, fn in self._target_list:
                 out, prefix = outs[k], f"{names[k]}_" if multi else ""
                 for m in per_metrics[k]:
-                    if m in ("accuracy", "acc"):
+                    mobj = m if isinstance(m, M.Metric) else None
+                    if isinstance(m, str) and m not in ("accuracy", "acc"):
+                        got = M.get(m)
+                        mobj = got if isinstance(got, M.Metric) else None
+                    if mobj is not None:     # (its state: reset each epoch, reported whole)
+                        self._stateful_metrics.append((len(self.metrics_names), mobj))
+                        t, mname = mobj(target, out), mobj.name
+                    elif m in ("accuracy", "acc"):
                         t, mname = L.accuracy_for(fn, target, out), "acc"
                     else:
                         mfn = M.get(m)
@@ -285,9 +293,30 @@ class Model(GeneratorMethods, SavingMethods):
                 from xlapy.compat.v1.ops.array_ops import group
                 with control_dependencies([self._train_op]):
                     self._train_op = group(*[v.assign(fn(v)) for v, fn in cons])
+            mvars = self._metric_variables()
+            if mvars:
+                from xlapy.compat.v1.variables import variables_initializer
+                self._reset_metrics_op = variables_initializer(mvars, name="reset_metrics")
             self._initialized = False
         self._compiled = True
         self.loss = loss
+
+    def _metric_variables(self) -> list:
+        return [v for _, m in getattr(self, "_stateful_metrics", []) for v in m.variables]
+
+    def reset_metrics(self):
+        """Zero the state of the metric objects compile got (as Keras between epochs)."""
+        if getattr(self, "_reset_metrics_op", None) is not None:
+            self._session().run(self._reset_metrics_op)
+
+    def _aggregate(self, sums, seen, last):
+        """The epoch's values: per-batch metrics averaged over the examples, metric objects'
+        (whose state spans the epoch) as their last value."""
+        out = sums / max(seen, 1)
+        for i, _ in getattr(self, "_stateful_metrics", []):
+            if last is not None:
+                out[i] = last[i]
+        return out
 
     def _session(self):
         with self._outputs.graph.as_default():
@@ -297,7 +326,8 @@ class Model(GeneratorMethods, SavingMethods):
                 from xlapy.compat.v1.variables import global_variables, variables_initializer
                 names = {n.decode() if isinstance(n, bytes) else n
                          for n in s.run(report_uninitialized_variables())}
-                todo = [v for v in global_variables() if v.op.name in names]
+                todo = [v for v in global_variables() + self._metric_variables()
+                        if v.op.name in names]
                 if todo:
                     s.run(variables_initializer(todo))
                 self._initialized = True
@@ -353,21 +383,25 @@ class Model(GeneratorMethods, SavingMethods):
                 fd[self._target_list[i][1]] = self._targets_of(a, i)
         return fd
 
-    def train_on_batch(self, x, y, sample_weight=None, class_weight=None):
+    def train_on_batch(self, x, y, sample_weight=None, class_weight=None, reset_metrics=True):
         self._finish_pending(x)
         self._check_compiled("training/testing")
         s = self._session()
         with self._outputs.graph.as_default():
             out = s.run([self._train_op, self._total_loss] + self._metric_tensors,
                         self._feed(x, y, True))[1:]
+        if reset_metrics:
+            self.reset_metrics()
         return out[0] if len(out) == 1 else out
 
-    def test_on_batch(self, x, y):
+    def test_on_batch(self, x, y, reset_metrics=True):
         self._finish_pending(x)
         self._check_compiled("training/testing")
         s = self._session()
         with self._outputs.graph.as_default():
             out = s.run([self._total_loss] + self._metric_tensors, self._feed(x, y))
+        if reset_metrics:
+            self.reset_metrics()
         return out[0] if len(out) == 1 else out
 
     def predict_on_batch(self, x):
@@ -462,18 +496,19 @@ class Model(GeneratorMethods, SavingMethods):
         for epoch in range(initial_epoch, epochs):
             t0 = time.perf_counter()
             cbs.on_epoch_begin(epoch, {})
-            sums, seen = np.zeros(len(self.metrics_names)), 0
+            self.reset_metrics()
+            sums, seen, vals = np.zeros(len(self.metrics_names)), 0, None
             for b, (xb, yb) in enumerate(epoch_batches(epoch, rng)):
                 batch_logs = {"batch": b, "size": self._nrows(xb)}
                 cbs.on_batch_begin(b, batch_logs)
-                vals = np.atleast_1d(self.train_on_batch(xb, yb))
+                vals = np.atleast_1d(self.train_on_batch(xb, yb, reset_metrics=False))
                 batch_logs.update(zip(self.metrics_names, vals.tolist()))
                 cbs.on_batch_end(b, batch_logs)
                 sums += vals * self._nrows(xb)
                 seen += self._nrows(xb)
                 if self.stop_training:
                     break
-            logs = dict(zip(self.metrics_names, (sums / max(seen, 1)).tolist()))
+            logs = dict(zip(self.metrics_names, self._aggregate(sums, seen, vals).tolist()))
             if do_val:
                 v = np.atleast_1d(val())
                 logs.update({"val_" + n: float(a) for n, a in zip(self.metrics_names, v)})
@@ -498,7 +533,8 @@ class Model(GeneratorMethods, SavingMethods):
         ys = [np.asarray(a) for a in self._y_list(y)]
         bs = int(batch_size or 32)
         s = self._session()
-        sums, seen = np.zeros(len(self.metrics_names)), 0
+        self.reset_metrics()
+        sums, seen, vals = np.zeros(len(self.metrics_names)), 0, None
         with self._outputs.graph.as_default():
             for start in range(0, len(xs[0]), bs):
                 vals = s.run([self._total_loss] + self._metric_tensors,
@@ -507,7 +543,7 @@ class Model(GeneratorMethods, SavingMethods):
                 n = len(xs[0][start:start + bs])
                 sums += np.asarray(vals, np.float64) * n
                 seen += n
-        out = (sums / max(seen, 1)).tolist()
+        out = self._aggregate(sums, seen, vals).tolist()
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, out)))
         return out[0] if len(out) == 1 else out

@@ -139,13 +139,15 @@ class GeneratorMethods:
                                 {"steps": steps, "samples": None, "batch_size": None})
 
     def _evaluate_source(self, src, steps):
-        sums, seen = np.zeros(len(self.metrics_names)), 0
+        self.reset_metrics()
+        sums, seen, vals = np.zeros(len(self.metrics_names)), 0, None
         for xb, yb in src.batches(steps):
             n = self._nrows(xb)
-            sums += np.atleast_1d(self.test_on_batch(xb, yb)) * n
+            vals = np.atleast_1d(self.test_on_batch(xb, yb, reset_metrics=False))
+            sums += vals * n
             seen += n
         src.epoch_end()
-        out = (sums / max(seen, 1)).tolist()
+        out = self._aggregate(sums, seen, vals).tolist()
         return out[0] if len(out) == 1 else out
 
     def evaluate_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,

@@ -35,3 +35,5 @@ from xlapy.compat.v1.ops.mathx_segment import (segment_max, segment_mean, segmen
                                                unsorted_segment_sqrt_n)
 from xlapy.compat.v1.ops.mathx_special import (bessel_i0e, bessel_i1e, igamma, igammac, lbeta,
                                                nextafter, polygamma, polyval, zeta)
+from xlapy.compat.v1.ops.cumulative_logsumexp import cumulative_logsumexp
+from xlapy.compat.v1.ops.special_betainc import betainc

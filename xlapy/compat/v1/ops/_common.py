@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
@@ -164,6 +166,27 @@ def fixed(*specs):
     def infer(op):
         return [(dtypes.as_dtype(d), TensorShape(s)) for d, s in specs]
     return infer
+
+
+BF16 = dtypes.bfloat16.np
+
+
+def accumulate_f32(kernel):
+    """An executor kernel of products or sums (matmul, convolution, reduction) on bfloat16
+    run as TF's CPU kernels do: with NumPy, bfloat16 operands are widened to float32, the
+    kernel computes there and its result is rounded to bfloat16 once (NumPy's own bfloat16
+    matmul answers float32, its sums round at every step). Under XLA (m is xlapy.numpy) the
+    kernel runs as is: the lowering emits bf16 HLO, accumulated in f32 by the backend."""
+    def bf16(a):
+        return isinstance(a, (np.ndarray, np.generic)) and a.dtype == BF16
+
+    @functools.wraps(kernel)
+    def run(m, *args, **attrs):
+        if m is np and any(bf16(a) for a in args):
+            out = kernel(m, *[a.astype(np.float32) if bf16(a) else a for a in args], **attrs)
+            return out.astype(BF16) if out.dtype == np.float32 else out
+        return kernel(m, *args, **attrs)
+    return run
 
 
 def ints(v) -> tuple:

@@ -45,7 +45,8 @@ __all__ = [
     "get_logger", "get_static_value", "init_scope",
     "initialize_local_variables", "is_tensor", "matching_files", "parallel_stack",
     "parse_tensor", "py_function", "resource_variables_enabled", "serialize_tensor",
-    "switch_case", "timestamp", "to_complex64", "to_double", "vectorized_map", "where_v2",
+    "switch_case", "timestamp", "to_bfloat16", "to_complex64", "to_double", "vectorized_map",
+    "where_v2",
 ]
 
 GIT_VERSION = f"v{xlapy.__version__}-xlapy"  # the xlapy release this API runs on
@@ -136,6 +137,11 @@ def get_logger() -> logging.Logger:
 def to_double(x, name="ToDouble"):
     """x cast to float64 (deprecated in TF 1.15 for tf.cast)."""
     return cast(x, dtypes.float64, name=name)
+
+
+def to_bfloat16(x, name="ToBFloat16"):
+    """x cast to bfloat16, rounding to nearest even (deprecated in TF 1.15 for tf.cast)."""
+    return cast(x, dtypes.bfloat16, name=name)
 
 
 def to_complex64(x, name="ToComplex64"):

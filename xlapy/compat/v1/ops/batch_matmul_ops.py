@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.op_registry import register_gradient, register_op
-from xlapy.compat.v1.ops._common import make
+from xlapy.compat.v1.ops._common import accumulate_f32, make
 from xlapy.compat.v1.tensor_shape import TensorShape, broadcast_shape, unknown_shape
 
 
@@ -39,6 +39,7 @@ def _infer(op):
 
 
 @register_op("BatchMatMulV2", infer=_infer, attrs=("adj_x", "adj_y"))
+@accumulate_f32
 def _batch_matmul(m, x, y, adj_x=False, adj_y=False):
     if adj_x:
         x = m.swapaxes(x, -1, -2)

@@ -20,8 +20,8 @@ from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor
 from xlapy.compat.v1.op_registry import register_gradient, register_op
 from xlapy.compat.v1.ops import conv_math as cm
-from xlapy.compat.v1.ops._common import (constant_value, ints, make, partial_shape_value,
-                                         tensor)
+from xlapy.compat.v1.ops._common import (accumulate_f32, constant_value, ints, make,
+                                         partial_shape_value, tensor)
 from xlapy.compat.v1.ops.array_ops import _shape_of, expand_dims, squeeze
 from xlapy.compat.v1.tensor_shape import TensorShape
 
@@ -165,11 +165,11 @@ def _shape_arg_infer(k: int, like: int):
 
 for _name, _kin, _kfil in (("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"),
                            ("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")):
-    register_op(_name, infer=_conv_infer, attrs=_CONV_ATTRS)(_conv)
+    register_op(_name, infer=_conv_infer, attrs=_CONV_ATTRS)(accumulate_f32(_conv))
     register_op(_kin, infer=_shape_arg_infer(0, 1), attrs=_CONV_ATTRS,
-                const_inputs=(0,))(_conv_input_grad)
+                const_inputs=(0,))(accumulate_f32(_conv_input_grad))
     register_op(_kfil, infer=_shape_arg_infer(1, 0), attrs=_CONV_ATTRS,
-                const_inputs=(1,))(_conv_filter_grad)
+                const_inputs=(1,))(accumulate_f32(_conv_filter_grad))
 
 
 def _grad_names(op_type):
@@ -358,11 +358,12 @@ def _depthwise_filter_grad(m, x, filter_sizes, g, **attrs):
     return cm.depthwise_filter_grad(m, x, ints(filter_sizes), g, *_args(attrs))
 
 
-register_op("DepthwiseConv2dNative", infer=_depthwise_infer, attrs=_CONV_ATTRS)(_depthwise)
+register_op("DepthwiseConv2dNative", infer=_depthwise_infer,
+            attrs=_CONV_ATTRS)(accumulate_f32(_depthwise))
 register_op("DepthwiseConv2dNativeBackpropInput", infer=_shape_arg_infer(0, 1),
-            attrs=_CONV_ATTRS, const_inputs=(0,))(_depthwise_input_grad)
+            attrs=_CONV_ATTRS, const_inputs=(0,))(accumulate_f32(_depthwise_input_grad))
 register_op("DepthwiseConv2dNativeBackpropFilter", infer=_shape_arg_infer(1, 0),
-            attrs=_CONV_ATTRS, const_inputs=(1,))(_depthwise_filter_grad)
+            attrs=_CONV_ATTRS, const_inputs=(1,))(accumulate_f32(_depthwise_filter_grad))
 
 
 @register_gradient("DepthwiseConv2dNative")

@@ -15,9 +15,9 @@ from xlapy.compat.v1 import dtypes
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import Tensor
 from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
-from xlapy.compat.v1.ops._common import (axis_value, binary_args, binary_fn, broadcasting,
-                                         float_unary, ints, make, same_as_input, tensor,
-                                         unary_fn)
+from xlapy.compat.v1.ops._common import (accumulate_f32, axis_value, binary_args, binary_fn,
+                                         broadcasting, float_unary, ints, make, same_as_input,
+                                         tensor, unary_fn)
 from xlapy.compat.v1.tensor_shape import TensorShape, unknown_shape
 
 # ---- elementwise binary ---------------------------------------------------------------------
@@ -126,6 +126,7 @@ def _matmul_lowering(m, a, b, transpose_a=False, transpose_b=False):
 
 @register_op("MatMul", infer=_matmul_infer, attrs=("transpose_a", "transpose_b"),
              lowering=_matmul_lowering)
+@accumulate_f32
 def _matmul(m, a, b, transpose_a=False, transpose_b=False):
     if transpose_a:
         a = m.transpose(a)
@@ -164,7 +165,8 @@ def _reduce_infer(op):
 
 
 def _reducer(op_type, fn):
-    register_op(op_type, infer=_reduce_infer, attrs=("keep_dims",), const_inputs=(1,))(fn)
+    register_op(op_type, infer=_reduce_infer, attrs=("keep_dims",),
+                const_inputs=(1,))(accumulate_f32(fn))
 
 
 _reducer("Sum", lambda m, x, axis, keep_dims=False:
@@ -178,6 +180,7 @@ _reducer("Any", lambda m, x, axis, keep_dims=False: m.any(x, axis=ints(axis), ke
 
 
 @register_op("Mean", infer=_reduce_infer, attrs=("keep_dims",), const_inputs=(1,))
+@accumulate_f32
 def _mean(m, x, axis, keep_dims=False):
     if x.dtype.kind == "f":
         return m.mean(x, axis=ints(axis), keepdims=keep_dims)

@@ -61,7 +61,7 @@ def timestamp(name=None):
 _ENUM = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
          "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64",
          "uint8": "DT_UINT8", "uint16": "DT_UINT16", "bool": "DT_BOOL", "string": "DT_STRING",
-         "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128"}
+         "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128", "bfloat16": "DT_BFLOAT16"}
 _DTYPE = {DataType.values[e]: dtypes.as_dtype(n) for n, e in _ENUM.items()}
 
 

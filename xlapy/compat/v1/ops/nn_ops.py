@@ -10,7 +10,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.op_registry import register_gradient, register_op
-from xlapy.compat.v1.ops._common import float_unary, make, make_op, tensor
+from xlapy.compat.v1.ops._common import accumulate_f32, float_unary, make, make_op, tensor
 from xlapy.compat.v1.tensor_shape import TensorShape
 
 
@@ -104,12 +104,14 @@ def _log_softmax_np(m, x):
 
 
 @register_op("Softmax", infer=_last_axis_float)
+@accumulate_f32
 def _softmax(m, x):
     e = m.exp(m.subtract(x, m.max(x, axis=-1, keepdims=True)))
     return m.true_divide(e, m.sum(e, axis=-1, keepdims=True))
 
 
 @register_op("LogSoftmax", infer=_last_axis_float)
+@accumulate_f32
 def _log_softmax(m, x):
     return _log_softmax_np(m, x)
 
@@ -241,6 +243,7 @@ def _bias_grad_infer(op):
 
 
 @register_op("BiasAddGrad", infer=_bias_grad_infer, attrs=("data_format",))
+@accumulate_f32
 def _bias_add_grad_kernel(m, g, data_format="NHWC"):
     axis = _bias_axis(data_format, g.ndim) % g.ndim
     return m.sum(g, axis=tuple(a for a in range(g.ndim) if a != axis), dtype=g.dtype)
@@ -253,6 +256,7 @@ def _bias_add_grad(op, g):
 
 
 @register_op("L2Loss", infer=lambda op: [(op.inputs[0].dtype, TensorShape([]))])
+@accumulate_f32
 def _l2_loss(m, x):
     return m.multiply(m.sum(m.multiply(x, x), dtype=x.dtype), _half(x))
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.op_registry import register_gradient, register_op
-from xlapy.compat.v1.ops._common import ints, make, make_op, tensor
+from xlapy.compat.v1.ops._common import BF16, ints, make, make_op, tensor
 from xlapy.compat.v1.ops.array_ops import _shape_of
 from xlapy.compat.v1.ops.conv_ops import (_POOL_ATTRS, _check_format, _norm_list,
                                           _out_pads, _shape_arg_infer, _spatial)
@@ -59,7 +59,8 @@ def _pool_pads(shape, ksize, strides, padding):
 
 def _max_pool(m, x, ksize=(), strides=(), padding="VALID", data_format="NHWC"):
     pads = _pool_pads(x.shape, ksize, strides, padding)
-    init = -np.inf if np.dtype(x.dtype).kind == "f" else np.iinfo(x.dtype).min
+    floating = np.dtype(x.dtype).kind == "f" or np.dtype(x.dtype) == BF16
+    init = -np.inf if floating else np.iinfo(x.dtype).min
     return _lax().reduce_window(x, np.asarray(init, x.dtype), "max", ksize, strides, pads)
 
 

@@ -18,7 +18,8 @@ from xlapy.compat.v1.tensor_shape import TensorShape
 
 _DT = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",
        "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
-       "uint16": "DT_UINT16", "bool": "DT_BOOL", "string": "DT_STRING"}
+       "uint16": "DT_UINT16", "bool": "DT_BOOL", "string": "DT_STRING",
+       "bfloat16": "DT_BFLOAT16"}
 
 
 def _dtype_enum(d: dtypes.DType) -> int:
@@ -40,7 +41,7 @@ def _tensor_proto(value: np.ndarray):
     flat = value.reshape(-1)
     if dt == dtypes.string:
         proto.string_val.extend(bytes(b) for b in flat)
-    elif dt.is_floating and dt != dtypes.float16:
+    elif dt.is_floating and dt.size > 2:  # float16 / bfloat16: bytes in tensor_content
         (proto.float_val if dt == dtypes.float32 else proto.double_val).extend(
             float(v) for v in flat)
     elif dt.is_bool:

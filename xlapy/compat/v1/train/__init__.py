@@ -11,6 +11,7 @@ checkpoints (Saver).
   example_pb.py           Example, SequenceExample and their parts (protobuf messages)
   warm_starting.py        init_from_checkpoint, warm_start
   feed_profiler_hooks.py  FeedFnHook, ProfilerHook
+  checkpoint_object.py    Checkpoint, CheckpointManager (object-based checkpoints)
 """
 
 from xlapy.compat.v1.train.optimizer import Optimizer
@@ -68,3 +69,4 @@ from xlapy.compat.v1.train.input_more import (batch_join, limit_epochs, match_fi
 from xlapy.compat.v1.train.device_setter import ClusterSpec, replica_device_setter
 from xlapy.compat.v1.train.learning_rate_decay import (
     piecewise_constant as piecewise_constant_decay)
+from xlapy.compat.v1.train.checkpoint_object import Checkpoint, CheckpointManager

@@ -2,7 +2,9 @@
 range_input_producer, slice_input_producer, batch and shuffle_batch, each a queue with a
 QueueRunner in the QUEUE_RUNNERS collection (start them with tf.train.start_queue_runners).
 num_epochs ends the input: the producer's queue closes after that many passes and the
-consumers get OutOfRangeError once it is drained."""
+consumers get OutOfRangeError once it is drained. batch(dynamic_pad=True) batches through a
+PaddingFIFOQueue: the shapes need only a known rank, each batch is padded to its largest
+example."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from xlapy.compat.v1.errors import InvalidArgumentError, OutOfRangeError
 from xlapy.compat.v1.framework import convert_to_tensor, get_default_graph
 from xlapy.compat.v1.op_registry import get_op_def, not_differentiable, register_op
 from xlapy.compat.v1.ops._common import make_op
+from xlapy.compat.v1.ops.queue_more import PaddingFIFOQueue
 from xlapy.compat.v1.ops.queue_ops import FIFOQueue, RandomShuffleQueue
 from xlapy.compat.v1.tensor_shape import TensorShape
 from xlapy.compat.v1.train.queue_runner import QueueRunner, add_queue_runner
@@ -102,14 +105,20 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
 
 
 def _batch(tensors, batch_size, capacity, num_threads, enqueue_many, shapes,
-           allow_smaller_final_batch, make_queue, name):
+           allow_smaller_final_batch, make_queue, name, dynamic_pad=False):
     single = not isinstance(tensors, (list, tuple, dict))
     keys = sorted(tensors) if isinstance(tensors, dict) else None
     flat = [tensors[k] for k in keys] if keys else ([tensors] if single else list(tensors))
     flat = [convert_to_tensor(t) for t in flat]
     if shapes is None:
-        shapes = [TensorShape(t.shape.dims[1:]) if enqueue_many else t.shape for t in flat]
-        if any(s.ndims is None or not s.is_fully_defined() for s in shapes):
+        shapes = [TensorShape(t.shape.dims[1:]) if enqueue_many and t.shape.ndims else
+                  (TensorShape(None) if enqueue_many else t.shape) for t in flat]
+        if dynamic_pad and any(s.ndims is None for s in shapes):
+            raise InvalidArgumentError(
+                "With dynamic_pad, all shapes must have a known rank: give shapes=, got "
+                f"{[str(s) for s in shapes]}")
+        if not dynamic_pad and any(s.ndims is None or not s.is_fully_defined()
+                                   for s in shapes):
             raise InvalidArgumentError(
                 "All shapes must be fully defined: give shapes= (xlapy's batches, like TF's "
                 f"without dynamic_pad, need them), got {[str(s) for s in shapes]}")
@@ -126,11 +135,11 @@ def _batch(tensors, batch_size, capacity, num_threads, enqueue_many, shapes,
 
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
-    if dynamic_pad:
-        raise InvalidArgumentError("tf.train.batch: dynamic_pad is not supported by xlapy")
+    queue = PaddingFIFOQueue if dynamic_pad else FIFOQueue
     return _batch(tensors, batch_size, capacity, num_threads, enqueue_many, shapes,
                   allow_smaller_final_batch,
-                  lambda dts, shp: FIFOQueue(capacity, dts, shapes=shp), name or "batch")
+                  lambda dts, shp: queue(capacity, dts, shapes=shp), name or "batch",
+                  dynamic_pad=bool(dynamic_pad))
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,

@@ -3,8 +3,10 @@ batch_join / shuffle_batch_join (one enqueue thread per member of a list of inpu
 maybe_batch / maybe_shuffle_batch (and their _join forms), which enqueue only the
 examples whose keep_input is true.
 
-As input.py's batch and shuffle_batch, the batching queues need fully defined shapes
-(give shapes= otherwise) and dynamic_pad is not supported.
+As input.py's batch and shuffle_batch, the batching queues need fully defined shapes (give
+shapes= otherwise), except with dynamic_pad=True (batch_join, maybe_batch and
+maybe_batch_join): then shapes need a known rank, and each batch is padded to its largest
+example (a PaddingFIFOQueue).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xlapy.compat.v1.ops.array_ops import expand_dims, fill, identity, reshape, 
 from xlapy.compat.v1.ops.gather_ops import boolean_mask
 from xlapy.compat.v1.ops.misc_io_ops import matching_files
 from xlapy.compat.v1.ops.nnx_io import count_up_to
+from xlapy.compat.v1.ops.queue_more import PaddingFIFOQueue
 from xlapy.compat.v1.ops.queue_ops import FIFOQueue, RandomShuffleQueue
 from xlapy.compat.v1.tensor_shape import TensorShape
 from xlapy.compat.v1.train.queue_runner import QueueRunner, add_queue_runner
@@ -77,7 +80,7 @@ def _keep(keep_input, enqueue_many, first):
 def _join(members, batch_size, capacity, threads_per_member, enqueue_many, shapes,
           dynamic_pad, allow_smaller_final_batch, keep_input, make_queue, name):
     if dynamic_pad:
-        raise InvalidArgumentError("dynamic_pad is not supported by xlapy's batching queues")
+        make_queue = _padding(make_queue.capacity)
     if not members:
         raise InvalidArgumentError("Expected at least one tensor in the input list")
     flats = [_flatten(m) for m in members]
@@ -89,10 +92,10 @@ def _join(members, batch_size, capacity, threads_per_member, enqueue_many, shape
     if shapes is None:
         shapes = [TensorShape(t.shape.dims[1:]) if enqueue_many and t.shape.ndims else t.shape
                   for t in first]
-        if any(s.ndims is None or not s.is_fully_defined() for s in shapes):
+        if any(s.ndims is None or not (dynamic_pad or s.is_fully_defined()) for s in shapes):
             raise InvalidArgumentError(
-                "All shapes must be fully defined: give shapes= (xlapy's batches, like TF's "
-                f"without dynamic_pad, need them), got {[str(s) for s in shapes]}")
+                "All shapes must be fully defined (with dynamic_pad, of known rank): give "
+                f"shapes= (as TF needs them too), got {[str(s) for s in shapes]}")
     with get_default_graph().name_scope(name):
         q = make_queue([t.dtype for t in first], shapes)
         enqueues = []
@@ -111,7 +114,14 @@ def _join(members, batch_size, capacity, threads_per_member, enqueue_many, shape
 
 
 def _fifo(capacity):
-    return lambda dts, shp: FIFOQueue(capacity, dts, shapes=shp)
+    def make(dts, shp):
+        return FIFOQueue(capacity, dts, shapes=shp)
+    make.capacity = capacity   # (dynamic_pad swaps it for _padding's)
+    return make
+
+
+def _padding(capacity):
+    return lambda dts, shp: PaddingFIFOQueue(capacity, dts, shapes=shp)
 
 
 def _shuffle(capacity, min_after_dequeue, seed):

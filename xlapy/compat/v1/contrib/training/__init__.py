@@ -1,4 +1,5 @@
-"""tf.contrib.training: HParams, the hyperparameter bag of TF 1.x model scripts.
+"""tf.contrib.training: HParams, the hyperparameter bag of TF 1.x model scripts (and the
+bucketing input queues bucket / bucket_by_sequence_length, ops/queue_more_bucket.py).
 
     hparams = tf.contrib.training.HParams(learning_rate=0.1, layers=[64, 32], use_bn=False)
     hparams.parse("learning_rate=0.05,layers=[128,64]")   # command-line overrides
@@ -162,3 +163,4 @@ class HParams:
 
 from xlapy.compat.v1.contrib.training.train_ops import (  # noqa: E402
     add_gradients_summaries, clip_gradient_norms, create_train_op, multiply_gradients)
+from xlapy.compat.v1.ops.queue_more_bucket import bucket, bucket_by_sequence_length  # noqa: E402
