@@ -323,6 +323,10 @@ _FILES.update({
                                 "MatrixSquareRoot FFT3D IFFT3D GuaranteeConst",
     "test_tf1_framework_more": "",
     "test_keras_metrics_activations": "",
+    "test_contrib_image_metric_learning": "",
+    "test_train_more_optimizers": "",
+    "test_contrib_feature_columns_data": "",
+    "test_tf1_misc_namespaces": "",
 })
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -378,6 +382,10 @@ EXECUTOR_ONLY = {
     "Fingerprint": "hashes bytes (FarmHash Fingerprint64) on the host",
     # executor-only ops of test_tf1_framework_more
     # executor-only ops of test_keras_metrics_activations
+    # executor-only ops of test_contrib_image_metric_learning
+    # executor-only ops of test_train_more_optimizers
+    # executor-only ops of test_contrib_feature_columns_data
+    # executor-only ops of test_tf1_misc_namespaces
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",
