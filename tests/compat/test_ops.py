@@ -323,10 +323,14 @@ _FILES.update({
                                 "MatrixSquareRoot FFT3D IFFT3D GuaranteeConst",
     "test_tf1_framework_more": "",
     "test_keras_metrics_activations": "",
-    "test_contrib_image_metric_learning": "",
-    "test_train_more_optimizers": "",
-    "test_contrib_feature_columns_data": "",
-    "test_tf1_misc_namespaces": "",
+    "test_contrib_image_metric_learning": "ImageProjectiveTransformV2 "
+                                          "ImageConnectedComponents",
+    "test_train_more_optimizers": "ApplyAdagradDA XlapySyncReplicasLocalStep "
+                                  "XlapySyncReplicasSetLocalStep",
+    "test_contrib_feature_columns_data": "XlapySparseFeatureCross",
+    "test_tf1_misc_namespaces": "StringFormat UnicodeDecodeWithOffsets UnicodeEncode "
+                                "UnicodeTranscode XlapyRowSplitsToSparse DecodeCompressed "
+                                "GetSessionHandle GetSessionTensor DeleteSessionTensor",
 })
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -383,9 +387,21 @@ EXECUTOR_ONLY = {
     # executor-only ops of test_tf1_framework_more
     # executor-only ops of test_keras_metrics_activations
     # executor-only ops of test_contrib_image_metric_learning
+    "ImageConnectedComponents": "labels components by a graph search whose steps depend "
+                                "on the data (SciPy on the host)",
     # executor-only ops of test_train_more_optimizers
+    **{op: "a replica's local step is per-thread host state of the session" for op in (
+        "XlapySyncReplicasLocalStep", "XlapySyncReplicasSetLocalStep")},
     # executor-only ops of test_contrib_feature_columns_data
+    "XlapySparseFeatureCross": "hashes strings and crosses a data-dependent number of "
+                               "values per example on the host",
     # executor-only ops of test_tf1_misc_namespaces
+    **{op: "transforms strings (XLA has no string type) on the host" for op in (
+        "StringFormat", "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
+        "DecodeCompressed")},
+    "XlapyRowSplitsToSparse": "output shape depends on the data (the rows' lengths)",
+    **{op: "reads or writes the session's store of persistent tensors" for op in (
+        "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor")},
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",

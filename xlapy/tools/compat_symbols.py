@@ -29,6 +29,8 @@ NAMESPACES = [
     ("errors", False), ("image", False), ("math", True), ("random", True), ("linalg", True),
     ("signal", False), ("spectral", False), ("bitwise", False), ("manip", False),
     ("quantization", False), ("queue", True), ("profiler", False),
+    ("contrib.image", False), ("contrib.losses.metric_learning", False),
+    ("contrib.data", True), ("contrib.stateless", True),
     ("metrics", False), ("data", True), ("data.experimental", False), ("debugging", True),
     ("initializers", True), ("io", True), ("python_io", True), ("contrib.compiler.jit", False),
     ("contrib.rnn", True), ("contrib.crf", False), ("contrib.layers", True), ("contrib.opt", True),
@@ -51,7 +53,8 @@ NAMESPACES = [
     ("keras.constraints", False), ("keras.metrics", True),
     ("graph_util", False), ("saved_model", True), ("saved_model.loader", False),
     ("saved_model.builder", False), ("saved_model.signature_def_utils", False),
-    ("saved_model.utils", False),
+    ("saved_model.utils", False), ("saved_model.main_op", True), ("sysconfig", False),
+    ("config", False), ("config.experimental", False), ("config.threading", False),
 ]
 # a namespace's own imports of the error classes are no part of its API (tf.errors has them)
 ERRORS = "xlapy.compat.v1.errors"

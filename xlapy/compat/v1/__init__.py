@@ -118,6 +118,11 @@ from xlapy.compat.v1.ops.sparse_more import *  # noqa: F403  (sparse_slice, spar
 from xlapy.compat.v1.framework_more import *  # noqa: F403  (GradientTape, partitioners, ...)
 from xlapy.compat.v1.ops.api_more2 import *  # noqa: F403  (quantize, fingerprint, betainc, ...)
 from xlapy.compat.v1 import queue  # tf.queue (the queue classes)
+from xlapy.compat.v1 import config, sysconfig  # tf.config, tf.sysconfig
+from xlapy.compat.v1.ops.misc_more3 import (decode_compressed, load_file_system_library,
+                                            load_library, load_op_library)
+from xlapy.compat.v1.ops.session_handle_ops import (delete_session_tensor,
+                                                    get_session_handle, get_session_tensor)
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -10,8 +10,10 @@ compatible cells), contrib.learn (ModeKeys, datasets.load_dataset)."""
 from xlapy.compat.v1.contrib import compiler
 from xlapy.compat.v1.contrib import crf
 from xlapy.compat.v1.contrib import cudnn_rnn
+from xlapy.compat.v1.contrib import data
 from xlapy.compat.v1.contrib import distributions
 from xlapy.compat.v1.contrib import framework
+from xlapy.compat.v1.contrib import image
 from xlapy.compat.v1.contrib import layers
 from xlapy.compat.v1.contrib import learn
 from xlapy.compat.v1.contrib import legacy_seq2seq
@@ -22,5 +24,6 @@ from xlapy.compat.v1.contrib import predictor
 from xlapy.compat.v1.contrib import rnn
 from xlapy.compat.v1.contrib import seq2seq
 from xlapy.compat.v1.contrib import slim
+from xlapy.compat.v1.contrib import stateless
 from xlapy.compat.v1.contrib import training
 from xlapy.compat.v1.contrib import util

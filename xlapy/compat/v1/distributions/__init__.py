@@ -443,3 +443,15 @@ def RegisterKL(dist_cls_a, dist_cls_b):
 
 
 ReparameterizationType = str
+
+
+# the other families of TF 1.15's tf.distributions, one module each (they build on the
+# classes above, so they are imported last)
+from xlapy.compat.v1.distributions.beta import Beta  # noqa: E402
+from xlapy.compat.v1.distributions.dirichlet import Dirichlet  # noqa: E402
+from xlapy.compat.v1.distributions.dirichlet_multinomial import (  # noqa: E402
+    DirichletMultinomial)
+from xlapy.compat.v1.distributions.gamma import Exponential, Gamma  # noqa: E402
+from xlapy.compat.v1.distributions.laplace import Laplace  # noqa: E402
+from xlapy.compat.v1.distributions.multinomial import Multinomial  # noqa: E402
+from xlapy.compat.v1.distributions.student_t import StudentT  # noqa: E402

@@ -50,10 +50,13 @@ from xlapy.compat.v1.estimator.exporter import (BestExporter, Exporter, FinalExp
 from xlapy.compat.v1.estimator.spec import EstimatorSpec, ModeKeys, RunConfig
 from xlapy.compat.v1.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 from xlapy.compat.v1.estimator.warm_start_settings import WarmStartSettings
+from xlapy.compat.v1.ops.misc_more3 import (classifier_parse_example_spec,
+                                            regressor_parse_example_spec)
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "inputs", "export",
            "experimental",
            "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "TrainSpec",
            "EvalSpec", "train_and_evaluate", "Exporter", "LatestExporter", "BestExporter",
-           "FinalExporter", "WarmStartSettings"]
+           "FinalExporter", "WarmStartSettings", "classifier_parse_example_spec",
+           "regressor_parse_example_spec"]

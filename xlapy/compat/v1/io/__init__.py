@@ -14,6 +14,7 @@ from xlapy.compat.v1.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFe
                                              SparseFeature, VarLenFeature, decode_csv,
                                              decode_raw, parse_example, parse_single_example,
                                              parse_single_sequence_example)
+from xlapy.compat.v1.ops.misc_more3 import decode_compressed
 from xlapy.compat.v1.ops.misc_io_ops import (decode_base64, encode_base64, matching_files,
                                              parse_tensor, serialize_tensor)
 from xlapy.compat.v1.ops.sparse_more_io import (deserialize_many_sparse, serialize_many_sparse,

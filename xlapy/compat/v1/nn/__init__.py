@@ -39,6 +39,7 @@ from xlapy.compat.v1.ops.space_batch_ops import space_to_batch  # tf.nn.space_to
 from xlapy.compat.v1.ops.embedding_safe import safe_embedding_lookup_sparse
 from xlapy.compat.v1.ops.dilated_pool import pool, with_space_to_batch
 from xlapy.compat.v1.ops.ctc_ops import ctc_beam_search_decoder, ctc_greedy_decoder, ctc_loss
+from xlapy.compat.v1.ops.misc_more3 import ctc_loss_v2
 from xlapy.compat.v1.ops.nnx_conv import (atrous_conv2d_transpose,
                                           batch_norm_with_global_normalization,
                                           collapse_repeated, compute_accidental_hits,

@@ -11,6 +11,8 @@ in xlapy's checkpoint format (see tf.train.Saver), so TF cannot read them, nor x
 
 from xlapy.compat.v1.saved_model import (builder, constants, loader, signature_constants,
                                          signature_def_utils, tag_constants, utils)
+from xlapy.compat.v1.saved_model import main_op  # tf.saved_model.main_op (the module)
+from xlapy.compat.v1.saved_model.main_op import main_op_with_restore
 from xlapy.compat.v1.saved_model.builder import SavedModelBuilder
 from xlapy.compat.v1.saved_model.loader import contains_saved_model, maybe_saved_model_directory
 from xlapy.compat.v1.saved_model.signature_constants import (

@@ -12,6 +12,9 @@ checkpoints (Saver).
   warm_starting.py        init_from_checkpoint, warm_start
   feed_profiler_hooks.py  FeedFnHook, ProfilerHook
   checkpoint_object.py    Checkpoint, CheckpointManager (object-based checkpoints)
+  adagrad_da.py           AdagradDAOptimizer (and its op ApplyAdagradDA)
+  sync_replicas.py        SyncReplicasOptimizer, LooperThread
+  server.py               Server, ServerDef (in-process)
 """
 
 from xlapy.compat.v1.train.optimizer import Optimizer
@@ -70,3 +73,6 @@ from xlapy.compat.v1.train.device_setter import ClusterSpec, replica_device_sett
 from xlapy.compat.v1.train.learning_rate_decay import (
     piecewise_constant as piecewise_constant_decay)
 from xlapy.compat.v1.train.checkpoint_object import Checkpoint, CheckpointManager
+from xlapy.compat.v1.train.adagrad_da import AdagradDAOptimizer
+from xlapy.compat.v1.train.sync_replicas import LooperThread, SyncReplicasOptimizer
+from xlapy.compat.v1.train.server import Server, ServerDef

