@@ -31,6 +31,10 @@ _LAZY = {
     "ShapeDtypeStruct": ("xlapy.frontend.jaxpr", "ShapeDtypeStruct"),
     "pure_callback": ("xlapy.frontend.callbacks", "pure_callback"),
     "disable_jit": ("xlapy.config", "disable_jit"),
+    "debug_nans": ("xlapy.config", "debug_nans"),
+    "debug_infs": ("xlapy.config", "debug_infs"),
+    **{name: ("xlapy.frontend.api_more", name) for name in (
+        "custom_gradient", "linear_transpose", "typeof", "float0", "default_matmul_precision")},
     "closure_convert": ("xlapy.frontend.closure", "closure_convert"),
     **{name: ("xlapy.frontend.scopes", name) for name in (
         "named_scope", "named_call", "ensure_compile_time_eval", "default_device")},

@@ -38,6 +38,8 @@ def _env_flag(*names) -> bool:
 class _Local(threading.local):
     x64 = None  # a thread's override (enable_x64 context), or None
     nojit = None  # a thread's override (disable_jit context), or None
+    nans = None  # a thread's override (debug_nans context), or None
+    infs = None  # a thread's override (debug_infs context), or None
 
 
 _local = _Local()
@@ -47,6 +49,10 @@ _lock = threading.Lock()
 _nojit = _env_flag("JAX_DISABLE_JIT")
 _nojit_blocks = 0  # disable_jit blocks open in any thread (jit's call checks this first)
 _listeners: list = []  # called after an option changes (jit drops its fast-path caches)
+_nans = _env_flag("JAX_DEBUG_NANS")
+_infs = _env_flag("JAX_DEBUG_INFS")
+_debug_blocks = 0  # debug_nans / debug_infs blocks open in any thread
+_debug_any = _nans or _infs  # whether any thread may check: read by the hot paths
 
 
 def x64_enabled() -> bool:
@@ -77,18 +83,38 @@ def jit_disabled() -> bool:
     return _nojit if o is None else o
 
 
-_OPTIONS = ("jax_enable_x64", "jax_disable_jit")
+def _update_debug_any() -> None:
+    global _debug_any
+    _debug_any = _nans or _infs or _debug_blocks > 0
+
+
+def debug_checks() -> tuple:
+    """(check NaNs, check infs) in this thread: jax_debug_nans / jax_debug_infs. When on,
+    a jitted function's outputs and each eager operation's result are checked and a NaN
+    (an inf) raises FloatingPointError, as in JAX."""
+    n, i = _local.nans, _local.infs
+    return (_nans if n is None else n), (_infs if i is None else i)
+
+
+_OPTIONS = ("jax_enable_x64", "jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
 
 
 def update(name: str, value) -> None:
     """Set an option: update("jax_enable_x64", True). Unknown names raise AttributeError,
     as in JAX."""
-    global _x64, _nojit
+    global _x64, _nojit, _nans, _infs
     if name not in _OPTIONS:
         raise AttributeError(f"Unrecognized config option: {name} (xlapy knows: "
                              f"{', '.join(_OPTIONS)})")
     if name == "jax_disable_jit":
         _nojit = bool(value)
+        return
+    if name in ("jax_debug_nans", "jax_debug_infs"):
+        if name == "jax_debug_nans":
+            _nans = bool(value)
+        else:
+            _infs = bool(value)
+        _update_debug_any()
         return
     _x64 = bool(value)
     _changed()
@@ -131,11 +157,42 @@ def enable_x64(new_val: bool = True):
             _local.x64 = old
 
 
+@contextlib.contextmanager
+def _debug_block(attr: str, value: bool):
+    global _debug_blocks
+    old = getattr(_local, attr)
+    with _lock:
+        _debug_blocks += 1
+        setattr(_local, attr, bool(value))
+        _update_debug_any()
+    try:
+        yield
+    finally:
+        with _lock:
+            _debug_blocks -= 1
+            setattr(_local, attr, old)
+            _update_debug_any()
+
+
+def debug_nans(new_val: bool = True):
+    """Within the block, this thread checks results for NaNs (as jax.debug_nans): a
+    jitted function's outputs and each eager operation's result; a NaN raises
+    FloatingPointError naming where it appeared."""
+    return _debug_block("nans", new_val)
+
+
+def debug_infs(new_val: bool = True):
+    """As debug_nans, for infinities (jax.debug_infs)."""
+    return _debug_block("infs", new_val)
+
+
 def __getattr__(name):
     # the module is the config object: xlapy.config.jax_enable_x64 reads the option
     if name == "jax_enable_x64":
         return x64_enabled()
     if name == "jax_disable_jit":
         return jit_disabled()
+    if name in ("jax_debug_nans", "jax_debug_infs"):
+        return debug_checks()[name == "jax_debug_infs"]
     raise AttributeError(f"module 'xlapy.config' has no attribute '{name}' (options: "
                          f"{', '.join(_OPTIONS)})")

@@ -29,9 +29,30 @@ from typing import Callable
 import numpy as np
 
 from xlapy.frontend.array import as_result
+from xlapy import config as _config
 from xlapy.config import x64_enabled
 from xlapy.errors import ResourceExhaustedError, XlapyError
 from xlapy.frontend.dtypes import canonicalize_params, canonicalize_value
+
+
+class NonFiniteError(XlapyError, FloatingPointError):
+    """A NaN (an inf) appeared while jax_debug_nans (jax_debug_infs) is on. A
+    FloatingPointError too, which JAX raises."""
+
+
+def check_finite(values, where: str) -> None:
+    """Under debug_nans / debug_infs (this thread), refuse NaNs / infs in concrete values."""
+    nans, infs = _config.debug_checks()
+    for v in values:
+        a = np.asarray(v)
+        if a.dtype.kind not in "fc" and a.dtype.name != "bfloat16":
+            continue
+        if nans and np.isnan(a).any():
+            raise NonFiniteError(f"invalid value (nan) encountered in {where} (jax_debug_nans "
+                                 "is on)")
+        if infs and np.isinf(a).any():
+            raise NonFiniteError(f"invalid value (inf) encountered in {where} (jax_debug_infs "
+                                 "is on)")
 
 
 class TracerError(XlapyError, TypeError):
@@ -303,6 +324,8 @@ def bind(prim: Primitive, *args, **params):
                 else f" {result}" if result is not None else ""
             raise ResourceExhaustedError(f"{prim.name}: not enough memory for its "
                                          f"result{what}") from None
+        if _config._debug_any:
+            check_finite(out if prim.multiple_results else [out], prim.name)
         if prim.multiple_results:
             return [_eager_out(o) for o in out]
         return _eager_out(out)

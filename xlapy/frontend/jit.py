@@ -42,7 +42,7 @@ from xlapy.errors import XlapyError
 from xlapy.frontend import pytree
 from xlapy import config as _config
 from xlapy.config import on_change, overrides_active, x64_enabled
-from xlapy.frontend.core import ShapedArray, Tracer, dtype_name
+from xlapy.frontend.core import ShapedArray, Tracer, check_finite, dtype_name
 from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import make_graph
 from xlapy.frontend.lowering import lower_to_module
@@ -299,7 +299,7 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         if (_config._nojit or _config._nojit_blocks) and _config.jit_disabled():
             return self.fun(*args, **kwargs)  # disable_jit: the Python function, eagerly
-        if self._fast_ok and not kwargs and not _config._overrides:
+        if self._fast_ok and not kwargs and not _config._overrides and not _config._debug_any:
             for a in args:
                 if type(a) not in ARRAY_TYPES:
                     break
@@ -339,6 +339,8 @@ class JitFunction:
         out = entry.run(*arrays, *entry.extra_consts)
         n = pytree.num_leaves(entry.out_tree)
         leaves = list(out) if n != 1 else [out]
+        if _config._debug_any:
+            check_finite(leaves, f"jit({self.__name__})")
         return pytree.unflatten(entry.out_tree, [as_result(o) for o in leaves])
 
     def _compile(self, key, arrays, in_tree, static, names, donated=(), weak=None) -> _Entry:

@@ -65,6 +65,16 @@ from xlapy.numpy._complex import (angle, conj, conjugate, imag, iscomplex, iscom
                                   isrealobj, real)
 from xlapy.numpy._selection import (argpartition, compress, extract, isdtype, lexsort,
                                     partition, piecewise, polyfit, put_along_axis)
+from xlapy.numpy._index_more import c_, r_
+from xlapy.numpy._numpy_more2 import (apply_over_axes, array_equiv, bitwise_count, choose,
+                                      diagflat, dsplit, hsplit, mask_indices, nextafter,
+                                      packbits, place, put, resize, sort_complex, spacing,
+                                      trim_zeros, unpackbits, vsplit)
+from xlapy.numpy._unique_more import (setxor1d, unique_all, unique_counts, unique_inverse,
+                                      unique_values)
+from xlapy.numpy._histograms import histogram2d, histogram_bin_edges, histogramdd
+from xlapy.numpy._polynomials import poly, polydiv, roots
+from xlapy.numpy._numpy_host import *  # noqa: F403  (printing, files, NumPy's classes, narrow types)
 from xlapy.numpy import fft
 
 # dtype objects, as in NumPy

@@ -330,3 +330,25 @@ def norm(x, ord=None, axis=None, keepdims=False):
 # the array API's additions and tensor solves (xlapy/numpy/_linalg_more.py)
 from xlapy.numpy._linalg_more import (cond, cross, matrix_norm, outer, tensorinv,  # noqa: E402
                                       tensorsolve, vector_norm)
+
+
+# the array API's names for functions of xlapy.numpy (jax.numpy.linalg has them too)
+from xlapy.numpy._einsum import tensordot as _tensordot  # noqa: E402
+from xlapy.numpy._linalg import trace as _trace  # noqa: E402
+from xlapy.numpy._more_functions import vecdot  # noqa: E402,F401
+from xlapy.numpy._shape_ops import matrix_transpose  # noqa: E402,F401
+
+
+def svdvals(x, /):
+    """The singular values of the matrices in x's last two axes, in descending order."""
+    return svd(x, compute_uv=False)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    return _tensordot(x1, x2, axes, precision=precision,
+                      preferred_element_type=preferred_element_type)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sums of the diagonals of the matrices in x's last two axes."""
+    return _trace(x, offset, -2, -1, dtype)

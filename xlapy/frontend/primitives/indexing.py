@@ -157,7 +157,7 @@ def _gather_impl(x, indices, dimension_numbers, slice_sizes):
         else:
             perm.append(b)
             b += 1
-    return np.ascontiguousarray(np.transpose(taken, perm))
+    return np.array(np.transpose(taken, perm), order="C")  # (ascontiguousarray makes 0-d 1-d)
 
 
 def _check_indices(name, idx: ShapedArray, k: int):
