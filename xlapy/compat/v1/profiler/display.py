@@ -31,30 +31,24 @@ _SORT_KEY = {"bytes": "requested_bytes", "peak_bytes": "peak_bytes",
              "cpu_micros": "cpu_exec_micros", "params": "parameters", "float_ops": "float_ops"}
 
 
+def _scaled(n, suffixes) -> str:
+    """n in steps of 1000 with the suffix of its step: the first as is, the others with two
+    decimals (TF's tfprof formatting)."""
+    for i, suffix in enumerate(suffixes):
+        if n < 1000 ** (i + 1) or i == len(suffixes) - 1:
+            return f"{n}{suffix}" if i == 0 else f"{n / 1000.0 ** i:.2f}{suffix}"
+
+
 def format_number(n: int) -> str:
-    if n < 1000:
-        return f"{n}"
-    if n < 1000000:
-        return f"{n / 1000.0:.2f}k"
-    if n < 1000000000:
-        return f"{n / 1000000.0:.2f}m"
-    return f"{n / 1000000000.0:.2f}b"
+    return _scaled(n, ("", "k", "m", "b"))
 
 
 def format_time(us: int) -> str:
-    if us < 1000:
-        return f"{us}us"
-    if us < 1000000:
-        return f"{us / 1000.0:.2f}ms"
-    return f"{us / 1000000.0:.2f}sec"
+    return _scaled(us, ("us", "ms", "sec"))
 
 
 def format_memory(b: int) -> str:
-    if b < 1000:
-        return f"{b}B"
-    if b < 1000000:
-        return f"{b / 1000.0:.2f}KB"
-    return f"{b / 1000000.0:.2f}MB"
+    return _scaled(b, ("B", "KB", "MB"))
 
 
 def _fill_shape(p: TensorShapeProto, dims) -> None:
