@@ -37,7 +37,7 @@ from xlapy.compat.v1.partitioned_variables import PartitionedVariable
 from xlapy.compat.v1.session import get_default_session
 from xlapy.compat.v1.train import checkpoint_io as io
 from xlapy.compat.v1.train.optimizer import Optimizer
-from xlapy.compat.v1.train.saver import (get_checkpoint_state, remove_checkpoint,
+from xlapy.compat.v1.train.saver import (get_checkpoint_state, remove_checkpoint, restored_value,
                                          update_checkpoint_state)
 from xlapy.compat.v1.variables import Variable
 
@@ -238,17 +238,7 @@ class _Status:
             if v.graph is not sess.graph:
                 raise InvalidArgumentError(f"Checkpoint: {v.op.name} belongs to another graph "
                                            "than the session's")
-            value = self._reader.get_tensor(key)
-            if not v.shape.is_compatible_with(value.shape):
-                raise InvalidArgumentError(
-                    f"Assign requires shapes of both tensors to match. lhs shape= "
-                    f"{v.shape.as_list()} rhs shape= {list(value.shape)} (restoring '{key}' "
-                    f"into {v.op.name})")
-            if value.dtype != v.dtype.np:
-                raise InvalidArgumentError(f"tensor '{key}' in the checkpoint has dtype "
-                                           f"{value.dtype}, the variable {v.op.name} has "
-                                           f"{v.dtype.name}")
-            new[v.op.name] = value
+            new[v.op.name] = restored_value(self._reader, key, v)
         sess._vars.update(new)
         return [v for _, v in pairs]
 

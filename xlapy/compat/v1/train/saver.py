@@ -66,6 +66,21 @@ def _saveables(var_list) -> dict:
     return out
 
 
+def restored_value(reader, key: str, v):
+    """The checkpoint's tensor `key` for variable v, checked against v's shape and dtype
+    (TF's Assign errors) before anything is set."""
+    value = reader.get_tensor(key)
+    if not v.shape.is_compatible_with(value.shape):
+        raise InvalidArgumentError(
+            f"Assign requires shapes of both tensors to match. lhs shape= "
+            f"{v.shape.as_list()} rhs shape= {list(value.shape)} (restoring '{key}' into "
+            f"{v.op.name})")
+    if value.dtype != v.dtype.np:
+        raise InvalidArgumentError(f"tensor '{key}' in the checkpoint has dtype {value.dtype}, "
+                                   f"the variable {v.op.name} has {v.dtype.name}")
+    return value
+
+
 class Saver:
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None,
@@ -186,18 +201,7 @@ class Saver:
         for name, v in self._vars.items():
             if not reader.has_tensor(name):
                 raise NotFoundError(f"Key {name} not found in checkpoint\n\t [[save/RestoreV2]]")
-            value = reader.get_tensor(name)
-            want = v.shape
-            if want.ndims is not None and not want.is_compatible_with(value.shape):
-                raise InvalidArgumentError(
-                    f"Assign requires shapes of both tensors to match. lhs shape= "
-                    f"{want.as_list()} rhs shape= {list(value.shape)} (restoring '{name}' "
-                    f"into {v.op.name})")
-            if value.dtype != v.dtype.np:
-                raise InvalidArgumentError(f"tensor '{name}' in the checkpoint has dtype "
-                                           f"{value.dtype}, the variable {v.op.name} has "
-                                           f"{v.dtype.name}")
-            new[v.op.name] = value
+            new[v.op.name] = restored_value(reader, name, v)
         store.update(new)
 
     # ---- bookkeeping -----------------------------------------------------------------------
