@@ -87,3 +87,17 @@ def all_compiled(sess, fetches, feed) -> str:
     failed = [r.getMessage() for r in records if "executor instead" in r.getMessage()]
     assert not failed, failed
     return s
+
+
+def rand_sparse(shape, nnz, rng, dtype=np.float32, ordered=True):
+    """A random SparseTensor's parts drawn from rng: (indices int64 [nnz, rank], values
+    [nnz], the dense array), the indices distinct (row-major order unless not ordered)."""
+    size = int(np.prod(shape))
+    flat = np.sort(rng.choice(size, nnz, replace=False)) if nnz else np.zeros(0, np.int64)
+    if not ordered:
+        flat = rng.permutation(flat)
+    idx = np.stack(np.unravel_index(flat, shape), 1).astype(np.int64).reshape(nnz, len(shape))
+    vals = rng.uniform(-2, 2, nnz).astype(dtype)
+    dense = np.zeros(shape, dtype)
+    dense[tuple(idx.T)] = vals
+    return idx, vals, dense

@@ -12,22 +12,14 @@ import xlapy.compat.v1 as tf
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 
 from .conftest import jit_config
+from . import helpers
 from .helpers import assert_close, run_executor_and_xla_cpu
 
 R = np.random.default_rng(23)
 
 
 def rand_sparse(shape, nnz, rng=R, dtype=np.float32, ordered=True):
-    """(indices int64 [nnz, rank], values [nnz], dense array): distinct random indices."""
-    size = int(np.prod(shape))
-    flat = np.sort(rng.choice(size, nnz, replace=False)) if nnz else np.zeros(0, np.int64)
-    if not ordered:
-        flat = rng.permutation(flat)
-    idx = np.stack(np.unravel_index(flat, shape), 1).astype(np.int64).reshape(nnz, len(shape))
-    vals = rng.uniform(-2, 2, nnz).astype(dtype)
-    dense = np.zeros(shape, dtype)
-    dense[tuple(idx.T)] = vals
-    return idx, vals, dense
+    return helpers.rand_sparse(shape, nnz, rng, dtype, ordered)
 
 
 def value(idx, vals, shape):
