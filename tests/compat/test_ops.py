@@ -331,6 +331,8 @@ _FILES.update({
     "test_tf1_misc_namespaces": "StringFormat UnicodeDecodeWithOffsets UnicodeEncode "
                                 "UnicodeTranscode XlapyRowSplitsToSparse DecodeCompressed "
                                 "GetSessionHandle GetSessionTensor DeleteSessionTensor",
+    "test_contrib_summary": "XlapyCreateSummaryFileWriter XlapyWriteSummary "
+                            "XlapyFlushSummaryWriter XlapyCloseSummaryWriter",
 })
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -402,6 +404,11 @@ EXECUTOR_ONLY = {
     "XlapyRowSplitsToSparse": "output shape depends on the data (the rows' lengths)",
     **{op: "reads or writes the session's store of persistent tensors" for op in (
         "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor")},
+    # executor-only ops of test_contrib_summary
+    **{op: "opens, writes, flushes or closes an event file on the host (a summary "
+           "writer's state)" for op in (
+        "XlapyCreateSummaryFileWriter", "XlapyWriteSummary", "XlapyFlushSummaryWriter",
+        "XlapyCloseSummaryWriter")},
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",

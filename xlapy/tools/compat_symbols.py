@@ -42,6 +42,7 @@ NAMESPACES = [
     ("contrib.legacy_seq2seq", False), ("contrib.distributions", True),
     ("distributions", False), ("sparse", True), ("strings", True), ("lookup", True),
     ("contrib.lookup", True), ("estimator", True),
+    ("contrib.summary", False),
     ("estimator.inputs", True), ("estimator.export", False),
     ("estimator.experimental", False), ("feature_column", True),
     ("keras", True), ("keras.layers", True),

@@ -25,5 +25,6 @@ from xlapy.compat.v1.contrib import rnn
 from xlapy.compat.v1.contrib import seq2seq
 from xlapy.compat.v1.contrib import slim
 from xlapy.compat.v1.contrib import stateless
+from xlapy.compat.v1.contrib import summary
 from xlapy.compat.v1.contrib import training
 from xlapy.compat.v1.contrib import util
