@@ -177,14 +177,16 @@ def accumulate_f32(kernel):
     kernel computes there and its result is rounded to bfloat16 once (NumPy's own bfloat16
     matmul answers float32, its sums round at every step). Under XLA (m is xlapy.numpy) the
     kernel runs as is: the lowering emits bf16 HLO, accumulated in f32 by the backend."""
-    def bf16(a):
-        return isinstance(a, (np.ndarray, np.generic)) and a.dtype == BF16
+    bf16 = np.dtype(BF16)   # (arrays of it share this dtype object: an identity test)
 
     @functools.wraps(kernel)
     def run(m, *args, **attrs):
-        if m is np and any(bf16(a) for a in args):
-            out = kernel(m, *[a.astype(np.float32) if bf16(a) else a for a in args], **attrs)
-            return out.astype(BF16) if out.dtype == np.float32 else out
+        if m is np:   # (the common case, no bfloat16 operand, costs a loop of getattrs)
+            for a in args:
+                if getattr(a, "dtype", None) is bf16:
+                    out = kernel(m, *[x.astype(np.float32) if getattr(x, "dtype", None)
+                                      is bf16 else x for x in args], **attrs)
+                    return out.astype(BF16) if out.dtype == np.float32 else out
         return kernel(m, *args, **attrs)
     return run
 
