@@ -32,8 +32,10 @@ same arguments and workspace sizes: results are bitwise XLA's.
 Info results are s32 with the batch dims (LAPACK's info: 0, or > 0 for a singular / not
 positive definite / unconverged matrix; jax masks those results with NaN itself). Outputs a
 routine does not write (u and vt for mode N) are zeros. Matrices with a zero dimension skip
-the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are not
-supported except geev's (cgeev, zgeev: complex buffers, and a real workspace rwork).
+the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are
+supported for getrf and trsm (cgetrf, zgetrf, ctrsm, ztrsm: the same plans on complex
+buffers; trsm's alpha is 1+0j, and trans_x C is the conjugate transpose) and geev (cgeev,
+zgeev: complex buffers, and a real workspace rwork); the others are real only.
 The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does:
 LAPACK's packed real form (a conjugate pair j, j+1 stored as the real part in column j and
 the imaginary part in column j+1) is unpacked when the buffer is written back
@@ -55,7 +57,7 @@ import numpy as np
 _TARGET = re.compile(r"lapack_([sdcz])([a-z0-9]+)_ffi")
 _DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64),
            "c": np.dtype(np.complex64), "z": np.dtype(np.complex128)}
-COMPLEX_ROUTINES = frozenset({"geev"})   # the routines with c and z variants here
+COMPLEX_ROUTINES = frozenset({"geev", "getrf", "trsm"})   # the routines with c and z variants here
 _ATTR = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(-?\d+)\s*(?::\s*\w+)?")
 
 
@@ -84,7 +86,8 @@ class Buf:
 class CallPlan:
     """How to run one custom-call: for each index of `batch`, fill `bufs`, call `routine`
     with `args`, write back. Argument kinds:
-      ("char", c) | ("int", v) | ("one",) a float 1.0 | ("buf", name, offset) | ("null",)
+      ("char", c) | ("int", v) | ("one",) 1.0 (1+0j) of the plan's dtype
+      | ("buf", name, offset) | ("null",)
       ("work",) | ("lwork",) | ("iwork",) | ("liwork",) | ("out", leaf): an int the routine
       sets, stored to result leaf `leaf` at the batch index (None: dropped).
     `lwork` is a fixed workspace length, or None for LAPACK's query (the call with lwork=-1,

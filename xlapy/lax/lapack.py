@@ -13,8 +13,8 @@ through scipy's LAPACK, as jaxlib does).
                        info); vl, vr complex (compute_left, compute_right; zeros if not)
 
 Each: eager through the evaluator, abstract evaluation, lowering to its custom-call, a
-batching rule (batch dims lead: leading_batch_rule). f32 and f64 only (as the custom-calls),
-and for eig also c64 and c128.
+batching rule (batch dims lead: leading_batch_rule). f32 and f64 (as the custom-calls), and
+for lu, triangular_solve and eig also c64 and c128 (transpose_a is the plain transpose).
 Differentiation: triangular_solve and eigh have VJP rules here; the JVP rules of all and
 the VJP rules of lu and svd are in xlapy/lax/lapack_ad.py (JAX's derivatives). geqrf and
 householder_product have none: QR is differentiated as a whole (xlapy/numpy/_qr.py).
@@ -31,6 +31,7 @@ from xlapy.frontend.eager import via_evaluator
 from xlapy.hlo.shapes import Shape
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_INEXACT = _FLOATS + (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def _check(name: str, a: ShapedArray, rank: int = 2, square: bool = False,
@@ -78,7 +79,7 @@ _I32 = np.dtype(np.int32)
 # ---- lu (getrf) ------------------------------------------------------------------------------
 
 def _lu_aval(a):
-    _check("lu", a)
+    _check("lu", a, types=_INEXACT)
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
     return [a, ShapedArray(batch + (min(m, n),), _I32), ShapedArray(batch, _I32)]
@@ -95,8 +96,8 @@ def _aval_of_instr(x) -> ShapedArray:
 # ---- triangular solve (trsm) -----------------------------------------------------------------
 
 def _trsm_aval(a, b, left_side, lower, transpose_a, unit_diagonal):
-    _check("triangular_solve", a, square=True)
-    _check("triangular_solve", b)
+    _check("triangular_solve", a, square=True, types=_INEXACT)
+    _check("triangular_solve", b, types=_INEXACT)
     k = b.shape[-2] if left_side else b.shape[-1]
     if a.shape[-1] != k or a.shape[:-2] != b.shape[:-2] or a.dtype != b.dtype:
         raise ShapeError(f"triangular_solve: a {a} does not fit b {b} "

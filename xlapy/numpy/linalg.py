@@ -4,8 +4,9 @@ does: the same routines, the same NaN masking of failed factorizations) and on
 xlapy.lax.linalg.cholesky.
 
 Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the default
-float type; complex matrices raise an XlapyError naming the function, except in eig and
-eigvals, and in norm where only |x| matters). Eager, under jit and under vmap.
+float type; complex matrices raise an XlapyError naming the function, except in solve, inv,
+det and slogdet (LAPACK's complex getrf and trsm), in eig and eigvals, and in norm where only
+|x| matters). Eager, under jit and under vmap.
 Differentiable in forward and reverse mode, as JAX defines the derivatives
 (xlapy/lax/lapack_ad.py, and qr's custom_jvp in xlapy/numpy/_qr.py): solve, inv, det,
 slogdet, cholesky, eigh (distinct eigenvalues), svd (full_matrices=True only for square
@@ -32,16 +33,19 @@ __all__ = ["cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lsts
            "cond", "cross", "matrix_norm", "outer", "tensorinv", "tensorsolve", "vector_norm"]
 
 
-def _float(a, name: str = "linalg"):
+def _float(a, name: str = "linalg", complex_ok: bool = False):
     """a as f32 or f64 (LAPACK's real routines); integers and bools are promoted. Complex
-    matrices are refused by name: the LAPACK calls here are the real ones (only eig and
-    eigvals take complex matrices), and casting would drop the imaginary parts."""
+    matrices are kept with complex_ok (the functions on LAPACK's complex getrf and trsm),
+    else refused by name: the LAPACK calls there are the real ones, and casting would drop
+    the imaginary parts."""
     a = asarray(a)
     dt = np.dtype(a.dtype)
+    if dt.kind == "c" and complex_ok:
+        return a
     if dt.kind == "c":
         raise XlapyError(f"{name}: complex matrices are not supported (xlapy runs LAPACK's "
-                         f"real routines here; only linalg.eig and linalg.eigvals take "
-                         f"complex input), got {dt.name}")
+                         f"real routines here; linalg.solve, inv, det, slogdet, eig and "
+                         f"eigvals take complex input), got {dt.name}")
     if dt not in (np.float32, np.float64):   # LAPACK works in f32/f64
         wide = dt.itemsize > 2 and np.dtype(float_dtype_for(dt)).itemsize == 8
         return cast(a, np.float64 if wide else np.float32)
@@ -95,14 +99,14 @@ def _lu_solve(lu, perm, b, trans=0):
         return L.triangular_solve_p.bind(a, x, left_side=True, lower=lower,
                                          transpose_a=transpose, unit_diagonal=unit)
     if trans == 0:
-        x = take_along_axis(b, expand_dims(perm, -1) + zeros_like(b).astype(np.int32), -2)
+        x = take_along_axis(b, expand_dims(perm, -1) + zeros_like(b, np.int32), -2)
         x = ts(lu, x, True, True, False)
         return ts(lu, x, False, False, False)
     x = ts(lu, b, False, False, True)
     x = ts(lu, x, True, True, True)
     from xlapy.numpy._sorting import argsort
     inv_perm = argsort(perm, axis=-1).astype(np.int32)
-    return take_along_axis(x, expand_dims(inv_perm, -1) + zeros_like(x).astype(np.int32), -2)
+    return take_along_axis(x, expand_dims(inv_perm, -1) + zeros_like(x, np.int32), -2)
 
 
 def _broadcast_batch(a, b):
@@ -112,8 +116,10 @@ def _broadcast_batch(a, b):
 
 
 def solve(a, b):
-    a, b = _float(a, "linalg.solve"), _float(b, "linalg.solve")
+    a, b = _float(a, "linalg.solve", True), _float(b, "linalg.solve", True)
     _square("solve", a)
+    if np.dtype(b.dtype).kind == "c" and np.dtype(a.dtype).kind != "c":
+        a = a.astype(np.result_type(a.dtype, b.dtype))
     vector = len(shape(b)) == 1
     if vector:
         b = expand_dims(b, -1)
@@ -126,7 +132,7 @@ def solve(a, b):
 
 
 def inv(a):
-    a = _float(a, "linalg.inv")
+    a = _float(a, "linalg.inv", True)
     _square("inv", a)
     n = shape(a)[-1]
     from xlapy.numpy._core import broadcast_to
@@ -140,11 +146,11 @@ def _parity(piv):
 
 
 def slogdet(a):
-    a = _float(a, "linalg.slogdet")
+    a = _float(a, "linalg.slogdet", True)
     _square("slogdet", a)
     lu, piv, _, _ = lu_factor_raw(a)
     d = diagonal(lu, 0, -2, -1)
-    s = sign(d)
+    s = sign(d)    # d / |d| for complex d (0 for 0), as numpy's sign
     from xlapy.numpy._reductions import prod
     sgn = prod(s, axis=-1) * where(_parity(piv) == 1, -1.0, 1.0).astype(a.dtype)
     logdet = sum(log(abs(d)), axis=-1)
@@ -153,7 +159,7 @@ def slogdet(a):
 
 
 def det(a):
-    a = _float(a, "linalg.det")
+    a = _float(a, "linalg.det", True)
     _square("det", a)
     lu, piv, _, _ = lu_factor_raw(a)
     from xlapy.numpy._reductions import prod

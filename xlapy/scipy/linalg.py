@@ -1,11 +1,16 @@
 """xlapy.scipy.linalg: jax.scipy.linalg's basics, on xlapy.numpy.linalg and the LAPACK
-primitives of xlapy.lax.lapack (the custom-calls JAX emits, so modules match JAX's)."""
+primitives of xlapy.lax.lapack (the custom-calls JAX emits, so modules match JAX's).
+lu_factor, lu_solve and solve_triangular (and solve, inv, det) take complex matrices too:
+trans 1 / 'T' is the plain transpose, 2 / 'C' the conjugate transpose, as in scipy."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from xlapy.errors import XlapyError
 from xlapy.lax import lapack as L
 from xlapy.numpy import linalg as _la
+from xlapy.numpy._complex import conjugate
 from xlapy.numpy._core import shape
 from xlapy.numpy._shape_ops import expand_dims, swapaxes, tril, triu
 from xlapy.scipy._expm import expm
@@ -36,7 +41,10 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         raise XlapyError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got "
                          f"{trans!r}")
     name = "scipy.linalg.solve_triangular"
-    a, b = _la._float(a, name), _la._float(b, name)
+    a, b = _la._float(a, name, True), _la._float(b, name, True)
+    a = a.astype(np.result_type(a.dtype, b.dtype))
+    if trans in (2, "C") and np.dtype(a.dtype).kind == "c":
+        a = conjugate(a)    # a^H: the transpose of conj(a)
     vector = len(shape(b)) == len(shape(a)) - 1
     bb = expand_dims(b, -1) if vector else b
     x = L.triangular_solve_p.bind(a, bb.astype(a.dtype), left_side=True, lower=bool(lower),
@@ -52,7 +60,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    a = _la._float(a, "scipy.linalg.lu_factor")
+    a = _la._float(a, "scipy.linalg.lu_factor", True)
     lu_, piv, _, _ = _la.lu_factor_raw(a)
     return lu_, piv
 
@@ -86,7 +94,10 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         j = piv[..., i:i + 1]
         pi, pj = perm[..., i:i + 1], take_along_axis(perm, j, -1)
         perm = where(ids == i, pj, where(ids == j, pi, perm))
-    b = _la._float(b, "scipy.linalg.lu_solve")
+    b = _la._float(b, "scipy.linalg.lu_solve", True)
+    lu_ = lu_.astype(np.result_type(lu_.dtype, b.dtype))
+    if trans in (2, "C") and np.dtype(lu_.dtype).kind == "c":
+        lu_ = conjugate(lu_)    # a^H = (P^T L U)^H: the transposes of conj(L), conj(U)
     vector = len(shape(b)) == 1
     bb = expand_dims(b, -1) if vector else b
     x = _la._lu_solve(lu_, perm, bb.astype(lu_.dtype), trans=0 if trans in (0, "N") else 1)

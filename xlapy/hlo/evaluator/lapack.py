@@ -54,8 +54,10 @@ def _arguments(p: CallPlan, bufs: dict, work, iwork, lwork: int, query: bool, ke
             out.append(ref(ctypes.c_char(a[1].encode())))
         elif kind in ("int", "lwork", "liwork"):
             out.append(ref(_I32({"int": a[-1], "lwork": lwork, "liwork": p.liwork}[kind])))
-        elif kind == "one":
-            out.append(ref(np.ctypeslib.as_ctypes_type(p.dtype)(1.0)))
+        elif kind == "one":   # (a NumPy scalar array: ctypes has no complex types)
+            one = np.ones(1, p.dtype)
+            keep.append(one)
+            out.append(ctypes.c_void_p(one.ctypes.data))
         elif kind == "buf":
             arr = bufs[a[1]]
             out.append(ctypes.c_void_p(arr.ctypes.data + a[2] * arr.itemsize))

@@ -163,8 +163,9 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
                 args.append(_const_slot(b, T.I8, ord(a[1])))
             elif kind == "int":
                 args.append(_const_slot(b, T.I32, a[1]))
-            elif kind == "one":
-                args.append(_const_slot(b, ct, 1.0))
+            elif kind == "one":   # 1.0, or the complex {1.0, 0.0}
+                args.append(_const_slot(b, ct, 1.0 if p.dtype.kind == "f" else (
+                    ir.Constant(rt, 1.0), ir.Constant(rt, 0.0))))
             elif kind == "buf":
                 ptr, ety, _ = scratch[a[1]]
                 args.append(b.gep(ptr, [c64(a[2])], source_etype=ety) if a[2] else ptr)

@@ -30,8 +30,8 @@ from xlapy.backends.cpu.runtime.loader import register_lazy
 GEMMS = ("sgemm", "dgemm", "cgemm", "zgemm")
 LAPACK = tuple(t + r for r in ("potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "gesvd",
                                "gees", "gehrd", "sytrd", "gtsv", "geev") for t in "sd") + (
-    "cgeev", "zgeev")
-LAPACK_BLAS = ("strsm", "dtrsm")   # BLAS routines of the LAPACK custom-calls
+    "cgeev", "zgeev", "cgetrf", "zgetrf")
+LAPACK_BLAS = ("strsm", "dtrsm", "ctrsm", "ztrsm")   # BLAS routines of the LAPACK custom-calls
 
 
 def capsule_pointer(capsule) -> int:
