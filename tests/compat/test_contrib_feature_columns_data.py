@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlapy.compat.v1 as tf
-from xlapy.compat.v1.contrib.layers import feature_columns_old as fco
+from xlapy.compat.v1.contrib.layers import feature_columns_old_ops as fco
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 from xlapy.compat.v1.ops.lookup_ops import fingerprint64, fingerprint_cat64
 

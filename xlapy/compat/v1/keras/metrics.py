@@ -2,8 +2,9 @@
 averages over each batch (by name or function; History reports them under Keras 1.x
 names: 'acc' for 'accuracy', the function's name otherwise ('mae' ->
 'mean_absolute_error')), and the stateful metric classes (Metric, Mean, AUC, Precision,
-...) of keras/metric_classes.py. get / deserialize take a function's name, a class's
-name (an instance with the defaults, as Keras) or a {'class_name', 'config'} dict."""
+...) of keras/metric_classes.py and metric_confusion.py. get / deserialize take a
+function's name, a class's name (an instance with the defaults, as Keras) or a
+{'class_name', 'config'} dict."""
 
 from __future__ import annotations
 
@@ -127,15 +128,27 @@ def deserialize(config, custom_objects=None):
 
 
 # the classes (after the functions, which they wrap)
-from xlapy.compat.v1.keras.metric_classes import (  # noqa: E402,F401
-    AUC, Accuracy, BinaryAccuracy, BinaryCrossentropy, CategoricalAccuracy,
-    CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, FalseNegatives,
-    FalsePositives, Hinge, KLDivergence, LogCoshError, Mean, MeanAbsoluteError,
-    MeanAbsolutePercentageError, MeanIoU, MeanRelativeError, MeanSquaredError,
-    MeanSquaredLogarithmicError, MeanTensor, Metric, Poisson, Precision, Recall,
-    RootMeanSquaredError, SensitivityAtSpecificity, SparseCategoricalAccuracy,
-    SparseCategoricalCrossentropy, SparseTopKCategoricalAccuracy, SpecificityAtSensitivity,
-    SquaredHinge, Sum, TopKCategoricalAccuracy, TrueNegatives, TruePositives)
-from xlapy.compat.v1.keras.metric_classes import CLASSES as _CLASS_LIST  # noqa: E402
+from xlapy.compat.v1.keras.metric_classes import (  # noqa: E402
+    Accuracy, BinaryAccuracy, BinaryCrossentropy, CategoricalAccuracy,
+    CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge, KLDivergence,
+    LogCoshError, Mean, MeanAbsoluteError, MeanAbsolutePercentageError,
+    MeanRelativeError, MeanSquaredError, MeanSquaredLogarithmicError, MeanTensor, Metric,
+    Poisson, RootMeanSquaredError, SparseCategoricalAccuracy, SparseCategoricalCrossentropy,
+    SparseTopKCategoricalAccuracy, SquaredHinge, Sum, TopKCategoricalAccuracy)
+from xlapy.compat.v1.keras.metric_confusion import (  # noqa: E402
+    AUC, FalseNegatives, FalsePositives, MeanIoU, Precision, Recall, SensitivityAtSpecificity,
+    SpecificityAtSensitivity, TrueNegatives, TruePositives)
+
+from xlapy.compat.v1.keras.metric_classes import MeanMetricWrapper as _MMW  # noqa: E402
+
+_CLASS_LIST = [Metric, Mean, Sum, _MMW, MeanRelativeError, MeanTensor, Accuracy,
+               BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+               TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
+               MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+               RootMeanSquaredError, Hinge, SquaredHinge, CategoricalHinge, KLDivergence,
+               LogCoshError, Poisson, CosineSimilarity, BinaryCrossentropy,
+               CategoricalCrossentropy, SparseCategoricalCrossentropy, TruePositives,
+               FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, AUC,
+               SensitivityAtSpecificity, SpecificityAtSensitivity, MeanIoU]
 
 _CLASSES = {c.__name__: c for c in _CLASS_LIST if c is not Metric}

@@ -51,6 +51,15 @@ def format_memory(b: int) -> str:
     return _scaled(b, ("B", "KB", "MB"))
 
 
+def _time_keys(select) -> list:
+    """The time statistics a report's `select` shows: all three with "micros", else the
+    accelerator's and the CPU's as asked."""
+    if "micros" in select:
+        return ["exec_micros", "accelerator_exec_micros", "cpu_exec_micros"]
+    return ([k for sel, k in (("accelerator_micros", "accelerator_exec_micros"),
+                              ("cpu_micros", "cpu_exec_micros")) if sel in select])
+
+
 def _fill_shape(p: TensorShapeProto, dims) -> None:
     if not dims:
         p.unknown_rank = True
@@ -147,13 +156,7 @@ def format_node(n: ShowNode, select) -> str:
                      ("residual_bytes", "residual_bytes"), ("output_bytes", "output_bytes")):
         if sel in select:
             info.append(_self_total(n, format_memory(s[key]), format_memory(t[key])))
-    times = []
-    if "micros" in select:
-        times = ["exec_micros", "accelerator_exec_micros", "cpu_exec_micros"]
-    else:
-        times += ["accelerator_exec_micros"] if "accelerator_micros" in select else []
-        times += ["cpu_exec_micros"] if "cpu_micros" in select else []
-    for key in times:
+    for key in _time_keys(select):
         info.append(_self_total(n, format_time(s[key]), format_time(t[key])))
     if "device" in select and n.node is not None and n.node.canonical_device:
         info.append(n.node.canonical_device)
@@ -284,13 +287,7 @@ def format_multi_node(n: MultiNode, root: MultiNode, select) -> str:
             # the share is shown only where the op type itself holds bytes
             accu = t[key] if s[key] > 0 else 0
             attrs.append(_pct_cell(format_memory(s[key]), accu, s[key], rt[key]))
-    times = []
-    if "micros" in select:
-        times = ["exec_micros", "accelerator_exec_micros", "cpu_exec_micros"]
-    else:
-        times += ["accelerator_exec_micros"] if "accelerator_micros" in select else []
-        times += ["cpu_exec_micros"] if "cpu_micros" in select else []
-    for key in times:
+    for key in _time_keys(select):
         attrs.append(_pct_cell(format_time(s[key]), t[key], s[key], rt[key]))
     if "params" in select:
         attrs.append(_pct_cell(format_number(s["parameters"]) + " params", t["parameters"],

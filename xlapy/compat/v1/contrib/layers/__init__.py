@@ -246,14 +246,16 @@ def stack(inputs, layer, stack_args, **kwargs):
     return out
 
 
-# the pre-tf.feature_column feature columns (feature_columns_old.py)
+# the pre-tf.feature_column feature columns (feature_columns_old*.py)
 from xlapy.compat.v1.contrib.layers.feature_columns_old import (  # noqa: E402
-    SPARSE_FEATURE_CROSS_DEFAULT_HASH_KEY, bucketized_column, check_feature_columns,
-    create_feature_spec_for_parsing, crossed_column, embedding_column,
-    infer_real_valued_columns, input_from_feature_columns,
-    joint_weighted_sum_from_feature_columns, make_place_holder_tensors_for_base_features,
-    one_hot_column, parse_feature_columns_from_examples, real_valued_column,
+    bucketized_column, crossed_column, embedding_column, one_hot_column, real_valued_column,
     shared_embedding_columns, sparse_column_with_hash_bucket,
     sparse_column_with_integerized_feature, sparse_column_with_keys,
-    sparse_column_with_vocabulary_file, transform_features, weighted_sparse_column,
-    weighted_sum_from_feature_columns)
+    sparse_column_with_vocabulary_file, weighted_sparse_column)
+from xlapy.compat.v1.contrib.layers.feature_columns_old_io import (  # noqa: E402
+    check_feature_columns, create_feature_spec_for_parsing, infer_real_valued_columns,
+    input_from_feature_columns, joint_weighted_sum_from_feature_columns,
+    make_place_holder_tensors_for_base_features, parse_feature_columns_from_examples,
+    transform_features, weighted_sum_from_feature_columns)
+from xlapy.compat.v1.contrib.layers.feature_columns_old_ops import (  # noqa: E402
+    SPARSE_FEATURE_CROSS_DEFAULT_HASH_KEY)

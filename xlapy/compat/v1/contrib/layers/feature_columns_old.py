@@ -53,195 +53,28 @@ lookups, hashing and crossing run in the executor; the rest compiles under XLA.
 from __future__ import annotations
 
 import collections
-import itertools
 import math
 
 import numpy as np
 
 from xlapy.compat.v1 import dtypes
+from xlapy.compat.v1.contrib.layers.feature_columns_old_ops import (
+    _COMBINERS,
+    _cross,
+    _dense_values,
+    _is_sparse,
+    _lookup,
+    _raw,
+    _SparseIds,
+    _as_sparse_ids,
+    _tf,
+    _to_2d,
+)
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError, NotFoundError
-from xlapy.compat.v1.op_registry import not_differentiable, register_op
-from xlapy.compat.v1.ops._common import make
-from xlapy.compat.v1.ops.lookup_ops import (fingerprint64, fingerprint_cat64,
-                                            string_to_hash_bucket_fast, vocabulary_lookup)
-
-SPARSE_FEATURE_CROSS_DEFAULT_HASH_KEY = 0xDECAFCAFFE
-_COMBINERS = ("mean", "sqrtn", "sum")
-_M = (1 << 64) - 1
-
-
-def _tf():
-    import xlapy.compat.v1 as tf  # (the package imports this module while it loads)
-    return tf
-
-
-# ---- the cross op ---------------------------------------------------------------------------
-
-def _hash_combine(a: int, b: int) -> int:
-    """contrib's original cross hash step, on 64-bit words (a's right shift is signed)."""
-    sa = a - (1 << 64) if a >> 63 else a
-    return (a ^ ((b + 0x9E3779B97F4A7800 + ((sa << 10) & _M) + ((sa >> 4) & _M)) & _M)) & _M
-
-
-def _feature_words(row, drop):
-    if row.dtype == object or row.dtype.kind in "SU":
-        vals = [v if isinstance(v, bytes) else str(v).encode() for v in row]
-        return [fingerprint64(v) for v in vals if not (drop and v == b"")]
-    return [int(v) & _M for v in row if not (drop and int(v) == -1)]
-
-
-def _cross_infer(op):
-    from xlapy.compat.v1.tensor_shape import TensorShape
-    widths = []
-    for t in op.inputs:
-        d = t.shape.dims
-        if d is not None and len(d) != 2:
-            raise InvalidArgumentError(f"sparse_feature_cross: inputs must be [batch, k] "
-                                       f"matrices, got {t.shape.tf_str()}")
-        widths.append(None if d is None else d[1])
-    batch = next((t.shape.dims[0] for t in op.inputs if t.shape.dims), None)
-    width = None if any(w is None for w in widths) else int(np.prod(widths))
-    return [(dtypes.int64, TensorShape([batch, width]))]
-
-
-@register_op("XlapySparseFeatureCross", attrs=("num_buckets", "hash_key", "drop_missing"),
-             lowering=None, infer=_cross_infer)
-def _sparse_feature_cross(m, *inputs, num_buckets=0, hash_key=0, drop_missing=()):
-    arrays = [np.asarray(a) for a in inputs]
-    n = arrays[0].shape[0]
-    if any(a.ndim != 2 or a.shape[0] != n for a in arrays):
-        raise InvalidArgumentError(f"sparse_feature_cross: inputs must be [batch, k] with one "
-                                   f"batch size, got shapes {[a.shape for a in arrays]}")
-    width = int(np.prod([a.shape[1] for a in arrays]))
-    out = np.full((n, width), -1, np.int64)
-    mod = num_buckets if num_buckets > 0 else (1 << 63) - 1
-    for b in range(n):
-        lists = [_feature_words(a[b], drop) for a, drop in zip(arrays, drop_missing)]
-        for j, combo in enumerate(itertools.product(*lists)):
-            if hash_key:
-                h = hash_key & _M
-                for f in combo:
-                    h = fingerprint_cat64(h, f)
-            else:
-                h = SPARSE_FEATURE_CROSS_DEFAULT_HASH_KEY
-                for f in combo:
-                    h = _hash_combine(h, f)
-            out[b, j] = h % mod
-    return out
-
-
-not_differentiable("XlapySparseFeatureCross")
-
-
-def _cross(parts, drops, num_buckets, hash_key):
-    """ids [batch, prod k] of the crosses of parts ([batch, k] string or int64 tensors),
-    -1 where a row lacks a combination (values '' / -1 of the `drops` parts are absent)."""
-    return make("XlapySparseFeatureCross", parts, {
-        "num_buckets": int(num_buckets), "hash_key": int(hash_key or 0),
-        "drop_missing": tuple(bool(d) for d in drops)}, name="cross")
-
-
-# ---- values ---------------------------------------------------------------------------------
-
-class _SparseIds(collections.namedtuple("_SparseIds", ["id_tensor", "weight_tensor"])):
-    """A transformed sparse column: ids int64 [batch, k] (-1: none) and weights float32
-    [batch, k] (None: all 1)."""
-
-
-def _is_sparse(x):
-    return getattr(x, "_is_sparse_tensor", False)
-
-
-def _raw(columns_to_tensors, key):
-    if key not in columns_to_tensors:
-        raise NotFoundError(f"The feature {key!r} is not in columns_to_tensors (keys: "
-                            f"{sorted(k for k in columns_to_tensors if isinstance(k, str))})")
-    x = columns_to_tensors[key]
-    return x if _is_sparse(x) else _tf().convert_to_tensor(x)
-
-
-def _to_2d(t, what):
-    """[batch] -> [batch, 1]; [batch, ...] -> [batch, prod(...)] (TF's inner flatten)."""
-    tf = _tf()
-    dims = t.shape.dims
-    if dims is None:
-        raise InvalidArgumentError(f"{what}: the feature's rank must be known")
-    if len(dims) == 0:
-        raise InvalidArgumentError(f"{what}: the feature must have a batch dimension, got a "
-                                   "scalar")
-    if len(dims) == 1:
-        return tf.expand_dims(t, -1)
-    if len(dims) == 2:
-        return t
-    if any(d is None for d in dims[1:]):
-        raise InvalidArgumentError(f"{what}: the feature's shape {t.shape.tf_str()} must be "
-                                   "known beyond the batch dimension")
-    return tf.reshape(t, [-1, int(np.prod(dims[1:]))])
-
-
-def _missing_value(dtype):
-    return b"" if dtype == dtypes.string else -1
-
-
-def _dense_values(x, what):
-    """A feature as [batch, k] values; a SparseTensor's absent entries '' / -1."""
-    tf = _tf()
-    if _is_sparse(x):
-        if x.shape.ndims not in (None, 2):
-            raise InvalidArgumentError(f"{what}: a SparseTensor feature must have rank 2 "
-                                       f"([batch, k]), got {x.shape.tf_str()}")
-        default = _missing_value(x.dtype) if (x.dtype == dtypes.string or
-                                              x.dtype.is_integer) else 0
-        return tf.sparse_tensor_to_dense(x, default_value=default)
-    return _to_2d(x, what)
-
-
-def _valid(ids):
-    tf = _tf()
-    return tf.greater_equal(ids, tf.zeros_like(ids))
-
-
-def _combine_rows(rows, ids, weights, combiner):
-    """rows [batch, k, d] of ids [batch, k] combined over k as safe_embedding_lookup_sparse:
-    ids < 0 dropped, weights <= 0 dropped unless combining by sum, empty rows 0."""
-    tf = _tf()
-    keep = _valid(ids)
-    w = tf.ones_like(ids, dtype=dtypes.float32) if weights is None else \
-        tf.cast(weights, dtypes.float32)
-    if weights is not None and combiner != "sum":
-        keep = tf.logical_and(keep, tf.greater(w, tf.zeros_like(w)))
-    w = tf.where(keep, w, tf.zeros_like(w))
-    total = tf.reduce_sum(tf.multiply(rows, tf.expand_dims(w, -1)), 1)
-    if combiner == "sum":
-        return total
-    norm = tf.reduce_sum(w, 1, keepdims=True) if combiner == "mean" else \
-        tf.sqrt(tf.reduce_sum(tf.square(w), 1, keepdims=True))
-    return tf.div_no_nan(total, norm)
-
-
-def _lookup(table, sparse_ids, combiner, max_norm=None):
-    tf = _tf()
-    ids = sparse_ids.id_tensor
-    rows = tf.gather(table, tf.maximum(ids, tf.zeros_like(ids)))
-    if max_norm is not None:
-        rows = tf.clip_by_norm(rows, max_norm, axes=[2])
-    return _combine_rows(rows, ids, sparse_ids.weight_tensor, combiner)
-
-
-def _as_sparse_ids(value, what):
-    """A value given for an already transformed column: _SparseIds, ids or a SparseTensor."""
-    tf = _tf()
-    if isinstance(value, _SparseIds):
-        return value
-    if _is_sparse(value):
-        if not value.dtype.is_integer:
-            raise InvalidTypeError(f"{what}: transformed ids must be integers, got "
-                                   f"{value.dtype.name}")
-        return _SparseIds(tf.cast(tf.sparse_tensor_to_dense(value, default_value=-1),
-                                  dtypes.int64), None)
-    t = _to_2d(tf.convert_to_tensor(value), what)
-    return _SparseIds(tf.cast(t, dtypes.int64), None)
-
+from xlapy.compat.v1.ops.lookup_ops import (
+    string_to_hash_bucket_fast,
+    vocabulary_lookup,
+)
 
 # ---- columns --------------------------------------------------------------------------------
 
@@ -930,62 +763,6 @@ def crossed_column(columns, hash_bucket_size, combiner="sum", ckpt_to_load_from=
                           hash_key, combiner, ckpt_to_load_from, tensor_name_in_ckpt)
 
 
-_ALL = (_SparseColumn, _WeightedSparseColumn, _OneHotColumn, _EmbeddingColumn,
-        _RealValuedColumn, _BucketizedColumn, _CrossedColumn)
-
-
-# ---- transformation -------------------------------------------------------------------------
-
-def _transform(columns_to_tensors, column):
-    """column's transformed value, computed once and kept in columns_to_tensors."""
-    if column in columns_to_tensors:
-        value = columns_to_tensors[column]
-        if isinstance(column, (_SparseColumn, _CrossedColumn, _WeightedSparseColumn)):
-            value = _as_sparse_ids(value, f"column {column.name!r}")
-        return value
-    column.insert_transformed_feature(columns_to_tensors)
-    return columns_to_tensors[column]
-
-
-def check_feature_columns(feature_columns):
-    """Raises if two columns have the same key."""
-    seen = set()
-    for c in feature_columns:
-        if not isinstance(c, _FeatureColumn):
-            raise InvalidTypeError(f"feature_columns should only contain instances of "
-                                   f"_FeatureColumn. Given column is {c!r}")
-        if c.key in seen:
-            raise InvalidArgumentError(f"Duplicate feature column key found for column: "
-                                       f"{c.name}. This usually means that the column is "
-                                       "almost identical to another column, and one must be "
-                                       "discarded.")
-        seen.add(c.key)
-
-
-def _sorted_columns(feature_columns):
-    if isinstance(feature_columns, _FeatureColumn):
-        feature_columns = [feature_columns]
-    cols = list(feature_columns or ())
-    check_feature_columns(cols)
-    return sorted(set(cols), key=lambda c: c.key)
-
-
-def _check_features(columns_to_tensors):
-    if not isinstance(columns_to_tensors, dict):
-        raise InvalidTypeError(f"columns_to_tensors must be a dict of feature name -> Tensor, "
-                               f"got {type(columns_to_tensors).__name__}")
-
-
-def transform_features(features, feature_columns):
-    """{column: transformed value} of each column (see _SparseIds for sparse ones)."""
-    _check_features(features)
-    c2t = dict(features)
-    cols = _sorted_columns(feature_columns)
-    for c in cols:
-        _transform(c2t, c)
-    return {c: c2t[c] for c in cols}
-
-
 def _model_variable(name, shape, initializer, trainable, collections):
     from xlapy.compat.v1.contrib.framework.model_variables import model_variable  # (cycle)
     return model_variable(name, shape=shape, dtype=dtypes.float32, initializer=initializer,
@@ -998,204 +775,16 @@ def _maybe_restore(column, variable):
         _tf().train.init_from_checkpoint(path[0], {path[1]: variable})
 
 
-def _weight_collections(weight_collections):
-    from xlapy.compat.v1.framework import GraphKeys
-    if not weight_collections:
-        return None
-    return list(dict.fromkeys(list(weight_collections) + [GraphKeys.GLOBAL_VARIABLES]))
+def _transform(columns_to_tensors, column):
+    """column's transformed value, computed once and kept in columns_to_tensors."""
+    if column in columns_to_tensors:
+        value = columns_to_tensors[column]
+        if isinstance(column, (_SparseColumn, _CrossedColumn, _WeightedSparseColumn)):
+            value = _as_sparse_ids(value, f"column {column.name!r}")
+        return value
+    column.insert_transformed_feature(columns_to_tensors)
+    return columns_to_tensors[column]
 
 
-def input_from_feature_columns(columns_to_tensors, feature_columns, weight_collections=None,
-                               trainable=True, scope=None):
-    """The dense [batch, n] input of a DNN: each column's dense value (real-valued,
-    bucketized one-hot, one-hot, embedding), concatenated in the order of the columns'
-    keys."""
-    tf = _tf()
-    _check_features(columns_to_tensors)
-    cols = _sorted_columns(feature_columns)
-    if not cols:
-        raise InvalidArgumentError("feature_columns must not be empty")
-    colls = _weight_collections(weight_collections)
-    outs = []
-    with tf.variable_scope(scope, default_name="input_from_feature_columns"):
-        for c in cols:
-            if not hasattr(c, "_to_dnn_input_layer"):
-                raise InvalidArgumentError(
-                    f"Error creating input layer for column: {c.name}. {type(c).__name__} is "
-                    "not supported in DNN. Please use embedding_column or one_hot_column.")
-            with tf.variable_scope(None, default_name=c.name):
-                value = _transform(columns_to_tensors, c)
-                outs.append(c._to_dnn_input_layer(value, colls, trainable))
-        return tf.concat(outs, 1)
-
-
-def _wide_ids(column, value):
-    """(ids, number of ids, combiner) of a column in a linear model, or None for a dense
-    one."""
-    if isinstance(column, _BucketizedColumn):
-        return column._sparse(value), column._num_ids, "sum"
-    if isinstance(column, (_SparseColumn, _WeightedSparseColumn, _CrossedColumn)):
-        return value, column.length, column.combiner
-    if isinstance(column, _RealValuedColumn):
-        return None
-    raise InvalidArgumentError(f"Error creating weighted sum for column: {column.name}. "
-                               f"Column {type(column).__name__} is not supported in linear "
-                               "models. Please use sparse_column.")
-
-
-def weighted_sum_from_feature_columns(columns_to_tensors, feature_columns, num_outputs,
-                                      weight_collections=None, trainable=True, scope=None):
-    """A linear model: (predictions [batch, num_outputs], {column: [its variable]},
-    bias_weight). Sparse columns look up rows of a [num ids, num_outputs] `weights`
-    variable, real-valued ones multiply a [width, num_outputs] `weight`; all start at 0."""
-    tf = _tf()
-    _check_features(columns_to_tensors)
-    cols = _sorted_columns(feature_columns)
-    if not cols:
-        raise InvalidArgumentError("feature_columns must not be empty")
-    num_outputs = int(num_outputs)
-    zeros = tf.zeros_initializer()
-    outs, col_vars = [], {}
-    with tf.variable_scope(scope, default_name="weighted_sum_from_feature_columns"):
-        for c in cols:
-            value = _transform(columns_to_tensors, c)
-            wide = _wide_ids(c, value)
-            with tf.variable_scope(None, default_name=c.name):
-                if wide is not None:
-                    ids, n, combiner = wide
-                    w = _model_variable("weights", [n, num_outputs], zeros, trainable,
-                                        weight_collections)
-                    pred = _lookup(w, ids, combiner)
-                else:
-                    x = _to_2d(value, f"real_valued_column {c.name!r}")
-                    width = x.shape.dims[1]
-                    if width is None:
-                        raise InvalidArgumentError(f"Error creating weighted sum for column: "
-                                                   f"{c.name}: its width must be known")
-                    w = _model_variable("weight", [width, num_outputs], zeros, trainable,
-                                        weight_collections)
-                    pred = tf.matmul(x, w)
-            _maybe_restore(c, w)
-            outs.append(tf.reshape(pred, [-1, num_outputs]))
-            col_vars[c] = [w]
-        bias = _model_variable("bias_weight", [num_outputs], zeros, trainable,
-                               _weight_collections(weight_collections))
-        total = tf.add_n(outs) if len(outs) > 1 else outs[0]
-        return tf.nn.bias_add(total, bias), col_vars, bias
-
-
-def joint_weighted_sum_from_feature_columns(columns_to_tensors, feature_columns, num_outputs,
-                                            weight_collections=None, trainable=True,
-                                            scope=None):
-    """weighted_sum_from_feature_columns for unweighted sparse columns combined by sum, all
-    in one `linear_weights/weights` variable: (predictions, [variable], bias_weight)."""
-    tf = _tf()
-    _check_features(columns_to_tensors)
-    cols = _sorted_columns(feature_columns)
-    if not cols:
-        raise InvalidArgumentError("At least one column must be in the model.")
-    num_outputs = int(num_outputs)
-    zeros = tf.zeros_initializer()
-    with tf.variable_scope(scope, default_name="joint_weighted_sum_from_feature_columns"):
-        parts, offset = [], 0
-        for c in cols:
-            wide = _wide_ids(c, _transform(columns_to_tensors, c))
-            if wide is None:
-                raise NotImplementedError("Real-valued columns are not supported. Use "
-                                          "weighted_sum_from_feature_columns instead, or "
-                                          "bucketize these columns.")
-            ids, n, combiner = wide
-            if ids.weight_tensor is not None:
-                raise InvalidArgumentError("Joint sums for weighted sparse columns are not "
-                                           "supported. Please use "
-                                           "weighted_sum_from_feature_columns instead.")
-            if combiner != "sum":
-                raise InvalidArgumentError("Combiners other than sum are not supported for "
-                                           "joint sums. Please use "
-                                           "weighted_sum_from_feature_columns instead.")
-            t = ids.id_tensor
-            shifted = tf.where(_valid(t), t + np.int64(offset), t)
-            parts.append(shifted)
-            offset += n
-        all_ids = _SparseIds(tf.concat(parts, 1) if len(parts) > 1 else parts[0], None)
-        with tf.variable_scope(None, default_name="linear_weights"):
-            w = _model_variable("weights", [offset, num_outputs], zeros, trainable,
-                                weight_collections)
-            pred = _lookup(w, all_ids, "sum")
-        bias = _model_variable("bias_weight", [num_outputs], zeros, trainable,
-                               _weight_collections(weight_collections))
-        return tf.nn.bias_add(pred, bias), [w], bias
-
-
-# ---- parsing --------------------------------------------------------------------------------
-
-def create_feature_spec_for_parsing(feature_columns):
-    """The tf.parse_example `features` dict the columns read: FixedLenFeature for
-    real-valued columns, VarLenFeature for sparse ones (and weights)."""
-    if isinstance(feature_columns, dict):
-        feature_columns = feature_columns.values()
-    spec = {}
-    for c in feature_columns:
-        if not isinstance(c, _ALL):
-            raise InvalidTypeError(f"feature_columns should only contain instances of "
-                                   f"_FeatureColumn. Given column is {c!r}")
-        spec.update(c.config)
-    return spec
-
-
-def parse_feature_columns_from_examples(serialized, feature_columns, name=None,
-                                        example_names=None):
-    """tf.parse_example of serialized tf.train.Examples with the columns' spec, then every
-    column transformed: a dict of feature names and columns to their values."""
-    cols = _sorted_columns(feature_columns)
-    c2t = _tf().parse_example(serialized, create_feature_spec_for_parsing(cols), name=name,
-                              example_names=example_names)
-    for c in cols:
-        _transform(c2t, c)
-    return c2t
-
-
-def make_place_holder_tensors_for_base_features(feature_columns):
-    """Placeholders for the columns' raw features: sparse_placeholder for VarLenFeatures,
-    [None, dimension] placeholders for the others."""
-    tf = _tf()
-    out = {}
-    for key, spec in create_feature_spec_for_parsing(feature_columns).items():
-        if isinstance(spec, tf.VarLenFeature):
-            out[key] = tf.sparse_placeholder(spec.dtype, name=f"Placeholder_{key}")
-        else:
-            out[key] = tf.placeholder(spec.dtype, shape=(None, spec.shape[0]),
-                                      name=f"Placeholder_{key}")
-    return out
-
-
-def infer_real_valued_columns(features):
-    """real_valued_columns for a dict of dense numeric tensors (or one tensor, name '')."""
-    tf = _tf()
-    items = features.items() if isinstance(features, dict) else [("", features)]
-    out = []
-    for name, t in items:
-        if _is_sparse(t):
-            raise InvalidArgumentError(f"SparseTensor is not supported for auto detection. "
-                                       f"Please define corresponding FeatureColumn for tensor "
-                                       f"{name}.")
-        t = tf.convert_to_tensor(t)
-        if not (t.dtype.is_integer or t.dtype.is_floating):
-            raise InvalidArgumentError(f"Non integer or non floating types are not supported "
-                                       f"for auto detection. Please define corresponding "
-                                       f"FeatureColumn for tensor {name}.")
-        dims = t.shape.as_list() if t.shape.ndims is not None else [None]
-        out.append(real_valued_column(name, dimension=int(np.prod(dims[1:])),
-                                      dtype=t.dtype))
-    return out
-
-
-__all__ = ["SPARSE_FEATURE_CROSS_DEFAULT_HASH_KEY", "bucketized_column",
-           "check_feature_columns", "create_feature_spec_for_parsing", "crossed_column",
-           "embedding_column", "infer_real_valued_columns", "input_from_feature_columns",
-           "joint_weighted_sum_from_feature_columns", "make_place_holder_tensors_for_base_features",
-           "one_hot_column", "parse_feature_columns_from_examples", "real_valued_column",
-           "shared_embedding_columns", "sparse_column_with_hash_bucket",
-           "sparse_column_with_integerized_feature", "sparse_column_with_keys",
-           "sparse_column_with_vocabulary_file", "transform_features",
-           "weighted_sparse_column", "weighted_sum_from_feature_columns"]
+_ALL = (_SparseColumn, _WeightedSparseColumn, _OneHotColumn, _EmbeddingColumn,
+        _RealValuedColumn, _BucketizedColumn, _CrossedColumn)
