@@ -9,7 +9,8 @@ and XLA taking turns (pairs, the order alternating), with each cache state:
     fresh  both empty: the first run after installing (--fresh adds it)
 
     .venv/bin/python benchmarks/compat_softmax_time.py [--pairs 8] [--steps 1000] [--fresh]
-                                                       [--states warm,cold] [--json PATH]
+                                                       [--states warm,cold] [--no-warm-up]
+                                                       [--json PATH]
 
 Each run reports wall, user and system seconds (/usr/bin/time), the 1-minute load average
 when it started, and the example's own "phases" lines: where the wall and CPU time went
@@ -58,14 +59,16 @@ def phases_of(text: str, wall: float, cpu: float) -> dict:
     return phases
 
 
-def one_run(xla: bool, programs: str, runtime: str, steps: int, out_dir: str) -> dict:
+def one_run(xla: bool, programs: str, runtime: str, steps: int, out_dir: str,
+            warm_up: bool = True) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", XLAPY_CACHE_DIR=programs,
                XLAPY_RUNTIME_CACHE_DIR=runtime)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("XLAPY_DISABLE_CACHE", None)
     load = os.getloadavg()[0]
     cmd = [TIME, "-f", "@time %e %U %S", sys.executable, "examples/mnist_softmax.py",
-           "--steps", str(steps), "--out_dir", out_dir] + (["--xla"] if xla else [])
+           "--steps", str(steps), "--out_dir", out_dir] + (["--xla"] if xla else []) + (
+               [] if warm_up else ["--no_warm_up"])
     out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     text = out.stdout + out.stderr
     wall, user, sys_ = (float(v) for v in re.search(r"@time (\S+) (\S+) (\S+)", text).groups())
@@ -113,8 +116,13 @@ def main(argv=None) -> dict:
     p.add_argument("--fresh", action="store_true", help="also time first runs after install")
     p.add_argument("--states", default="warm,cold",
                    help="comma-separated cache states (warm, cold, fresh)")
+    p.add_argument("--no-warm-up", action="store_true",
+                   help="run the example with --no_warm_up: the compiler's import is not "
+                        "taken before the timing, so only the XLA runs pay it (as in a "
+                        "script without the example's warm-up)")
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
+    warm_up = not args.no_warm_up
     if not os.path.exists(TIME):
         sys.exit(f"{TIME} is needed (Debian: apt-get install time)")
     states = [s for s in args.states.split(",") if s]
@@ -127,7 +135,7 @@ def main(argv=None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         warm_programs, warm_runtime = f"{tmp}/programs", f"{tmp}/runtime"
         for xla in (False, True):  # fill the warm caches (and write the .pyc files)
-            one_run(xla, warm_programs, warm_runtime, 3, f"{tmp}/out")
+            one_run(xla, warm_programs, warm_runtime, 3, f"{tmp}/out", warm_up)
         for i in range(args.pairs):
             for state in states:
                 pair = {}
@@ -136,7 +144,7 @@ def main(argv=None) -> dict:
                         programs = warm_programs if state == "warm" else f"{empty}/programs"
                         runtime = f"{empty}/runtime" if state == "fresh" else warm_runtime
                         pair["xla" if xla else "exec"] = one_run(
-                            xla, programs, runtime, args.steps, f"{tmp}/out")
+                            xla, programs, runtime, args.steps, f"{tmp}/out", warm_up)
                 runs[state].append(pair)
                 e, x = pair["exec"], pair["xla"]
                 print(f"{state:5s} pair {i + 1}: executor {e['wall']:.2f} s wall "

@@ -119,7 +119,8 @@ def main(_):
         # with them every run compiles (and writes a Graphviz file per pass)
         os.environ["TF_XLA_FLAGS"] = (f"--xla_dump_to={hlo_dir} --xla_dump_hlo_as_text "
                                       "--xla_generate_hlo_graph=.*")
-    _warm_up()
+    if not FLAGS.no_warm_up:
+        _warm_up()
     _mark("warm-up")
     results = {}
     if FLAGS.compare or not FLAGS.xla:
@@ -189,5 +190,8 @@ if __name__ == "__main__":
     parser.add_argument("--dump_hlo", action="store_true",
                         help="Dump the compiled clusters' HLO to <out_dir>/hlo (each run then "
                              "compiles: dumps are never served from the compile cache)")
+    parser.add_argument("--no_warm_up", action="store_true",
+                        help="Do not load the compiler before timing: with XLA its import "
+                             "then lands in the first compile, as in a script without it")
     FLAGS, unparsed = parser.parse_known_args()
     tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)

@@ -2,8 +2,12 @@
 
 from xlapy.errors import (EvaluationError, InputError, LoweringError, ParseError, ShapeError,
                           UnsupportedError, VerificationError, XlapyError, XlapyWarning)
+from xlapy.gc_control import register_exit_freeze as _register_exit_freeze
 
 __version__ = "0.1.0"
+
+# the interpreter's shutdown skips walking every live object (gc_control.freeze_at_exit)
+_register_exit_freeze()
 
 # Lazy: `import xlapy` stays cheap; the frontend loads on first use. name -> (module, attr)
 _LAZY = {

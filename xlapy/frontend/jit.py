@@ -39,6 +39,7 @@ import numpy as np
 from xlapy.frontend.array import ARRAY_TYPES, ArrayImpl, as_result, is_device_array
 from xlapy.backends.base import BuildOnce
 from xlapy.errors import XlapyError
+from xlapy.gc_control import collector_paused
 from xlapy.frontend import pytree
 from xlapy import config as _config
 from xlapy.config import on_change, overrides_active, x64_enabled
@@ -345,8 +346,9 @@ class JitFunction:
 
     def _compile(self, key, arrays, in_tree, static, names, donated=(), weak=None) -> _Entry:
         t0 = time.perf_counter()
-        lowered = self._lower(arrays, in_tree, static, names, donated, weak)
-        compiled = lowered.compile()
+        with collector_paused():  # tracing and compiling allocate in bursts (gc_control)
+            lowered = self._lower(arrays, in_tree, static, names, donated, weak)
+            compiled = lowered.compile()
         entry = _Entry(compiled.executable, lowered.out_tree, lowered.extra_consts,
                        lowered.module, lowered)
         if _log_compiles():

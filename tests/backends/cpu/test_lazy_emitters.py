@@ -1,6 +1,6 @@
 """The dedicated emitters are imported when a program first needs one (emitters/registry.py:
 PROVIDERS, CALL_TARGET_PROVIDERS), and a compilation runs with Python's cyclic garbage
-collector paused (compiler.collector_paused)."""
+collector paused (gc_control.collector_paused)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import threading
 
 import numpy as np
 
-from xlapy.backends.cpu.compiler import CpuCompiler, collector_paused
+from xlapy.backends.cpu.compiler import CpuCompiler
+from xlapy.gc_control import collector_paused
 from xlapy.backends.cpu.emitters import registry
 from xlapy.hlo import parse
 

@@ -11,8 +11,6 @@ executable.py). Results are cached twice:
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import importlib
 import os
@@ -33,6 +31,7 @@ from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, s
 from xlapy.backends.cpu.target import emission, host, threads_available
 from xlapy.errors import XlapyWarning
 from xlapy.flags import flags
+from xlapy.gc_control import collector_paused
 from xlapy.hlo.dump import Dumper
 from xlapy.hlo.ir import Module
 from xlapy.hlo.opcodes import COLLECTIVES
@@ -181,36 +180,6 @@ class CpuCompiler(Compiler):
         return spec
 
 
-_gc_lock = threading.Lock()
-_gc_pausing = [0, False]  # compilations under way that paused the collector; was it on
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector off while a program compiles (on again after, if it
-    was on). A compilation allocates in bursts (the code generator's first import, the
-    passes' and emitters' objects, llvmlite's IR): every 700 surviving container objects
-    cost a young collection, every ten of those an older one, and the process's first full
-    collection (about 20 ms, scanning every imported module's objects) landed in the first
-    compile of the TF softmax tutorial, whose executor run never collects fully. Paused,
-    what the compilation left is examined once, by the first young collection after it.
-    Its cyclic garbage (instructions a pass replaced, llvmlite's IR) waits until then: the
-    memory a compilation holds anyway. Nested and concurrent compilations restore the
-    collector once, when the last ends."""
-    with _gc_lock:
-        if _gc_pausing[0] == 0:
-            _gc_pausing[1] = gc.isenabled()
-            gc.disable()
-        _gc_pausing[0] += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pausing[0] -= 1
-            if _gc_pausing[0] == 0 and _gc_pausing[1]:
-                gc.enable()
-
-
 def _code_generator():
     """(run_cpu_pipeline, ModuleEmitter), imported on the first compilation that misses
     every cache: a process whose programs all come from the disk cache never loads the
@@ -224,7 +193,9 @@ def _code_generator():
 # Runtime symbols that an emitter module registers with the loader when it is imported
 # (runtime/loader.py: register_lazy): a program from the disk cache that calls one needs
 # that module imported first, where no compilation in this process has imported it
-EMITTER_SYMBOLS = ((b"xlapy_gemm_", "xlapy.backends.cpu.emitters.gemm_kernel"),)
+EMITTER_SYMBOLS = ((b"xlapy_gemm_f", "xlapy.backends.cpu.emitters.gemm_kernel"),
+                   (b"xlapy_gemm_bf", "xlapy.backends.cpu.emitters.gemm_kernel"),
+                   (b"xlapy_gemm_narrow", "xlapy.backends.cpu.emitters.gemm_narrow_symbols"))
 
 
 def _import_symbol_providers(objects: list) -> None:

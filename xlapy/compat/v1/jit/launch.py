@@ -30,6 +30,7 @@ from xlapy.compat.v1.errors import (FailedPreconditionError, InvalidArgumentErro
 from xlapy.compat.v1.jit.flags import LAZY_THRESHOLD
 from xlapy.compat.v1.op_registry import get_op_def, kernel_attrs
 from xlapy.config import enable_x64
+from xlapy.gc_control import collector_paused
 from xlapy.frontend.core import ShapedArray, Tracer
 
 log = logging.getLogger("xlapy.compat.v1.jit")
@@ -272,6 +273,11 @@ class CompiledCluster:
 
     # ---- compiling ---------------------------------------------------------------------------
     def _compile(self, key, args, dyn, var_vals):
+        # the first call imports the compiler and traces: no collections in its bursts
+        with collector_paused():
+            return self._trace_and_compile(key, args, dyn, var_vals)
+
+    def _trace_and_compile(self, key, args, dyn, var_vals):
         from xlapy.backends.base import get_platform
         from xlapy.frontend.graph import make_graph
         from xlapy.frontend.lowering import lower_to_module
