@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from xlapy.backends.cpu.target import vector_bits
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 CHILD = r"""
@@ -71,7 +73,13 @@ def test_a_warm_xla_step_imports_no_lax_jit_evaluator_or_passes(tmp_path):
     warm = _child(tmp_path)
     assert warm["stats"]["compiles"] == 0 and warm["stats"]["disk_hits"] >= 1
     assert warm["numpy"]   # tracing the cluster still needs xlapy.numpy's lowerings
-    assert warm["loaded"] == []
+    # the step's products run on the narrow gemm kernels (gemm_narrow.py): a cached program
+    # that calls them registers their symbols, the kernels' objects come from the runtime's
+    # cache, and their IR builder stays unloaded
+    narrow = vector_bits() >= 512  # (dot_plan.narrow_form: AVX-512 machines only)
+    assert warm["loaded"] == (["xlapy.backends.cpu.emitters",
+                               "xlapy.backends.cpu.emitters.gemm_narrow_symbols"]
+                              if narrow else [])
     np.testing.assert_array_equal(warm["W"], cold["W"])
 
 

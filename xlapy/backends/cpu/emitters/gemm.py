@@ -1,8 +1,9 @@
 """dot through gemm: xlapy's own kernel (gemm_kernel.py: products of at least
 dot_plan.OWN_GEMM_MIN_FLOPS, or every one with XLAPY_GEMM=xlapy), which takes strides
 instead of trans flags, computes C^T = B^T A^T when C has few columns and can run a fused
-epilogue on each tile (gemm_epilogue.py); else NumPy's OpenBLAS (or scipy's), called
-directly from generated code.
+epilogue on each tile (gemm_epilogue.py); smaller products with a few columns (5-12) on
+a narrow kernel (gemm_narrow.py, dot_plan.narrow_form); else NumPy's OpenBLAS (or
+scipy's), called directly from generated code.
 
 Handled: the dots passes/dot_plan.py plans (f32/f64, one contracting and at most one free
 dimension per operand, batch dimensions most-major). Each matrix may be row- or
@@ -20,11 +21,12 @@ from __future__ import annotations
 from llvmlite import ir
 
 from xlapy.backends.cpu.emitters import gemm_kernel as gk
+from xlapy.backends.cpu.emitters import gemm_narrow
 from xlapy.backends.cpu.emitters.dot_general import emit_strided_dot
 from xlapy.backends.cpu.emitters.gemm_call import gemm_function
 from xlapy.backends.cpu.emitters.gemm_call import put as put_slot
 from xlapy.backends.cpu.emitters.registry import custom_emitter
-from xlapy.backends.cpu.passes.dot_plan import gemm_plan, own_gemm_for
+from xlapy.backends.cpu.passes.dot_plan import gemm_plan, narrow_form, own_gemm_for
 from xlapy.backends.cpu.runtime import blas
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.target import vector_bits
@@ -75,6 +77,10 @@ def emit_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha: float = 1.0,
         return
     if epilogue is not None:
         raise AssertionError("a gemm epilogue needs xlapy's own gemm (own_gemm_for)")
+    form = narrow_form(plan)
+    if form is not None:
+        _emit_narrow(pe, plan, form, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_ptr)
+        return
     if beta != 0.0 and cin_ptr is not None:
         # BLAS updates C in place: start it from cin
         pe.memcpy(out_ptr, cin_ptr, plan["batch"] * m * n * _ESIZE[plan["t"]])
@@ -136,6 +142,35 @@ def _emit_own_gemm(pe, plan: dict, out_ptr, lhs_ptr, rhs_ptr, alpha, beta, cin_p
         put("B", lhs if swap else rhs)
         put("C", out)
         put("Cin", cin)
+        b.call(fn, [slots])
+
+    cin_ptr = out_ptr if cin_ptr is None else cin_ptr
+    _each_batch(pe, plan, call, (lhs_ptr, m * k), (rhs_ptr, k * n), (out_ptr, m * n),
+                (cin_ptr, m * n))
+
+
+def _emit_narrow(pe, plan: dict, form: str, out_ptr, lhs_ptr, rhs_ptr, alpha, beta,
+                 cin_ptr) -> None:
+    """out = alpha * (lhs . rhs) + beta * cin through a narrow kernel (gemm_narrow.py,
+    dot_plan.narrow_form): one call per batch element, single-threaded."""
+    b = pe.b
+    t, m, n, k = plan["t"], plan["m"], plan["n"], plan["k"]
+    sa = (k, 1) if plan["lhs_rm"] else (1, m)
+    sb = (n, 1) if plan["rhs_rm"] else (1, k)
+    sc = (n, 1) if plan["out_rm"] else (1, m)
+    ws = 0
+    if form == "a" and sb[0] != 1:   # B^T is packed
+        ws = pe.me.scratch(b, pe.arena, gemm_narrow.workspace_bytes(t, n, k, vector_bits()))
+    slots = pe.alloca(T.I64, c64(len(gemm_narrow.ARGS)))
+    for slot, value in (("M", m), ("K", k), ("rsa", sa[0]), ("csa", sa[1]), ("rsb", sb[0]),
+                        ("csb", sb[1]), ("rsc", sc[0]), ("csc", sc[1]), ("ws", ws),
+                        ("alpha", float(alpha)), ("beta", float(beta))):
+        gemm_narrow.put(b, slots, slot, value)
+    fn = gemm_narrow.function(pe.llmod, t, n, form)
+
+    def call(lhs, rhs, out, cin):
+        for slot, value in (("A", lhs), ("B", rhs), ("C", out), ("Cin", cin)):
+            gemm_narrow.put(b, slots, slot, value)
         b.call(fn, [slots])
 
     cin_ptr = out_ptr if cin_ptr is None else cin_ptr

@@ -5,6 +5,8 @@ and the passes that fuse around gemms ask about).
                                          or None (the elemental dot then computes it)
   own_gemm_for(plan)                  whether xlapy's own gemm (emitters/gemm_kernel.py)
                                       runs it, rather than BLAS
+  narrow_form(plan)                   "a" / "b": a narrow kernel (emitters/gemm_narrow.py)
+                                      runs it rather than BLAS; None: not
   row_plan(dot_attrs, lhs, rhs, out)  -> (plan, row dims) for a dot whose lhs has several
                                       free dims that collapse into the gemm's rows (x . W
                                       with a 3-D x), or None: what gemm epilogues take
@@ -166,3 +168,25 @@ def own_gemm_for(plan: dict) -> bool:
              and plan["lhs_rm"] and plan["rhs_rm"] and plan["out_rm"] and plan["n"] > 1)
     return (plan["t"] in ("f32", "f64") and plan["k"] > 0
             and use_own_gemm(2 * plan["m"] * plan["n"] * plan["k"], shallow or short))
+
+
+def narrow_form(plan: dict) -> str | None:
+    """The narrow kernel (emitters/gemm_narrow.py) that computes the product of `plan` in
+    place of BLAS: "a" (A's rows contiguous: lanes along K) or "b" (A's columns contiguous:
+    lanes along M), or None (BLAS, or the own gemm where own_gemm_for says so).
+
+    Only where it beat OpenBLAS single-threaded, on AVX-512 (the 2-core Zen 4 machine,
+    `OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/narrow_gemm.py`): OpenBLAS's kernels
+    run N = 1, 2, 4, 8, 16 at full lanes but the other widths partly empty (N = 10: 8 + 2),
+    so f32 with N 5-11 (form b also 12 from 32 rows; form a not 8, whose gains were within
+    a few percent, nor 11); form a from 8 rows and K 100-1024 (its reductions cost too much
+    at K = 16, and the packed B^T outgrows L1 beyond), form b from 8 rows (N accumulators
+    in one chain each below that). The MNIST tutorial's x . W (100 x 784 x 10): 1.5x, its
+    W - 0.5 x^T . g (784 x 100 x 10): 1.2-1.3x; the table in the benchmark's docstring."""
+    t, m, n, k = plan["t"], plan["m"], plan["n"], plan["k"]
+    if t != "f32" or n > 16 or m < 8 or own_gemm_for(plan) or gemm_choice() != "auto" \
+            or self_contained() or vector_bits() < 512:
+        return None
+    if plan["lhs_rm"]:
+        return "a" if 5 <= n <= 10 and n != 8 and 100 <= k <= 1024 else None
+    return "b" if 5 <= n <= 11 or (n == 12 and m >= 32) else None

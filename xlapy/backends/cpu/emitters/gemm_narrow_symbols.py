@@ -1,0 +1,54 @@
+"""The narrow gemm kernels' symbols (gemm_narrow.py) and their registration with the loader,
+apart from the kernels' IR builder: a program from the disk cache that calls one imports
+this module only (compiler.EMITTER_SYMBOLS), and the kernel's object comes from the
+runtime's disk cache (codegen.cached_object) without building its IR.
+
+    symbol(t, n, form) -> "xlapy_gemm_narrow{n}{form}_{t}"
+    load(t, n, form)   -> the loaded object (LoadedObject) providing that symbol
+"""
+
+from __future__ import annotations
+
+import functools
+
+from xlapy.backends.cpu.codegen import cached_object
+from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
+from xlapy.backends.cpu.target import vector_bits
+
+MAX_N = 16
+TYPES = ("f32", "f64")
+FORMS = ("a", "b")
+
+
+def symbol(t: str, n: int, form: str) -> str:
+    # (N before the form letter: no name is a part of another, as the loader's symbol scan
+    # needs, runtime/loader.py)
+    return f"xlapy_gemm_narrow{n}{form}_{t}"
+
+
+def _build(bits: int, t: str, n: int, form: str) -> str:
+    from xlapy.backends.cpu.emitters import gemm_narrow  # (the IR builder: on a cache miss)
+    return gemm_narrow.build_ir(bits, t, n, form)
+
+
+def load(t: str, n: int, form: str, bits: int | None = None) -> LoadedObject:
+    bits = bits or vector_bits()
+    obj = cached_object(functools.partial(_build, bits, t, n, form),
+                        f"gemm-narrow-{t}-{n}{form}-{bits}", pipeline="light")
+    return LoadedObject(obj, provides=(symbol(t, n, form),))
+
+
+_LOADED: list = []
+
+
+def _register(t: str, n: int, form: str) -> None:
+    import llvmlite.binding as llvm  # (when a program first calls the kernel)
+    lib = load(t, n, form)
+    _LOADED.append(lib)  # keeps the code alive for the process
+    llvm.add_symbol(symbol(t, n, form), lib.address(symbol(t, n, form)))
+
+
+for _t in TYPES:
+    for _n in range(1, MAX_N + 1):
+        for _f in FORMS:
+            register_lazy([symbol(_t, _n, _f)], functools.partial(_register, _t, _n, _f))
