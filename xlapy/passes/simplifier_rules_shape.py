@@ -14,6 +14,9 @@ Composition formulas used below:
   dynamic-slice(x, constant starts) slice(x) at the starts clamped to [0, dim - size], which
                                     is dynamic-slice's own clamping
   dynamic-update-slice(x, u, ...)   u when u has x's dims: the starts clamp to 0
+  reduce(concatenate(x1..xn, d), dims without d)   concatenate(reduce(x1), ..., reduce(xn))
+                                    along d minus the reduced dims before it: each output
+                                    element reduces elements of one piece, in the same order
   dot(a, b) contracting only size-1 dims (or none): every output element is one product,
                                     so it is a multiply of the operands, each reshaped to drop
                                     the contracting dims and broadcast to the output
@@ -144,6 +147,29 @@ def _dynamic_update_slice_whole(i: Instruction) -> Instruction | None:
     return x_if(update.shape.dims == x.shape.dims and same_shape(update, i), update)
 
 
+def _reduce_of_concatenate(i: Instruction) -> Instruction | None:
+    """Each output element of the reduce reads elements of one concatenated piece only (the
+    concatenated dim is kept), in the same order: reducing the pieces apart changes nothing
+    but lets each piece's reduction run without choosing a piece per element."""
+    if len(i.operands) != 2:
+        return None
+    x, init = i.operands
+    dims = tuple(i.attrs["dimensions"])
+    if x.opcode != "concatenate" or not 1 < len(x.operands) <= 8:
+        return None
+    d = x.attrs["dimensions"][0]
+    if d in dims:
+        return None
+    t = element_type(i)
+    pieces = []
+    for piece in x.operands:
+        kept = [piece.shape.dims[k] for k in range(piece.shape.rank) if k not in dims]
+        pieces.append(make("reduce", shape_like(i.shape, t, kept), [piece, init],
+                           dict(i.attrs)))
+    out = d - sum(1 for k in dims if k < d)
+    return make("concatenate", i.shape, pieces, {"dimensions": (out,)})
+
+
 _DOT_ATTRS = frozenset({"lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
                         "rhs_contracting_dims", "operand_precision", "precision_config"})
 
@@ -202,4 +228,6 @@ SHAPE_RULES = [
      _dynamic_update_slice_whole),
     ("dot", "dot(a, b) contracting only size-1 dims -> broadcast(a') * broadcast(b')",
      _dot_to_multiply),
+    ("reduce", "reduce(concatenate(x1..xn, d)) keeping d -> concatenate(reduce(x1), ...)",
+     _reduce_of_concatenate),
 ]

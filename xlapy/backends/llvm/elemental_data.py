@@ -236,7 +236,7 @@ def if_else(em, cond, name: str, then, otherwise):
     return phi
 
 
-def _clamped_starts(em, gens, first, operand_shape, sizes, index_empty=()):
+def clamped_starts(em, gens, first, operand_shape, sizes, index_empty=()):
     """Start indices (operands first..) as i64, clamped to [0, dim - size]."""
     b = em.b
     starts = []
@@ -251,7 +251,7 @@ def _clamped_starts(em, gens, first, operand_shape, sizes, index_empty=()):
 def _dynamic_slice(em, instr, gens, index):
     b = em.b
     shape = instr.operands[0].shape
-    starts = _clamped_starts(em, gens, 1, shape, instr.attrs["dynamic_slice_sizes"])
+    starts = clamped_starts(em, gens, 1, shape, instr.attrs["dynamic_slice_sizes"])
     return gens[0]([b.add(s, i) for s, i in zip(starts, index)])
 
 
@@ -260,7 +260,7 @@ def _dynamic_update_slice(em, instr, gens, index):
     b = em.b
     shape = instr.operands[0].shape
     upd = instr.operands[1].shape
-    starts = _clamped_starts(em, gens, 2, shape, upd.dims)
+    starts = clamped_starts(em, gens, 2, shape, upd.dims)
     inside = ir.Constant(T.I1, 1)
     local = []
     for s, i, size in zip(starts, index, upd.dims):

@@ -17,6 +17,10 @@ stack array to promote (about half of a small reduction kernel's optimization ti
 Supported trees (f32 and f64 values):
   - parameters bound to arrays in memory (ArrayInput) in which `dim` is the contiguous
     dimension: one vector load;
+  - concatenate: a branch per vector picks the operand (along `dim` only when every
+    operand's extent is a multiple of `lanes`, so that no vector straddles two operands);
+  - dynamic-slice of a parameter array, or keeping all of `dim` (its start there clamps
+    to 0): the operand's vector at the clamped starts plus the index;
   - add, subtract, multiply, divide, negate (IEEE, as the scalar rules), maximum and
     minimum (llvm.maximum / llvm.minimum: NaN-propagating, -0 < +0, as the scalar rules);
   - exponential, exponential-minus-one, log, log-plus-one, tanh and logistic: the math
@@ -47,6 +51,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput
+from xlapy.backends.llvm.elemental_data import clamped_starts
 from xlapy.backends.llvm.elemental_ops import _FLOAT_MATH
 from xlapy.backends.llvm.math import VECTOR_FUNCTIONS, math_function
 from xlapy.backends.llvm.loops import linear_of, row_major_index_of, row_major_linear
@@ -152,6 +157,22 @@ def _vector_gen(em, instr, g, dim: int, lanes: int, count: int | None):
         if scalar is None:
             return None
         return lambda index: T.splat(em.b, scalar([index[d] for d in dims]), lanes)
+    if op == "concatenate":
+        return _concatenate(em, instr, dim, lanes, count)
+    if op == "dynamic-slice":
+        operand = instr.operands[0]
+        sizes = instr.attrs["dynamic_slice_sizes"]
+        if instr.shape.rank == 0 or (operand.opcode != "parameter"
+                                     and sizes[dim] != operand.shape.dims[dim]):
+            return None  # (a shifted vector could straddle what the operand's form needs)
+        x = vector_gen(em, operand, dim, lanes, count)
+        if x is None:
+            return None
+        gens = [em.gen_of.get(id(o)) for o in instr.operands]
+        if any(g is None for g in gens):
+            return None
+        return lambda index: x([em.b.add(s, i) for s, i in zip(
+            clamped_starts(em, gens, 1, instr.operands[0].shape, sizes), index)])
     if op == "reshape" and count is None:
         src = instr.operands[0].shape
         out = instr.shape
@@ -167,6 +188,51 @@ def _vector_gen(em, instr, g, dim: int, lanes: int, count: int | None):
         return lambda index: x(row_major_index_of(
             em.b, src.dims, row_major_linear(em.b, out.dims, index)))
     return None
+
+
+def _concatenate(em, instr, dim: int, lanes: int, count: int | None):
+    """One operand's vector per index: along `dim` every operand's extent a multiple of
+    `lanes` (the lanes start at multiples of `lanes`, so no vector straddles two operands);
+    along another dim the lanes share their coordinate there. A branch per vector picks the
+    operand, whose vector is computed in its own block (only that operand is read)."""
+    d = instr.attrs["dimensions"][0]
+    sizes = [o.shape.dims[d] for o in instr.operands]
+    if d == dim and (count is not None or any(n % lanes for n in sizes)):
+        return None
+    xs = [vector_gen(em, o, dim, lanes, count) for o in instr.operands]
+    if any(x is None for x in xs):
+        return None
+    vty = ir.VectorType(T.value_type(instr.shape.element_type), lanes)
+
+    def gen(index):
+        b = em.b
+        fn = b.function
+        merge = fn.append_basic_block("vconcat.merge")
+        incoming, offset = [], 0
+        for k, (x, n) in enumerate(zip(xs, sizes)):
+            last = k == len(xs) - 1
+            if not last:
+                this = fn.append_basic_block(f"vconcat.{k}")
+                nxt = fn.append_basic_block(f"vconcat.next{k}")
+                b.cbranch(b.icmp_signed("<", index[d], ir.Constant(T.I64, offset + n)),
+                          this, nxt)
+                b.position_at_end(this)
+            local = list(index)
+            if offset:
+                local[d] = b.sub(index[d], ir.Constant(T.I64, offset))
+            with em.scope():
+                v = x(local)
+            incoming.append((v, b.block))
+            b.branch(merge)
+            if not last:
+                b.position_at_end(nxt)
+            offset += n
+        b.position_at_end(merge)
+        phi = b.phi(vty)
+        for v, blk in incoming:
+            phi.add_incoming(v, blk)
+        return phi
+    return gen
 
 
 def _row_major_array(em, operand, out, lanes: int):

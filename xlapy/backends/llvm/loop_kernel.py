@@ -17,6 +17,8 @@ elemental generators of the instruction (or of its fused computation) inside one
 
 from __future__ import annotations
 
+import contextlib
+
 from llvmlite import ir
 
 # Importing the rule modules registers the elemental rules.
@@ -27,7 +29,7 @@ from xlapy.backends.llvm.elemental_reduce import LANES
 from xlapy.backends.llvm.elemental_vector import vector_gen
 from xlapy.backends.llvm.kernel_target import (KernelTarget, inner_loop_hints, linear_index,
                                                target_math)
-from xlapy.backends.llvm.loops import (NOT_VECTORIZED, for_range, index_of, lanes_then_rest,
+from xlapy.backends.llvm.loops import (NOT_VECTORIZED, c64, for_range, index_of, lanes_then_rest,
                                        linear_of, loop_nest)
 from xlapy.backends.llvm.row_kernel import RowPlan
 from xlapy.hlo.ir import Computation, Instruction
@@ -172,12 +174,56 @@ def emit_loop_kernel(target: KernelTarget, module: ir.Module, instr: Instruction
                   lambda count: vector_outputs(em, comp, outs, out_shapes, rows.minor,
                                                count=count))
     else:
-        hints = NOT_VECTORIZED if _short_inner_loop(loop_shape) else None
-        inner = None if hints else inner_loop_hints(target, loop_shape)
-        with loop_nest(b, loop_shape, start, end, hints=hints, inner_hints=inner) as index:
-            store_outputs(index)
+        vector_store = _branchy_vector_store(em, comp, outs, out_shapes, loop_shape)
+        if vector_store is not None:
+            _vector_nest(b, loop_shape, start, end, vector_store, store_outputs)
+        else:
+            hints = NOT_VECTORIZED if _short_inner_loop(loop_shape) else None
+            inner = None if hints else inner_loop_hints(target, loop_shape)
+            with loop_nest(b, loop_shape, start, end, hints=hints, inner_hints=inner) as index:
+                store_outputs(index)
     b.ret_void()
     return fn
+
+
+# opcodes whose scalar code branches or clamps per element, which LLVM's loop vectorizer
+# does not turn into vector code: a nest holding one gets its vector code from
+# elemental_vector when every root value has a vector form there (a concatenate of four
+# 128-wide LSTM gate gradients ran 34 us as scalar code, about 3 as vector code)
+_BRANCHY = frozenset({"concatenate"})
+
+
+def _branchy_vector_store(em, comp, outs, out_shapes, loop_shape: Shape):
+    """vector_outputs along the minor dimension for a multi-dimensional nest whose fused
+    computation holds a _BRANCHY instruction, or None."""
+    if comp is None or loop_shape.rank < 2 or not any(
+            i.opcode in _BRANCHY for i in comp.instructions):
+        return None
+    minor = loop_shape.minor_to_major[0]
+    if loop_shape.dims[minor] < LANES or minor == loop_shape.minor_to_major[-1]:
+        return None
+    return vector_outputs(em, comp, outs, out_shapes, minor)
+
+
+def _vector_nest(b, shape: Shape, start, end, vector_store, scalar_store) -> None:
+    """The nest over `shape` with its minor dimension in vectors of LANES (then scalars);
+    the most-major dimension over [start, end) (the kernel's share)."""
+    order = list(reversed(shape.minor_to_major))  # major -> minor
+    minor = order[-1]
+    index = [c64(0)] * shape.rank
+    with contextlib.ExitStack() as stack:
+        for k, d in enumerate(order[:-1]):
+            lo, hi = (start, end) if k == 0 else (0, shape.dims[d])
+            if k and shape.dims[d] == 1:
+                continue
+            index[d] = stack.enter_context(for_range(b, lo, hi, name=f"d{d}"))
+
+        def at(i):
+            full = list(index)
+            full[minor] = i
+            return full
+        lanes_then_rest(b, 0, shape.dims[minor], LANES, lambda i: vector_store(at(i)),
+                        lambda i: scalar_store(at(i)), f"d{minor}")
 
 
 # A kernel over at most this many elements runs in well under a microsecond whatever LLVM
