@@ -10,6 +10,7 @@ runtime's disk cache (codegen.cached_object) without building its IR.
 from __future__ import annotations
 
 import functools
+import importlib
 
 from xlapy.backends.cpu.codegen import cached_object
 from xlapy.backends.cpu.runtime.loader import LoadedObject, register_lazy
@@ -27,8 +28,10 @@ def symbol(t: str, n: int, form: str) -> str:
 
 
 def _build(bits: int, t: str, n: int, form: str) -> str:
-    from xlapy.backends.cpu.emitters import gemm_narrow  # (the IR builder: on a cache miss)
-    return gemm_narrow.build_ir(bits, t, n, form)
+    # the IR builder, on a runtime-cache miss only; by name, as compiler.EMITTER_SYMBOLS
+    # loads this module: gemm_narrow imports this module for symbol() (one direction)
+    builder = importlib.import_module("xlapy.backends.cpu.emitters.gemm_narrow")
+    return builder.build_ir(bits, t, n, form)
 
 
 def load(t: str, n: int, form: str, bits: int | None = None) -> LoadedObject:
