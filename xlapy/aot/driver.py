@@ -30,7 +30,7 @@ from llvmlite import ir
 from xlapy.aot import elf, runtime_ir
 from xlapy.aot.targets import AotTarget
 from xlapy.backends.cpu import codegen
-from xlapy.backends.cpu.compiler import part_pipelines
+from xlapy.backends.cpu.compiler import part_pipelines, scalar_functions
 from xlapy.backends.cpu.emitters import gemm_kernel
 from xlapy.backends.cpu.emitters.program import ModuleEmitter
 from xlapy.backends.cpu.passes.pipeline import run_cpu_pipeline
@@ -136,7 +136,8 @@ def build_object(module: Module, target: AotTarget, entry_point: str,
         program = str(emitter.llmod)
         gemms = [t for t in ("f32", "f64", "bf16", "f16")
                  if f"xlapy_gemm_{t}" in emitter.llmod.globals]
-        modules = [("program", program, part_pipelines(emitter.llmod, [program])[0])]
+        pipeline = part_pipelines([program], scalar_functions(emitter.llmod))[0]
+        modules = [("program", program, pipeline)]
         modules += [(f"gemm_{t}", _optimized(target, gemm_kernel.build_ir(
             target.vector_bits, t), "light"), None) for t in gemms]
         support = (runtime_ir.pool_ir if threads else runtime_ir.serial_ir)(

@@ -41,10 +41,11 @@ ENTRY e {
 
 
 def _pipelines(text: str) -> list[str]:
-    from xlapy.backends.cpu.compiler import part_pipelines
+    from xlapy.backends.cpu.compiler import part_pipelines, scalar_functions
     em = ModuleEmitter(run_cpu_pipeline(parse(text)), 1, 10**12, use_threads=False)
     em.emit("xlapy_entry")
-    return part_pipelines(em.llmod, split_module(em.llmod, "xlapy_entry", 1))
+    return part_pipelines(split_module(em.llmod, "xlapy_entry", 1),
+                          scalar_functions(em.llmod))
 
 
 # a small column reduction (a bias gradient): strided float sums, which x86's vectorizer

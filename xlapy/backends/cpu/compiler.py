@@ -161,12 +161,13 @@ class CpuCompiler(Compiler):
                 loop_analysis.optnone_if_only_calls(emitter.llmod.get_global("xlapy_entry"))
         if dumper.enabled:
             dumper.raw("ir-no-opt.ll", _launch_comment(launched) + str(emitter.llmod))
-        texts = split_module(emitter.llmod, "xlapy_entry", parts)
+        scalar = scalar_functions(emitter.llmod)
+        texts = split_module(emitter.llmod, "xlapy_entry", parts, scalar)
         if dumper.enabled and len(texts) > 1:
             dumper.raw("ir-parts.ll", join_parts(texts))
         t2 = time.perf_counter()
         objects = codegen.compile_objects(texts, dumper.raw if dumper.enabled else None,
-                                      part_pipelines(emitter.llmod, texts))
+                                      part_pipelines(texts, scalar))
         t3 = time.perf_counter()
         spec = ExecutableSpec.for_module(optimized, objects, emitter.arena_size)
         spec.profile_labels = emitter.profile_labels
@@ -242,16 +243,21 @@ def _codegen_switches() -> str:
                 for key, name, default in REDUCE_SWITCHES))
 
 
-def part_pipelines(llmod, texts: list[str]) -> list[str]:
-    """The LLVM pipeline of each part (codegen.optimize): "direct" where no function the
-    part defines has a loop LLVM's vectorizer could still vectorize (loop_analysis.py),
-    else "O3". codegen.DIRECT_PIPELINE False: "O3" for all."""
-    if not codegen.DIRECT_PIPELINE:
-        return ["O3"] * len(texts)
+def scalar_functions(llmod) -> frozenset:
+    """The functions with a loop LLVM's vectorizer could still vectorize
+    (loop_analysis.needs_vectorizer): a part defining one takes -O3 (part_pipelines)."""
     from xlapy.backends.llvm import loop_analysis  # (compiling only: _code_generator)
     ordered = ordered_fp_reductions()
-    scalar = {f.name for f in llmod.functions
-              if f.blocks and loop_analysis.needs_vectorizer(f, ordered)}
+    return frozenset(f.name for f in llmod.functions
+                     if f.blocks and loop_analysis.needs_vectorizer(f, ordered))
+
+
+def part_pipelines(texts: list[str], scalar: frozenset) -> list[str]:
+    """The LLVM pipeline of each part (codegen.optimize): "direct" where the part defines
+    none of the `scalar` functions, else "O3". codegen.DIRECT_PIPELINE False: "O3" for
+    all."""
+    if not codegen.DIRECT_PIPELINE:
+        return ["O3"] * len(texts)
     return ["O3" if defined_functions(t) & scalar else "direct" for t in texts]
 
 

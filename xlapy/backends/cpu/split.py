@@ -90,8 +90,24 @@ def may_split(llmod: ir.Module, parts: int) -> bool:
     return parts > 1 and size >= 2 * MIN_PART_LINES
 
 
-def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
-    """The module as up to `parts` IR texts that together define it (see the docstring)."""
+# a function that many lines or more is not pulled into its callers' part: one call of it
+# costs nothing next to its work (the variants of a convolution, a kernel and its
+# thread-pool wrapper), and apart it can go to another part, or a part with another
+# pipeline (see `scalar` below)
+SEPARABLE_LINES = 100
+# -O3's cost per line against the direct pipeline's (codegen.PIPELINES): the deep-MNIST CNN's
+# inference module, split in two, took 139 ms for 3633 lines of vector code (direct) and
+# 336 ms for 3016 lines that needed the vectorizer (O3), on a loaded 2-core machine
+O3_WEIGHT = 3
+
+
+def split_module(llmod: ir.Module, entry: str, parts: int,
+                 scalar: frozenset = frozenset()) -> list[str]:
+    """The module as up to `parts` IR texts that together define it (see the docstring).
+    `scalar`: functions with loops left to LLVM's vectorizer (loop_analysis.needs_vectorizer):
+    a part holding one compiles with -O3, the others with the direct pipeline
+    (compiler.part_pipelines), so parts are packed by the cost of the pipeline they will
+    take."""
     if parts <= 1:
         return [str(llmod)]
     values = dict(llmod.globals)
@@ -138,11 +154,19 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
     # function called only from a helper is still called from the unit's part
     for n in units:
         refs[n] = refs[n].union(*(refs[h] for h in helpers(n))) - {n}
+    size = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
+    callers: dict[str, int] = {}
+    for n in units:
+        for r in refs[n]:
+            callers[r] = callers.get(r, 0) + (n != entry)
     for n in units:
         if n == entry:
             continue
         for r in refs[n]:
-            if r in parent and r != entry:
+            # (a small function several units call, a shared epilogue, would chain all of
+            # them into one cluster: it stays a unit of its own, called across parts)
+            if (r in parent and r != entry and size[r] < SEPARABLE_LINES
+                    and callers[r] <= 1):
                 parent[find(r)] = find(n)
 
     clusters: dict[str, list[str]] = {}
@@ -150,33 +174,40 @@ def split_module(llmod: ir.Module, entry: str, parts: int) -> list[str]:
         clusters.setdefault(find(n), []).append(n)
     if len(clusters) < 2:
         return whole()
-    size = {n: t.count("\n") for n, t in text.items()}   # ~ instructions
-    cost = {root: sum(size[n] + sum(size[h] for h in helpers(n)) for n in members)
-            for root, members in clusters.items()}
-    parts = min(parts, len(clusters), sum(cost.values()) // MIN_PART_LINES)
+    lines = {root: sum(size[n] + sum(size[h] for h in helpers(n)) for n in members)
+             for root, members in clusters.items()}
+    o3 = {root for root, members in clusters.items() if scalar.intersection(members)}
+    parts = min(parts, len(clusters), sum(lines.values()) // MIN_PART_LINES)
     if parts < 2:
         return whole()
-    bins: list[list] = [[0, []] for _ in range(parts)]
-    for root in sorted(clusters, key=lambda r: -cost[r]):
-        b = min(bins, key=lambda b: b[0])
-        b[0] += cost[root]
+
+    def cost(b) -> int:  # a part's LLVM time, in direct-pipeline lines
+        return b[0] * (O3_WEIGHT if b[2] else 1)
+
+    bins: list[list] = [[0, [], False] for _ in range(parts)]   # [lines, members, O3]
+    for root in sorted(clusters, key=lambda r: -lines[r] * (O3_WEIGHT if r in o3 else 1)):
+        b = min(bins, key=lambda b: cost([b[0] + lines[root], None, b[2] or root in o3]))
+        b[0] += lines[root]
         b[1].extend(clusters[root])
-    bins.sort(key=lambda b: -b[0])
-    while len(bins) > 1 and bins[-1][0] < MIN_PART_SHARE * bins[0][0]:
+        b[2] = b[2] or root in o3
+    bins.sort(key=lambda b: -cost(b))
+    while len(bins) > 1 and cost(bins[-1]) < MIN_PART_SHARE * cost(bins[0]):
         small = bins.pop()
-        bins[-1][0] += small[0]
-        bins[-1][1].extend(small[1])
-        bins.sort(key=lambda b: -b[0])
+        into = min(bins, key=lambda b: cost([b[0] + small[0], None, b[2] or small[2]]))
+        into[0] += small[0]
+        into[1].extend(small[1])
+        into[2] = into[2] or small[2]
+        bins.sort(key=lambda b: -cost(b))
     if len(bins) < 2:
         return whole()
 
-    home = {n: k for k, (_, members) in enumerate(bins) for n in members}
+    home = {n: k for k, (_, members, _) in enumerate(bins) for n in members}
     for n, k in home.items():  # referenced from another part: must be visible to the linker
         if n != entry and any(n in refs[m] and home.get(m, k) != k for m in fns):
             fns[n].linkage = "external"
             text[n] = str(fns[n])
     out = []
-    for _, members in bins:
+    for _, members, _ in bins:
         defined = list(members)
         for n in members:
             defined.extend(h for h in helpers(n) if h not in defined)
