@@ -27,6 +27,8 @@ so re-evaluating the graph under grad still uses them. nondiff_argnums: those ar
 are static Python values (not traced, hashable or not), passed first to the rules as in
 JAX. A custom function must not close over a value being differentiated (JAX refuses it
 for custom_vjp; pass the value as an argument): xlapy raises an XlapyError for both.
+Differentiable arguments and outputs are the inexact ones, floating point and complex (as
+in JAX and the tape): a complex argument gets complex zero tangents and its cotangent.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from xlapy.frontend.core import (ShapedArray, Tracer, active_traces, bind, get_a
 from xlapy.frontend.dtypes import canonicalize_value
 from xlapy.frontend.graph import eval_graph, make_graph
 from xlapy.frontend.lowering import lower_graph
-from xlapy.frontend.primitives.basic import full, is_float
+from xlapy.frontend.primitives.basic import full, is_inexact
 from xlapy.frontend.primitives.control import differentiated
 
 # ---- shared machinery ---------------------------------------------------------------------------
@@ -152,7 +154,7 @@ custom_vjp_call_p = _define(primitive("custom_vjp_call", multiple_results=True))
 
 def _zero_tangent(x):
     a = get_aval(x)
-    if is_float(a.dtype):
+    if is_inexact(a.dtype):
         return full(a.shape, 0, a.dtype)
     from xlapy.frontend.forward import float0
     return np.zeros(a.shape, float0)
@@ -189,7 +191,7 @@ class custom_jvp:
             ans = self(*primals)
             t = None
             for fn, ti, p in zip(jvps, tangents, primals):
-                if fn is None or not is_float(get_aval(p).dtype):
+                if fn is None or not is_inexact(get_aval(p).dtype):
                     continue
                 c = fn(ti, ans, *primals)
                 t = c if t is None else pytree.tree_map(lambda a, b: a + b, t, c)
@@ -234,7 +236,7 @@ def _run_jvp_rule(cj, call, graph, primals, tangents):
     # the right shape are cast to the function's output dtypes)
     want = graph.out_avals
     p_leaves = [_cast_to(p, a, name, "primal output") for p, a in zip(p_leaves, want)]
-    t_leaves = [_cast_to(t, a, name, "tangent") if is_float(a.dtype) else t
+    t_leaves = [_cast_to(t, a, name, "tangent") if is_inexact(a.dtype) else t
                 for t, a in zip(t_leaves, want)]
     return p_leaves, t_leaves
 
@@ -243,8 +245,11 @@ def _cast_to(x, aval, name, what):
     from xlapy.frontend.primitives.basic import convert
     x = x if isinstance(x, Tracer) else canonicalize_value(np.asarray(x))
     a = get_aval(x)
-    if a.shape != aval.shape or (a.dtype != aval.dtype and not (is_float(a.dtype) and
-                                                               is_float(aval.dtype))):
+    # widths may differ (NumPy's promotion), kinds may not: a complex value cast to a real
+    # output would drop its imaginary part
+    same_kind = (is_inexact(a.dtype) and is_inexact(aval.dtype)
+                 and (np.dtype(a.dtype).kind == "c") == (np.dtype(aval.dtype).kind == "c"))
+    if a.shape != aval.shape or (a.dtype != aval.dtype and not same_kind):
         raise XlapyError(f"the custom JVP rule of {name} returned a {what} {a} where the "
                          f"function's output is {aval}; they must have one shape and dtype")
     return convert(x, aval.dtype)
@@ -255,8 +260,8 @@ def _custom_jvp_vjp(cts, *operands, out, graph, num_consts, rule, name):
     # the transposed Jacobian
     from xlapy.frontend.autodiff import vjp
     args = list(operands[num_consts:])
-    fidx = [j for j, a in enumerate(args) if is_float(get_aval(a).dtype)]
-    fo = [j for j, a in enumerate(graph.out_avals) if is_float(a.dtype)]
+    fidx = [j for j, a in enumerate(args) if is_inexact(get_aval(a).dtype)]
+    fo = [j for j, a in enumerate(graph.out_avals) if is_inexact(a.dtype)]
     if not fidx or not fo:
         return (None,) * len(operands)
 
@@ -345,7 +350,7 @@ def _run_bwd(cv, call, residuals, flat_cts):
             continue
         gl = arg_tree.flatten_up_to(gi) if arg_tree.num_leaves else []
         for leaf, aa in zip(gl, arg_leaves):
-            if leaf is None or not is_float(aa.dtype):
+            if leaf is None or not is_inexact(aa.dtype):
                 flat.append(None)
                 continue
             la = get_aval(leaf)

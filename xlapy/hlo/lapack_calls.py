@@ -18,7 +18,9 @@ same arguments and workspace sizes: results are bitwise XLA's.
   trsm     a[B,k,k], b[B,m,n]   x[B,m,n] (k = m for side L, n for R)  side uplo trans_x diag
   geqrf    a[B,m,n]             (a, tau[B,min(m,n)])
   orgqr    a[B,m,n], tau[B,k]   q[B,m,n]                                (m >= n >= k)
+  ungqr    the same as orgqr, for c and z
   syevd    a[B,n,n]             (vectors, values[B,n], info)            mode (V|N), uplo
+  heevd    a[B,n,n] (c|z)       (vectors, values real[B,n], info)       mode (V|N), uplo
   gesdd    a[B,m,n]             (a, s[B,k], u[B,m,uc], vt[B,vr,n], info)  mode (A|S|N)
   gesvd    the same as gesdd, LAPACK's QR-iteration SVD
   gees     a[B,n,n]             (t, vs, wr[B,n], wi[B,n], sdim[B], info)  mode (V|N), sort (N)
@@ -33,9 +35,12 @@ Info results are s32 with the batch dims (LAPACK's info: 0, or > 0 for a singula
 positive definite / unconverged matrix; jax masks those results with NaN itself). Outputs a
 routine does not write (u and vt for mode N) are zeros. Matrices with a zero dimension skip
 the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are
-supported for getrf and trsm (cgetrf, zgetrf, ctrsm, ztrsm: the same plans on complex
-buffers; trsm's alpha is 1+0j, and trans_x C is the conjugate transpose) and geev (cgeev,
-zgeev: complex buffers, and a real workspace rwork); the others are real only.
+supported for getrf, trsm, potrf and geqrf (cgetrf, zgetrf, ctrsm, ztrsm, cpotrf, zpotrf,
+cgeqrf, zgeqrf: the same plans on complex buffers; trsm's alpha is 1+0j, and trans_x C is
+the conjugate transpose; potrf reads the Hermitian matrix's uplo triangle), for geev (cgeev,
+zgeev: complex buffers, and a real workspace rwork), and under their complex names for
+orgqr (cungqr, zungqr) and syevd (cheevd, zheevd: real eigenvalues, a real workspace
+rwork); the others are real only.
 The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does:
 LAPACK's packed real form (a conjugate pair j, j+1 stored as the real part in column j and
 the imaginary part in column j+1) is unpacked when the buffer is written back
@@ -57,7 +62,8 @@ import numpy as np
 _TARGET = re.compile(r"lapack_([sdcz])([a-z0-9]+)_ffi")
 _DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64),
            "c": np.dtype(np.complex64), "z": np.dtype(np.complex128)}
-COMPLEX_ROUTINES = frozenset({"geev", "getrf", "trsm"})   # the routines with c and z variants here
+COMPLEX_ROUTINES = frozenset({"geev", "getrf", "trsm", "potrf", "geqrf"})   # with c and z
+COMPLEX_ONLY = frozenset({"heevd", "ungqr"})   # the complex names of syevd and orgqr: c, z only
 _ATTR = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(-?\d+)\s*(?::\s*\w+)?")
 
 
@@ -110,16 +116,19 @@ class CallPlan:
         return self.routine[1:] == "trsm"
 
 
+def _types(name: str) -> str:
+    """The type letters a routine's plan takes."""
+    return "cz" if name in COMPLEX_ONLY else "sdcz" if name in COMPLEX_ROUTINES else "sd"
+
+
 def is_lapack_target(target: str) -> bool:
     m = _TARGET.fullmatch(target or "")
-    return bool(m) and m.group(2) in _PLANS and (m.group(1) in "sd"
-                                                 or m.group(2) in COMPLEX_ROUTINES)
+    return bool(m) and m.group(2) in _PLANS and m.group(1) in _types(m.group(2))
 
 
 def targets() -> tuple[str, ...]:
     """Every custom-call target name the plans cover."""
-    return tuple(f"lapack_{t}{name}_ffi" for name in _PLANS
-                 for t in ("sdcz" if name in COMPLEX_ROUTINES else "sd"))
+    return tuple(f"lapack_{t}{name}_ffi" for name in _PLANS for t in _types(name))
 
 
 def real_dtype(dtype) -> np.dtype:
@@ -296,6 +305,7 @@ def _geqrf(c: _Ctx) -> CallPlan:
                    ("work",), ("lwork",), ("out", None)], lwork=None, empty=m == 0 or n == 0)
 
 
+@_plan("ungqr")   # complex: the same arguments
 @_plan("orgqr")
 def _orgqr(c: _Ctx) -> CallPlan:
     batch = c.operands(2, [2, 1])
@@ -320,6 +330,24 @@ def _syevd(c: _Ctx) -> CallPlan:
                   [("char", mode), ("char", c.char("uplo", "LU", "L")), ("int", n),
                    ("buf", "a", 0), _ld(n), ("buf", "w", 0), ("work",), ("lwork",),
                    ("iwork",), ("liwork",), ("out", 2)],
+                  lwork=lwork, liwork=liwork, empty=n == 0)
+
+
+@_plan("heevd")
+def _heevd(c: _Ctx) -> CallPlan:
+    """cheevd / zheevd: syevd's contract with real eigenvalues, and a real workspace rwork
+    (jaxlib's sizes: LAPACK's minimum for the mode)."""
+    batch, n = c.square()
+    c.results(batch, (n, n), ("real", (n,)), ("i32", ()))
+    mode = c.char("mode", "VN", "V")
+    lwork, lrwork, liwork = ((n * (n + 2), 2 * n * n + 5 * n + 1, 3 + 5 * n) if mode == "V"
+                             else (n + 1, n, 1))
+    return c.make(batch, [Buf("a", (n, n), src=0, out=0), Buf("w", (n,), real=True, out=1),
+                          Buf("rwork", (max(lrwork, 1),), real=True)],
+                  [("char", mode), ("char", c.char("uplo", "LU", "L")), ("int", n),
+                   ("buf", "a", 0), _ld(n), ("buf", "w", 0), ("work",), ("lwork",),
+                   ("buf", "rwork", 0), ("int", max(lrwork, 1)), ("iwork",), ("liwork",),
+                   ("out", 2)],
                   lwork=lwork, liwork=liwork, empty=n == 0)
 
 

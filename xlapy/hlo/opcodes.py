@@ -273,7 +273,7 @@ _ROWS = [
     # linear algebra
     OpInfo("dot", 2, "linalg", expensive=True, flops="dot"),
     OpInfo("convolution", 2, "linalg", expensive=True, flops="convolution"),
-    OpInfo("cholesky", 1, "linalg", types=FLOAT, expensive=True, attrs=(("lower", "bool"),)),
+    OpInfo("cholesky", 1, "linalg", types=FLOAT_C, expensive=True, attrs=(("lower", "bool"),)),
     # fft_type FFT|IFFT (complex -> complex), RFFT (float -> complex), IRFFT (complex ->
     # float) over the last len(fft_length) (1 to 3) dimensions
     OpInfo("fft", 1, "linalg", types=FLOAT_C, expensive=True,

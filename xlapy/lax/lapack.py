@@ -7,14 +7,16 @@ through scipy's LAPACK, as jaxlib does).
                                                       unit_diagonal)
   geqrf_p              a[...,m,n] -> (a, tau[...,min(m,n)])
   householder_product_p  a[...,m,n], tau[...,k] -> q[...,m,n]
-  eigh_p               a[...,n,n] -> (vectors, values[...,n], info)   (lower, compute_v)
+  eigh_p               a[...,n,n] -> (vectors, values[...,n] (real), info)   (lower,
+                       compute_v; syevd, or heevd for complex a)
   svd_p                a[...,m,n] -> (s, u, vt, info)   (full_matrices, compute_uv)
   eig_p                a[...,n,n] real -> (wr, wi, vl, vr, info), complex -> (w, vl, vr,
                        info); vl, vr complex (compute_left, compute_right; zeros if not)
 
 Each: eager through the evaluator, abstract evaluation, lowering to its custom-call, a
 batching rule (batch dims lead: leading_batch_rule). f32 and f64 (as the custom-calls), and
-for lu, triangular_solve and eig also c64 and c128 (transpose_a is the plain transpose).
+for lu, triangular_solve, eig, eigh, geqrf and householder_product (ungqr) also c64 and c128
+(transpose_a is the plain transpose); svd is real only.
 Differentiation: triangular_solve and eigh have VJP rules here; the JVP rules of all and
 the VJP rules of lu and svd are in xlapy/lax/lapack_ad.py (JAX's derivatives). geqrf and
 householder_product have none: QR is differentiated as a whole (xlapy/numpy/_qr.py).
@@ -119,7 +121,7 @@ triangular_solve_p = _define("triangular_solve", _trsm_aval, _trsm_lower,
 # ---- QR (geqrf, orgqr) -----------------------------------------------------------------------
 
 def _geqrf_aval(a):
-    _check("geqrf", a)
+    _check("geqrf", a, types=_INEXACT)
     return [a, ShapedArray(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)]
 
 
@@ -128,7 +130,7 @@ geqrf_p = _define("geqrf", _geqrf_aval,
 
 
 def _orgqr_aval(a, tau):
-    _check("householder_product", a)
+    _check("householder_product", a, types=_INEXACT)
     m, n = a.shape[-2:]
     if not (len(tau.shape) == len(a.shape) - 1 and tau.shape[:-1] == a.shape[:-2]
             and m >= n >= tau.shape[-1] and tau.dtype == a.dtype):
@@ -139,19 +141,26 @@ def _orgqr_aval(a, tau):
 
 householder_product_p = _define(
     "householder_product", _orgqr_aval,
-    lambda ctx, a, tau: _custom_call(ctx, "orgqr", [a, tau], [_aval_of_instr(a)]),
+    lambda ctx, a, tau: _custom_call(
+        ctx, "ungqr" if np.dtype(a.shape.dtype).kind == "c" else "orgqr", [a, tau],
+        [_aval_of_instr(a)]),
     multiple_results=False)
 
 
 # ---- eigh (syevd) ----------------------------------------------------------------------------
 
+def _real_of(dtype) -> np.dtype:
+    return np.dtype(np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64)
+
+
 def _eigh_aval(a, lower, compute_v):
-    _check("eigh", a, square=True)
-    return [a, ShapedArray(a.shape[:-1], a.dtype), ShapedArray(a.shape[:-2], _I32)]
+    _check("eigh", a, square=True, types=_INEXACT)
+    return [a, ShapedArray(a.shape[:-1], _real_of(a.dtype)), ShapedArray(a.shape[:-2], _I32)]
 
 
 def _eigh_lower(ctx, a, lower, compute_v):
-    return _custom_call(ctx, "syevd", [a], _eigh_aval(_aval_of_instr(a), lower, compute_v),
+    routine = "heevd" if np.dtype(a.shape.dtype).kind == "c" else "syevd"
+    return _custom_call(ctx, routine, [a], _eigh_aval(_aval_of_instr(a), lower, compute_v),
                         _chars(mode="V" if compute_v else "N", uplo="L" if lower else "U"))
 
 
@@ -245,7 +254,9 @@ def _trsm_vjp(ct, a, b, out, left_side, lower, transpose_a, unit_diagonal):
 @eigh_p.def_vjp
 def _eigh_vjp(cts, a, out, lower, compute_v):
     """a = V diag(w) V^T: ct_a = V (diag(ct_w) + F o (V^T ct_V)) V^T with
-    F_ij = 1 / (w_j - w_i) off the diagonal (JAX's rule; the input is taken symmetric)."""
+    F_ij = 1 / (w_j - w_i) off the diagonal (JAX's rule; the input is taken symmetric).
+    Real matrices: xlapy/lax/lapack_ad.py sends complex ones to the transpose of their
+    tangent map."""
     from xlapy.frontend.primitives import basic as B
     v, w, _ = out
     ct_v, ct_w = cts[0], cts[1]

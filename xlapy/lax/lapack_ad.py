@@ -6,14 +6,16 @@ Forward mode: one JVP rule per primitive.
   triangular_solve  x = op(a)^-1 b: linear in b; dx = -op(a)^-1 op(da) x (left side) or
                     -x op(da) op(a)^-1 (right side), da kept to a's triangle (without the
                     diagonal when unit_diagonal).
-  cholesky          a = L L^T: dL = L phi(L^-1 da L^-T), phi the lower triangle with the
-                    diagonal halved (Murray 2016).
+  cholesky          a = L L^H: dL = L phi(L^-1 da L^-H), phi the lower triangle with the
+                    diagonal halved (Murray 2016; L^H = L^T for real a).
   lu                P a = L U: X = L^-1 P da U^-1, dL = L tril(X, -1), dU = triu(X) U, the
                     tangent of the packed output dL + dU (De Hoog, Anderssen and Lukas).
                     Rectangular matrices as JAX: L padded to m x m, U to n x n with the
                     identity. Pivots and info have no tangent.
-  eigh              a = V diag(w) V^T: dw = diag(V^T da V), dV = V (F o V^T da V) with
-                    F_ij = 1 / (w_j - w_i) off the diagonal (distinct eigenvalues).
+  eigh              a = V diag(w) V^H: dw = re diag(V^H da V), dV = V (F o V^H da V) with
+                    F_ij = 1 / (w_j - w_i) off the diagonal (distinct eigenvalues). Its VJP
+                    rule for complex matrices is the transpose of this map (for real ones,
+                    lapack.py's explicit rule).
   svd               a = U diag(s) V^T: ds = diag(U^T da V) and the dU, dV of JAX's rule;
                     full_matrices=True of a non-square matrix is not differentiable (as in
                     JAX).
@@ -37,6 +39,7 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.frontend.core import bind, get_aval
 from xlapy.frontend.jvp.rules import add_tangents
+from xlapy.frontend.primitives import complex as C
 from xlapy.lax import lapack as LP
 from xlapy.lax import ops as O
 from xlapy.lax.linalg import cholesky_p
@@ -55,6 +58,16 @@ def _dtype(x):
 def mT(x):
     r = len(_shape(x))
     return O.transpose(x, tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def conj(x):
+    """The complex conjugate of x (x itself when real)."""
+    return C.conj(x) if np.issubdtype(_dtype(x), np.complexfloating) else x
+
+
+def mH(x):
+    """The conjugate transpose of each matrix (the transpose of a real one)."""
+    return conj(mT(x))
 
 
 def mm(a, b):
@@ -176,11 +189,11 @@ def _phi(x):
 
 
 def _cholesky_tangent(primals, out, dots, *, lower):
-    factor = tril(out) if lower else mT(triu(out))
+    factor = tril(out) if lower else mH(triu(out))                       # L (U = L^H)
     sigma = dots[0]
-    tmp = _trsm(factor, sigma, left_side=False, transpose_a=True)        # sigma L^-T
+    tmp = _trsm(conj(factor), sigma, left_side=False, transpose_a=True)  # sigma L^-H
     d = mm(factor, _phi(_trsm(factor, tmp)))                             # L phi(L^-1 .)
-    return d if lower else mT(d)
+    return d if lower else mH(d)
 
 
 def _cholesky_jvp(primals, tangents, *, lower):
@@ -266,13 +279,15 @@ _vjp_of_tangent(LP.lu_p, _lu_tangent)
 def _eigh_tangent(primals, out, dots, *, lower, compute_v):
     v, w, _ = out if compute_v else LP.eigh_p.bind(primals[0], lower=lower, compute_v=True)
     n = _shape(w)[-1]
-    vav = mm(mT(v), mm(dots[0], v))
-    dw = diag(vav)
+    vav = mm(mH(v), mm(dots[0], v))
+    cplx = np.issubdtype(_dtype(v), np.complexfloating)
+    dw = C.real(diag(vav)) if cplx else diag(vav)     # (real: V^H da V is Hermitian)
     if not compute_v:
         return [None, dw, None]
     s = _shape(v)
     ident = eye(s[:-2], n, n, _dtype(v))
-    f = O.sub(O.div(O.full(s, 1, _dtype(v)), O.add(ident, O.sub(_rows(w, n), _cols(w, n)))),
+    wc = O.convert_element_type(w, _dtype(v)) if cplx else w
+    f = O.sub(O.div(O.full(s, 1, _dtype(v)), O.add(ident, O.sub(_rows(wc, n), _cols(wc, n)))),
               ident)
     return [mm(v, O.mul(f, vav)), dw, None]
 
@@ -285,6 +300,17 @@ def _eigh_jvp(primals, tangents, *, lower, compute_v):
 
 
 LP.eigh_p.def_jvp(_eigh_jvp)
+_real_eigh_vjp = LP.eigh_p.vjp                         # the explicit rule (lapack.py)
+_complex_eigh_vjp = _vjp_of_tangent(LP.eigh_p, _eigh_tangent)
+
+
+@LP.eigh_p.def_vjp
+def _eigh_vjp(cts, a, out, **params):
+    """Real matrices: the explicit rule; complex ones: the transpose of the tangent map
+    (JAX's convention for complex VJPs)."""
+    if np.issubdtype(_dtype(a), np.complexfloating):
+        return _complex_eigh_vjp(cts, a, out=out, **params)
+    return _real_eigh_vjp(cts, a, out, **params)
 
 
 # ---- svd ---------------------------------------------------------------------------------------
@@ -345,7 +371,6 @@ def _no_vector_derivatives(compute_left, compute_right):
 
 
 def _eig_dw(a, da, vl, vr):
-    from xlapy.frontend.primitives import complex as C
     if not np.issubdtype(_dtype(da), np.complexfloating):
         da = C.complex_(da, _zeros(da))
     uh = C.conj(mT(vl))

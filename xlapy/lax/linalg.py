@@ -1,12 +1,13 @@
 """xlapy.lax.linalg: linear-algebra primitives, named and shaped like jax.lax.linalg.
 
 cholesky(x, symmetrize_input=True): the lower Cholesky factor L of each matrix of the two
-minor dimensions of x (x = L L^T), NaN for a matrix that is not positive definite. It is
-the `cholesky` HLO opcode (lower=true): the cpu backend factors through LAPACK potrf, the
-evaluator (the interpreter, and eager mode through the opcode) through NumPy. As in
-JAX, the input is first symmetrized ((x + x^T) / 2); with symmetrize_input=False only its
-lower triangle is read. Floating-point types only (f16/bf16 are factored in f32).
-Differentiable: JAX's rule, dL = L phi(L^-1 dx L^-T) (xlapy/lax/lapack_ad.py).
+minor dimensions of x (x = L L^T, or L L^H for complex x), NaN for a matrix that is not
+positive definite. It is the `cholesky` HLO opcode (lower=true): the cpu backend factors
+through LAPACK potrf (cpotrf/zpotrf for c64/c128), the evaluator (the interpreter, and
+eager mode through the opcode) through NumPy. As in JAX, the input is first symmetrized
+((x + x^H) / 2); with symmetrize_input=False only its lower triangle is read (the Hermitian
+matrix it defines). Floating-point and complex types (f16/bf16 are factored in f32).
+Differentiable: JAX's rule, dL = L phi(L^-1 dx L^-H) (xlapy/lax/lapack_ad.py).
 
 qr, svd, eigh, triangular_solve, lu: xlapy/lax/linalg_factor.py.
 """
@@ -20,6 +21,7 @@ from xlapy.frontend.batching.trace import leading_batch_rule
 from xlapy.frontend.core import Tracer, bind, primitive
 from xlapy.frontend.eager import via_evaluator
 from xlapy.frontend.primitives import basic as B
+from xlapy.frontend.primitives.complex import conj
 from xlapy.frontend.primitives.shapes import transpose
 
 __all__ = ["cholesky", "eigh", "lu", "qr", "svd", "symmetrize", "triangular_solve"]
@@ -44,10 +46,15 @@ def cholesky_aval(a, lower):
 # ---- the user functions (jax.lax.linalg's) ---------------------------------------------------
 
 def symmetrize(x):
-    """(x + x^T) / 2 over the two minor dimensions (jax.lax.linalg.symmetrize)."""
-    rank = len(B.aval_of(x).shape)
+    """(x + x^H) / 2 over the two minor dimensions (jax.lax.linalg.symmetrize): x^T for
+    real x, the conjugate transpose for complex x (the Hermitian part)."""
+    aval = B.aval_of(x)
+    rank = len(aval.shape)
     perm = tuple(range(rank - 2)) + (rank - 1, rank - 2)
-    return B.div(B.add(x, transpose(x, perm)), B.full_like(x, 2))
+    xt = transpose(x, perm)
+    if np.dtype(aval.dtype).kind == "c":
+        xt = conj(xt)
+    return B.div(B.add(x, xt), B.full_like(x, 2))
 
 
 def cholesky(x, *, symmetrize_input: bool = True):

@@ -11,8 +11,9 @@ qr, svd, eigh, triangular_solve, lu, with JAX's signatures and return orders.
   lu(x)                                -> (lu, pivots, permutation), int32, 0-based
 
 They are the functions xlapy.numpy.linalg runs, so they jit, vmap and differentiate as
-those do (QR and eigh and svd by JAX's rules). Real float32/float64 matrices (LAPACK);
-a failed factorization gives NaNs, as JAX's.
+those do (QR and eigh and svd by JAX's rules). Real float32/float64 matrices (LAPACK), and
+complex64/complex128 ones for qr and eigh (Hermitian); the others refuse complex matrices
+with an XlapyError naming the function. A failed factorization gives NaNs, as JAX's.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from xlapy.errors import ShapeError, UnsupportedError
 __all__ = ["eigh", "lu", "qr", "svd", "triangular_solve"]
 
 
-def _matrix(name: str, x, square: bool = False):
+def _matrix(name: str, x, square: bool = False, complex_ok: bool = False):
     import xlapy.numpy as xnp
     from xlapy.numpy import linalg as la
-    x = la._float(xnp.asarray(x))
+    x = la._float(xnp.asarray(x), f"lax.linalg.{name}", complex_ok)
     shape = tuple(x.shape)
     if len(shape) < 2 or (square and shape[-1] != shape[-2]):
         what = "square matrices" if square else "matrices"
@@ -42,7 +43,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     if pivoting:
         raise UnsupportedError("lax.linalg.qr: pivoting=True (column-pivoted QR) is not "
                                "supported by xlapy")
-    x = _matrix("qr", x)
+    x = _matrix("qr", x, complex_ok=True)
     return la.qr(x, mode="complete" if full_matrices else "reduced")
 
 
@@ -62,7 +63,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     from xlapy.numpy import linalg as la
     if subset_by_index is not None:
         raise UnsupportedError("lax.linalg.eigh: subset_by_index is not supported by xlapy")
-    x = _matrix("eigh", x, square=True)
+    x = _matrix("eigh", x, square=True, complex_ok=True)
     w, v = la.eigh(x, UPLO="L" if lower else "U", symmetrize_input=symmetrize_input)
     return v, w  # (LAPACK's eigenvalues come sorted ascending: sort_eigenvalues holds)
 

@@ -5,8 +5,11 @@ xlapy.lax.linalg.cholesky.
 
 Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to the default
 float type; complex matrices raise an XlapyError naming the function, except in solve, inv,
-det and slogdet (LAPACK's complex getrf and trsm), in eig and eigvals, and in norm where only
-|x| matters). Eager, under jit and under vmap.
+det and slogdet (LAPACK's complex getrf and trsm), cholesky (cpotrf/zpotrf, through the
+cholesky opcode), eigh and eigvalsh (cheevd/zheevd: real eigenvalues), qr (cgeqrf and
+cungqr), eig and eigvals, and in norm where only |x| matters; svd and what is built on it,
+pinv, lstsq, matrix_rank, the 2 / -2 / nuc norms and cond, still refuse them). Eager, under
+jit and under vmap.
 Differentiable in forward and reverse mode, as JAX defines the derivatives
 (xlapy/lax/lapack_ad.py, and qr's custom_jvp in xlapy/numpy/_qr.py): solve, inv, det,
 slogdet, cholesky, eigh (distinct eigenvalues), svd (full_matrices=True only for square
@@ -20,6 +23,7 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.lax import lapack as L
 from xlapy.lax.linalg import cholesky as _lax_cholesky
+from xlapy.numpy._complex import conjugate
 from xlapy.numpy._core import asarray, cast, float_dtype_for, shape
 from xlapy.numpy._creation import eye, full_like, zeros_like
 from xlapy.numpy._eig import eig, eigvals
@@ -44,8 +48,9 @@ def _float(a, name: str = "linalg", complex_ok: bool = False):
         return a
     if dt.kind == "c":
         raise XlapyError(f"{name}: complex matrices are not supported (xlapy runs LAPACK's "
-                         f"real routines here; linalg.solve, inv, det, slogdet, eig and "
-                         f"eigvals take complex input), got {dt.name}")
+                         f"real routines here; linalg.solve, inv, det, slogdet, cholesky, "
+                         f"eigh, eigvalsh, qr, eig and eigvals take complex input), got "
+                         f"{dt.name}")
     if dt not in (np.float32, np.float64):   # LAPACK works in f32/f64
         wide = dt.itemsize > 2 and np.dtype(float_dtype_for(dt)).itemsize == 8
         return cast(a, np.float64 if wide else np.float32)
@@ -61,6 +66,11 @@ def _square(name, a):
 
 def _mT(a):
     return swapaxes(a, -1, -2)
+
+
+def _mH(a):
+    """The conjugate transpose of each matrix (the transpose of a real one)."""
+    return conjugate(_mT(a)) if np.dtype(a.dtype).kind == "c" else _mT(a)
 
 
 def _ok(info, x, nd):
@@ -170,17 +180,23 @@ def det(a):
 # ---- Cholesky, eigh, SVD, QR ---------------------------------------------------------------
 
 def cholesky(a, *, upper=False):
-    a = _float(a, "linalg.cholesky")
+    """The lower factor L of a = L L^H (of a's Hermitian part, as JAX), or U = L^H."""
+    a = _float(a, "linalg.cholesky", True)
     _square("cholesky", a)
     c = _lax_cholesky(a)
-    return _mT(c) if upper else c
+    return _mH(c) if upper else c
 
 
 def eigh(a, UPLO="L", symmetrize_input=True):
-    a = _float(a, "linalg.eigh")
+    """(w, v) of the symmetric (Hermitian: complex a) part of a: w real and ascending, v's
+    columns orthonormal (as JAX, the input is first symmetrized; without symmetrize_input
+    only the UPLO triangle is read)."""
+    if UPLO not in ("L", "U"):
+        raise XlapyError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    a = _float(a, "linalg.eigh", True)
     _square("eigh", a)
     if symmetrize_input:
-        a = (a + _mT(a)) / 2
+        a = (a + _mH(a)) / 2
     v, w, info = L.eigh_p.bind(a, lower=UPLO == "L", compute_v=True)
     return _ok(info, w, 1), _ok(info, v, 2)
 
@@ -201,7 +217,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def qr(a, mode="reduced"):
-    a = _float(a, "linalg.qr")
+    a = _float(a, "linalg.qr", True)
     if mode not in ("reduced", "complete", "r"):
         raise XlapyError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     from xlapy.numpy._qr import qr_factors   # a custom_jvp: JAX's derivative of QR

@@ -1,7 +1,10 @@
 """xlapy.scipy.linalg: jax.scipy.linalg's basics, on xlapy.numpy.linalg and the LAPACK
 primitives of xlapy.lax.lapack (the custom-calls JAX emits, so modules match JAX's).
-lu_factor, lu_solve and solve_triangular (and solve, inv, det) take complex matrices too:
-trans 1 / 'T' is the plain transpose, 2 / 'C' the conjugate transpose, as in scipy."""
+lu_factor, lu_solve and solve_triangular (and solve, inv, det), cholesky, cho_factor,
+cho_solve, eigh (Hermitian) and qr take complex matrices too: trans 1 / 'T' is the plain
+transpose, 2 / 'C' the conjugate transpose, as in scipy; lu and svd are real only. cholesky
+factors a's Hermitian part ((a + a^H) / 2, as numpy.linalg.cholesky here), where scipy and
+jax.scipy read one triangle: the same factor for a Hermitian a."""
 
 from __future__ import annotations
 
@@ -27,8 +30,9 @@ def _mT(a):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """L (a = L L^H) or U = L^H (a = U^H U) of a's Hermitian part (as JAX)."""
     c = _la.cholesky(a)
-    return c if lower else _mT(c)
+    return c if lower else _la._mH(c)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -54,9 +58,11 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """a x = b with a = L L^H (lower) or U^H U: two triangular solves, one with the
+    conjugate transpose ('C', the transpose of a real factor)."""
     c, lower = c_and_lower
-    y = solve_triangular(c, b, trans=0 if lower else 1, lower=lower)
-    return solve_triangular(c, y, trans=1 if lower else 0, lower=lower)
+    y = solve_triangular(c, b, trans=0 if lower else "C", lower=lower)
+    return solve_triangular(c, y, trans="C" if lower else 0, lower=lower)
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):

@@ -179,7 +179,8 @@ def test_lax_linalg_cholesky_errors():
     import xlapy as xp
     from xlapy.errors import ShapeError
     for bad, what in ((np.ones((3, 4), np.float32), r"square matrices .*f32\[3,4\]"),
-                      (np.eye(3, dtype=np.int32), r"floating-point element type, got s32")):
+                      (np.eye(3, dtype=np.int32),
+                       r"floating-point or complex element type, got s32")):
         for f in (xp.lax.linalg.cholesky, xp.jit(xp.lax.linalg.cholesky)):
             with pytest.raises(ShapeError, match=f"cholesky: expects .*{what}"):
                 f(bad)

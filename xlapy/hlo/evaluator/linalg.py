@@ -193,32 +193,37 @@ def _convolution(ev, instr, operands):
 # ---- cholesky ----------------------------------------------------------------------------------
 
 def cholesky(a: np.ndarray, lower: bool) -> np.ndarray:
-    """XLA's cholesky on a float array (shared with the frontend's eager cholesky)."""
+    """XLA's cholesky on a float or complex array (shared with the frontend's eager
+    cholesky): the factor of the Hermitian matrix whose `lower` (else upper) triangle is
+    given, a = L L^H or U^H U; the other triangle is not read, and is zeros in the result."""
     a = np.asarray(a)
-    x = a.astype(np.float64)
-    tri = np.tril(x) if lower else np.triu(x)
-    sym = tri + np.swapaxes(np.tril(x, -1) if lower else np.triu(x, 1), -1, -2)
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    x = a.astype(wide)
+    strict = np.tril(x, -1) if lower else np.triu(x, 1)
+    diag = np.diagonal(x, 0, -2, -1).real   # (LAPACK reads the real part of the diagonal)
+    sym = strict + np.conj(np.swapaxes(strict, -1, -2)) + diag[..., None] * np.eye(
+        a.shape[-1])
     n = a.shape[-1]
-    out = np.zeros(sym.shape, np.float64)
+    out = np.zeros(sym.shape, wide)
     if out.size == 0:
         return round_float_result(out, a.dtype)
     flat, res = sym.reshape(-1, n, n), out.reshape(-1, n, n)
     for k in range(flat.shape[0]):
         try:
-            factor = np.linalg.cholesky(flat[k])  # lower: flat[k] = L L^T
+            factor = np.linalg.cholesky(flat[k])  # lower: flat[k] = L L^H
         except np.linalg.LinAlgError:
             factor = np.full((n, n), np.nan)
         if not np.isfinite(factor).all():
             factor = np.full((n, n), np.nan)
-        res[k] = factor if lower else factor.T
+        res[k] = factor if lower else np.conj(factor.T)
     return round_float_result(out, a.dtype)
 
 
 @eval_rule("cholesky")
 def _cholesky(ev, instr, operands):
     a = np.asarray(operands[0])
-    if a.dtype.kind != "f" and a.dtype != ml_dtypes.bfloat16 or a.ndim < 2 \
+    if a.dtype.kind not in "fc" and a.dtype != ml_dtypes.bfloat16 or a.ndim < 2 \
             or a.shape[-1] != a.shape[-2]:
-        raise EvaluationError(f"{instr.where()}cholesky needs square float matrices, got "
-                              f"{a.dtype}{list(a.shape)}: {instr}")
+        raise EvaluationError(f"{instr.where()}cholesky needs square float or complex "
+                              f"matrices, got {a.dtype}{list(a.shape)}: {instr}")
     return cholesky(a, bool(instr.attrs.get("lower", False)))

@@ -1,6 +1,7 @@
 """The `cholesky` opcode through LAPACK potrf.
 
-  f32[B..,n,n] cholesky(a), lower=true|false     (XLA's opcode; any float type, any layout)
+  f32[B..,n,n] cholesky(a), lower=true|false     (XLA's opcode; any float or complex type,
+                                                  any layout)
 
 Each matrix is gathered (its logical elements, whatever the layout) into a column-major
 workspace of the compute type (f32, or f64 for f64), factored in place by potrf with uplo
@@ -10,10 +11,12 @@ factor is not finite, as XLA:CPU does.
 
 The custom-calls jax emits for the cpu (lapack_?potrf_ffi and the other LAPACK targets) are
 lapack_calls.py's. The LAPACK routines come from scipy (scipy.linalg.cython_lapack),
-registered with LLVM by name (xlapy_spotrf, xlapy_dpotrf) by runtime/blas.py when first
-needed, so cached object code links in any process.
+registered with LLVM by name (xlapy_spotrf, xlapy_dpotrf; xlapy_cpotrf, xlapy_zpotrf for
+c64 and c128, which factor the Hermitian matrix of the triangle: a = L L^H, U^H U) by
+runtime/blas.py when first needed, so cached object code links in any process.
 Self-contained (ahead-of-time) code cannot call them: it calls the module's own IR potrf of
-the same interface instead (potrf_ir.py).
+the same interface instead (potrf_ir.py), which is real only (complex matrices are refused
+there with a LoweringError).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from xlapy.backends.cpu.emitters.registry import custom_emitter
 from xlapy.backends.cpu.emitters.routine import Scratch, load_at, routine_function, store_at
 from xlapy.backends.cpu.target import self_contained
 from xlapy.backends.llvm import types as T
+from xlapy.backends.llvm.elemental import lowering_error
 from xlapy.backends.llvm.loops import c64, entry_alloca, index_nest
 
 _POTRF = {"f32": "xlapy_spotrf", "f64": "xlapy_dpotrf"}
@@ -48,9 +52,21 @@ def emit_cholesky(pe, instr, dest, operands) -> bool:
     t, n = out.element_type, out.dims[-1]
     if out.size == 0:
         return True
-    wide = t.name == "f64"
-    ct, esize = (T.F64, 8) if wide else (T.F32, 4)
-    potrf = _potrf_function(pe, "f64" if wide else "f32")
+    cplx = t.is_complex
+    wide = t.name in ("f64", "c128")
+    rt = T.F64 if wide else T.F32                          # the real (part) type
+    ct = ir.LiteralStructType([rt, rt]) if cplx else rt    # complex: {re, im}
+    esize = (8 if wide else 4) * (2 if cplx else 1)
+    if cplx:
+        if self_contained():
+            raise lowering_error(instr, f"self-contained (ahead-of-time) code has no LAPACK: "
+                                        f"the cholesky of {t.name} matrices (cpotrf/zpotrf) "
+                                        f"is available only to the JIT")
+        name = "xlapy_zpotrf" if wide else "xlapy_cpotrf"
+        potrf = pe.llmod.globals.get(name) or ir.Function(
+            pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * 5), name)
+    else:
+        potrf = _potrf_function(pe, "f64" if wide else "f32")
     lower = bool(instr.attrs.get("lower", False))
 
     fn, b = routine_function(pe, f"cholesky.{instr.name}", 2)
@@ -72,21 +88,28 @@ def emit_cholesky(pe, instr, dest, operands) -> bool:
     def kept(i, j):  # the factor's triangle
         return b.icmp_signed("<=", j, i) if lower else b.icmp_signed("<=", i, j)
 
+    def nonfinite(v):  # NaN or inf: x - x is NaN
+        return b.fcmp_unordered("uno", b.fsub(v, v), v)
+
+    zero = ir.Constant(ct, (ir.Constant(rt, 0.0), ir.Constant(rt, 0.0)) if cplx else 0.0)
+    nan = ir.Constant(ct, (ir.Constant(rt, float("nan")),) * 2 if cplx else float("nan"))
     with index_nest(b, out.dims[:-2], name="batch") as batch:
         with index_nest(b, (n, n), name="in") as (i, j):
-            b.store(T.to_float(b, load_at(b, a_ptr, a_shape, [*batch, i, j]), t), cell(i, j))
+            v = load_at(b, a_ptr, a_shape, [*batch, i, j])
+            b.store(v if cplx else T.to_float(b, v, t), cell(i, j))
         b.store(ir.Constant(T.I32, 0), info_s)
         b.call(potrf, [uplo_s, n_s, work.ptr, n_s, info_s])
         b.store(b.icmp_signed("!=", b.load(info_s), ir.Constant(T.I32, 0)), bad_s)
-        with index_nest(b, (n, n), name="check") as (i, j):  # NaN or inf: x - x is NaN
+        with index_nest(b, (n, n), name="check") as (i, j):
             v = b.load(cell(i, j), typ=ct)
-            nonfinite = b.and_(kept(i, j), b.fcmp_unordered("uno", b.fsub(v, v), v))
-            b.store(b.or_(b.load(bad_s), nonfinite), bad_s)
+            bad = b.or_(nonfinite(b.extract_value(v, 0)), nonfinite(b.extract_value(v, 1))) \
+                if cplx else nonfinite(v)
+            b.store(b.or_(b.load(bad_s), b.and_(kept(i, j), bad)), bad_s)
         bad = b.load(bad_s)
         with index_nest(b, (n, n), name="out") as (i, j):
-            v = b.select(kept(i, j), b.load(cell(i, j), typ=ct), ir.Constant(ct, 0.0))
-            v = b.select(bad, ir.Constant(ct, float("nan")), v)
-            store_at(b, T.from_float(b, v, t), out_ptr, out, [*batch, i, j])
+            v = b.select(kept(i, j), b.load(cell(i, j), typ=ct), zero)
+            v = b.select(bad, nan, v)
+            store_at(b, v if cplx else T.from_float(b, v, t), out_ptr, out, [*batch, i, j])
     work.release()
     b.ret_void()
     pe.b.call(fn, [dest[0], operands[0]])

@@ -131,8 +131,8 @@ def emit_lapack_call(pe, instr, dest, operands) -> bool:
     if not self_contained():
         routine = pe.llmod.globals.get(f"xlapy_{p.routine}") or ir.Function(
             pe.llmod, ir.FunctionType(T.VOID, [T.PTR] * len(p.args)), f"xlapy_{p.routine}")
-    elif p.routine[1:] == "potrf":   # self-contained code has no LAPACK: the module's own
-        routine = potrf_ir.potrf_function(pe.llmod, "f32" if esize == 4 else "f64")
+    elif p.routine in ("spotrf", "dpotrf"):   # self-contained code has no LAPACK: the
+        routine = potrf_ir.potrf_function(pe.llmod, "f32" if esize == 4 else "f64")  # own
     else:
         raise lowering_error(instr, f"self-contained (ahead-of-time) code has no LAPACK: "
                                     f"{p.routine} is available only to the JIT")
