@@ -159,16 +159,23 @@ def _iota(em, instr, gens, index):
 def _concatenate(em, instr, gens, index):
     """Chained selects between operands; each operand's load happens in its own block so
     only one operand is read per element."""
-    b = em.b
     d = instr.attrs["dimensions"][0]
     if len(gens) == 1:
         return gens[0](index)
+    return piecewise(em, index, d, [op.shape.dims[d] for op in instr.operands], gens)
+
+
+def piecewise(em, index, d: int, sizes, gens):
+    """The value of the piece whose range along dim d holds index[d]: the pieces (gens,
+    each taking its own index) laid end to end, `sizes` long. A branch per piece, each
+    piece computed in its own block and scope (only that piece is read), merged by a phi.
+    Also the vector form's (elemental_vector: a vector lies in one piece)."""
+    b = em.b
     fn = b.function
     merge = fn.append_basic_block("concat.merge")
     incoming = []
     offset = 0
-    for k, (g, op) in enumerate(zip(gens, instr.operands)):
-        size = op.shape.dims[d]
+    for k, (g, size) in enumerate(zip(gens, sizes)):
         last = k == len(gens) - 1
         if not last:
             this = fn.append_basic_block(f"concat.{k}")

@@ -51,7 +51,7 @@ from llvmlite import ir
 
 from xlapy.backends.llvm import types as T
 from xlapy.backends.llvm.elemental import ArrayInput
-from xlapy.backends.llvm.elemental_data import clamped_starts
+from xlapy.backends.llvm.elemental_data import clamped_starts, piecewise
 from xlapy.backends.llvm.elemental_ops import _FLOAT_MATH
 from xlapy.backends.llvm.math import VECTOR_FUNCTIONS, math_function
 from xlapy.backends.llvm.loops import linear_of, row_major_index_of, row_major_linear
@@ -194,7 +194,7 @@ def _concatenate(em, instr, dim: int, lanes: int, count: int | None):
     """One operand's vector per index: along `dim` every operand's extent a multiple of
     `lanes` (the lanes start at multiples of `lanes`, so no vector straddles two operands);
     along another dim the lanes share their coordinate there. A branch per vector picks the
-    operand, whose vector is computed in its own block (only that operand is read)."""
+    operand, whose vector is computed in its own block (elemental_data.piecewise)."""
     d = instr.attrs["dimensions"][0]
     sizes = [o.shape.dims[d] for o in instr.operands]
     if d == dim and (count is not None or any(n % lanes for n in sizes)):
@@ -202,37 +202,7 @@ def _concatenate(em, instr, dim: int, lanes: int, count: int | None):
     xs = [vector_gen(em, o, dim, lanes, count) for o in instr.operands]
     if any(x is None for x in xs):
         return None
-    vty = ir.VectorType(T.value_type(instr.shape.element_type), lanes)
-
-    def gen(index):
-        b = em.b
-        fn = b.function
-        merge = fn.append_basic_block("vconcat.merge")
-        incoming, offset = [], 0
-        for k, (x, n) in enumerate(zip(xs, sizes)):
-            last = k == len(xs) - 1
-            if not last:
-                this = fn.append_basic_block(f"vconcat.{k}")
-                nxt = fn.append_basic_block(f"vconcat.next{k}")
-                b.cbranch(b.icmp_signed("<", index[d], ir.Constant(T.I64, offset + n)),
-                          this, nxt)
-                b.position_at_end(this)
-            local = list(index)
-            if offset:
-                local[d] = b.sub(index[d], ir.Constant(T.I64, offset))
-            with em.scope():
-                v = x(local)
-            incoming.append((v, b.block))
-            b.branch(merge)
-            if not last:
-                b.position_at_end(nxt)
-            offset += n
-        b.position_at_end(merge)
-        phi = b.phi(vty)
-        for v, blk in incoming:
-            phi.add_incoming(v, blk)
-        return phi
-    return gen
+    return lambda index: piecewise(em, index, d, sizes, xs)
 
 
 def _row_major_array(em, operand, out, lanes: int):
