@@ -2,7 +2,8 @@
 opcode, cheevd/zheevd and cgeqrf + cungqr / zgeqrf + zungqr custom-calls):
 xlapy.numpy.linalg, xlapy.scipy.linalg and xlapy.lax.linalg against NumPy/SciPy, eager,
 under jit (cpu backend) and on the interpreter, batched; their derivatives against JAX's;
-and the functions that still refuse complex matrices (svd and what is built on it)."""
+and the functions that still refuse complex matrices (lax.linalg's lu and triangular_solve;
+svd and what is built on it take them: test_linalg_svd_complex.py)."""
 
 from __future__ import annotations
 
@@ -304,16 +305,11 @@ def test_custom_jvp_reverse_mode_of_complex_arguments():
 C = np.array([[2 + 1j, 0.5], [0.3j, 3 - 0.5j]], np.complex64)
 
 
-@pytest.mark.parametrize("name, call", [
-    ("linalg.svd", lambda: xnp.linalg.svd(C)),
-    ("linalg.svd", lambda: xp.jit(xnp.linalg.svd)(C)),
-    ("linalg.pinv", lambda: xnp.linalg.pinv(C)),
-    ("linalg.lstsq", lambda: xnp.linalg.lstsq(C, C[:, 0])),
-    ("linalg.matrix_rank", lambda: xnp.linalg.matrix_rank(C)),
-    ("linalg.norm", lambda: xnp.linalg.norm(C, 2)),
-    ("linalg.norm", lambda: xnp.linalg.norm(C, "nuc")),
-    ("lax.linalg.svd", lambda: xlax.linalg.svd(C)),
-    ("scipy.linalg.lu", lambda: xsl.lu(C)),
+@pytest.mark.parametrize("name, call", [   # (svd and what is built on it, and scipy's lu,
+    ("lax.linalg.lu", lambda: xlax.linalg.lu(C)),          # take complex matrices now:
+    ("lax.linalg.lu", lambda: xp.jit(xlax.linalg.lu)(C)),  # test_linalg_svd_complex.py)
+    ("lax.linalg.triangular_solve",
+     lambda: xlax.linalg.triangular_solve(C, C, left_side=True, lower=True)),
 ])
 def test_the_rest_still_refuse_complex_by_name(name, call):
     with pytest.raises(XlapyError, match=f"{name}: complex matrices are not supported"):

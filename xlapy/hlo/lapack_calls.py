@@ -22,6 +22,7 @@ same arguments and workspace sizes: results are bitwise XLA's.
   syevd    a[B,n,n]             (vectors, values[B,n], info)            mode (V|N), uplo
   heevd    a[B,n,n] (c|z)       (vectors, values real[B,n], info)       mode (V|N), uplo
   gesdd    a[B,m,n]             (a, s[B,k], u[B,m,uc], vt[B,vr,n], info)  mode (A|S|N)
+                                (c|z: s real)
   gesvd    the same as gesdd, LAPACK's QR-iteration SVD
   gees     a[B,n,n]             (t, vs, wr[B,n], wi[B,n], sdim[B], info)  mode (V|N), sort (N)
   gehrd    a[B,n,n]             (a, tau[B,n-1], info)                   low, high (1-based)
@@ -37,8 +38,9 @@ routine does not write (u and vt for mode N) are zeros. Matrices with a zero dim
 the routine (its outputs are the inputs copied, or zeros; info 0). Complex routines are
 supported for getrf, trsm, potrf and geqrf (cgetrf, zgetrf, ctrsm, ztrsm, cpotrf, zpotrf,
 cgeqrf, zgeqrf: the same plans on complex buffers; trsm's alpha is 1+0j, and trans_x C is
-the conjugate transpose; potrf reads the Hermitian matrix's uplo triangle), for geev (cgeev,
-zgeev: complex buffers, and a real workspace rwork), and under their complex names for
+the conjugate transpose; potrf reads the Hermitian matrix's uplo triangle), for geev, gesdd
+and gesvd (cgeev, zgeev, cgesdd, zgesdd, cgesvd, zgesvd: complex buffers, and a real
+workspace rwork; the singular values are real, U and V^H complex), and under their complex names for
 orgqr (cungqr, zungqr) and syevd (cheevd, zheevd: real eigenvalues, a real workspace
 rwork); the others are real only.
 The real geev returns its eigenvectors as complex matrices, as jaxlib's kernel does:
@@ -62,7 +64,8 @@ import numpy as np
 _TARGET = re.compile(r"lapack_([sdcz])([a-z0-9]+)_ffi")
 _DTYPES = {"s": np.dtype(np.float32), "d": np.dtype(np.float64),
            "c": np.dtype(np.complex64), "z": np.dtype(np.complex128)}
-COMPLEX_ROUTINES = frozenset({"geev", "getrf", "trsm", "potrf", "geqrf"})   # with c and z
+COMPLEX_ROUTINES = frozenset({"geev", "getrf", "trsm", "potrf", "geqrf", "gesdd",
+                              "gesvd"})   # with c and z
 COMPLEX_ONLY = frozenset({"heevd", "ungqr"})   # the complex names of syevd and orgqr: c, z only
 _ATTR = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*(-?\d+)\s*(?::\s*\w+)?")
 
@@ -352,21 +355,34 @@ def _heevd(c: _Ctx) -> CallPlan:
 
 
 def _svd(c: _Ctx, divide_and_conquer: bool) -> CallPlan:
+    """gesdd / gesvd; the complex ones (c, z) take real singular values s and a real
+    workspace rwork after lwork (jaxlib's sizes: LAPACK's minimum for the mode)."""
     batch, m, n = c.matrix()
     k = min(m, n)
     mode = c.char("mode", "ASN")
+    cplx = c.dtype.kind == "c"
     u_dims = {"A": (m, m), "S": (m, k)}.get(mode)
     vt_dims = {"A": (n, n), "S": (k, n)}.get(mode)
-    c.results(batch, (m, n), (k,), u_dims, vt_dims, ("i32", ()))
+    c.results(batch, (m, n), ("real", (k,)), u_dims, vt_dims, ("i32", ()))
     u_dims, vt_dims = tuple(c.res[2].dims[-2:]), tuple(c.res[3].dims[-2:])
-    bufs = [Buf("a", (m, n), src=0, out=0), Buf("s", (k,), out=1),
+    bufs = [Buf("a", (m, n), src=0, out=0), Buf("s", (k,), real=cplx, out=1),
             Buf("u", u_dims, out=2), Buf("vt", vt_dims, out=3)]
     body = [("int", m), ("int", n), ("buf", "a", 0), _ld(m), ("buf", "s", 0),
             ("buf", "u", 0), _ld(m), ("buf", "vt", 0), _ld(vt_dims[0]), ("work",), ("lwork",)]
+    rwork = []
+    if cplx:
+        if not divide_and_conquer:
+            lrwork = 5 * k
+        elif mode == "N":
+            lrwork = 7 * k
+        else:
+            lrwork = max(5 * k * k + 5 * k, 2 * max(m, n) * k + 2 * k * k + k)
+        bufs.append(Buf("rwork", (max(lrwork, 1),), real=True))
+        rwork = [("buf", "rwork", 0)]
     if divide_and_conquer:
-        return c.make(batch, bufs, [("char", mode)] + body + [("iwork",), ("out", 4)],
+        return c.make(batch, bufs, [("char", mode)] + body + rwork + [("iwork",), ("out", 4)],
                       lwork=None, liwork=8 * k, empty=k == 0)
-    return c.make(batch, bufs, [("char", mode), ("char", mode)] + body + [("out", 4)],
+    return c.make(batch, bufs, [("char", mode), ("char", mode)] + body + rwork + [("out", 4)],
                   lwork=None, empty=k == 0)
 
 

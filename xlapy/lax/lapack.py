@@ -9,14 +9,15 @@ through scipy's LAPACK, as jaxlib does).
   householder_product_p  a[...,m,n], tau[...,k] -> q[...,m,n]
   eigh_p               a[...,n,n] -> (vectors, values[...,n] (real), info)   (lower,
                        compute_v; syevd, or heevd for complex a)
-  svd_p                a[...,m,n] -> (s, u, vt, info)   (full_matrices, compute_uv)
+  svd_p                a[...,m,n] -> (s (real), u, vt, info)   (full_matrices, compute_uv;
+                       gesdd: vt is V^H for complex a)
   eig_p                a[...,n,n] real -> (wr, wi, vl, vr, info), complex -> (w, vl, vr,
                        info); vl, vr complex (compute_left, compute_right; zeros if not)
 
 Each: eager through the evaluator, abstract evaluation, lowering to its custom-call, a
 batching rule (batch dims lead: leading_batch_rule). f32 and f64 (as the custom-calls), and
-for lu, triangular_solve, eig, eigh, geqrf and householder_product (ungqr) also c64 and c128
-(transpose_a is the plain transpose); svd is real only.
+for lu, triangular_solve, eig, eigh, geqrf, householder_product (ungqr) and svd also c64
+and c128 (transpose_a is the plain transpose).
 Differentiation: triangular_solve and eigh have VJP rules here; the JVP rules of all and
 the VJP rules of lu and svd are in xlapy/lax/lapack_ad.py (JAX's derivatives). geqrf and
 householder_product have none: QR is differentiated as a whole (xlapy/numpy/_qr.py).
@@ -170,11 +171,11 @@ eigh_p = _define("eigh", _eigh_aval, _eigh_lower)
 # ---- svd (gesdd) -----------------------------------------------------------------------------
 
 def _svd_aval(a, full_matrices, compute_uv):
-    _check("svd", a)
+    _check("svd", a, types=_INEXACT)
     m, n = a.shape[-2:]
     k, batch = min(m, n), a.shape[:-2]
     uc, vr = (m, n) if full_matrices or not compute_uv else (k, k)
-    return [ShapedArray(batch + (k,), a.dtype), ShapedArray(batch + (m, uc), a.dtype),
+    return [ShapedArray(batch + (k,), _real_of(a.dtype)), ShapedArray(batch + (m, uc), a.dtype),
             ShapedArray(batch + (vr, n), a.dtype), ShapedArray(batch, _I32)]
 
 

@@ -16,9 +16,10 @@ Forward mode: one JVP rule per primitive.
                     F_ij = 1 / (w_j - w_i) off the diagonal (distinct eigenvalues). Its VJP
                     rule for complex matrices is the transpose of this map (for real ones,
                     lapack.py's explicit rule).
-  svd               a = U diag(s) V^T: ds = diag(U^T da V) and the dU, dV of JAX's rule;
-                    full_matrices=True of a non-square matrix is not differentiable (as in
-                    JAX).
+  svd               a = U diag(s) V^H: ds = re diag(U^H da V) and the dU, dV of JAX's rule
+                    (complex a: with JAX's i Im(diag(U^H da V)) / s term in dU; the VJP,
+                    the transpose of this map); full_matrices=True of a non-square matrix
+                    is not differentiable (as in JAX).
   eig               eigenvalues only (as JAX: eigenvectors are not differentiable):
                     dw_i = u_i^H da v_i / u_i^H v_i with the left and right eigenvectors
                     u_i, v_i (Giles 2008, eq. 4.60, without inverting V); of a real matrix
@@ -316,6 +317,9 @@ def _eigh_vjp(cts, a, out, **params):
 # ---- svd ---------------------------------------------------------------------------------------
 
 def _svd_tangent(primals, out, dots, *, full_matrices, compute_uv):
+    """JAX's rule (jax/_src/lax/linalg.py's _svd_jvp_rule), for real and complex a; ^H is
+    the transpose of a real matrix, and the term i Im(diag(U^H da V)) / s of dU is zero
+    for real ones."""
     a, da = primals[0], dots[0]
     m, n = _shape(a)[-2:]
     if compute_uv and full_matrices and m != n:
@@ -327,27 +331,37 @@ def _svd_tangent(primals, out, dots, *, full_matrices, compute_uv):
     else:
         s, u, vt, _ = LP.svd_p.bind(a, full_matrices=False, compute_uv=True)
     dt = _dtype(a)
+    cplx = np.issubdtype(dt, np.complexfloating)
     k = _shape(s)[-1]
-    v = mT(vt)
-    ds_mat = mm(mT(u), mm(da, v))
-    ds = diag(ds_mat)
+    v = mH(vt)
+    ds_mat = mm(mH(u), mm(da, v))
+    ds = C.real(diag(ds_mat)) if cplx else diag(ds_mat)
     if not compute_uv:
         return [ds, None, None, None]
-    sj, si = _rows(s, k), _cols(s, k)
+    sc = O.convert_element_type(s, dt) if cplx else s      # s in a's type
+    sj, si = _rows(sc, k), _cols(sc, k)
     ident = eye(_shape(s)[:-1], k, k, dt)
     diffs = O.mul(O.add(sj, si), O.sub(sj, si))
     f = O.sub(O.div(O.full(_shape(ident), 1, dt), O.add(diffs, ident)), ident)
     dss = O.mul(sj, ds_mat)
     sds = O.mul(si, ds_mat)
-    du = mm(u, O.mul(f, O.add(dss, mT(dss))))
-    dv = mm(v, O.mul(f, O.add(sds, mT(sds))))
+    inner_u = O.mul(f, O.add(dss, mH(dss)))
+    if cplx:   # .5 (dS - dS^H) diag(1 / s) (1 / 0 taken as 0): the diagonal's phase
+        zero = O.eq(s, O.full(_shape(s), 0, _dtype(s)))
+        z = O.convert_element_type(zero, _dtype(s))
+        s_inv = O.convert_element_type(O.sub(O.div(O.full(_shape(s), 1, _dtype(s)),
+                                                   O.add(s, z)), z), dt)
+        half = O.mul(O.sub(ds_mat, mH(ds_mat)), O.full(_shape(ds_mat), 0.5, dt))
+        inner_u = O.add(inner_u, O.mul(half, O.mul(ident, _rows(s_inv, k))))
+    du = mm(u, inner_u)
+    dv = mm(v, O.mul(f, O.add(sds, mH(sds))))
     if m > n:
         dav = mm(da, v)
-        du = O.add(du, O.div(O.sub(dav, mm(u, mm(mT(u), dav))), _rows(s, m)))
+        du = O.add(du, O.div(O.sub(dav, mm(u, mm(mH(u), dav))), _rows(sc, m)))
     if n > m:
-        dau = mm(mT(da), u)
-        dv = O.add(dv, O.div(O.sub(dau, mm(v, mm(vt, dau))), _rows(s, n)))
-    return [ds, du, mT(dv), None]
+        dau = mm(mH(da), u)
+        dv = O.add(dv, O.div(O.sub(dau, mm(v, mm(vt, dau))), _rows(sc, n)))
+    return [ds, du, mH(dv), None]
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):

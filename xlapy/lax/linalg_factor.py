@@ -12,8 +12,8 @@ qr, svd, eigh, triangular_solve, lu, with JAX's signatures and return orders.
 
 They are the functions xlapy.numpy.linalg runs, so they jit, vmap and differentiate as
 those do (QR and eigh and svd by JAX's rules). Real float32/float64 matrices (LAPACK), and
-complex64/complex128 ones for qr and eigh (Hermitian); the others refuse complex matrices
-with an XlapyError naming the function. A failed factorization gives NaNs, as JAX's.
+complex64/complex128 ones for qr, svd and eigh (Hermitian); the others refuse complex
+matrices with an XlapyError naming the function. A failed factorization gives NaNs, as JAX's.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     from xlapy.numpy import linalg as la
     if subset_by_index is not None:
         raise UnsupportedError("lax.linalg.svd: subset_by_index is not supported by xlapy")
-    x = _matrix("svd", x)
+    x = _matrix("svd", x, complex_ok=True)
     return la.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
 
 

@@ -7,9 +7,9 @@ Batches of matrices in the leading dims; f32/f64 (integer inputs are promoted to
 float type; complex matrices raise an XlapyError naming the function, except in solve, inv,
 det and slogdet (LAPACK's complex getrf and trsm), cholesky (cpotrf/zpotrf, through the
 cholesky opcode), eigh and eigvalsh (cheevd/zheevd: real eigenvalues), qr (cgeqrf and
-cungqr), eig and eigvals, and in norm where only |x| matters; svd and what is built on it,
-pinv, lstsq, matrix_rank, the 2 / -2 / nuc norms and cond, still refuse them). Eager, under
-jit and under vmap.
+cungqr), svd (cgesdd/zgesdd: real singular values) and what is built on it (pinv, lstsq,
+matrix_rank, the 2 / -2 / nuc norms, cond), eig and eigvals, and in the other norms, where
+only |x| matters). Eager, under jit and under vmap.
 Differentiable in forward and reverse mode, as JAX defines the derivatives
 (xlapy/lax/lapack_ad.py, and qr's custom_jvp in xlapy/numpy/_qr.py): solve, inv, det,
 slogdet, cholesky, eigh (distinct eigenvalues), svd (full_matrices=True only for square
@@ -23,7 +23,7 @@ import numpy as np
 from xlapy.errors import XlapyError
 from xlapy.lax import lapack as L
 from xlapy.lax.linalg import cholesky as _lax_cholesky
-from xlapy.numpy._complex import conjugate
+from xlapy.numpy._complex import conjugate, real
 from xlapy.numpy._core import asarray, cast, float_dtype_for, shape
 from xlapy.numpy._creation import eye, full_like, zeros_like
 from xlapy.numpy._eig import eig, eigvals
@@ -49,8 +49,8 @@ def _float(a, name: str = "linalg", complex_ok: bool = False):
     if dt.kind == "c":
         raise XlapyError(f"{name}: complex matrices are not supported (xlapy runs LAPACK's "
                          f"real routines here; linalg.solve, inv, det, slogdet, cholesky, "
-                         f"eigh, eigvalsh, qr, eig and eigvals take complex input), got "
-                         f"{dt.name}")
+                         f"eigh, eigvalsh, qr, svd, pinv, lstsq, matrix_rank, norm, cond, "
+                         f"eig and eigvals take complex input), got {dt.name}")
     if dt not in (np.float32, np.float64):   # LAPACK works in f32/f64
         wide = dt.itemsize > 2 and np.dtype(float_dtype_for(dt)).itemsize == 8
         return cast(a, np.float64 if wide else np.float32)
@@ -206,7 +206,9 @@ def eigvalsh(a, UPLO="L"):
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    a = _float(a, "linalg.svd")
+    """(u, s, vh) with a = u diag(s) vh (vh = V^H for complex a; s real, descending), or
+    s alone."""
+    a = _float(a, "linalg.svd", True)
     if len(shape(a)) < 2:
         raise XlapyError(f"linalg.svd: expects matrices, got shape {list(shape(a))}")
     s, u, vt, info = L.svd_p.bind(a, full_matrices=bool(full_matrices),
@@ -233,16 +235,24 @@ def _rcond_default(a, s):
 
 
 def pinv(a, rtol=None, hermitian=False):
-    a = _float(a, "linalg.pinv")
+    a = _float(a, "linalg.pinv", True)
     u, s, vt = svd(a, full_matrices=False)
     rtol = _rcond_default(a, s) if rtol is None else rtol
     cutoff = expand_dims(amax(s, axis=-1), -1) * rtol
     s_inv = where(s > cutoff, 1 / where(s > cutoff, s, full_like(s, 1)), zeros_like(s))
-    return matmul(_mT(vt) * expand_dims(s_inv, -2), _mT(u))
+    return matmul(_mH(vt) * expand_dims(s_inv, -2).astype(a.dtype), _mH(u))
 
 
 def lstsq(a, b, rcond=None):
-    a, b = _float(a, "linalg.lstsq"), _float(b, "linalg.lstsq")
+    """(x, residuals, rank, s): x minimizes |a x - b| (through pinv); residuals are the
+    squared 2-norms of the columns of a x - b (real, for every rank and shape, as JAX's
+    default; NumPy returns an empty array for a rank-deficient or wide a), s a's singular
+    values."""
+    a, b = _float(a, "linalg.lstsq", True), _float(b, "linalg.lstsq", True)
+    cplx = np.dtype(a.dtype).kind == "c" or np.dtype(b.dtype).kind == "c"
+    if cplx:   # one complex type for both (a real matrix or right side promoted)
+        dt = np.result_type(a.dtype, b.dtype)
+        a, b = a.astype(dt), b.astype(dt)
     vector = len(shape(b)) == 1
     bb = expand_dims(b, -1) if vector else b
     x = matmul(pinv(a, rtol=rcond), bb)
@@ -250,14 +260,14 @@ def lstsq(a, b, rcond=None):
     s = svd(a, compute_uv=False)
     rtol = _rcond_default(a, s) if rcond is None else rcond
     rank = sum((s > amax(s, axis=-1) * rtol).astype(np.int32), axis=-1)
-    residuals = sum(resid * resid, axis=-2)
+    residuals = sum(real(conjugate(resid) * resid) if cplx else resid * resid, axis=-2)
     if vector:
         x, residuals = x[..., 0], residuals[..., 0]
     return x, residuals, rank, s
 
 
 def matrix_rank(a, rtol=None, tol=None):
-    a = _float(a, "linalg.matrix_rank")
+    a = _float(a, "linalg.matrix_rank", True)
     s = svd(a, compute_uv=False)
     if tol is None:
         rtol = _rcond_default(a, s) if rtol is None else rtol
@@ -300,7 +310,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axis is not None and not isinstance(axis, int) and len(tuple(axis)) == 2)
     if np.dtype(x.dtype).kind == "c" and not (matrix and ord in (2, -2, "nuc")):
         x = abs(x)   # every norm but the singular-value ones depends on |x| alone
-    x = _float(x, "linalg.norm")
+    x = _float(x, "linalg.norm", True)   # (complex x here: a singular-value norm)
     if axis is None and (ord is None or (nd == 1 and ord == 2)):
         r = sqrt(sum(x * x))
         if keepdims:

@@ -1,8 +1,8 @@
 """xlapy.scipy.linalg: jax.scipy.linalg's basics, on xlapy.numpy.linalg and the LAPACK
 primitives of xlapy.lax.lapack (the custom-calls JAX emits, so modules match JAX's).
 lu_factor, lu_solve and solve_triangular (and solve, inv, det), cholesky, cho_factor,
-cho_solve, eigh (Hermitian) and qr take complex matrices too: trans 1 / 'T' is the plain
-transpose, 2 / 'C' the conjugate transpose, as in scipy; lu and svd are real only. cholesky
+cho_solve, eigh (Hermitian), qr, svd and lu take complex matrices too: trans 1 / 'T' is the
+plain transpose, 2 / 'C' the conjugate transpose, as in scipy. cholesky
 factors a's Hermitian part ((a + a^H) / 2, as numpy.linalg.cholesky here), where scipy and
 jax.scipy read one triangle: the same factor for a Hermitian a."""
 
@@ -72,16 +72,18 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
-    """(p, l, u) with a = p @ l @ u (or (p @ l, u) with permute_l)."""
+    """(p, l, u) with a = p @ l @ u (or (p @ l, u) with permute_l); p is real for a
+    complex a, as in scipy."""
     from xlapy.numpy._creation import eye
-    a = _la._float(a, "scipy.linalg.lu")
+    a = _la._float(a, "scipy.linalg.lu", True)
     m, n = shape(a)[-2:]
     k = min(m, n)
     lu_, _, perm, _ = _la.lu_factor_raw(a)
     from xlapy.numpy._creation import arange
-    ident = eye(m, dtype=a.dtype)
+    pt = np.float32 if np.dtype(a.dtype) in (np.float32, np.complex64) else np.float64
+    ident = eye(m, dtype=pt)
     p = _mT(ident[perm]) if len(shape(perm)) == 1 else \
-        _mT((expand_dims(perm, -1) == arange(m)).astype(a.dtype))
+        _mT((expand_dims(perm, -1) == arange(m)).astype(pt))
     low = tril(lu_[..., :, :k], -1) + eye(m, k, dtype=a.dtype)
     up = triu(lu_[..., :k, :])
     return (p @ low, up) if permute_l else (p, low, up)

@@ -8,8 +8,8 @@
   xlapy_spotrf / xlapy_dpotrf   LAPACK from scipy (scipy.linalg.cython_lapack): potrf,
   ...                           getrf, geqrf, orgqr, syevd, gesdd, gesvd, gees, gehrd, sytrd,
                                 gtsv, geev (and the complex getrf, potrf, geqrf, ungqr,
-                                heevd, geev); xlapy_strsm / xlapy_dtrsm (and ctrsm,
-                                ztrsm) from scipy.linalg.cython_blas
+                                heevd, gesdd, gesvd, geev); xlapy_strsm / xlapy_dtrsm
+                                (and ctrsm, ztrsm) from scipy.linalg.cython_blas
   xlapy_blas_get_threads / _set_threads   NumPy's OpenBLAS's thread count (xlapy's gemm
                                 calls run single-threaded: thread_guard_available)
 
@@ -32,7 +32,7 @@ GEMMS = ("sgemm", "dgemm", "cgemm", "zgemm")
 LAPACK = tuple(t + r for r in ("potrf", "getrf", "geqrf", "orgqr", "syevd", "gesdd", "gesvd",
                                "gees", "gehrd", "sytrd", "gtsv", "geev") for t in "sd") + (
     "cgeev", "zgeev", "cgetrf", "zgetrf", "cpotrf", "zpotrf", "cgeqrf", "zgeqrf", "cungqr",
-    "zungqr", "cheevd", "zheevd")
+    "zungqr", "cheevd", "zheevd", "cgesdd", "zgesdd", "cgesvd", "zgesvd")
 LAPACK_BLAS = ("strsm", "dtrsm", "ctrsm", "ztrsm")   # BLAS routines of the LAPACK custom-calls
 
 
