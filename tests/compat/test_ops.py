@@ -333,6 +333,7 @@ _FILES.update({
                                 "GetSessionHandle GetSessionTensor DeleteSessionTensor",
     "test_contrib_summary": "XlapyCreateSummaryFileWriter XlapyWriteSummary "
                             "XlapyFlushSummaryWriter XlapyCloseSummaryWriter",
+    "test_tf1_small_gaps": "",
 })
 ELSEWHERE.update({op: f for f, ops in _FILES.items() for op in ops.split()})
 
@@ -409,6 +410,7 @@ EXECUTOR_ONLY = {
            "writer's state)" for op in (
         "XlapyCreateSummaryFileWriter", "XlapyWriteSummary", "XlapyFlushSummaryWriter",
         "XlapyCloseSummaryWriter")},
+    # executor-only ops of test_tf1_small_gaps
     # executor-only ops of test_tf1_contrib_more
     "Placeholder": "fed by the session", "PyFunc": "runs Python",
     "IsVariableInitialized": "reads the session's variable store",

@@ -123,6 +123,7 @@ from xlapy.compat.v1.ops.misc_more3 import (decode_compressed, load_file_system_
                                             load_library, load_op_library)
 from xlapy.compat.v1.ops.session_handle_ops import (delete_session_tensor,
                                                     get_session_handle, get_session_tensor)
+from xlapy.compat.v1.module import Module  # tf.Module
 
 compat.v1 = sys.modules[__name__]  # tf.compat.v1 is this module, as in TF 1.15
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, InvalidTypeError
 from xlapy.compat.v1.framework import convert_to_tensor, get_default_graph
-from xlapy.compat.v1.op_registry import not_differentiable, register_gradient, register_op
+from xlapy.compat.v1.op_registry import (not_differentiable, register_gradient, register_op,
+                                         registered_ops)
 
 # name -> gradient function(op, *output_grads) -> one gradient per input
 _GRADIENTS: dict = {}
@@ -44,6 +45,12 @@ class RegisterGradient:
         if self._op_type in _GRADIENTS:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'! "
                            f"(Previous registration was in {_GRADIENTS[self._op_type]})")
+        builtin = registered_ops().get(self._op_type)
+        if builtin is not None and builtin.grad is not None:
+            # TF's registry holds the op types' own gradients under their names too
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'! "
+                           f"(Previous registration was the gradient of op type "
+                           f"{self._op_type})")
         _GRADIENTS[self._op_type] = fn
         return fn
 
@@ -53,10 +60,22 @@ def registered_gradient(name: str):
     return _GRADIENTS.get(name)
 
 
+def override_gradient(name: str):
+    """(found, fn) for the name a gradient_override_map maps to: the function RegisterGradient
+    registered under it, else the gradient of the op type so named (as TF's one registry
+    holds both, {"Sign": "Identity"} gives Sign Identity's gradient). fn is None where the
+    name is not differentiable (NotDifferentiable): no gradient flows through the op."""
+    if name in _GRADIENTS:
+        return True, _GRADIENTS[name]
+    d = registered_ops().get(name)
+    if d is None or (d.grad is None and not d.not_differentiable):
+        return False, None
+    return True, None if d.not_differentiable else d.grad
+
+
 def NotDifferentiable(op_type):
     """Ops of type op_type have no gradient: tf.gradients passes over them (a type xlapy
     does not have is remembered, as TF's registry takes any name)."""
-    from xlapy.compat.v1.op_registry import registered_ops
     if not isinstance(op_type, str):
         raise InvalidTypeError("op_type must be a string")
     if op_type in registered_ops():

@@ -19,7 +19,7 @@ import numpy as np
 
 from xlapy.compat.v1.errors import InvalidArgumentError, NotFoundError
 from xlapy.compat.v1.framework import Tensor, convert_to_tensor
-from xlapy.compat.v1.custom_gradients import registered_gradient
+from xlapy.compat.v1.custom_gradients import override_gradient, registered_gradient
 from xlapy.compat.v1.op_registry import get_op_def
 
 _JIT_ATTRS = ("_XlaCompile", "_XlaScope", "_XlaSeparateCompiledGradients")
@@ -148,12 +148,18 @@ def _gradients(ys, xs, grad_ys, name, stop_gradients):
                 continue
             d = get_op_def(op.type)
             override = op._attrs.get("_gradient_op_type")
-            grad_fn = registered_gradient(override) if override else (
-                d.grad or registered_gradient(op.type))
-            if override and grad_fn is None:
-                raise LookupGradientError(f"No gradient defined for operation '{op.name}' "
-                                          f"(op type: {op.type}): gradient_override_map names "
-                                          f"'{override}', which no RegisterGradient made")
+            if override:
+                found, grad_fn = override_gradient(_as_str(override))
+                if not found:
+                    raise LookupGradientError(
+                        f"No gradient defined for operation '{op.name}' (op type: "
+                        f"{op.type}): gradient_override_map names '{_as_str(override)}', "
+                        f"which is neither a RegisterGradient name nor an op type with a "
+                        f"gradient")
+                if grad_fn is None:   # mapped to a NotDifferentiable name
+                    continue
+            else:
+                grad_fn = d.grad or registered_gradient(op.type)
             if d.not_differentiable and not override:
                 continue
             if grad_fn is None:
@@ -184,6 +190,10 @@ def _gradients(ys, xs, grad_ys, name, stop_gradients):
 
 def _as_bytes(s) -> bytes:
     return s if isinstance(s, bytes) else str(s).encode()
+
+
+def _as_str(s) -> str:
+    return s.decode() if isinstance(s, bytes) else str(s)
 
 
 def _aggregate(parts, add_n):

@@ -22,3 +22,6 @@ from xlapy.compat.v1.ops.diag_ops import matrix_transpose
 from xlapy.compat.v1.ops.mathx_linalg import cholesky_solve, expm, lstsq, pinv
 from xlapy.compat.v1.ops.mathx_special import cross
 from xlapy.compat.v1.ops.matrix_sqrt_ops import sqrtm
+from xlapy.compat.v1.linalg.linear_operator import (LinearOperator, LinearOperatorDiag,
+                                                    LinearOperatorFullMatrix,
+                                                    LinearOperatorIdentity)
