@@ -7,7 +7,6 @@ from xlapy.compat.v1.ops.activation_ops import l2_normalize
 from xlapy.compat.v1.ops.api import einsum, matrix_band_part as band_part, norm, tensordot
 from xlapy.compat.v1.ops.diag_ops import (eye, matrix_diag as diag,
                                           matrix_diag_part as diag_part,
-                                          matrix_transpose as adjoint,
                                           matrix_transpose as transpose, trace)
 from xlapy.compat.v1.ops.linalg_ops import (cholesky, logdet, matrix_determinant as det,
                                             matrix_inverse as inv, matrix_solve as solve,
@@ -25,3 +24,8 @@ from xlapy.compat.v1.ops.matrix_sqrt_ops import sqrtm
 from xlapy.compat.v1.linalg.linear_operator import (LinearOperator, LinearOperatorDiag,
                                                     LinearOperatorFullMatrix,
                                                     LinearOperatorIdentity)
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the innermost two dimensions (tf.linalg.adjoint)."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)

@@ -34,9 +34,8 @@ _FLOATING = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
 
 
 def _adj(x):
-    """The conjugate transpose of the last two dimensions (conjugated here: matrix_transpose
-    and matmul's adjoint flags do not conjugate complex inputs)."""
-    return conj(matrix_transpose(x))
+    """The conjugate transpose of the last two dimensions."""
+    return matrix_transpose(x, conjugate=True)
 
 
 class LinearOperator:

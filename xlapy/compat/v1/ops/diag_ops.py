@@ -166,6 +166,10 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     if r < 2:
         raise InvalidArgumentError(f"matrix_transpose: input must have rank >= 2, got "
                                    f"shape {a.shape.tf_str()}")
+    if conjugate and a.dtype.is_complex:  # (tf.linalg.adjoint)
+        from xlapy.compat.v1.ops.spectral_ops import conj  # (complex inputs only)
+        with get_default_graph().name_scope(name):
+            return conj(transpose(a, list(range(r - 2)) + [r - 1, r - 2]))
     return transpose(a, list(range(r - 2)) + [r - 1, r - 2], name=name)
 
 

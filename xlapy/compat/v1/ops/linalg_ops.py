@@ -323,5 +323,5 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
     from xlapy.compat.v1.ops.array_ops import expand_dims, squeeze
     from xlapy.compat.v1.ops.math_ops import matmul
     with get_default_graph().name_scope(name or "MatVec"):
-        return squeeze(matmul(a, expand_dims(tensor(b), -1),
-                              transpose_a=transpose_a or adjoint_a), [-1])
+        return squeeze(matmul(a, expand_dims(tensor(b), -1), transpose_a=transpose_a,
+                              adjoint_a=adjoint_a), [-1])

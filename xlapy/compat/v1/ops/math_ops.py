@@ -74,7 +74,7 @@ _unary("Floor", lambda m, x: m.floor(x))
 _unary("Ceil", lambda m, x: m.ceil(x))
 _unary("Sin", lambda m, x: m.sin(x))
 _unary("Cos", lambda m, x: m.cos(x))
-not_differentiable("Sign", "Floor", "Ceil", "LogicalNot")
+not_differentiable("Floor", "Ceil", "LogicalNot")  # (Sign: a zero gradient, below)
 
 
 @register_op("AddN", infer=lambda op: [(op.inputs[0].dtype, _merge_all(op.inputs))])
@@ -191,7 +191,7 @@ def _mean(m, x, axis, keep_dims=False):
     return m.floor_divide(s, np.asarray(max(n, 1), x.dtype))
 
 
-not_differentiable("Prod", "All", "Any")
+not_differentiable("All", "Any")  # (Prod: its gradient below)
 
 
 def _arg_infer(op):
@@ -283,6 +283,10 @@ def add_n(inputs, name=None):
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
     a, b = binary_args(a, b, "MatMul")
+    if adjoint_a or adjoint_b:  # the adjoint of a complex matrix: conjugated, then transposed
+        from xlapy.compat.v1.ops.spectral_ops import conj  # (complex adjoints only)
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
     if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:  # batched: BatchMatMulV2
         from xlapy.compat.v1.ops.batch_matmul_ops import batch_matmul
         return batch_matmul(a, b, transpose_a or adjoint_a, transpose_b or adjoint_b, name)
@@ -552,6 +556,39 @@ def _sum_grad_impl(op, g):
 @register_gradient("Sum")
 def _sum_grad(op, g):
     return [_sum_grad_impl(op, g), None]
+
+
+@register_gradient("Prod")
+def _prod_grad(op, g):
+    """d prod / d x_i = the product of the other elements of x_i's reduction, from exclusive
+    cumulative products from both ends (as TF: no division, so zeros are handled): the
+    reduced axes moved last and flattened into one."""
+    from xlapy.compat.v1.ops.array_ops import reshape, transpose
+    from xlapy.compat.v1.ops.manip_ops import cumprod  # (Prod's gradient only)
+    x, axis_t = op.inputs
+    rank = x.shape.ndims
+    axes = axis_value(axis_t, rank, op.name)
+    if rank is None or axes is None or not x.shape.is_fully_defined():
+        raise InvalidArgumentError(f"the gradient of '{op.name}' (op: 'Prod') needs the input's "
+                                   "shape and the reduction axes known at graph construction")
+    dims = x.shape.dims
+    red = sorted(set(a % rank for a in axes)) if rank else []
+    kept = [i for i in range(rank) if i not in red]
+    perm = kept + red
+    n_kept = int(np.prod([dims[i] for i in kept])) if kept else 1
+    n_red = int(np.prod([dims[i] for i in red])) if red else 1
+    xt = reshape(transpose(x, perm), [n_kept, n_red])
+    others = multiply(cumprod(xt, axis=1, exclusive=True),
+                      cumprod(xt, axis=1, exclusive=True, reverse=True))
+    back = transpose(reshape(others, [dims[i] for i in perm]),
+                     [perm.index(i) for i in range(rank)])
+    return [multiply(_sum_grad_impl(op, g), back), None]
+
+
+@register_gradient("Sign")
+def _sign_grad(op, g):
+    from xlapy.compat.v1.ops.array_ops import zeros_like  # (a zero gradient, as TF's)
+    return [zeros_like(op.inputs[0])]
 
 
 @register_gradient("Mean")
