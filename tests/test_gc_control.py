@@ -92,3 +92,40 @@ def test_collector_paused_through_a_first_jit_call():
     finally:
         if not was:
             gc.disable()
+
+
+def test_a_child_forked_during_another_threads_pause_is_not_stuck():
+    import os  # (fork: the child reports through its exit status)
+    import threading
+    was = gc.isenabled()
+    gc.enable()
+    inside, release = threading.Event(), threading.Event()
+
+    def compiling():
+        with collector_paused():
+            inside.set()
+            release.wait(30)
+
+    t = threading.Thread(target=compiling, daemon=True)
+    t.start()
+    try:
+        assert inside.wait(30)
+        assert not gc.isenabled()  # (the other thread's pause)
+        pid = os.fork()
+        if pid == 0:  # the child: that thread is gone, its pause with it
+            code = 1
+            try:
+                enabled = gc.isenabled()
+                with collector_paused():  # (its lock is usable: no deadlock)
+                    paused = not gc.isenabled()
+                code = 0 if enabled and paused and gc.isenabled() else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    finally:
+        release.set()
+        t.join(30)
+        if not was:
+            gc.disable()
+    assert gc.isenabled() or not was

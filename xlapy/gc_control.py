@@ -18,7 +18,8 @@ import os
 import threading
 
 _lock = threading.Lock()
-_pausing = [0, False]  # compilations under way that paused the collector; was it on
+_held: dict = {}        # thread ident -> pauses it holds
+_was_enabled = [False]  # whether the collector was on when the first pause began
 
 
 @contextlib.contextmanager
@@ -32,19 +33,38 @@ def collector_paused():
     never collects fully. Paused, what the compilation left is examined once, by the first
     young collection after it. Its cyclic garbage (instructions a pass replaced, llvmlite's
     IR) waits until then: the memory a compilation holds anyway. Nested and concurrent
-    compilations restore the collector once, when the last ends."""
+    compilations restore the collector once, when the last ends; a child forked meanwhile
+    keeps only its own thread's pauses (_after_fork_in_child)."""
+    me = threading.get_ident()
     with _lock:
-        if _pausing[0] == 0:
-            _pausing[1] = gc.isenabled()
+        if not _held:
+            _was_enabled[0] = gc.isenabled()
             gc.disable()
-        _pausing[0] += 1
+        _held[me] = _held.get(me, 0) + 1
     try:
         yield
     finally:
         with _lock:
-            _pausing[0] -= 1
-            if _pausing[0] == 0 and _pausing[1]:
+            _held[me] -= 1
+            if not _held[me]:
+                del _held[me]
+            if not _held and _was_enabled[0]:
                 gc.enable()
+
+
+def _after_fork_in_child() -> None:
+    """The forked child has only the forking thread: the lock another thread held at the
+    fork is replaced, and the other threads' pauses, which would never end, are dropped."""
+    global _lock
+    _lock = threading.Lock()
+    me = threading.get_ident()
+    for ident in [i for i in _held if i != me]:
+        del _held[ident]
+    if not _held and _was_enabled[0]:
+        gc.enable()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def exit_freeze_enabled() -> bool:
