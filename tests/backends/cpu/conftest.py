@@ -46,6 +46,7 @@ def _register(name: str, file: str) -> None:
 
 _register("xlapy_tests_cpu_optable", "optable.py")
 _register("xlapy_tests_cpu_conv_cases", "conv_cases.py")
+_register("xlapy_tests_cpu_jax_lowered", "jax_lowered.py")
 
 
 def _module(m):

@@ -13,6 +13,8 @@ from xlapy.errors import EvaluationError, LoweringError
 from xlapy.hlo import parse
 from xlapy.hlo.evaluator import evaluate
 
+from xlapy_tests_cpu_jax_lowered import run_lowered
+
 jax = pytest.importorskip("jax")
 jnp, jsl = jax.numpy, jax.scipy.linalg
 RNG = np.random.default_rng(7)
@@ -20,23 +22,7 @@ RNG = np.random.default_rng(7)
 
 def _run_all(f, *args, bitwise=True):
     """(interpreter, cpu, xla) output lists of f lowered by jax."""
-    x64 = any(np.asarray(a).dtype in (np.float64, np.complex128) for a in args)
-    with jax.enable_x64(x64):
-        text = jax.jit(f).lower(*args).as_text(dialect="hlo")
-        want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(f)(*args))]
-    ref = [np.asarray(r) for r in flatten(evaluate(parse(text), *args))]
-    got = [np.asarray(g) for g in
-           flatten(get_platform("cpu").compiler.compile(parse(text)).run(*args))]
-    assert len(ref) == len(got) == len(want)
-    for r, g, w in zip(ref, got, want):
-        assert r.dtype == g.dtype == w.dtype and r.shape == g.shape == w.shape
-        if bitwise:   # one plan, one routine: bitwise
-            np.testing.assert_array_equal(g, r)
-            np.testing.assert_array_equal(r, w)
-        else:         # the HLO around the calls (dots, reductions) is not bitwise XLA's
-            tol = 1e-5 if r.dtype in (np.float32, np.complex64) else 1e-12
-            np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
-            np.testing.assert_allclose(r, w, rtol=tol, atol=tol)
+    text, ref, want = run_lowered(jax, f, *args, bitwise=bitwise)
     return ref, want
 
 
