@@ -25,7 +25,7 @@ from xlapy.backends.base import BuildOnce, Compiler
 from xlapy.backends.cpu import codegen, disk_cache, parallel_compile
 from xlapy.backends.cpu.executable import CpuExecutable, ExecutableSpec
 from xlapy.backends.cpu.options import default_num_threads, gemm_choice, source_fingerprint
-from xlapy.backends.cpu.runtime import loader
+from xlapy.backends.cpu.runtime import guard_pages, loader
 from xlapy.backends.cpu.runtime.blas import blas_int_bits
 from xlapy.backends.cpu.split import defined_functions, join_parts, may_split, split_module
 from xlapy.backends.cpu.target import emission, host, threads_available
@@ -120,7 +120,10 @@ class CpuCompiler(Compiler):
             exe = build()
             self._memory.put(key, exe)
             return exe
-        exe, built = self._memory.get_or_build(key, build, f"module {module.name}")
+        # (an executable runs guarded or not from its construction: XLAPY_GUARD_PAGES set
+        # later is not served one made before)
+        memory_key = key + "|guard-pages" if guard_pages.enabled() else key
+        exe, built = self._memory.get_or_build(memory_key, build, f"module {module.name}")
         if not built:
             self._count("memory_hits")
         return exe

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlapy.backends.base import Executable, flatten
-from xlapy.backends.cpu.runtime import collectives, constants, host_callback, output_pool
+from xlapy.backends.cpu.runtime import (collectives, constants, guard_pages, host_callback,
+                                        output_pool)
 from xlapy.backends.cpu.runtime.launch import launcher_address
 from xlapy.backends.cpu.runtime.loader import LoadedObject
 from xlapy.backends.cpu.runtime.trampoline import MAX_LEAVES, cycles, trampoline
@@ -98,6 +99,7 @@ class CpuExecutable(Executable):
         # overcommitted, allocating it could succeed and the run then be killed)
         need = sum(s.byte_size for s in self._out_leaves) + spec.arena_size
         self._too_big = need > _physical_memory() > 0
+        self._guarded = guard_pages.enabled()  # (read once per executable)
         try:
             self._arena = self._new_arena()
         except MemoryError:
@@ -117,7 +119,7 @@ class CpuExecutable(Executable):
         flat = (len(self._fast_params) == len(spec.param_shapes)
                 and all(s.has_default_layout for s in self._out_leaves)
                 and len(self._param_leaves) <= MAX_LEAVES and len(self._out_leaves) <= MAX_LEAVES)
-        self._trampoline = trampoline() if flat else None
+        self._trampoline = trampoline() if flat and not self._guarded else None
         self._result_is_tuple = spec.result_shape.is_tuple
         # a tuple of arrays (no nested tuples) is returned as the outputs' tuple itself
         self._flat_tuple = self._result_is_tuple and not any(
@@ -177,6 +179,8 @@ class CpuExecutable(Executable):
             f"{_physical_memory()} bytes)")
 
     def _new_arena(self):
+        if self._guarded:
+            return guard_pages.empty((self.spec.arena_size,), np.uint8)
         raw = np.empty(self.spec.arena_size + 64, dtype=np.uint8)
         offset = (-raw.ctypes.data) % 64
         return raw[offset:offset + self.spec.arena_size] if self.spec.arena_size else raw
@@ -296,18 +300,26 @@ class CpuExecutable(Executable):
         given = {}
         if self._aliases:
             leaves, given = self._donated(leaves)
+        written = {}  # guarded: output -> the guarded copy of its donated parameter
+        if self._guarded:
+            leaves = [guard_pages.copy(a) for a in leaves]
+            written = {out: leaves[p] for out, p in self._aliases}
         ptrs = []
         keep = []
         for a, shape in zip(leaves, self._param_leaves):
             if not shape.has_default_layout:
                 a = np.array(np.transpose(a, _major_to_minor(shape)), order="C")
+                if self._guarded:
+                    a = guard_pages.copy(a)
                 keep.append(a)
             ptrs.append(a.ctypes.data)
         outs, views = [], []
         for k, shape in enumerate(self._out_leaves):
             order = _major_to_minor(shape)
-            phys = given[k] if k in given else np.empty([shape.dims[d] for d in order],
-                                                         dtype=shape.dtype)
+            dims = [shape.dims[d] for d in order]
+            phys = (written[k] if k in written else given[k] if k in given
+                    else guard_pages.empty(dims, shape.dtype) if self._guarded
+                    else np.empty(dims, dtype=shape.dtype))
             outs.append(phys)
             views.append(phys if shape.has_default_layout
                          else np.transpose(phys, np.argsort(order)))
@@ -321,6 +333,9 @@ class CpuExecutable(Executable):
         else:  # another thread is running this executable: use a private arena
             arena = self._new_arena()
             self._fn(params, out_ptrs, arena.ctypes.data, self._desc_ptr)
+        for k, copy in written.items():  # donated: the result in the caller's array, as unguarded
+            given[k][...] = copy
+            views[k] = given[k]
         return _unflatten(self.spec.result_shape, views)
 
 
