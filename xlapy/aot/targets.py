@@ -16,14 +16,13 @@ single-threaded.
 from __future__ import annotations
 
 import functools
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
 from xlapy.backends.cpu import codegen
-from xlapy.backends.cpu.target import Emission, Target, prefers_wide_vectors
+from xlapy.backends.cpu.target import (Emission, Target, llvm_tables, prefers_wide_vectors,
+                                      widest_vector_bits)
 from xlapy.errors import AotError
 
 # machine -> the triple documented for it (others of the same machine work too)
@@ -120,49 +119,16 @@ def resolve(triple: str | None = None, cpu: str | None = None,
     return AotTarget(target, machine, bits, 512 if wide else None)
 
 
-@functools.lru_cache(maxsize=None)
 def _llvm_tables(triple: str) -> tuple[frozenset, frozenset]:
-    """(CPU names, feature names) LLVM lists for a triple's target: its -mcpu=help output,
-    which LLVM prints to stderr when a target machine is made for the CPU "help", once per
-    process (hence a child process)."""
-    code = ("import llvmlite.binding as l; l.initialize_all_targets(); "
-            f"l.Target.from_triple({triple!r}).create_target_machine(cpu='help')")
     try:
-        text = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=60).stderr
-    except (OSError, subprocess.SubprocessError) as e:
-        raise AotError(f"could not list LLVM's CPUs for {triple}: {e}") from None
-    cpus: set = set()
-    feats: set = set()
-    section = None
-    for line in text.splitlines():
-        if line.startswith("Available CPUs"):
-            section = cpus
-        elif line.startswith("Available features"):
-            section = feats
-        elif section is not None and line.startswith("  ") and " - " in line:
-            section.add(line.split(" - ")[0].strip())
-    if not cpus:
-        raise AotError(f"could not list LLVM's CPUs for {triple}: {text.strip()[:200]}")
-    return frozenset(cpus), frozenset(feats)
-
-
-_PROBE = """
-define <16 x float> @probe(<16 x float> %a, <16 x float> %b) {
-  %c = fadd <16 x float> %a, %b
-  ret <16 x float> %c
-}
-"""
+        return llvm_tables(triple)
+    except RuntimeError as e:
+        raise AotError(str(e)) from None
 
 
 @functools.lru_cache(maxsize=None)
 def _vector_bits(target: Target) -> int:
-    """The target's widest vector registers, read off the code LLVM makes for a 16-float add
-    (zmm: 512, ymm: 256, else 128: SSE, NEON)."""
+    """The target's widest vector registers (target.widest_vector_bits)."""
     t = AotTarget(target, machine_of(target.triple), 0, None)
     with codegen.llvm_lock():
-        tm = t.target_machine()
-        mod = llvm.parse_assembly(_PROBE)
-        mod.triple = target.triple
-        asm = tm.emit_assembly(mod)
-    return 512 if "zmm" in asm else 256 if "ymm" in asm else 128
+        return widest_vector_bits(t.target_machine(), target.triple)

@@ -8,6 +8,14 @@ takes from it.
   vector_bits()               the vector width hand-vectorized code is written for
   self_contained()            whether emitted code must not call the runtime (BLAS, LAPACK)
   threads_available()         whether xlapy's thread pool runs on this platform
+  llvm_tables(triple)         (CPU names, feature names) LLVM knows for a triple
+  widest_vector_bits(tm, triple)  512, 256 or 128: a TargetMachine's widest vectors
+
+XLAPY_HOST_CPU=<LLVM CPU name>[,+feature,-feature...] makes the JIT generate code for that
+CPU (its default features, changed by those given) instead of this machine's: the code
+paths of another machine (haswell's AVX2, skylake-avx512's 256-bit preference) tested on
+this one. The CPU must be one whose instructions this machine has; code for another one
+stops with SIGILL.
 
 A Target names a triple, a CPU and its features, so code can be generated for another
 machine than this one (ahead-of-time compilation, xlapy/aot); the JIT uses host(). The
@@ -22,11 +30,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import os
 import platform
+import subprocess
 import sys
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
+
+from xlapy.errors import XlapyError
 
 # Static relocation with the JIT's (large) code model: code addresses constants and other
 # functions absolutely, patched when loaded. Position-independent code would go through a
@@ -56,9 +68,70 @@ def init_llvm() -> None:
 
 @functools.lru_cache(maxsize=None)
 def host() -> Target:
+    """This machine, or the CPU XLAPY_HOST_CPU names (with its default features)."""
     init_llvm()
-    return Target(llvm.get_process_triple(), llvm.get_host_cpu_name(),
-                  llvm.get_host_cpu_features().flatten())
+    triple = llvm.get_process_triple()
+    value = os.environ.get("XLAPY_HOST_CPU", "").strip()
+    if value:
+        cpu, *features = [x.strip() for x in value.split(",")]
+        try:
+            cpus, known = llvm_tables(triple)
+        except RuntimeError as e:
+            raise XlapyError(f"XLAPY_HOST_CPU={value}: {e}") from None
+        if cpu not in cpus:
+            raise XlapyError(f"XLAPY_HOST_CPU={value}: {cpu} is not a CPU LLVM knows for "
+                             f"{triple}; valid: {', '.join(sorted(cpus))}")
+        for f in features:
+            if len(f) < 2 or f[0] not in "+-" or f[1:] not in known:
+                raise XlapyError(f"XLAPY_HOST_CPU={value}: '{f}' is not '+name' or '-name' "
+                                 f"with a feature LLVM knows; valid names: "
+                                 f"{', '.join(sorted(known))}")
+        return Target(triple, cpu, ",".join(features))
+    return Target(triple, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+
+
+@functools.lru_cache(maxsize=None)
+def llvm_tables(triple: str) -> tuple[frozenset, frozenset]:
+    """(CPU names, feature names) LLVM lists for a triple's target: its -mcpu=help output,
+    which LLVM prints to stderr when a target machine is made for the CPU "help", once per
+    process (hence a child process). RuntimeError when it cannot be listed."""
+    code = ("import llvmlite.binding as l; l.initialize_all_targets(); "
+            f"l.Target.from_triple({triple!r}).create_target_machine(cpu='help')")
+    try:
+        text = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=60).stderr
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RuntimeError(f"could not list LLVM's CPUs for {triple}: {e}") from None
+    cpus: set = set()
+    feats: set = set()
+    section = None
+    for line in text.splitlines():
+        if line.startswith("Available CPUs"):
+            section = cpus
+        elif line.startswith("Available features"):
+            section = feats
+        elif section is not None and line.startswith("  ") and " - " in line:
+            section.add(line.split(" - ")[0].strip())
+    if not cpus:
+        raise RuntimeError(f"could not list LLVM's CPUs for {triple}: {text.strip()[:200]}")
+    return frozenset(cpus), frozenset(feats)
+
+
+_PROBE = """
+define <16 x float> @probe(<16 x float> %a, <16 x float> %b) {
+  %c = fadd <16 x float> %a, %b
+  ret <16 x float> %c
+}
+"""
+
+
+def widest_vector_bits(tm, triple: str) -> int:
+    """A target machine's widest vector registers, read off the code LLVM makes for a
+    16-float add (zmm: 512, ymm: 256, else 128: SSE, NEON); called with LLVM's lock."""
+    mod = llvm.parse_assembly(_PROBE)
+    mod.triple = triple
+    asm = tm.emit_assembly(mod)
+    return 512 if "zmm" in asm else 256 if "ymm" in asm else 128
 
 
 def new_target_machine():
@@ -135,10 +208,12 @@ def prefers_wide_vectors(cpu: str, has_avx512f: bool) -> bool:
 @functools.lru_cache(maxsize=None)
 def _host_preferred_vector_width() -> int | None:
     init_llvm()
-    features = llvm.get_host_cpu_features()
-    if prefers_wide_vectors(llvm.get_host_cpu_name(), bool(features.get("avx512f"))):
-        return 512
-    return None
+    t = host()
+    if os.environ.get("XLAPY_HOST_CPU", "").strip():  # (its features are LLVM's defaults)
+        avx512f = widest_vector_bits(new_target_machine(), t.triple) >= 512
+    else:
+        avx512f = "+avx512f" in t.features.split(",")
+    return 512 if prefers_wide_vectors(t.cpu, avx512f) else None
 
 
 def vector_bits() -> int:
