@@ -13,6 +13,7 @@ import pytest
 import xlapy as xp
 from xlapy.backends.base import flatten, get_platform
 from xlapy.backends.cpu.emitters.conv_direct import relayout_plan
+from xlapy.backends.cpu.target import vector_bits
 from xlapy.hlo import parse
 from xlapy.hlo.evaluator import evaluate
 
@@ -58,7 +59,9 @@ def test_against_the_interpreter(k, monkeypatch):
     get_platform("cpu").compiler.clear_cache()
     *case, t = _CASES[k]
     text = _text(*case, t)
-    assert relayout_plan(parse(text).entry.root) is not None
+    # (the cases were chosen for 512-bit vectors; at 256 bits, XLAPY_HOST_CPU=haswell or a
+    # CPU preferring them, some take another plan: the numbers are checked either way)
+    assert relayout_plan(parse(text).entry.root) is not None or vector_bits() < 512
     rng = np.random.default_rng(k)
     dt = np.float64 if t == "f64" else np.float32
     args = [rng.standard_normal(d).astype(dt) for d in case[:2]]
