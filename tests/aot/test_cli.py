@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from xlapy.aot import elf
+from xlapy.backends.cpu import elf
 from xlapy.tools.main import main
 
 HLO = pathlib.Path(__file__).parents[1] / "hlo" / "softmax.hlo"

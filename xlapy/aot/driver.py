@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from xlapy.aot import elf, runtime_ir
+from xlapy.aot import runtime_ir
 from xlapy.aot.targets import AotTarget
-from xlapy.backends.cpu import codegen
+from xlapy.backends.cpu import codegen, elf
 from xlapy.backends.cpu.compiler import part_pipelines, scalar_functions
 from xlapy.backends.cpu.emitters import gemm_kernel
 from xlapy.backends.cpu.emitters.program import ModuleEmitter

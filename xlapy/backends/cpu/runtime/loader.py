@@ -25,13 +25,20 @@ import threading
 
 import llvmlite.binding as llvm
 
-from xlapy.backends.cpu import codegen
+from xlapy.backends.cpu import codegen, elf
 from xlapy.backends.cpu.target import init_llvm, new_target_machine
 from xlapy.errors import LoweringError
 
 # symbol name -> function registering it with LLVM (see the module docstring)
 LAZY_SYMBOLS: dict = {}
-_lazy_done: set = set()
+_lazy_started: set = set()   # registrations begun (one thread's, under _lazy_lock)
+_lazy_done: set = set()      # registrations finished: the symbol has its address
+# Registrations run one at a time, and a thread loading an object that mentions a symbol
+# another thread is still registering waits for it: MCJIT resolves a symbol nobody has
+# registered yet to address 0 without a word, and the program then crashes when it calls
+# it (two threads' first calls of programs using the same runtime routine). Reentrant: a
+# registration loads objects of its own (the routine's code), which may need others.
+_lazy_lock = threading.RLock()
 
 
 def register_lazy(names, register) -> None:
@@ -70,15 +77,23 @@ for _name in COMPILER_RUNTIME:
 
 
 def _register_symbols_for(objs: list[bytes], provides: tuple) -> None:
-    for name, register in list(LAZY_SYMBOLS.items()):
-        if name not in _lazy_done and name not in provides \
-                and any(name.encode() in o for o in objs):
-            _lazy_done.add(name)  # first: the object defining the symbol mentions it too
+    needed = [name for name in list(LAZY_SYMBOLS) if name not in _lazy_done
+              and name not in provides and any(name.encode() in o for o in objs)]
+    if not needed:
+        return
+    with _lazy_lock:
+        for name in needed:
+            # started and not done under this lock: this thread's own registration of it,
+            # loading the object that defines it (which mentions it too)
+            if name in _lazy_started:
+                continue
+            _lazy_started.add(name)
             try:
-                register()
+                LAZY_SYMBOLS[name]()
             except BaseException:
-                _lazy_done.discard(name)
+                _lazy_started.discard(name)
                 raise
+            _lazy_done.add(name)
 
 
 # ---- engines -------------------------------------------------------------------------------
@@ -140,12 +155,49 @@ def _forget_engines_after_fork() -> None:
     # the helper thread did not survive the fork, and it may have held this lock (or the
     # future's own) when it happened; an engine it made is freed (no LLVM call was under way
     # at the fork: codegen.py holds llvmlite's lock across it)
-    global _spare, _spare_pool, _spare_lock
+    global _spare, _spare_pool, _spare_lock, _lazy_lock
     _spare = _spare_pool = None
     _spare_lock = threading.Lock()
+    # a registration another thread had under way is gone: the child starts it again
+    _lazy_lock = threading.RLock()
+    _lazy_started.intersection_update(_lazy_done)
 
 
 os.register_at_fork(after_in_child=_forget_engines_after_fork)
+
+
+_process = None  # ctypes' handle of the process's global symbols (dlopen(NULL))
+
+
+def _found_in_process(name: str) -> bool:
+    """Whether MCJIT resolves `name` outside the objects: a symbol registered with LLVM
+    (llvm.add_symbol) or one of the process's global symbols (libc's memcpy, ...)."""
+    global _process
+    if llvm.address_of_symbol(name):
+        return True
+    if _process is None:
+        import ctypes  # (only for a name LLVM was not given: the C library's)
+        _process = ctypes.CDLL(None)
+    try:
+        _process[name]
+        return True
+    except (AttributeError, ValueError):
+        return False
+
+
+def check_resolved(objs: list[bytes]) -> None:
+    """Raise LoweringError for a symbol the objects call or read that neither they nor the
+    process provide. MCJIT resolves such a symbol to address 0 without a word, and the
+    program then crashes with SIGSEGV where it calls it."""
+    infos = [elf.read(o) for o in objs if elf.is_elf64(o)]
+    defined = set().union(*(i.defined() for i in infos))
+    missing = sorted({n for i in infos for n in i.undefined(weak=False)
+                      if n not in defined and not _found_in_process(n)})
+    if missing:
+        raise LoweringError(
+            f"the compiled code needs {', '.join(missing)}, which nothing in this process "
+            "provides (a runtime routine that was not registered with the loader); this is "
+            "a bug in xlapy: please report it with XLAPY_FLAGS=--xla_dump_to=DIR's dump")
 
 
 class LoadedObject:
@@ -160,6 +212,7 @@ class LoadedObject:
         init_llvm()
         objs = [obj] if isinstance(obj, bytes) else list(obj)
         _register_symbols_for(objs, provides)
+        check_resolved(objs)
         engine = _take_engine()
         with codegen.llvm_lock():
             self.engine = engine

@@ -1,9 +1,14 @@
-"""Reading the ELF objects xlapy writes (64-bit, little-endian: x86-64 and AArch64): their
-sections, sizes and symbols, with no binutils of the target machine at hand.
+"""Reading the ELF objects xlapy makes (64-bit, little-endian: x86-64 and AArch64): their
+sections, sizes and symbols, with no binutils of the target machine at hand. The JIT's
+loader checks the symbols an object needs (runtime/loader.py); ahead-of-time compilation
+reports sizes and checks what an object links against (xlapy/aot).
 
+  is_elf64(data)        whether read() takes it
   info = read(obj_bytes)
   info.sizes()          {"text": ..., "rodata": ..., "data": ..., "bss": ...} in bytes
   info.undefined()      names the object needs from elsewhere at link time
+  info.undefined(weak=False)  the same without weak references (which may stay null)
+  info.defined()        global and weak names it defines for other objects
   info.functions()      {name: size} of the functions it defines (local ones too)
 """
 
@@ -12,11 +17,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from xlapy.errors import AotError
+from xlapy.errors import XlapyError
 
 _SHT_PROGBITS, _SHT_SYMTAB, _SHT_NOBITS = 1, 2, 8
 _SHF_WRITE, _SHF_ALLOC, _SHF_EXECINSTR = 1, 2, 4
 _STT_FUNC = 2
+_STB_GLOBAL, _STB_WEAK = 1, 2
 MACHINES = {62: "x86_64", 183: "aarch64"}
 
 
@@ -61,16 +67,25 @@ class ElfInfo:
                 out[s.kind] += s.size
         return out
 
-    def undefined(self) -> list[str]:
-        return sorted({s.name for s in self.symbols if s.section == 0 and s.name})
+    def undefined(self, weak: bool = True) -> list[str]:
+        return sorted({s.name for s in self.symbols if s.section == 0 and s.name
+                       and (weak or s.binding != _STB_WEAK)})
+
+    def defined(self) -> set[str]:
+        return {s.name for s in self.symbols if s.section and s.name
+                and s.binding in (_STB_GLOBAL, _STB_WEAK)}
 
     def functions(self) -> dict:
         return {s.name: s.size for s in self.symbols if s.kind == _STT_FUNC and s.section}
 
 
+def is_elf64(data: bytes) -> bool:
+    return data[:4] == b"\x7fELF" and data[4:6] == b"\x02\x01"
+
+
 def read(data: bytes) -> ElfInfo:
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise AotError("not a 64-bit little-endian ELF object")
+    if not is_elf64(data):
+        raise XlapyError("not a 64-bit little-endian ELF object")
     machine = struct.unpack_from("<H", data, 18)[0]
     shoff, = struct.unpack_from("<Q", data, 40)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
