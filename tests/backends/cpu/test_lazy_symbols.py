@@ -6,6 +6,7 @@ routine must not go ahead of the first thread's registration."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -108,3 +109,32 @@ define void @g_other_part(ptr %d) {
     ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
         lib.address("f"))(b.ctypes.data, a.ctypes.data, 32)
     np.testing.assert_array_equal(b, [1, 42, 2, 3, 4, 5, 6, 7])
+
+
+TWO_FIRST_CALLS = textwrap.dedent("""
+    import threading, numpy as np
+    import xlapy as xp, xlapy.numpy as xnp
+    barrier, out = threading.Barrier(2), {}
+    def work(k):
+        f = xp.jit(lambda x, w: xnp.tanh(x @ w) * (k + 1))
+        x, w = np.ones((64, 100), np.float32), np.ones((100, 10), np.float32)
+        barrier.wait()
+        out[k] = float(f(x, w).sum())
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    print(sorted(out.items()))
+""")
+
+
+def test_two_threads_first_calls_of_a_product(tmp_path):
+    """As a user's threads (or compat.v1's queue runners) make them: two programs whose
+    product registers the same runtime kernel (x . W with 10 columns: a narrow gemm kernel
+    on AVX-512, BLAS elsewhere), called for the first time at once. On the head before the
+    fix this child crashed with SIGSEGV every time (warm caches or cold)."""
+    env = dict(os.environ, XLAPY_RUNTIME_CACHE_DIR=str(tmp_path / "runtime"),
+               XLAPY_CACHE_DIR=str(tmp_path / "programs"))
+    r = subprocess.run([sys.executable, "-c", TWO_FIRST_CALLS], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stderr[-3000:])
+    assert r.stdout.strip().splitlines()[-1] == "[(0, 640.0), (1, 1280.0)]", r.stdout
