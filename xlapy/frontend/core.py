@@ -23,6 +23,7 @@ has a level, and a value from an outer level is just an input ("lifted") to an i
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -150,10 +151,20 @@ def primitive(name: str, multiple_results: bool = False) -> Primitive:
 
 # ---- traces ---------------------------------------------------------------------------------
 
-_active: list["Trace"] = []
-# ensure_compile_time_eval (frontend/scopes.py): graphs of this level or below do not stage
-# operations on constants (they run eagerly, as outside jit)
-const_eval_level = 0
+class _TraceState(threading.local):
+    """Each thread's own trace stack: functions traced on two threads at once (two first
+    calls of jitted functions, a compat.v1 session's queue runners) must not record into
+    each other's graphs, as with one process-wide stack they did (a tracer of one thread's
+    graph turned up in the other's: 'a tracer was captured by a top-level jit graph')."""
+
+    def __init__(self):
+        self.active: list = []   # the active traces, innermost last
+        # ensure_compile_time_eval (frontend/scopes.py): graphs of this level or below do
+        # not stage operations on constants (they run eagerly, as outside jit)
+        self.const_eval_level = 0
+
+
+_state = _TraceState()
 
 
 class Trace:
@@ -162,17 +173,17 @@ class Trace:
     stages_constants = False  # GraphTrace: record ops on constants too (omnistaging)
 
     def __init__(self):
-        self.level = len(_active) + 1
+        self.level = len(_state.active) + 1
         self.active = False
 
     def __enter__(self):
-        self.level = (_active[-1].level + 1) if _active else 1
-        _active.append(self)
+        self.level = (_state.active[-1].level + 1) if _state.active else 1
+        _state.active.append(self)
         self.active = True
         return self
 
     def __exit__(self, *exc):
-        _active.remove(self)
+        _state.active.remove(self)
         self.active = False
         return False
 
@@ -269,7 +280,7 @@ class Tracer:
 
 
 def active_traces() -> list[Trace]:
-    return list(_active)
+    return list(_state.active)
 
 
 def top_trace(args) -> Trace | None:
@@ -287,7 +298,7 @@ def top_trace(args) -> Trace | None:
     # Omnistaging: a graph trace opened above `top` (a loop body traced under grad) records
     # the operation, capturing the outer values as constants, so its tracers never escape.
     if top is not None:
-        for t in reversed(_active):
+        for t in reversed(_state.active):
             if t.level <= top.level:
                 break
             if t.stages_constants:
@@ -303,13 +314,13 @@ def bind(prim: Primitive, *args, **params):
     if prim.axis_trace is not None:
         owner = prim.axis_trace(params)
         if owner is not None and (trace is None or trace.level < owner.level) and not any(
-                t.stages_constants and t.level > owner.level for t in _active):
+                t.stages_constants and t.level > owner.level for t in _state.active):
             return owner.process_primitive(prim, [owner.full_raise(a) for a in args], params)
     if trace is None:
         # Omnistaging: inside jit, operations on constants are staged into the innermost
         # graph too (so zeros/iota become HLO ops, not captured arrays).
-        for t in reversed(_active):
-            if t.stages_constants and t.level > const_eval_level:
+        for t in reversed(_state.active):
+            if t.stages_constants and t.level > _state.const_eval_level:
                 return t.process_primitive(prim, list(args), params)
         if prim.impl is None:
             raise XlapyError(f"primitive {prim.name} cannot run eagerly")

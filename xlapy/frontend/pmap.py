@@ -34,7 +34,7 @@ from xlapy.frontend.graph import Graph, GraphTrace
 from xlapy.hlo.evaluator import Evaluator, run_replicated
 from xlapy.hlo.verifier import verify
 from xlapy.frontend.lowering import lower_to_module
-from xlapy.frontend.primitives.collectives import LOWERING_AXES
+from xlapy.frontend.primitives.collectives import LOWERING
 
 @dataclass(frozen=True)
 class PmapFrame:
@@ -52,11 +52,11 @@ class PmapTrace(GraphTrace):
 
 @contextmanager
 def lowering_axes(name, size: int):
-    LOWERING_AXES.append((name, size))
+    LOWERING.axes.append((name, size))
     try:
         yield
     finally:
-        LOWERING_AXES.pop()
+        LOWERING.axes.pop()
 
 
 def _trace(fn, avals, in_tree, name, size):

@@ -49,12 +49,13 @@ def named_call(fun, *, name: str | None = None):
 @contextlib.contextmanager
 def ensure_compile_time_eval():
     """Operations on concrete values run eagerly in the block, even under jit."""
-    old = core.const_eval_level
-    core.const_eval_level = len(core._active)
+    state = core._state  # (this thread's traces)
+    old = state.const_eval_level
+    state.const_eval_level = len(state.active)
     try:
         yield
     finally:
-        core.const_eval_level = old
+        state.const_eval_level = old
 
 
 @contextlib.contextmanager

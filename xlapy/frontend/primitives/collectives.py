@@ -21,6 +21,8 @@ body, so no collective is left in a graph that reaches the lowering.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from xlapy.errors import LoweringError, XlapyError
@@ -103,15 +105,21 @@ def _no_eager(*args, **params):
     raise XlapyError("internal error: a collective ran outside the vmap owning its axis")
 
 
-# the pmap axes (name, size) whose program is being lowered (frontend/pmap.py): only their
-# collectives become HLO collectives
-LOWERING_AXES: list[tuple] = []
+class _Lowering(threading.local):
+    """The pmap axes (name, size) whose program this thread is lowering (frontend/pmap.py):
+    only their collectives become HLO collectives."""
+
+    def __init__(self):
+        self.axes: list[tuple] = []
+
+
+LOWERING = _Lowering()
 
 
 def _pmap_size(axis_name) -> int:
     """The device count of the pmap axis `axis_name` names while its program is lowered;
     a LoweringError for any other axis (a vmap's collectives never reach the lowering)."""
-    sizes = [next((n for a, n in reversed(LOWERING_AXES) if a == name), None)
+    sizes = [next((n for a, n in reversed(LOWERING.axes) if a == name), None)
              for name in axis_name]
     if len(axis_name) == 1 and sizes[0] is not None:
         return sizes[0]
