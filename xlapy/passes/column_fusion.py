@@ -31,7 +31,8 @@ from __future__ import annotations
 import logging
 
 from xlapy.hlo.ir import Instruction, Module
-from xlapy.passes.fusion import LOOP_FUSIBLE, FusionPass, _reaches_any
+from xlapy.passes.fusion import (LOOP_FUSIBLE, MAX_FUSED_DEPTH, FusionPass, _reaches_any,
+                                 fused_depth)
 from xlapy.passes.rewrite import non_fusion_computations
 
 log = logging.getLogger("xlapy.passes.fusion")
@@ -115,6 +116,8 @@ class ColumnFusion:
         best, best_bytes = None, x_shape.byte_size - 1   # share at least one full array
         for e in candidates:
             if e.parent is not s.parent or _reaches_any(s, e):
+                continue
+            if fused_depth(s) + fused_depth(e) > MAX_FUSED_DEPTH:  # (fusion.py)
                 continue
             others = [o for o in s.operands if o is not e]
             if any(_reaches_any(e, o) for o in others):

@@ -60,6 +60,15 @@ MAX_DUPLICATES = 3
 # only if what fusing it would pull in, its loop-fusible cone, is small: a 1,000-instruction
 # hash feeding 20 consumers would otherwise be emitted and compiled 20 times.
 MAX_DUPLICATED_INSTRUCTIONS = 40
+# The longest chain of operations in one fused computation. Backends generate a fused
+# computation's code by recursion over operands (xlapy/backends/llvm/elemental.py), about
+# 3.5 Python frames per level: a 100-step elementwise recurrence (an unrolled RNN cell, an
+# ODE step: 300 operations deep) fused whole went past Python's recursion limit (1,000
+# frames), under jit and jit(grad) alike. A deeper chain is cut into kernels of at most
+# this depth (one more pass over memory per MAX_FUSED_DEPTH operations): about 700 frames,
+# which leaves the caller's own stack room, and keeps a 40-round hash (a random sampler's
+# rounds) one kernel.
+MAX_FUSED_DEPTH = 200
 
 
 def _root(instr: Instruction) -> Instruction:
@@ -68,6 +77,20 @@ def _root(instr: Instruction) -> Instruction:
 
 def _fused_ops(instr: Instruction) -> list[Instruction]:
     return list(instr.fused_computation.instructions) if instr.opcode == "fusion" else [instr]
+
+
+def fused_depth(instr: Instruction) -> int:
+    """The longest chain of operations (parameters and constants not counted) from an input
+    of `instr`'s fused computation to its root; 1 for an instruction that is not a fusion."""
+    if instr.opcode != "fusion":
+        return 1
+    depth: dict = {}
+    for i in instr.fused_computation.post_order():
+        if i.opcode in ("parameter", "constant"):
+            depth[id(i)] = 0
+        else:
+            depth[id(i)] = 1 + max((depth.get(id(o), 0) for o in i.operands), default=0)
+    return max(depth.values(), default=0)
 
 
 def is_expensive(instr: Instruction, depth: int = 4) -> bool:
@@ -343,6 +366,8 @@ class FusionPass:
         size = len(_fused_ops(consumer)) + len(_fused_ops(producer))
         if size > MAX_FUSED_INSTRUCTIONS and len(_fused_ops(consumer)) > 1:
             return False, f"fusion would exceed {MAX_FUSED_INSTRUCTIONS} instructions"
+        if fused_depth(consumer) + fused_depth(producer) > MAX_FUSED_DEPTH:
+            return False, f"fusion would chain more than {MAX_FUSED_DEPTH} operations"
         return True, why
 
     def _fuse(self, comp: Computation, consumer: Instruction, producer: Instruction) -> Instruction:

@@ -30,7 +30,8 @@ from __future__ import annotations
 import logging
 
 from xlapy.hlo.ir import Computation, Instruction, Module, Worklist
-from xlapy.passes.fusion import FusionPass, _dedupe, _is_reduction_kernel
+from xlapy.passes.fusion import (MAX_FUSED_DEPTH, FusionPass, _dedupe, _is_reduction_kernel,
+                                 fused_depth)
 from xlapy.passes.rewrite import non_fusion_computations
 
 log = logging.getLogger("xlapy.passes.fusion")
@@ -81,6 +82,8 @@ class RowFusion:
             if not _only_feeds(r, c):
                 continue
             if not _used_as_rows(c, r):
+                continue
+            if fused_depth(c) + fused_depth(r) > MAX_FUSED_DEPTH:  # (fusion.py)
                 continue
             return r
         return None
