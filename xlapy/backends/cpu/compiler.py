@@ -204,7 +204,10 @@ EMITTER_SYMBOLS = ((b"xlapy_gemm_f", "xlapy.backends.cpu.emitters.gemm_kernel"),
 
 def _import_symbol_providers(objects: list) -> None:
     for prefix, name in EMITTER_SYMBOLS:
-        if name not in sys.modules and any(prefix in o for o in objects):
+        # import_module also when the module is in sys.modules already: another thread may
+        # still be running its body (which registers the symbols), and import_module waits
+        # for it where a look at sys.modules would not
+        if any(prefix in o for o in objects):
             importlib.import_module(name)
 
 
