@@ -10,6 +10,10 @@ choice."""
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -233,28 +237,16 @@ jnp = jax.numpy
 
 
 def _run_all(f, *args, bitwise=True):
-    """(interpreter, cpu, xla) outputs of f lowered by jax; the text and the interpreter's."""
-    from xlapy.backends.base import flatten, get_platform   # (jax-only tests' helpers)
-    from xlapy.hlo import parse
-    from xlapy.hlo.evaluator import evaluate
-    x64 = any(np.asarray(a).dtype in (np.float64, np.complex128) for a in args)
-    with jax.enable_x64(x64):
-        text = jax.jit(f).lower(*args).as_text(dialect="hlo")
-        want = [np.asarray(w) for w in jax.tree.leaves(jax.jit(f)(*args))]
-    ref = [np.asarray(r) for r in flatten(evaluate(parse(text), *args))]
-    got = [np.asarray(g) for g in
-           flatten(get_platform("cpu").compiler.compile(parse(text)).run(*args))]
-    assert len(ref) == len(got) == len(want)
-    for r, g, w in zip(ref, got, want):
-        assert r.dtype == g.dtype == w.dtype and r.shape == g.shape == w.shape
-        if bitwise:
-            np.testing.assert_array_equal(g, r)
-            np.testing.assert_array_equal(r, w)
-        else:
-            tol = 1e-5 if r.dtype in (np.float32, np.complex64) else 1e-12
-            np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
-            np.testing.assert_allclose(r, w, rtol=tol, atol=tol)
-    return text, ref
+    """(HLO text, interpreter outputs) of f lowered by jax, run on the interpreter and the
+    cpu backend against jax.jit (tests/backends/cpu/jax_lowered.py, loaded by its path:
+    this directory's conftest does not register the cpu tests' helpers)."""
+    name = "xlapy_tests_cpu_jax_lowered"
+    if name not in sys.modules:
+        path = pathlib.Path(__file__).parents[1] / "backends" / "cpu" / "jax_lowered.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name].run_lowered(jax, f, *args, bitwise=bitwise)[:2]
 
 
 _QR = {"algorithm": jax.lax.linalg.SvdAlgorithm.QR}

@@ -50,7 +50,7 @@ def test_an_access_outside_a_guarded_array_stops_the_process(where):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=120)
     assert "inside ok" in r.stdout and "not stopped" not in r.stdout
-    assert r.returncode == -11 or r.returncode < 0, r
+    assert r.returncode < 0, r   # killed by a signal (SIGSEGV), not an exception's exit
 
 
 @pytest.fixture

@@ -66,12 +66,17 @@ def init_llvm() -> None:
     llvm.initialize_native_asmparser()
 
 
+def _host_cpu_override() -> str:
+    """XLAPY_HOST_CPU's value ("" when unset)."""
+    return os.environ.get("XLAPY_HOST_CPU", "").strip()
+
+
 @functools.lru_cache(maxsize=None)
 def host() -> Target:
     """This machine, or the CPU XLAPY_HOST_CPU names (with its default features)."""
     init_llvm()
     triple = llvm.get_process_triple()
-    value = os.environ.get("XLAPY_HOST_CPU", "").strip()
+    value = _host_cpu_override()
     if value:
         cpu, *features = [x.strip() for x in value.split(",")]
         try:
@@ -209,7 +214,7 @@ def prefers_wide_vectors(cpu: str, has_avx512f: bool) -> bool:
 def _host_preferred_vector_width() -> int | None:
     init_llvm()
     t = host()
-    if os.environ.get("XLAPY_HOST_CPU", "").strip():  # (its features are LLVM's defaults)
+    if _host_cpu_override():  # (the named CPU's features are LLVM's defaults for it)
         avx512f = widest_vector_bits(new_target_machine(), t.triple) >= 512
     else:
         avx512f = "+avx512f" in t.features.split(",")
